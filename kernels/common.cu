@@ -1,0 +1,16 @@
+/* The default input filler: uniform floats from (seed, index) on the device. */
+#include "kernel.h"
+#include "common.cuh"
+
+__global__ void sw_fill_uniform_kernel(float *a, uint64_t n, uint64_t seed)
+{
+	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += stride)
+		a[i] = sw_uniform(seed, i);
+}
+
+extern "C" cudaError_t sw_fill_uniform(float *dev, uint64_t n, uint64_t seed, cudaStream_t s)
+{
+	sw_fill_uniform_kernel<<<4096, 256, 0, s>>>(dev, n, seed);
+	return cudaGetLastError();
+}

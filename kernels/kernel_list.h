@@ -1,0 +1,6 @@
+/*
+ * The registry of kernel families: one line per family. Each X(name) needs
+ * kernels/name.cu defining `const struct sw_family sw_family_name`.
+ * CMake reads this list to find the sources.
+ */
+X(strided_read)

@@ -1,0 +1,272 @@
+/*
+ * strided_read: bandwidth against the distance between neighbouring threads'
+ * elements (NOTES.md C8, C9). Each thread of a 4096 x 256 grid sums elements
+ * t*s, (t+T)*s, ...; useful bytes are the (n / s) elements read. At stride 1
+ * a warp reads 128 contiguous bytes (4 sectors); from stride 8 on every lane
+ * lands in its own sector, so bandwidth halves with each doubling up to 8
+ * and then flattens.
+ *   course       the course's kernel and launch, as printed (corrected)
+ *   tuned        the same addresses, 8 independent loads in flight per thread
+ *   stream_read  reference: float4 streaming read of n elements, near the
+ *                memory limit
+ *   memcpy       reference: cudaMemcpy device to device of n elements
+ */
+#include "kernel.h"
+#include "common.cuh"
+#include "strided_read.cuh"
+
+#include <stdio.h>
+
+enum { AXIS_STRIDE, AXIS_N };
+enum { V_COURSE, V_TUNED, V_STREAM_READ, V_MEMCPY };
+#define TUNED_UNROLL 8
+
+__global__ void strided_read_course_kernel(const float *a, float *out, uint64_t n, uint64_t stride)
+{
+	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	float sum = 0.0f;
+	for (uint64_t k = 0;; k++) {
+		uint64_t i = sw_strided_index(t, k, stride);
+		if (i >= n)
+			break;
+		sum += a[i];
+	}
+	out[t] = sum; /* written so the loads are not removed */
+}
+
+/* The loads of TUNED_UNROLL steps are issued before any add uses them, so
+ * each thread keeps several requests in flight instead of one. */
+__global__ void strided_read_tuned_kernel(const float *__restrict__ a, float *__restrict__ out,
+					  uint64_t n, uint64_t stride)
+{
+	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	float acc[TUNED_UNROLL] = {0};
+	for (uint64_t k = 0; sw_strided_index(t, k, stride) < n; k += TUNED_UNROLL) {
+		float v[TUNED_UNROLL];
+#pragma unroll
+		for (int u = 0; u < TUNED_UNROLL; u++) {
+			uint64_t i = sw_strided_index(t, k + u, stride);
+			v[u] = i < n ? a[i] : 0.0f;
+		}
+#pragma unroll
+		for (int u = 0; u < TUNED_UNROLL; u++)
+			acc[u] += v[u];
+	}
+	float sum = 0.0f;
+#pragma unroll
+	for (int u = 0; u < TUNED_UNROLL; u++)
+		sum += acc[u];
+	out[t] = sum;
+}
+
+/* Reference: float4 loads, grid-stride, four in flight per thread. */
+__global__ void strided_read_stream_kernel(const float4 *__restrict__ a, float *__restrict__ out,
+					   uint64_t n4)
+{
+	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	float4 acc = make_float4(0, 0, 0, 0);
+	uint64_t j = t;
+	for (; j + 3 * SW_STRIDED_T < n4; j += 4 * SW_STRIDED_T) {
+		float4 v[4];
+#pragma unroll
+		for (int u = 0; u < 4; u++)
+			v[u] = a[j + u * SW_STRIDED_T];
+#pragma unroll
+		for (int u = 0; u < 4; u++) {
+			acc.x += v[u].x;
+			acc.y += v[u].y;
+			acc.z += v[u].z;
+			acc.w += v[u].w;
+		}
+	}
+	for (; j < n4; j += SW_STRIDED_T) {
+		float4 v = a[j];
+		acc.x += v.x;
+		acc.y += v.y;
+		acc.z += v.z;
+		acc.w += v.w;
+	}
+	out[t] = (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+static cudaError_t launch_course(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	strided_read_course_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N], p->axis[AXIS_STRIDE]);
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_tuned(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	strided_read_tuned_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N], p->axis[AXIS_STRIDE]);
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	strided_read_stream_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
+		(const float4 *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4);
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	return cudaMemcpyAsync(b->dev[1], b->dev[0], (size_t)p->axis[AXIS_N] * sizeof(float),
+			       cudaMemcpyDeviceToDevice, s);
+}
+
+/* Model: request r is step k of warp w; its lanes read sw_strided_index. */
+static uint64_t requests_strided(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t n = p->axis[AXIS_N], stride = p->axis[AXIS_STRIDE];
+	uint64_t warps = SW_STRIDED_T / 32;
+	uint64_t steps = (n + stride * SW_STRIDED_T - 1) / (stride * SW_STRIDED_T);
+	if (req) {
+		uint64_t k = r / warps, w = r % warps;
+		req->space = SW_SPACE_GLOBAL;
+		req->word_bytes = 4;
+		req->is_store = 0;
+		req->active = 0;
+		for (int l = 0; l < 32; l++) {
+			uint64_t i = sw_strided_index(w * 32 + l, k, stride);
+			req->addr[l] = i * 4;
+			if (i < n)
+				req->active |= 1u << l;
+		}
+	}
+	return warps * steps;
+}
+
+static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t n4 = p->axis[AXIS_N] / 4;
+	uint64_t warps = SW_STRIDED_T / 32;
+	uint64_t steps = (n4 + SW_STRIDED_T - 1) / SW_STRIDED_T;
+	if (req) {
+		uint64_t k = r / warps, w = r % warps;
+		req->space = SW_SPACE_GLOBAL;
+		req->word_bytes = 16;
+		req->is_store = 0;
+		req->active = 0;
+		for (int l = 0; l < 32; l++) {
+			uint64_t j = w * 32 + l + k * SW_STRIDED_T;
+			req->addr[l] = j * 16;
+			if (j < n4)
+				req->active |= 1u << l;
+		}
+	}
+	return warps * steps;
+}
+
+static void sizes(const struct sw_point *p, struct sw_sizes *s)
+{
+	uint64_t n = p->axis[AXIS_N];
+	s->n_buffers = 2;
+	s->n_inputs = 1;
+	s->bytes[0] = n * sizeof(float);
+	s->bytes[1] = p->variant == V_MEMCPY ? n * sizeof(float) : SW_STRIDED_T * sizeof(float);
+}
+
+static int refuse(const struct sw_point *p, char *why, size_t len)
+{
+	if (p->variant == V_STREAM_READ && p->axis[AXIS_N] % 4) {
+		snprintf(why, len, "stream_read reads float4: n = %lld is not a multiple of 4",
+			 (long long)p->axis[AXIS_N]);
+		return 1;
+	}
+	return 0;
+}
+
+static double useful_bytes(const struct sw_point *p)
+{
+	uint64_t n = p->axis[AXIS_N];
+	switch (p->variant) {
+	case V_STREAM_READ: return (double)n * 4;
+	case V_MEMCPY: return 2.0 * n * 4; /* read and written */
+	default: {
+		uint64_t s = p->axis[AXIS_STRIDE];
+		return (double)((n + s - 1) / s) * 4;
+	}
+	}
+}
+
+static double flops(const struct sw_point *p)
+{
+	return p->variant == V_MEMCPY ? 0 : useful_bytes(p) / 4; /* one add per element */
+}
+
+/* Sum thread t's elements in double, as the kernel's pattern visits them. */
+static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, uint64_t *terms)
+{
+	uint64_t n = p->axis[AXIS_N];
+	double sum = 0;
+	*terms = 0;
+	if (p->variant == V_STREAM_READ) {
+		for (uint64_t j = t; j < n / 4; j += SW_STRIDED_T, (*terms) += 4)
+			for (int c = 0; c < 4; c++)
+				sum += sw_uniform(seed, 4 * j + c);
+		return sum;
+	}
+	for (uint64_t k = 0;; k++, (*terms)++) {
+		uint64_t i = sw_strided_index(t, k, p->axis[AXIS_STRIDE]);
+		if (i >= n)
+			break;
+		sum += sw_uniform(seed, i);
+	}
+	return sum;
+}
+
+static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
+{
+	const float *out = (const float *)o->out[1];
+	uint64_t n_out = o->bytes[1] / sizeof(float);
+	/* One sum costs n / T terms: check every thread while that stays cheap. */
+	uint64_t per_thread = p->variant == V_MEMCPY ? 1 : p->axis[AXIS_N] / SW_STRIDED_T + 1;
+	int full = n_out * per_thread <= (UINT64_C(1) << 24);
+	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
+
+	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
+	c->checked = count;
+	c->max_rel_err = 0;
+	c->ok = 1;
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t terms = 1;
+		double want = p->variant == V_MEMCPY ? sw_uniform(o->seed, t)
+						     : thread_sum(p, o->seed, t, &terms);
+		double err = sw_rel_err(out[t], want);
+		/* float accumulation: each add may round by 2^-24 of the running sum */
+		double tol = 1e-6 + 2e-7 * (double)terms;
+		if (err > c->max_rel_err)
+			c->max_rel_err = err;
+		if (err > tol && c->ok) {
+			c->ok = 0;
+			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
+				 (unsigned long long)t, out[t], want);
+		}
+	}
+}
+
+#define BOTH_AXES ((1u << AXIS_STRIDE) | (1u << AXIS_N))
+static const struct sw_axis_def axes[] = {
+	{"stride", "elements", 1, 128, "1:128:x2", "distance between neighbouring threads' elements"},
+	{"n", "elements", 1024, INT64_C(4) << 30, "64M", "array length in floats"},
+};
+static const struct sw_variant variants[] = {
+	{"course", "the course's kernel, grid 4096 x 256 (C8, C9)", launch_course, requests_strided,
+	 BOTH_AXES, 0},
+	{"tuned", "same addresses, 8 loads in flight per thread", launch_tuned, requests_strided,
+	 BOTH_AXES, 0},
+	{"stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream, requests_stream,
+	 1u << AXIS_N, 1},
+	{"memcpy", "cudaMemcpy device to device of n floats", launch_memcpy, NULL,
+	 1u << AXIS_N, 1},
+};
+
+const struct sw_family sw_family_strided_read = {
+	"strided_read",
+	"bandwidth against the stride between threads' elements",
+	axes, 2, variants, 4,
+	sizes, refuse, useful_bytes, flops, check, NULL,
+};

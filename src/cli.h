@@ -1,0 +1,34 @@
+/*
+ * Command-line options (getopt_long). Pure: parsing fills struct sw_options
+ * and never prints or exits; sw_cli_usage writes the --help text.
+ */
+#ifndef SW_CLI_H
+#define SW_CLI_H
+
+#include <stdio.h>
+
+#include "status.h"
+
+enum sw_backend_choice { SW_BACKEND_AUTO, SW_BACKEND_CUDA, SW_BACKEND_MODEL };
+enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
+
+struct sw_options {
+	const char *job_path;  /* the one positional argument */
+	const char *output;    /* -o; NULL: <job name>.h5 in the current directory */
+	int force, resume, dry_run, list, quiet, help, version, share_gpu;
+	enum sw_backend_choice backend;
+	enum sw_schedule schedule;
+	const char **sets;     /* --set values, in order (owned array, borrowed strings) */
+	int n_sets;
+	int batch;             /* dynamic: points a worker keeps ahead; default 2 */
+};
+
+/* SW_EINVAL with a message naming the bad option. --help, --version and
+ * --list need no job file. */
+enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct sw_err *err);
+
+void sw_cli_usage(FILE *f);
+
+void sw_cli_fini(struct sw_options *o);
+
+#endif

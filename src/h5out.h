@@ -1,0 +1,57 @@
+/*
+ * The result file: the only module that includes hdf5.h. Rank 0 alone calls
+ * these. Creates or resumes one file (docs/hdf5-schema.md), appends device
+ * rows and measurement rows with their raw samples, and flushes so that a
+ * run killed at any moment leaves a file h5dump reads and --resume completes.
+ */
+#ifndef SW_H5OUT_H
+#define SW_H5OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "record.h"
+#include "status.h"
+
+#define SW_SCHEMA_VERSION 1
+
+struct sw_h5;
+
+/* Root attributes written at creation. */
+struct sw_h5_meta {
+	const char *tool_version;  /* "0.1.0 (git abc1234)" */
+	const char *job_text;
+	const char *job_path;
+	const char *command_line;
+	const char *backend;       /* "cuda" or "model" */
+	int mpi_size;
+	uint64_t plan_fingerprint;
+	uint64_t plan_points;
+	double start_unix;
+};
+
+/* Creates path. An existing file is an error (SW_EIO) unless force. */
+enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
+			    struct sw_h5 **out, struct sw_err *err);
+
+/* Opens an existing sweep file for appending. Refuses (SW_EINVAL) a file
+ * that is not a sweep file, has a newer schema or another plan fingerprint.
+ * Returns the ids already recorded (caller frees *done_ids) and the session
+ * number for this run (previous maximum + 1). */
+enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
+			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err);
+
+enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
+				    struct sw_err *err);
+
+/* Appends rec and its samples (sets rec->sample_offset). Buffered: rows reach
+ * the disk at the next sw_h5_flush. */
+enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_err *err);
+
+enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err);
+
+/* Writes end time and closes; *h becomes NULL. Safe on NULL. */
+enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * Job files: the YAML a user writes (see docs/job-format.md), parsed with
+ * libyaml and checked against the kernel registry. Every error names
+ * file:line:column and what was expected. Pure: no MPI, CUDA or HDF5; never
+ * prints.
+ */
+#ifndef SW_JOB_H
+#define SW_JOB_H
+
+#include <stddef.h>
+
+#include "axis.h"
+#include "kernel.h"
+#include "status.h"
+
+#define SW_MAX_CCS 32
+#define SW_JOB_MAX_BYTES (1 << 20) /* a job file is a page of text, not data */
+
+struct sw_src_loc {
+	int line, column; /* 1-based; 0 when the value came from defaults or --set */
+};
+
+struct sw_job_axis {
+	struct sw_axis_values values;
+	struct sw_src_loc loc;
+};
+
+struct sw_job_family {
+	const struct sw_family *family;
+	int index;                         /* in the registry */
+	unsigned variants;                 /* bit v: run variant v; all by default */
+	struct sw_job_axis axes[SW_MAX_AXES]; /* family axis order; defaults filled in */
+	struct sw_src_loc loc;
+};
+
+enum sw_flush_l2 { SW_FLUSH_AUTO, SW_FLUSH_ALWAYS, SW_FLUSH_NEVER };
+
+/* Measurement settings (the `measure:` section), with their defaults. */
+struct sw_measure_cfg {
+	double rse_target;     /* stop when the relative std. error of the mean is below; 0.005 */
+	int min_samples;       /* 10 */
+	int max_samples;       /* <= SW_MAX_SAMPLES; 200 */
+	int warmup;            /* untimed launches first; 2 */
+	double time_cap_s;     /* GPU time per point before giving up on rse; 1.0 */
+	double min_sample_s;   /* batch launches so a sample lasts at least this; 20e-6 */
+	enum sw_flush_l2 flush_l2; /* auto: when the working set could fit in L2 */
+};
+
+struct sw_job {
+	char *path;            /* as given */
+	char *text;            /* the whole file, for the HDF5 root attribute */
+	char name[64];
+	struct sw_job_family *families;
+	int n_families;
+	struct sw_measure_cfg measure;
+	int ccs[SW_MAX_CCS];   /* model targets, 10 * major + minor */
+	int n_ccs;
+};
+
+/* Reads and parses path. Refuses directories, files over SW_JOB_MAX_BYTES,
+ * NUL bytes and invalid UTF-8 before YAML sees them. On error job is left
+ * empty (nothing to free). */
+enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *err);
+
+/* Parses text already in memory; `path` only names it in messages. */
+enum sw_status sw_job_parse(const char *path, const char *text, size_t len, struct sw_job *job,
+			    struct sw_err *err);
+
+/* Applies one --set override: "FAMILY.AXIS=VALUES" or "FAMILY.variants=a,b".
+ * The family must be in the job. */
+enum sw_status sw_job_set(struct sw_job *job, const char *assignment, struct sw_err *err);
+
+/* Parses "9.0" or "12.1" into 90 or 121. */
+enum sw_status sw_cc_parse(const char *text, int *cc, struct sw_err *err);
+
+void sw_job_fini(struct sw_job *job);
+
+#endif

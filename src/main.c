@@ -1,0 +1,76 @@
+/* sweep: parse the command line, run the sweep, map the worst status to an exit code. */
+#include <stdio.h>
+
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+
+#include "cli.h"
+#include "kernel.h"
+#include "run.h"
+#include "status.h"
+#include "version.h"
+
+static void print_list(void)
+{
+	printf("Kernel families (%d). Axis values: a list 1,2,4, a range 1:128, a step 0:32:4,\n"
+	       "a geometric range 1:128:x2; K/M/G = powers of 1024. Set with --set FAMILY.AXIS=VALUES.\n",
+	       sw_n_families);
+	for (int i = 0; i < sw_n_families; i++) {
+		const struct sw_family *f = sw_families[i];
+		printf("\n%s: %s\n  variants:\n", f->name, f->about);
+		for (int v = 0; v < f->n_variants; v++)
+			printf("    %-14s%s%s\n", f->variants[v].name,
+			       f->variants[v].is_reference ? "(reference) " : "", f->variants[v].about);
+		printf("  axes:\n");
+		for (int a = 0; a < f->n_axes; a++) {
+			const struct sw_axis_def *ax = &f->axes[a];
+			printf("    %-10s default %-10s range %lld..%lld %s: %s\n", ax->name, ax->defaults,
+			       (long long)ax->min, (long long)ax->max, ax->units, ax->about);
+		}
+	}
+}
+
+static void print_version(void)
+{
+	int rt = 0, maj, min, sub;
+	cudaRuntimeGetVersion(&rt);
+	MPI_Get_version(&maj, &min);
+	printf("sweep %s (git %s)\n", SW_VERSION, SW_GIT_REV);
+	printf("built with CUDA runtime %d.%d, MPI %d.%d\n", rt / 1000, rt % 1000 / 10, maj, min);
+	(void)sub;
+}
+
+int main(int argc, char **argv)
+{
+	struct sw_options opt;
+	struct sw_err err = {0};
+	int rank = 0;
+
+	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+		fprintf(stderr, "sweep: MPI_Init failed\n");
+		return sw_status_exit_code(SW_EMPI);
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+	enum sw_status st = sw_cli_parse(argc, argv, &opt, &err);
+	if (st != SW_OK) {
+		if (rank == 0)
+			fprintf(stderr, "sweep: %s\n", err.msg);
+	} else if (opt.help || opt.version || opt.list) {
+		if (rank == 0) {
+			if (opt.help)
+				sw_cli_usage(stdout);
+			else if (opt.version)
+				print_version();
+			else
+				print_list();
+		}
+	} else {
+		st = sw_run(&opt, argc, argv, &err);
+		if (st != SW_OK && rank == 0)
+			fprintf(stderr, "sweep: %s\n", err.msg);
+	}
+	sw_cli_fini(&opt);
+	MPI_Finalize();
+	return sw_status_exit_code(st);
+}

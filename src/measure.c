@@ -1,0 +1,344 @@
+/*
+ * The cuda backend's measurement of one point (measure.h). Samples are taken
+ * in batches of SAMPLE_BATCH event pairs between host synchronisations, so
+ * the GPU is rarely idle while the host checks the stopping rule.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "stats.h"
+
+#define SAMPLE_BATCH 16
+#define MAX_LAUNCHES_PER_SAMPLE 1000
+
+struct sw_gpu {
+	struct sw_device_info dev;
+	cudaStream_t stream;
+	cudaEvent_t start[SAMPLE_BATCH], stop[SAMPLE_BATCH];
+	void *buf[SW_MAX_BUFFERS];
+	size_t cap[SW_MAX_BUFFERS];
+	void *host[SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
+	size_t host_cap[SW_MAX_BUFFERS];
+	void *flush;                /* written before a sample to evict L2 */
+	size_t flush_bytes;
+	uint64_t nonce;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static enum sw_status cuda_fail(struct sw_err *err, cudaError_t e, const char *what)
+{
+	return sw_fail(err, SW_ECUDA, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **out,
+			     struct sw_err *err)
+{
+	struct sw_gpu *g = calloc(1, sizeof *g);
+	if (!g)
+		return sw_fail(err, SW_ENOMEM, "no memory for the GPU context");
+	g->dev = *dev;
+	cudaError_t e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+	for (int i = 0; i < SAMPLE_BATCH && e == cudaSuccess; i++) {
+		e = cudaEventCreate(&g->start[i]);
+		if (e == cudaSuccess)
+			e = cudaEventCreate(&g->stop[i]);
+	}
+	/* Twice the L2: a write of it leaves none of a point's data cached. */
+	g->flush_bytes = dev->l2_bytes > 0 ? 2 * (size_t)dev->l2_bytes : 0;
+	if (e == cudaSuccess && g->flush_bytes)
+		e = cudaMalloc(&g->flush, g->flush_bytes);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	g->nonce = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)dev->rank);
+	if (e != cudaSuccess) {
+		sw_gpu_destroy(&g);
+		return cuda_fail(err, e, "cannot set up the GPU context");
+	}
+	*out = g;
+	return SW_OK;
+}
+
+void sw_gpu_destroy(struct sw_gpu **gp)
+{
+	struct sw_gpu *g = *gp;
+	if (!g)
+		return;
+	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
+		cudaFree(g->buf[i]);
+		cudaFreeHost(g->host[i]);
+	}
+	cudaFree(g->flush);
+	for (int i = 0; i < SAMPLE_BATCH; i++) {
+		if (g->start[i])
+			cudaEventDestroy(g->start[i]);
+		if (g->stop[i])
+			cudaEventDestroy(g->stop[i]);
+	}
+	if (g->stream)
+		cudaStreamDestroy(g->stream);
+	free(g);
+	*gp = NULL;
+}
+
+/* Grows device buffer i to at least bytes; buffers are kept between points
+ * because cudaMalloc of gigabytes costs more than many short points. */
+static cudaError_t ensure_buffer(struct sw_gpu *g, int i, size_t bytes)
+{
+	if (g->cap[i] >= bytes)
+		return cudaSuccess;
+	cudaFree(g->buf[i]);
+	g->buf[i] = NULL;
+	g->cap[i] = 0;
+	cudaError_t e = cudaMalloc(&g->buf[i], bytes);
+	if (e == cudaSuccess)
+		g->cap[i] = bytes;
+	return e;
+}
+
+static cudaError_t ensure_host(struct sw_gpu *g, int i, size_t bytes)
+{
+	if (g->host_cap[i] >= bytes)
+		return cudaSuccess;
+	cudaFreeHost(g->host[i]);
+	g->host[i] = NULL;
+	g->host_cap[i] = 0;
+	cudaError_t e = cudaMallocHost(&g->host[i], bytes);
+	if (e == cudaSuccess)
+		g->host_cap[i] = bytes;
+	return e;
+}
+
+static void release_buffers(struct sw_gpu *g)
+{
+	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
+		cudaFree(g->buf[i]);
+		g->buf[i] = NULL;
+		g->cap[i] = 0;
+	}
+}
+
+/* After a failed CUDA call: nonzero when the context is still usable. A
+ * launch-configuration error clears; an illegal address poisons the context. */
+static int context_alive(void)
+{
+	cudaGetLastError();
+	return cudaDeviceSynchronize() == cudaSuccess;
+}
+
+/* Records a CUDA failure in the row; SW_ECUDA only when the rank must stop. */
+static enum sw_status point_failed(struct sw_record *rec, cudaError_t e, const char *what,
+				   struct sw_err *err)
+{
+	rec->status = SW_ROW_FAILED;
+	snprintf(rec->message, sizeof rec->message, "%s: %s: %s", what, cudaGetErrorName(e),
+		 cudaGetErrorString(e));
+	if (context_alive())
+		return SW_OK;
+	return sw_fail(err, SW_ECUDA, "the GPU context is unusable after %s: %s", what,
+		       cudaGetErrorString(e));
+}
+
+static cudaError_t fill_inputs(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
+			       const struct sw_sizes *sz, const struct sw_buffers *b)
+{
+	if (f->fill)
+		return f->fill(p, b, g->stream);
+	for (int i = 0; i < sz->n_inputs; i++) {
+		/* each input its own stream of values */
+		cudaError_t e = sw_fill_uniform(b->dev[i], sz->bytes[i] / sizeof(float),
+						mix64(b->seed + (uint64_t)i), g->stream);
+		if (e != cudaSuccess)
+			return e;
+	}
+	return cudaSuccess;
+}
+
+static enum sw_status check_output(struct sw_gpu *g, const struct sw_family *f,
+				   const struct sw_point *p, const struct sw_sizes *sz,
+				   const struct sw_buffers *b, struct sw_record *rec, struct sw_err *err)
+{
+	struct sw_host_out out = {.seed = b->seed, .sample_seed = mix64(b->seed ^ 0x5eed)};
+	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
+		cudaError_t e = ensure_host(g, i, sz->bytes[i]);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(g->host[i], b->dev[i], sz->bytes[i], cudaMemcpyDeviceToHost,
+					    g->stream);
+		if (e != cudaSuccess)
+			return point_failed(rec, e, "copying the output back", err);
+		out.out[i] = g->host[i];
+		out.bytes[i] = sz->bytes[i];
+	}
+	cudaError_t e = cudaStreamSynchronize(g->stream);
+	if (e != cudaSuccess)
+		return point_failed(rec, e, "running the checked launch", err);
+	struct sw_check c = {0};
+	f->check(p, &out, &c);
+	snprintf(rec->check_mode, sizeof rec->check_mode, "%s",
+		 c.mode == SW_CHECK_FULL ? "full" : "sampled");
+	rec->checked_elems = c.checked;
+	rec->max_rel_err = c.max_rel_err;
+	if (!c.ok) {
+		rec->status = SW_ROW_INVALID;
+		snprintf(rec->message, sizeof rec->message, "output differs from the CPU reference: %s",
+			 c.msg);
+	}
+	return SW_OK;
+}
+
+/* Enqueues one sample: an optional flush, then the timed launches. */
+static cudaError_t enqueue_sample(struct sw_gpu *g, const struct sw_variant *v,
+				  const struct sw_point *p, const struct sw_buffers *b, int flush,
+				  int launches, int slot)
+{
+	cudaError_t e = cudaSuccess;
+	if (flush)
+		e = cudaMemsetAsync(g->flush, slot, g->flush_bytes, g->stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(g->start[slot], g->stream);
+	for (int l = 0; l < launches && e == cudaSuccess; l++)
+		e = v->launch(p, b, g->stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(g->stop[slot], g->stream);
+	return e;
+}
+
+enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
+				const struct sw_measure_cfg *cfg, struct sw_record *rec,
+				struct sw_err *err)
+{
+	const struct sw_variant *v = &f->variants[p->variant];
+	struct sw_sizes sz = {0};
+	f->sizes(p, &sz);
+
+	size_t working_set = 0;
+	for (int i = 0; i < sz.n_buffers; i++)
+		working_set += sz.bytes[i];
+	if (working_set + g->flush_bytes > (size_t)(0.9 * (double)g->dev.mem_bytes)) {
+		rec->status = SW_ROW_SKIPPED;
+		snprintf(rec->message, sizeof rec->message,
+			 "needs %.2f GiB of GPU memory; the device has %.2f GiB",
+			 working_set / 1073741824.0, g->dev.mem_bytes / 1073741824.0);
+		return SW_OK;
+	}
+
+	struct sw_buffers b = {.sm_count = g->dev.sm_count};
+	for (int i = 0; i < sz.n_buffers; i++) {
+		cudaError_t e = ensure_buffer(g, i, sz.bytes[i]);
+		if (e == cudaErrorMemoryAllocation) { /* fragmentation: start over once */
+			cudaGetLastError();
+			release_buffers(g);
+			e = ensure_buffer(g, i, sz.bytes[i]);
+		}
+		if (e == cudaErrorMemoryAllocation) {
+			cudaGetLastError();
+			rec->status = SW_ROW_SKIPPED;
+			snprintf(rec->message, sizeof rec->message,
+				 "cannot allocate %.2f GiB on the GPU", sz.bytes[i] / 1073741824.0);
+			return SW_OK;
+		}
+		if (e != cudaSuccess)
+			return point_failed(rec, e, "allocating buffers", err);
+		b.dev[i] = g->buf[i];
+		b.bytes[i] = sz.bytes[i];
+	}
+	b.seed = mix64(rec->point_id ^ g->nonce++);
+	rec->seed = b.seed;
+
+	/* Fresh input, one checked launch: the timing counts only if it is right. */
+	cudaError_t e = fill_inputs(g, f, p, &sz, &b);
+	if (e != cudaSuccess)
+		return point_failed(rec, e, "filling the input", err);
+	e = v->launch(p, &b, g->stream);
+	if (e != cudaSuccess)
+		return point_failed(rec, e, "launching", err);
+	enum sw_status st = check_output(g, f, p, &sz, &b, rec, err);
+	if (st != SW_OK || rec->status != SW_ROW_OK)
+		return st;
+
+	int flush = g->flush && (cfg->flush_l2 == SW_FLUSH_ALWAYS ||
+				 (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < g->flush_bytes));
+	rec->l2_flushed = flush;
+
+	/* Warm-up, timed once to size the samples. */
+	int warmup = cfg->warmup > 0 ? cfg->warmup : 1;
+	e = enqueue_sample(g, v, p, &b, flush, warmup, 0);
+	if (e == cudaSuccess)
+		e = cudaEventSynchronize(g->stop[0]);
+	float ms = 0;
+	if (e == cudaSuccess)
+		e = cudaEventElapsedTime(&ms, g->start[0], g->stop[0]);
+	if (e != cudaSuccess)
+		return point_failed(rec, e, "warming up", err);
+	double one_s = ms * 1e-3 / warmup;
+	/* Without a flush, short kernels run back to back within a sample so that
+	 * event resolution (about a microsecond) does not dominate. */
+	int launches = 1;
+	if (!flush && one_s > 0 && one_s < cfg->min_sample_s) {
+		launches = (int)ceil(cfg->min_sample_s / one_s);
+		if (launches > MAX_LAUNCHES_PER_SAMPLE)
+			launches = MAX_LAUNCHES_PER_SAMPLE;
+	}
+	rec->launches_per_sample = launches;
+
+	int n = 0;
+	double sum = 0, sum_sq = 0, timed_s = 0;
+	int max = cfg->max_samples < SW_MAX_SAMPLES ? cfg->max_samples : SW_MAX_SAMPLES;
+	while (n < max) {
+		int batch = max - n < SAMPLE_BATCH ? max - n : SAMPLE_BATCH;
+		for (int s = 0; s < batch && e == cudaSuccess; s++)
+			e = enqueue_sample(g, v, p, &b, flush, launches, s);
+		if (e == cudaSuccess)
+			e = cudaEventSynchronize(g->stop[batch - 1]);
+		for (int s = 0; s < batch && e == cudaSuccess; s++) {
+			e = cudaEventElapsedTime(&ms, g->start[s], g->stop[s]);
+			double ns = ms * 1e6 / launches;
+			rec->samples_ns[n++] = ns;
+			sum += ns;
+			sum_sq += ns * ns;
+			timed_s += ms * 1e-3;
+		}
+		if (e != cudaSuccess)
+			return point_failed(rec, e, "timing", err);
+		if (n >= cfg->min_samples) {
+			double mean = sum / n;
+			double var = (sum_sq - n * mean * mean) / (n - 1);
+			double rse = sqrt(var > 0 ? var : 0) / sqrt((double)n) / mean;
+			if (rse < cfg->rse_target || timed_s >= cfg->time_cap_s)
+				break;
+		}
+	}
+
+	struct sw_clocks clk;
+	sw_device_clocks(&g->dev, &clk);
+	rec->sm_clock_mhz = clk.sm_mhz;
+	rec->mem_clock_mhz = clk.mem_mhz;
+	rec->throttle_reasons = clk.throttle_reasons;
+
+	struct sw_stats s;
+	sw_stats_compute(rec->samples_ns, (size_t)n, &s);
+	rec->n_samples = (uint32_t)n;
+	rec->median_ns = s.median;
+	rec->min_ns = s.min;
+	rec->mean_ns = s.mean;
+	rec->stddev_ns = s.stddev;
+	rec->rse = s.rse;
+	rec->timed_s = timed_s;
+	rec->gbps = rec->useful_bytes / s.median; /* bytes per ns = GB/s */
+	rec->gflops = rec->flops / s.median;
+	return SW_OK;
+}

@@ -1,0 +1,32 @@
+/*
+ * The cuda backend: runs one point on the bound GPU. Fills fresh random
+ * input, launches once and checks the output against the CPU reference, then
+ * warms up and takes CUDA-event samples until the relative standard error of
+ * the mean is under the target or the time cap is hit, flushing L2 before
+ * each sample when the working set could fit in it. Owns the device buffers
+ * (kept between points, grown on demand), stream and events.
+ */
+#ifndef SW_MEASURE_H
+#define SW_MEASURE_H
+
+#include "device.h"
+#include "job.h"
+#include "kernel.h"
+#include "record.h"
+#include "status.h"
+
+struct sw_gpu;
+
+enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **out,
+			     struct sw_err *err);
+void sw_gpu_destroy(struct sw_gpu **g);
+
+/* Runs point p of family f and fills the timing, check and clock fields of
+ * rec. A point that fails on the GPU is recorded as failed, with the CUDA
+ * error text, and SW_OK is returned; SW_ECUDA means the context is no longer
+ * usable and the rank must stop taking points. */
+enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
+				const struct sw_measure_cfg *cfg, struct sw_record *rec,
+				struct sw_err *err);
+
+#endif

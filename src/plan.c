@@ -1,0 +1,170 @@
+/* Plan expansion, stable point ids (FNV-1a over a canonical text) and labels. */
+#include "plan.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
+
+uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc)
+{
+	/* Names, not indices: ids survive families and variants being reordered. */
+	char text[512];
+	int len = snprintf(text, sizeof text, "%s/%s", f->name, f->variants[p->variant].name);
+	for (int a = 0; a < f->n_axes && len < (int)sizeof text; a++)
+		if (p->axis[a] != SW_AXIS_UNUSED)
+			len += snprintf(text + len, sizeof text - len, ";%s=%" PRId64, f->axes[a].name,
+					p->axis[a]);
+	if (cc && len < (int)sizeof text)
+		len += snprintf(text + len, sizeof text - len, ";cc=%d", cc);
+	return fnv1a(FNV_OFFSET, text, strlen(text));
+}
+
+/* Points of one variant: the product of the axes it uses; 0 on overflow. */
+static uint64_t variant_points(const struct sw_job_family *jf, int v)
+{
+	const struct sw_family *f = jf->family;
+	uint64_t count = 1;
+	for (int a = 0; a < f->n_axes; a++) {
+		if (!(f->variants[v].axes_used & (1u << a)))
+			continue;
+		uint64_t n = jf->axes[a].values.n;
+		if (n && count > UINT64_MAX / n)
+			return 0;
+		count *= n;
+	}
+	return count;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct sw_plan *plan,
+			     struct sw_err *err)
+{
+	memset(plan, 0, sizeof *plan);
+	uint64_t targets = model_targets ? (uint64_t)job->n_ccs : 1, total = 0;
+	for (int j = 0; j < job->n_families; j++) {
+		const struct sw_job_family *jf = &job->families[j];
+		for (int v = 0; v < jf->family->n_variants; v++) {
+			if (!(jf->variants & (1u << v)))
+				continue;
+			uint64_t n = variant_points(jf, v);
+			if (!n || n > SW_PLAN_MAX_POINTS || (total += n * targets) > SW_PLAN_MAX_POINTS)
+				return sw_fail(err, SW_EINVAL,
+					       "the plan has more than %d points; narrow the axes",
+					       SW_PLAN_MAX_POINTS);
+		}
+	}
+	if (total == 0)
+		return sw_fail(err, SW_EINVAL, "the plan is empty: no family, variant or CC selected");
+
+	plan->points = calloc(total, sizeof *plan->points);
+	if (!plan->points)
+		return sw_fail(err, SW_ENOMEM, "no memory for %" PRIu64 " plan points", total);
+
+	for (int j = 0; j < job->n_families; j++) {
+		const struct sw_job_family *jf = &job->families[j];
+		const struct sw_family *f = jf->family;
+		for (int v = 0; v < f->n_variants; v++) {
+			if (!(jf->variants & (1u << v)))
+				continue;
+			unsigned used = f->variants[v].axes_used;
+			size_t pos[SW_MAX_AXES] = {0}; /* odometer over the used axes */
+			for (uint64_t k = variant_points(jf, v); k > 0; k--) {
+				struct sw_point p = {.variant = v};
+				for (int a = 0; a < SW_MAX_AXES; a++)
+					p.axis[a] = a < f->n_axes && (used & (1u << a))
+							    ? jf->axes[a].values.v[pos[a]]
+							    : SW_AXIS_UNUSED;
+				for (uint64_t t = 0; t < targets; t++) {
+					struct sw_plan_point *pt = &plan->points[plan->n++];
+					pt->family = jf->index;
+					pt->p = p;
+					pt->cc = model_targets ? job->ccs[t] : 0;
+					pt->id = sw_point_id(f, &p, pt->cc);
+				}
+				for (int a = f->n_axes - 1; a >= 0; a--) {
+					if (!(used & (1u << a)))
+						continue;
+					if (++pos[a] < jf->axes[a].values.n)
+						break;
+					pos[a] = 0;
+				}
+			}
+		}
+	}
+
+	uint64_t *ids = malloc(plan->n * sizeof *ids);
+	if (!ids) {
+		sw_plan_fini(plan);
+		return sw_fail(err, SW_ENOMEM, "no memory to check plan ids");
+	}
+	uint64_t fp = FNV_OFFSET;
+	for (size_t i = 0; i < plan->n; i++) {
+		ids[i] = plan->points[i].id;
+		fp = fnv1a(fp, &ids[i], sizeof ids[i]);
+	}
+	plan->fingerprint = fp;
+	qsort(ids, plan->n, sizeof *ids, cmp_u64);
+	for (size_t i = 1; i < plan->n; i++)
+		if (ids[i] == ids[i - 1]) {
+			free(ids);
+			sw_plan_fini(plan);
+			return sw_fail(err, SW_EINVAL, "two plan points share id %016" PRIx64
+				       " (duplicate axis values?)", ids[i]);
+		}
+	free(ids);
+	return SW_OK;
+}
+
+void sw_plan_fini(struct sw_plan *plan)
+{
+	free(plan->points);
+	memset(plan, 0, sizeof *plan);
+}
+
+/* 67108864 -> "64M": exact multiples of 1024^k read as the job file writes them. */
+static void format_count(char *buf, size_t len, int64_t v)
+{
+	static const char suffix[] = "KMG";
+	int k = -1;
+	while (k < 2 && v != 0 && v % 1024 == 0) {
+		v /= 1024;
+		k++;
+	}
+	if (k >= 0)
+		snprintf(buf, len, "%" PRId64 "%c", v, suffix[k]);
+	else
+		snprintf(buf, len, "%" PRId64, v);
+}
+
+void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len)
+{
+	const struct sw_family *f = sw_families[pt->family];
+	int n = snprintf(buf, len, "%s/%s", f->name, f->variants[pt->p.variant].name);
+	for (int a = 0; a < f->n_axes && n >= 0 && (size_t)n < len; a++) {
+		if (pt->p.axis[a] == SW_AXIS_UNUSED)
+			continue;
+		char v[32];
+		format_count(v, sizeof v, pt->p.axis[a]);
+		n += snprintf(buf + n, len - n, " %s=%s", f->axes[a].name, v);
+	}
+	if (pt->cc && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " cc=%d.%d", pt->cc / 10, pt->cc % 10);
+}

@@ -1,0 +1,60 @@
+/* Blank records and the mapping of family axes onto the union of columns. */
+#include "record.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernel.h"
+
+void sw_record_init(struct sw_record *r)
+{
+	memset(r, 0, sizeof *r);
+	for (int c = 0; c < SW_MAX_AXIS_COLUMNS; c++)
+		r->axis[c] = -1;
+	strcpy(r->check_mode, "none");
+	r->max_rel_err = NAN;
+	r->median_ns = r->min_ns = r->mean_ns = r->stddev_ns = r->rse = NAN;
+	r->useful_bytes = r->flops = r->gbps = r->gflops = NAN;
+	r->model_requests = r->model_sectors_per_request = NAN;
+	r->model_moved_bytes = r->model_efficiency = NAN;
+}
+
+/* Recomputed on each call: a few dozen string compares, and no global state. */
+static int collect_columns(const char **columns)
+{
+	int n = 0;
+	for (int f = 0; f < sw_n_families; f++)
+		for (int a = 0; a < sw_families[f]->n_axes; a++) {
+			const char *name = sw_families[f]->axes[a].name;
+			int seen = 0;
+			for (int c = 0; c < n; c++)
+				seen |= strcmp(columns[c], name) == 0;
+			if (!seen && n < SW_MAX_AXIS_COLUMNS)
+				columns[n++] = name;
+		}
+	return n;
+}
+
+int sw_axis_column_count(void)
+{
+	const char *columns[SW_MAX_AXIS_COLUMNS];
+	return collect_columns(columns);
+}
+
+const char *sw_axis_column_name(int c)
+{
+	const char *columns[SW_MAX_AXIS_COLUMNS];
+	int n = collect_columns(columns);
+	return c >= 0 && c < n ? columns[c] : NULL;
+}
+
+int sw_axis_column_of(int family, int axis)
+{
+	const char *columns[SW_MAX_AXIS_COLUMNS];
+	int n = collect_columns(columns);
+	const char *name = sw_families[family]->axes[axis].name;
+	for (int c = 0; c < n; c++)
+		if (strcmp(columns[c], name) == 0)
+			return c;
+	return -1;
+}

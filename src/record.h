@@ -1,0 +1,74 @@
+/*
+ * One measurement row: a point run by one backend on one rank. Fixed size so
+ * it travels between ranks as bytes (every rank runs the same binary) and
+ * maps one to one onto the /measurements compound type in HDF5. The raw
+ * samples travel with it and land in /samples.
+ */
+#ifndef SW_RECORD_H
+#define SW_RECORD_H
+
+#include <stdint.h>
+
+#define SW_MAX_AXIS_COLUMNS 16 /* distinct axis names over all families */
+#define SW_MAX_SAMPLES 512
+#define SW_TEXT_LEN 32
+#define SW_MSG_LEN 160
+
+/* Row status, as stored in the file's `status` column. */
+enum sw_row_status {
+	SW_ROW_OK = 0,
+	SW_ROW_SKIPPED = 1, /* the family refused the point; `message` says why */
+	SW_ROW_INVALID = 2, /* output did not match the CPU reference */
+	SW_ROW_FAILED = 3,  /* a CUDA error; `message` holds its text */
+};
+
+struct sw_record {
+	uint64_t point_id;
+	uint32_t plan_index;
+	int32_t rank;
+	int32_t session;               /* 0 for the first run, +1 per --resume */
+	char family[SW_TEXT_LEN];
+	char variant[SW_TEXT_LEN];
+	char backend[8];               /* "cuda" or "model" */
+	int32_t is_reference;
+	int32_t cc;                    /* 10 * major + minor: measured device or modelled target */
+	int64_t axis[SW_MAX_AXIS_COLUMNS]; /* by sw_axis_columns(); -1 where not used */
+	int32_t status;                /* enum sw_row_status */
+	char message[SW_MSG_LEN];
+	/* validation */
+	char check_mode[12];           /* "full", "sampled" or "none" */
+	uint64_t checked_elems;
+	double max_rel_err;
+	uint64_t seed;                 /* random input seed, to reproduce the check */
+	/* timing (cuda backend); NaN when not timed */
+	uint32_t n_samples;
+	uint32_t launches_per_sample;
+	int32_t l2_flushed;
+	double median_ns, min_ns, mean_ns, stddev_ns, rse;
+	double useful_bytes, flops;
+	double gbps, gflops;           /* from the median */
+	double timed_s;                /* GPU time spent in timed samples */
+	uint32_t sm_clock_mhz, mem_clock_mhz;
+	uint64_t throttle_reasons;     /* NVML bit mask; 0 when none or unknown */
+	/* model figures, for this row's cc; NaN when not modelled */
+	double model_requests;
+	double model_sectors_per_request;
+	double model_moved_bytes;
+	double model_efficiency;       /* useful over moved bytes */
+	double start_unix;             /* when the point started */
+	uint64_t sample_offset;        /* into /samples; set by the writer */
+	/* not in the compound type: */
+	double samples_ns[SW_MAX_SAMPLES];
+};
+
+/* Blank record for a point: NaN statistics, -1 axis columns. */
+void sw_record_init(struct sw_record *r);
+
+/* The distinct axis names of all registered families, in registry order;
+ * column c of sw_record.axis holds sw_axis_column_name(c). */
+int sw_axis_column_count(void);
+const char *sw_axis_column_name(int c);
+/* Column of a family's axis i. */
+int sw_axis_column_of(int family, int axis);
+
+#endif

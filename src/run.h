@@ -1,0 +1,16 @@
+/*
+ * A whole sweep across MPI ranks: load the job, build the plan, bind GPUs,
+ * schedule points, gather records to rank 0 and write them. Collective over
+ * MPI_COMM_WORLD: every rank calls sw_run with the same options.
+ */
+#ifndef SW_RUN_H
+#define SW_RUN_H
+
+#include "cli.h"
+#include "status.h"
+
+/* Collective. Returns the worst status over all ranks (same on every rank);
+ * rank 0 has printed what went wrong. */
+enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struct sw_err *err);
+
+#endif

@@ -1,0 +1,443 @@
+/* Unit tests for cli.c: every option in its short and long forms, the
+ * defaults, each error and its message, the order of repeated --set, several
+ * parses in one process, and the --help text. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_ARGS 32
+
+/* argv as main sees it: a writable array (getopt_long permutes it). */
+static char *argv_buf[MAX_ARGS + 1];
+static struct sw_options opt;
+static struct sw_err err;
+
+static enum sw_status parse_list(const char *const *args)
+{
+	int argc = 0;
+
+	while (args[argc]) {
+		ck_assert_int_lt(argc, MAX_ARGS);
+		argv_buf[argc] = (char *)args[argc];
+		argc++;
+	}
+	argv_buf[argc] = NULL;
+	memset(&err, 0, sizeof(err));
+	return sw_cli_parse(argc, argv_buf, &opt, &err);
+}
+
+#define PARSE(...) parse_list((const char *const[]){ "sweep", __VA_ARGS__, NULL })
+
+/* Asserts an SW_EINVAL whose message contains want. */
+#define ASSERT_FAILS(want, ...)                                                      \
+	do {                                                                         \
+		ck_assert_int_eq(PARSE(__VA_ARGS__), SW_EINVAL);                     \
+		ck_assert_int_eq(err.status, SW_EINVAL);                             \
+		ck_assert_msg(strstr(err.msg, want), "message '%s' lacks '%s'", err.msg, \
+			      want);                                                 \
+		ck_assert_ptr_null(opt.sets);                                        \
+		ck_assert_int_eq(opt.n_sets, 0);                                     \
+	} while (0)
+
+static void teardown(void)
+{
+	sw_cli_fini(&opt);
+}
+
+START_TEST(test_defaults)
+{
+	ck_assert_int_eq(PARSE("job.yaml"), SW_OK);
+	ck_assert_str_eq(opt.job_path, "job.yaml");
+	ck_assert_ptr_null(opt.output);
+	ck_assert_int_eq(opt.force, 0);
+	ck_assert_int_eq(opt.resume, 0);
+	ck_assert_int_eq(opt.dry_run, 0);
+	ck_assert_int_eq(opt.list, 0);
+	ck_assert_int_eq(opt.quiet, 0);
+	ck_assert_int_eq(opt.help, 0);
+	ck_assert_int_eq(opt.version, 0);
+	ck_assert_int_eq(opt.share_gpu, 0);
+	ck_assert_int_eq(opt.backend, SW_BACKEND_AUTO);
+	ck_assert_int_eq(opt.schedule, SW_SCHED_DYNAMIC);
+	ck_assert_ptr_null(opt.sets);
+	ck_assert_int_eq(opt.n_sets, 0);
+	ck_assert_int_eq(opt.batch, 2);
+	ck_assert_int_eq(err.status, SW_OK);
+}
+END_TEST
+
+START_TEST(test_flags_short)
+{
+	ck_assert_int_eq(PARSE("-n", "-f", "-q", "-l", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.dry_run, 1);
+	ck_assert_int_eq(opt.force, 1);
+	ck_assert_int_eq(opt.quiet, 1);
+	ck_assert_int_eq(opt.list, 1);
+	ck_assert_int_eq(opt.resume, 0);
+	sw_cli_fini(&opt);
+
+	ck_assert_int_eq(PARSE("-rq", "job.yaml"), SW_OK); /* a cluster */
+	ck_assert_int_eq(opt.resume, 1);
+	ck_assert_int_eq(opt.quiet, 1);
+	sw_cli_fini(&opt);
+
+	ck_assert_int_eq(PARSE("-h"), SW_OK);
+	ck_assert_int_eq(opt.help, 1);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("-V"), SW_OK);
+	ck_assert_int_eq(opt.version, 1);
+}
+END_TEST
+
+START_TEST(test_flags_long)
+{
+	ck_assert_int_eq(PARSE("--dry-run", "--force", "--quiet", "--list", "--share-gpu",
+			       "job.yaml"),
+			 SW_OK);
+	ck_assert_int_eq(opt.dry_run, 1);
+	ck_assert_int_eq(opt.force, 1);
+	ck_assert_int_eq(opt.quiet, 1);
+	ck_assert_int_eq(opt.list, 1);
+	ck_assert_int_eq(opt.share_gpu, 1);
+	sw_cli_fini(&opt);
+
+	ck_assert_int_eq(PARSE("--resume", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.resume, 1);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--help"), SW_OK);
+	ck_assert_int_eq(opt.help, 1);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--version"), SW_OK);
+	ck_assert_int_eq(opt.version, 1);
+	sw_cli_fini(&opt);
+	/* Unique prefixes of long options are accepted (getopt_long). */
+	ck_assert_int_eq(PARSE("--sh", "--dry", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.share_gpu, 1);
+	ck_assert_int_eq(opt.dry_run, 1);
+}
+END_TEST
+
+START_TEST(test_output)
+{
+	ck_assert_int_eq(PARSE("-o", "a.h5", "job.yaml"), SW_OK);
+	ck_assert_str_eq(opt.output, "a.h5");
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("-ob.h5", "job.yaml"), SW_OK);
+	ck_assert_str_eq(opt.output, "b.h5");
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--output", "c.h5", "job.yaml"), SW_OK);
+	ck_assert_str_eq(opt.output, "c.h5");
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--output=d.h5", "job.yaml"), SW_OK);
+	ck_assert_str_eq(opt.output, "d.h5");
+	sw_cli_fini(&opt);
+	/* The last one wins. */
+	ck_assert_int_eq(PARSE("-o", "e.h5", "-o", "f.h5", "job.yaml"), SW_OK);
+	ck_assert_str_eq(opt.output, "f.h5");
+}
+END_TEST
+
+START_TEST(test_options_after_job)
+{
+	ck_assert_int_eq(PARSE("jobs/seeds.yaml", "-o", "seeds.h5", "--batch", "4"), SW_OK);
+	ck_assert_str_eq(opt.job_path, "jobs/seeds.yaml");
+	ck_assert_str_eq(opt.output, "seeds.h5");
+	ck_assert_int_eq(opt.batch, 4);
+	sw_cli_fini(&opt);
+
+	/* After "--" everything is positional. */
+	ck_assert_int_eq(PARSE("-q", "--", "-odd.yaml"), SW_OK);
+	ck_assert_str_eq(opt.job_path, "-odd.yaml");
+	ck_assert_ptr_null(opt.output);
+}
+END_TEST
+
+START_TEST(test_backend)
+{
+	ck_assert_int_eq(PARSE("-b", "cuda", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.backend, SW_BACKEND_CUDA);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--backend", "model", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.backend, SW_BACKEND_MODEL);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--backend=cuda", "-b", "auto", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.backend, SW_BACKEND_AUTO);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("-bmodel", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.backend, SW_BACKEND_MODEL);
+}
+END_TEST
+
+START_TEST(test_schedule_and_batch)
+{
+	ck_assert_int_eq(PARSE("--schedule", "static", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.schedule, SW_SCHED_STATIC);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--schedule=static", "--schedule=dynamic", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.schedule, SW_SCHED_DYNAMIC);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--batch", "1", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.batch, 1);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--batch=64", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.batch, 64);
+}
+END_TEST
+
+START_TEST(test_set_order)
+{
+	ck_assert_int_eq(PARSE("-s", "a.x=1", "job.yaml", "--set", "b.y=1:128:x2",
+			       "--set=c.z=0:32:4", "-sd.w=4K", "-s", "a.x=2"),
+			 SW_OK);
+	ck_assert_str_eq(opt.job_path, "job.yaml");
+	ck_assert_int_eq(opt.n_sets, 5);
+	ck_assert_ptr_nonnull(opt.sets);
+	ck_assert_str_eq(opt.sets[0], "a.x=1");
+	ck_assert_str_eq(opt.sets[1], "b.y=1:128:x2");
+	ck_assert_str_eq(opt.sets[2], "c.z=0:32:4");
+	ck_assert_str_eq(opt.sets[3], "d.w=4K");
+	ck_assert_str_eq(opt.sets[4], "a.x=2");
+	sw_cli_fini(&opt);
+	ck_assert_ptr_null(opt.sets);
+	ck_assert_int_eq(opt.n_sets, 0);
+	sw_cli_fini(&opt); /* twice is harmless */
+	sw_cli_fini(NULL);
+}
+END_TEST
+
+START_TEST(test_no_job_needed)
+{
+	ck_assert_int_eq(PARSE("--list"), SW_OK);
+	ck_assert_ptr_null(opt.job_path);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--list", "job.yaml"), SW_OK);
+	ck_assert_str_eq(opt.job_path, "job.yaml");
+	sw_cli_fini(&opt);
+	/* --help and --version answer whatever else is on the line. */
+	ck_assert_int_eq(PARSE("--help", "a.yaml", "b.yaml"), SW_OK);
+	ck_assert_int_eq(opt.help, 1);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("-f", "-r", "--version"), SW_OK);
+	ck_assert_int_eq(opt.version, 1);
+}
+END_TEST
+
+START_TEST(test_err_unknown)
+{
+	ASSERT_FAILS("unknown option '-x'", "-x", "job.yaml");
+	ASSERT_FAILS("unknown option '--frobnicate'", "--frobnicate", "job.yaml");
+	/* The value is not part of the name reported. */
+	ASSERT_FAILS("unknown option '--frobnicate' (see sweep --help)", "--frobnicate=3",
+		     "job.yaml");
+	/* Mid-cluster: the letter, not the word before it. */
+	ASSERT_FAILS("unknown option '-x'", "--quiet", "-qxn", "job.yaml");
+	/* Sets already stored are freed on error. */
+	ASSERT_FAILS("unknown option '-z'", "-s", "a.x=1", "-z", "job.yaml");
+}
+END_TEST
+
+START_TEST(test_err_ambiguous)
+{
+	ASSERT_FAILS("ambiguous option '--s'", "--s", "x", "job.yaml");
+	ck_assert_ptr_nonnull(strstr(err.msg, "--set"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "--schedule"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "--share-gpu"));
+}
+END_TEST
+
+START_TEST(test_err_no_value_allowed)
+{
+	ASSERT_FAILS("option '--quiet' takes no value", "--quiet=1", "job.yaml");
+	ASSERT_FAILS("option '--share-gpu' takes no value", "--share-gpu=yes", "job.yaml");
+	/* Abbreviations are named in full. */
+	ASSERT_FAILS("option '--dry-run' takes no value", "--dry=1", "job.yaml");
+}
+END_TEST
+
+START_TEST(test_err_missing_argument)
+{
+	ASSERT_FAILS("option '-o' needs a value: FILE", "job.yaml", "-o");
+	ASSERT_FAILS("option '--output' needs a value: FILE", "job.yaml", "--output");
+	ASSERT_FAILS("option '-b' needs a value: cuda, model or auto", "job.yaml", "-b");
+	ASSERT_FAILS("option '--backend' needs a value", "job.yaml", "--backend");
+	ASSERT_FAILS("option '-s' needs a value: FAMILY.AXIS=VALUES", "job.yaml", "-qs");
+	ASSERT_FAILS("option '--set' needs a value", "job.yaml", "--set");
+	ASSERT_FAILS("option '--schedule' needs a value: dynamic or static", "job.yaml",
+		     "--schedule");
+	ASSERT_FAILS("option '--batch' needs a value: N, 1 to 64", "job.yaml", "--batch");
+	ASSERT_FAILS("option '--batch' needs a value", "job.yaml", "--bat");
+	ASSERT_FAILS("empty --output", "--output=", "job.yaml");
+}
+END_TEST
+
+START_TEST(test_err_bad_values)
+{
+	ASSERT_FAILS("bad --backend 'gpu': expected cuda, model or auto", "-b", "gpu", "job.yaml");
+	ASSERT_FAILS("bad --backend 'CUDA'", "--backend=CUDA", "job.yaml");
+	ASSERT_FAILS("bad --schedule 'random': expected dynamic or static", "--schedule", "random",
+		     "job.yaml");
+}
+END_TEST
+
+START_TEST(test_err_batch)
+{
+	static const char *const bad[] = { "0", "65", "-1", "abc", "2x", "", " ", "1.5",
+					   "99999999999999999999" };
+	char want[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(want, sizeof(want), "bad --batch '%s': expected a whole number from 1 to 64",
+			 bad[i]);
+		ASSERT_FAILS(want, "--batch", bad[i], "job.yaml");
+	}
+}
+END_TEST
+
+START_TEST(test_err_force_resume)
+{
+	ASSERT_FAILS("--force and --resume conflict", "-f", "-r", "job.yaml");
+	ASSERT_FAILS("--force and --resume conflict", "--resume", "--force", "job.yaml");
+	ASSERT_FAILS("--force and --resume conflict", "-fr", "--list");
+}
+END_TEST
+
+START_TEST(test_err_job_count)
+{
+	ck_assert_int_eq(parse_list((const char *const[]){ "sweep", NULL }), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "missing job file"));
+	ASSERT_FAILS("missing job file", "-q", "-o", "out.h5");
+	ASSERT_FAILS("one job file expected, got 'a.yaml' and 'b.yaml'", "a.yaml", "-q", "b.yaml");
+	ASSERT_FAILS("got 'a.yaml' and '2' and more", "-s", "x.y=1,", "a.yaml", "2", "4");
+	/* Not even argv[0]. */
+	ck_assert_int_eq(sw_cli_parse(0, NULL, &opt, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "missing job file"));
+}
+END_TEST
+
+START_TEST(test_null_err)
+{
+	char *argv[] = { (char *)"sweep", (char *)"--bogus", NULL };
+
+	ck_assert_int_eq(sw_cli_parse(2, argv, &opt, NULL), SW_EINVAL);
+}
+END_TEST
+
+START_TEST(test_parse_twice)
+{
+	/* An error mid-cluster leaves getopt halfway through "-qxn"... */
+	ASSERT_FAILS("unknown option '-x'", "-qxn", "job.yaml");
+	/* ...and the next parse must still start from scratch. */
+	ck_assert_int_eq(PARSE("-n", "other.yaml"), SW_OK);
+	ck_assert_str_eq(opt.job_path, "other.yaml");
+	ck_assert_int_eq(opt.dry_run, 1);
+	ck_assert_int_eq(opt.quiet, 0);
+	sw_cli_fini(&opt);
+
+	ck_assert_int_eq(PARSE("-s", "a.x=1", "-b", "model", "one.yaml"), SW_OK);
+	ck_assert_int_eq(opt.n_sets, 1);
+	ck_assert_int_eq(opt.backend, SW_BACKEND_MODEL);
+	sw_cli_fini(&opt);
+	/* Nothing from the previous parse carries over. */
+	ck_assert_int_eq(PARSE("two.yaml"), SW_OK);
+	ck_assert_str_eq(opt.job_path, "two.yaml");
+	ck_assert_int_eq(opt.n_sets, 0);
+	ck_assert_int_eq(opt.backend, SW_BACKEND_AUTO);
+	sw_cli_fini(&opt);
+	ASSERT_FAILS("option '--output' needs a value", "two.yaml", "--output");
+	ck_assert_int_eq(PARSE("three.yaml", "-o", "x.h5"), SW_OK);
+	ck_assert_str_eq(opt.output, "x.h5");
+}
+END_TEST
+
+START_TEST(test_usage)
+{
+	static const char *const want[] = {
+		"Usage: sweep [OPTIONS] JOB.yaml",
+		"-h, --help", "-V, --version", "-l, --list", "-n, --dry-run", "-o, --output FILE",
+		"-f, --force", "-r, --resume", "-b, --backend cuda|model|auto", "(default: auto)",
+		"-s, --set FAMILY.AXIS=VALUES", "--schedule dynamic|static", "(default: dynamic)",
+		"--batch N", "(default: 2)", "--share-gpu", "-q, --quiet",
+		"1,2,4", "1:128 ", "0:32:4", "1:128:x2", "K, M or G", "powers of 1024",
+		"mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5",
+		"sweep --backend model jobs/ci.yaml",
+		"sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml",
+		"sweep --resume -o run.h5 jobs/full.yaml",
+		"<job name>.h5", "current directory", "existing file is never", "overwritten without --force",
+		"  0  success", "  1  ", "  2  bad input", "  3  ", "validation", "  4  I/O or HDF5",
+		"  5  CUDA", "  6  MPI", "docs/job-format.md", "docs/hdf5-schema.md",
+	};
+	char buf[8192], *line;
+	FILE *f = tmpfile();
+	size_t n, i;
+
+	ck_assert_ptr_nonnull(f);
+	sw_cli_usage(f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(n, sizeof(buf) - 1);
+	buf[n] = '\0';
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(buf, want[i]), "--help lacks '%s'", want[i]);
+	ck_assert(n > 0 && buf[n - 1] == '\n');
+	/* Fits an 80-column terminal. */
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		ck_assert_msg(strlen(line) <= 80, "line over 80 columns: '%s'", line);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *ok = tcase_create("options");
+	TCase *bad = tcase_create("errors");
+	TCase *help = tcase_create("usage");
+
+	tcase_add_checked_fixture(ok, NULL, teardown);
+	tcase_add_test(ok, test_defaults);
+	tcase_add_test(ok, test_flags_short);
+	tcase_add_test(ok, test_flags_long);
+	tcase_add_test(ok, test_output);
+	tcase_add_test(ok, test_options_after_job);
+	tcase_add_test(ok, test_backend);
+	tcase_add_test(ok, test_schedule_and_batch);
+	tcase_add_test(ok, test_set_order);
+	tcase_add_test(ok, test_no_job_needed);
+	tcase_add_test(ok, test_parse_twice);
+	suite_add_tcase(s, ok);
+
+	tcase_add_checked_fixture(bad, NULL, teardown);
+	tcase_add_test(bad, test_err_unknown);
+	tcase_add_test(bad, test_err_ambiguous);
+	tcase_add_test(bad, test_err_no_value_allowed);
+	tcase_add_test(bad, test_err_missing_argument);
+	tcase_add_test(bad, test_err_bad_values);
+	tcase_add_test(bad, test_err_batch);
+	tcase_add_test(bad, test_err_force_resume);
+	tcase_add_test(bad, test_err_job_count);
+	tcase_add_test(bad, test_null_err);
+	suite_add_tcase(s, bad);
+
+	tcase_add_test(help, test_usage);
+	suite_add_tcase(s, help);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cli_suite());
+	int failed;
+
+	/* Parsing twice must work within one process: keep every test in it. */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
