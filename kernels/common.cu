@@ -14,3 +14,8 @@ extern "C" cudaError_t sw_fill_uniform(float *dev, uint64_t n, uint64_t seed, cu
 	sw_fill_uniform_kernel<<<4096, 256, 0, s>>>(dev, n, seed);
 	return cudaGetLastError();
 }
+
+extern "C" float sw_input_value(uint64_t seed, uint64_t i)
+{
+	return sw_uniform(seed, i);
+}

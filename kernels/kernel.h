@@ -40,7 +40,8 @@ struct sw_point {
 };
 
 /* Device buffers the harness allocated for a point. Inputs come first and
- * hold fresh random data from sw_fill (or the family's fill) with `seed`. */
+ * hold fresh random data: input i is sw_fill_uniform'ed from seed + i (or
+ * filled by the family's own fill from seed). */
 struct sw_buffers {
 	void *dev[SW_MAX_BUFFERS];
 	size_t bytes[SW_MAX_BUFFERS];
@@ -139,6 +140,9 @@ int sw_axis_find(const struct sw_family *f, const char *name);    /* -1 when abs
 /* Fill n floats with uniform values in [0, 1) from (seed, index): the same
  * values sw_uniform() gives on the host, so checks need no copy of the input. */
 cudaError_t sw_fill_uniform(float *dev, uint64_t n, uint64_t seed, cudaStream_t s);
+
+/* The value sw_fill_uniform writes at index i, for host code and tests. */
+float sw_input_value(uint64_t seed, uint64_t i);
 
 #ifdef __cplusplus
 }

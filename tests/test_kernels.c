@@ -1,1 +1,195 @@
-/* being written */
+/* Every registered family's descriptor, and each family's CPU reference
+ * check, byte counts and point refusal, on the CPU alone. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axis.h"
+#include "kernel.h"
+
+/* ---- a loop over every registered family ---- */
+
+START_TEST(test_descriptors)
+{
+	ck_assert_int_gt(sw_n_families, 0);
+	for (int i = 0; i < sw_n_families; i++) {
+		const struct sw_family *f = sw_families[i];
+		ck_assert_ptr_eq(sw_family_find(f->name), f);
+		ck_assert_int_le(strlen(f->name), SW_NAME_LEN - 1);
+		ck_assert_int_gt(f->n_axes, 0);
+		ck_assert_int_le(f->n_axes, SW_MAX_AXES);
+		ck_assert_int_gt(f->n_variants, 0);
+		ck_assert_int_le(f->n_variants, 32);
+		ck_assert(f->sizes && f->refuse && f->useful_bytes && f->flops && f->check);
+		for (int a = 0; a < f->n_axes; a++) {
+			const struct sw_axis_def *ax = &f->axes[a];
+			struct sw_axis_values vals;
+			struct sw_err err = {0};
+			ck_assert_int_eq(sw_axis_find(f, ax->name), a);
+			ck_assert_int_le(ax->min, ax->max);
+			ck_assert_msg(sw_axis_parse(ax->defaults, &vals, &err) == SW_OK, "%s.%s: %s",
+				      f->name, ax->name, err.msg);
+			for (size_t k = 0; k < vals.n; k++)
+				ck_assert(vals.v[k] >= ax->min && vals.v[k] <= ax->max);
+			sw_axis_values_fini(&vals);
+		}
+		for (int v = 0; v < f->n_variants; v++) {
+			const struct sw_variant *var = &f->variants[v];
+			ck_assert_int_eq(sw_variant_find(f, var->name), v);
+			ck_assert_ptr_nonnull(var->launch);
+			ck_assert_uint_eq(var->axes_used & ~((1u << f->n_axes) - 1), 0);
+		}
+	}
+}
+END_TEST
+
+/* ---- strided_read ---- */
+
+#define T (4096u * 256u)
+
+static struct sw_point sr_point(const char *variant, int64_t stride, int64_t n)
+{
+	const struct sw_family *f = sw_family_find("strided_read");
+	struct sw_point p = {.variant = sw_variant_find(f, variant), .axis = {stride, n}};
+	return p;
+}
+
+/* The output each variant's kernel writes, recomputed independently. */
+static float *sr_expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
+{
+	const struct sw_family *f = sw_family_find("strided_read");
+	struct sw_sizes sz = {0};
+	f->sizes(p, &sz);
+	*n_out = sz.bytes[1] / sizeof(float);
+	float *out = calloc(*n_out, sizeof *out);
+	uint64_t n = (uint64_t)p->axis[1];
+	const char *name = f->variants[p->variant].name;
+	if (strcmp(name, "memcpy") == 0) {
+		for (uint64_t i = 0; i < n; i++)
+			out[i] = sw_input_value(seed, i);
+	} else if (strcmp(name, "stream_read") == 0) {
+		for (uint64_t t = 0; t < T; t++)
+			for (uint64_t j = t; j < n / 4; j += T)
+				for (int c = 0; c < 4; c++)
+					out[t] += sw_input_value(seed, 4 * j + c);
+	} else {
+		uint64_t s = (uint64_t)p->axis[0];
+		for (uint64_t t = 0; t < T; t++)
+			for (uint64_t i = t * s; i < n; i += s * T)
+				out[t] += sw_input_value(seed, i);
+	}
+	return out;
+}
+
+static void sr_run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
+			 struct sw_check *c)
+{
+	struct sw_host_out o = {.seed = seed, .sample_seed = 99};
+	o.out[1] = out;
+	o.bytes[1] = n_out * sizeof(float);
+	memset(c, 0, sizeof *c);
+	sw_family_find("strided_read")->check(p, &o, c);
+}
+
+START_TEST(test_strided_check_accepts_and_rejects)
+{
+	const char *variants[] = {"course", "tuned", "stream_read", "memcpy"};
+	for (int v = 0; v < 4; v++) {
+		struct sw_point p = sr_point(variants[v], 3, 3 << 20);
+		if (strcmp(variants[v], "course") && strcmp(variants[v], "tuned"))
+			p.axis[0] = SW_AXIS_UNUSED;
+		size_t n_out;
+		struct sw_check c;
+		float *out = sr_expected(&p, 42, &n_out);
+		sr_run_check(&p, out, n_out, 42, &c);
+		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
+		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
+		ck_assert_uint_eq(c.checked, n_out);
+		/* one wrong element is found */
+		out[n_out / 2] += 0.5f;
+		sr_run_check(&p, out, n_out, 42, &c);
+		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
+		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
+		/* as is input from another seed */
+		out[n_out / 2] -= 0.5f;
+		sr_run_check(&p, out, n_out, 43, &c);
+		ck_assert(!c.ok);
+		free(out);
+	}
+}
+END_TEST
+
+START_TEST(test_strided_check_samples_large_points)
+{
+	struct sw_point p = sr_point("course", 1, 64 << 20);
+	size_t n_out;
+	struct sw_check c;
+	float *out = sr_expected(&p, 7, &n_out);
+	sr_run_check(&p, out, n_out, 7, &c);
+	ck_assert_msg(c.ok, "%s", c.msg);
+	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
+	ck_assert_uint_ge(c.checked, 4096);
+	ck_assert_double_lt(c.max_rel_err, 1e-5);
+	for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
+		out[i] *= 1.01f;
+	sr_run_check(&p, out, n_out, 7, &c);
+	ck_assert(!c.ok);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_strided_bytes_and_sizes)
+{
+	const struct sw_family *f = sw_family_find("strided_read");
+	struct sw_point p = sr_point("course", 3, 1024);
+	ck_assert_double_eq(f->useful_bytes(&p), 342 * 4); /* ceil(1024 / 3) elements */
+	p = sr_point("course", 1, 64 << 20);
+	ck_assert_double_eq(f->useful_bytes(&p), 256.0 * (1 << 20));
+	ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
+	struct sw_sizes sz = {0};
+	f->sizes(&p, &sz);
+	ck_assert_int_eq(sz.n_inputs, 1);
+	ck_assert_int_eq(sz.n_buffers, 2);
+	ck_assert_uint_eq(sz.bytes[0], 256u << 20);
+	ck_assert_uint_eq(sz.bytes[1], T * 4);
+	p = sr_point("memcpy", SW_AXIS_UNUSED, 1 << 20);
+	ck_assert_double_eq(f->useful_bytes(&p), 8.0 * (1 << 20)); /* read and written */
+	f->sizes(&p, &sz);
+	ck_assert_uint_eq(sz.bytes[1], 4u << 20);
+	p = sr_point("stream_read", SW_AXIS_UNUSED, 1 << 20);
+	ck_assert_double_eq(f->useful_bytes(&p), 4.0 * (1 << 20));
+}
+END_TEST
+
+START_TEST(test_strided_refusal)
+{
+	const struct sw_family *f = sw_family_find("strided_read");
+	char why[160] = "";
+	struct sw_point p = sr_point("stream_read", SW_AXIS_UNUSED, 1026);
+	ck_assert(f->refuse(&p, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "multiple of 4"));
+	p = sr_point("stream_read", SW_AXIS_UNUSED, 1024);
+	ck_assert(!f->refuse(&p, why, sizeof why));
+	p = sr_point("course", 128, (int64_t)4 << 30); /* the largest point: 64-bit indices */
+	ck_assert(!f->refuse(&p, why, sizeof why));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("kernels");
+	TCase *tc = tcase_create("kernels");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_descriptors);
+	tcase_add_test(tc, test_strided_check_accepts_and_rejects);
+	tcase_add_test(tc, test_strided_check_samples_large_points);
+	tcase_add_test(tc, test_strided_bytes_and_sizes);
+	tcase_add_test(tc, test_strided_refusal);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

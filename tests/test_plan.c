@@ -1,1 +1,150 @@
-/* being written */
+/* Plan expansion: cartesian products, unused axes, model targets, stable ids. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "plan.h"
+
+static const char *JOB = "name: t\n"
+			 "model:\n  ccs: [6.0, 9.0]\n"
+			 "families:\n  strided_read:\n    axes:\n      stride: 1,2,4\n      n: 1M,4M\n";
+
+static void load(struct sw_job *job, const char *text)
+{
+	struct sw_err err = {0};
+	ck_assert_msg(sw_job_parse("t.yaml", text, strlen(text), job, &err) == SW_OK, "%s", err.msg);
+}
+
+START_TEST(test_counts)
+{
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = {0};
+	load(&job, JOB);
+	ck_assert_int_eq(sw_plan_build(&job, 0, &plan, &err), SW_OK);
+	/* course, tuned: 3 strides x 2 n; stream_read, memcpy: 2 n each */
+	ck_assert_uint_eq(plan.n, 3 * 2 * 2 + 2 + 2);
+	for (size_t i = 0; i < plan.n; i++)
+		ck_assert_int_eq(plan.points[i].cc, 0);
+	/* last axis fastest: course stride=1 n=1M, then n=4M */
+	ck_assert_int_eq(plan.points[0].p.axis[0], 1);
+	ck_assert_int_eq(plan.points[0].p.axis[1], 1 << 20);
+	ck_assert_int_eq(plan.points[1].p.axis[1], 4 << 20);
+	ck_assert_int_eq(plan.points[2].p.axis[0], 2);
+	/* a reference does not use stride */
+	ck_assert_int_eq(plan.points[12].p.axis[0], SW_AXIS_UNUSED);
+	sw_plan_fini(&plan);
+
+	ck_assert_int_eq(sw_plan_build(&job, 1, &plan, &err), SW_OK);
+	ck_assert_uint_eq(plan.n, 2 * 16);
+	ck_assert_int_eq(plan.points[0].cc, 60);
+	ck_assert_int_eq(plan.points[1].cc, 90);
+	sw_plan_fini(&plan);
+	sw_job_fini(&job);
+}
+END_TEST
+
+START_TEST(test_ids_stable_and_unique)
+{
+	struct sw_job a, b;
+	struct sw_plan pa, pb;
+	struct sw_err err = {0};
+	load(&a, JOB);
+	load(&b, JOB);
+	ck_assert_int_eq(sw_plan_build(&a, 1, &pa, &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&b, 1, &pb, &err), SW_OK);
+	ck_assert_uint_eq(pa.n, pb.n);
+	ck_assert_uint_eq(pa.fingerprint, pb.fingerprint);
+	for (size_t i = 0; i < pa.n; i++) {
+		ck_assert_uint_eq(pa.points[i].id, pb.points[i].id);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_uint_ne(pa.points[i].id, pa.points[j].id);
+	}
+	sw_plan_fini(&pa);
+	sw_plan_fini(&pb);
+	sw_job_fini(&a);
+	sw_job_fini(&b);
+}
+END_TEST
+
+START_TEST(test_id_golden)
+{
+	/* FNV-1a 64 of "strided_read/course;stride=4;n=1048576", computed independently. */
+	struct sw_point p = {.variant = 0, .axis = {4, 1 << 20}};
+	const char *text = "strided_read/course;stride=4;n=1048576";
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (const char *c = text; *c; c++) {
+		h ^= (unsigned char)*c;
+		h *= UINT64_C(0x100000001b3);
+	}
+	ck_assert_uint_eq(sw_point_id(sw_family_find("strided_read"), &p, 0), h);
+	ck_assert_uint_ne(sw_point_id(sw_family_find("strided_read"), &p, 90), h);
+}
+END_TEST
+
+START_TEST(test_fingerprint_changes_with_job)
+{
+	struct sw_job a, b;
+	struct sw_plan pa, pb;
+	struct sw_err err = {0};
+	load(&a, JOB);
+	load(&b, JOB);
+	ck_assert_int_eq(sw_job_set(&b, "strided_read.stride=1,2,8", &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&a, 0, &pa, &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&b, 0, &pb, &err), SW_OK);
+	ck_assert_uint_ne(pa.fingerprint, pb.fingerprint);
+	sw_plan_fini(&pa);
+	sw_plan_fini(&pb);
+	sw_job_fini(&a);
+	sw_job_fini(&b);
+}
+END_TEST
+
+START_TEST(test_label)
+{
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = {0};
+	char label[128];
+	load(&job, JOB);
+	ck_assert_int_eq(sw_plan_build(&job, 1, &plan, &err), SW_OK);
+	sw_point_label(&plan.points[1], label, sizeof label);
+	ck_assert_str_eq(label, "strided_read/course stride=1 n=1M cc=9.0");
+	sw_plan_fini(&plan);
+	sw_job_fini(&job);
+}
+END_TEST
+
+START_TEST(test_too_big)
+{
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = {0};
+	load(&job, JOB);
+	ck_assert_int_eq(sw_job_set(&job, "strided_read.stride=1:128", &err), SW_OK);
+	ck_assert_int_eq(sw_job_set(&job, "strided_read.n=1024:100000000:1024", &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&job, 1, &plan, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "more than"));
+	ck_assert_ptr_null(plan.points);
+	sw_job_fini(&job);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *tc = tcase_create("plan");
+	tcase_add_test(tc, test_counts);
+	tcase_add_test(tc, test_ids_stable_and_unique);
+	tcase_add_test(tc, test_id_golden);
+	tcase_add_test(tc, test_fingerprint_changes_with_job);
+	tcase_add_test(tc, test_label);
+	tcase_add_test(tc, test_too_big);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
