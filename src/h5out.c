@@ -1,1 +1,1253 @@
-/* being written */
+/*
+ * The result file of docs/hdf5-schema.md; the only module that includes
+ * hdf5.h. Rows wait in memory and every HDF5 write happens in sw_h5_flush,
+ * which ends in H5Fflush: a process killed between flushes leaves the file as
+ * the last flush wrote it. Never prints: a failure becomes a status and a
+ * message that ends with HDF5's innermost error description.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "h5out.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "kernel.h"
+
+#define MEAS_CHUNK_ROWS 256
+#define DEV_CHUNK_ROWS 16
+#define SAMPLES_CHUNK 4096
+#define AUTO_FLUSH_ROWS 1024           /* sw_h5_append flushes at this many rows */
+#define AUTO_FLUSH_SAMPLES (256 * 1024) /* ... or this many buffered samples (2 MiB) */
+
+/* A /measurements row in memory: struct sw_record up to its samples. */
+#define MEAS_ROW_BYTES offsetof(struct sw_record, samples_ns)
+_Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
+
+/* The newest object format allowed: 1.8's (1.10.0 and 1.10.1 lack the name,
+ * and there the default already picks the earliest format that fits). */
+#if H5_VERSION_GE(1, 10, 2)
+#define NEWEST_FORMAT H5F_LIBVER_V18
+#else
+#define NEWEST_FORMAT H5F_LIBVER_LATEST
+#endif
+
+/* Point id of a row that was allocated but never written (the fill value). */
+#define FILL_POINT_ID UINT64_MAX
+
+/* One column of a table: where it sits in the C struct, and its units. */
+enum col_kind { COL_I32, COL_U32, COL_I64, COL_U64, COL_F64, COL_STR, COL_AXIS };
+
+struct col {
+	const char *name;
+	size_t offset;
+	size_t size;
+	enum col_kind kind;
+	const char *units; /* NULL: a count, an id or a ratio */
+};
+
+#define COL(type, field, kind, units) \
+	{ #field, offsetof(type, field), sizeof(((type *)0)->field), kind, units }
+#define RCOL(field, kind, units) COL(struct sw_record, field, kind, units)
+#define DCOL(field, kind, units) COL(struct sw_device_info, field, kind, units)
+
+/* In struct order; COL_AXIS expands to one int64 column per axis name. */
+static const struct col meas_cols[] = {
+	RCOL(point_id, COL_U64, NULL),
+	RCOL(plan_index, COL_U32, NULL),
+	RCOL(rank, COL_I32, NULL),
+	RCOL(session, COL_I32, NULL),
+	RCOL(family, COL_STR, NULL),
+	RCOL(variant, COL_STR, NULL),
+	RCOL(backend, COL_STR, NULL),
+	RCOL(is_reference, COL_I32, NULL),
+	RCOL(cc, COL_I32, NULL),
+	RCOL(axis, COL_AXIS, NULL),
+	RCOL(status, COL_I32, NULL),
+	RCOL(message, COL_STR, NULL),
+	RCOL(check_mode, COL_STR, NULL),
+	RCOL(checked_elems, COL_U64, "elements"),
+	RCOL(max_rel_err, COL_F64, NULL),
+	RCOL(seed, COL_U64, NULL),
+	RCOL(n_samples, COL_U32, NULL),
+	RCOL(launches_per_sample, COL_U32, NULL),
+	RCOL(l2_flushed, COL_I32, NULL),
+	RCOL(median_ns, COL_F64, "ns"),
+	RCOL(min_ns, COL_F64, "ns"),
+	RCOL(mean_ns, COL_F64, "ns"),
+	RCOL(stddev_ns, COL_F64, "ns"),
+	RCOL(rse, COL_F64, NULL),
+	RCOL(useful_bytes, COL_F64, "bytes"),
+	RCOL(flops, COL_F64, "flop"),
+	RCOL(gbps, COL_F64, "GB/s"),
+	RCOL(gflops, COL_F64, "GFLOP/s"),
+	RCOL(timed_s, COL_F64, "s"),
+	RCOL(sm_clock_mhz, COL_U32, "MHz"),
+	RCOL(mem_clock_mhz, COL_U32, "MHz"),
+	RCOL(throttle_reasons, COL_U64, NULL),
+	RCOL(model_requests, COL_F64, "requests"),
+	RCOL(model_sectors_per_request, COL_F64, "sectors/request"),
+	RCOL(model_moved_bytes, COL_F64, "bytes"),
+	RCOL(model_efficiency, COL_F64, NULL),
+	RCOL(start_unix, COL_F64, "s"),
+	RCOL(sample_offset, COL_U64, NULL),
+};
+
+static const struct col dev_cols[] = {
+	DCOL(rank, COL_I32, NULL),
+	DCOL(session, COL_I32, NULL),
+	DCOL(host, COL_STR, NULL),
+	DCOL(local_rank, COL_I32, NULL),
+	DCOL(device_index, COL_I32, NULL),
+	DCOL(backend, COL_STR, NULL),
+	DCOL(pci_bus_id, COL_STR, NULL),
+	DCOL(uuid, COL_STR, NULL),
+	DCOL(name, COL_STR, NULL),
+	DCOL(cc, COL_I32, NULL),
+	DCOL(sm_count, COL_I32, NULL),
+	DCOL(mem_clock_khz, COL_I32, "kHz"),
+	DCOL(mem_bus_width_bits, COL_I32, "bits"),
+	DCOL(peak_gbps, COL_F64, "GB/s"),
+	DCOL(l2_bytes, COL_I64, "bytes"),
+	DCOL(mem_bytes, COL_I64, "bytes"),
+	DCOL(driver_version, COL_I32, NULL),
+	DCOL(runtime_version, COL_I32, NULL),
+	DCOL(visible_devices, COL_STR, NULL),
+};
+
+#define N_MEAS_COLS (sizeof meas_cols / sizeof meas_cols[0])
+#define N_DEV_COLS (sizeof dev_cols / sizeof dev_cols[0])
+
+static const char meas_about[] =
+	"One row per plan point and backend. Axis columns hold -1 where the "
+	"family has no such axis. Row r's raw sample times are "
+	"/samples[sample_offset : sample_offset + n_samples]. status: 0 ok, "
+	"1 skipped, 2 invalid, 3 failed (message says why). Units in the "
+	"attributes units:<column>.";
+static const char dev_about[] =
+	"One row per rank and session: the GPU it measured on (device_index -1 "
+	"for the model backend). Units in the attributes units:<column>.";
+static const char samples_about[] =
+	"Raw time of every sample of every /measurements row, in ns; a row "
+	"points into it with sample_offset and n_samples.";
+
+struct sw_h5 {
+	char *path;
+	hid_t file;
+	hid_t devices, measurements, samples; /* datasets */
+	hid_t dev_mtype, meas_mtype;          /* row types in memory */
+	uint64_t n_dev, n_meas, n_samples;    /* rows on disk */
+
+	/* Buffered rows, written by the next flush. */
+	struct sw_device_info *dev_buf;
+	size_t dev_len, dev_cap;
+	unsigned char *meas_buf; /* rows of MEAS_ROW_BYTES */
+	size_t meas_len, meas_cap;
+	double *samples_buf;
+	size_t samples_len, samples_cap;
+};
+
+/* ---- errors ---------------------------------------------------------- */
+
+struct h5_innermost {
+	char text[256];
+};
+
+static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
+{
+	struct h5_innermost *in = data;
+
+	if (n != 0)
+		return 0;
+	if (e->desc && e->desc[0])
+		snprintf(in->text, sizeof in->text, "%s", e->desc);
+	else if (H5Eget_msg(e->min_num, NULL, in->text, sizeof in->text) < 0)
+		in->text[0] = '\0';
+	return 0;
+}
+
+/* Like sw_fail, then appends the innermost HDF5 error of the current stack.
+ * Call it right after the failing call: any HDF5 call clears the stack. */
+static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
+{
+	struct h5_innermost in = { "" };
+	char context[sizeof err->msg];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(context, sizeof context, fmt, ap);
+	va_end(ap);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &in);
+	if (in.text[0])
+		return sw_fail(err, s, "%s: %s", context, in.text);
+	return sw_fail(err, s, "%s", context);
+}
+
+/* ---- types ----------------------------------------------------------- */
+
+static hid_t str_type(size_t len, struct sw_err *err)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	if (t < 0) {
+		h5_fail(err, SW_EHDF5, "cannot copy the string type");
+		return t;
+	}
+	if (H5Tset_size(t, len) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+	    H5Tset_cset(t, H5T_CSET_ASCII) < 0) {
+		h5_fail(err, SW_EHDF5, "cannot make a %zu-byte string type", len);
+		H5Tclose(t);
+		return H5I_INVALID_HID;
+	}
+	return t;
+}
+
+/* Variable-length UTF-8: what h5py returns as str for an attribute. */
+static hid_t vstr_type(struct sw_err *err)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	if (t < 0) {
+		h5_fail(err, SW_EHDF5, "cannot copy the string type");
+		return t;
+	}
+	if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+		h5_fail(err, SW_EHDF5, "cannot make a variable-length string type");
+		H5Tclose(t);
+		return H5I_INVALID_HID;
+	}
+	return t;
+}
+
+static hid_t num_type(enum col_kind kind, int in_file)
+{
+	switch (kind) {
+	case COL_I32: return in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+	case COL_U32: return in_file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
+	case COL_AXIS:
+	case COL_I64: return in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+	case COL_U64: return in_file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+	case COL_F64: return in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+	case COL_STR: break;
+	}
+	return H5I_INVALID_HID;
+}
+
+static size_t type_bytes(const struct col *cols, size_t n_cols)
+{
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < n_cols; i++)
+		bytes += cols[i].kind == COL_AXIS ? (size_t)sw_axis_column_count() * sizeof(int64_t)
+						  : cols[i].size;
+	return bytes;
+}
+
+static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct col *c,
+		     int in_file, struct sw_err *err)
+{
+	hid_t mt = c->kind == COL_STR ? str_type(c->size, err) : num_type(c->kind, in_file);
+	herr_t rc;
+
+	if (mt < 0)
+		return -1;
+	rc = H5Tinsert(ctype, name, offset, mt);
+	if (rc < 0)
+		h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
+	if (c->kind == COL_STR)
+		H5Tclose(mt);
+	return rc;
+}
+
+/* The compound type of a table: in memory at the struct's offsets with
+ * native types (row_bytes apart), or packed in table order with
+ * little-endian types for the file. */
+static hid_t table_type(const struct col *cols, size_t n_cols, size_t row_bytes, int in_file,
+			struct sw_err *err)
+{
+	size_t at = 0;
+	hid_t t = H5Tcreate(H5T_COMPOUND, in_file ? type_bytes(cols, n_cols) : row_bytes);
+
+	if (t < 0) {
+		h5_fail(err, SW_EHDF5, "cannot create a compound type");
+		return t;
+	}
+	for (size_t i = 0; i < n_cols; i++) {
+		const struct col *c = &cols[i];
+
+		if (c->kind != COL_AXIS) {
+			if (insert(t, c->name, in_file ? at : c->offset, c, in_file, err) < 0)
+				goto close_type;
+			at += c->size;
+			continue;
+		}
+		for (int a = 0; a < sw_axis_column_count(); a++) {
+			size_t off = in_file ? at : c->offset + (size_t)a * sizeof(int64_t);
+
+			if (insert(t, sw_axis_column_name(a), off, c, in_file, err) < 0) {
+				sw_wrap(err, "axis column %d", a);
+				goto close_type;
+			}
+			at += sizeof(int64_t);
+		}
+	}
+	return t;
+
+close_type:
+	H5Tclose(t);
+	return H5I_INVALID_HID;
+}
+
+/* Units of an axis from the families that declare it; NULL when they disagree. */
+static const char *axis_units(const char *name)
+{
+	const char *units = NULL;
+
+	for (int f = 0; f < sw_n_families; f++)
+		for (int a = 0; a < sw_families[f]->n_axes; a++) {
+			const struct sw_axis_def *d = &sw_families[f]->axes[a];
+
+			if (strcmp(d->name, name) != 0 || !d->units)
+				continue;
+			if (units && strcmp(units, d->units) != 0)
+				return NULL;
+			units = d->units;
+		}
+	return units;
+}
+
+/* Fixed-length strings get their terminator and nothing but zeros after it,
+ * so readers see "abc", never "abc\0garbage". */
+static void tidy_strings(const struct col *cols, size_t n_cols, unsigned char *row)
+{
+	for (size_t i = 0; i < n_cols; i++) {
+		char *s = (char *)row + cols[i].offset;
+		size_t len;
+
+		if (cols[i].kind != COL_STR)
+			continue;
+		len = strnlen(s, cols[i].size);
+		if (len == cols[i].size)
+			len--;
+		memset(s + len, 0, cols[i].size - len);
+	}
+}
+
+/* ---- attributes ------------------------------------------------------ */
+
+/* Creates or replaces a scalar attribute. */
+static enum sw_status put_attr(hid_t loc, const char *name, hid_t file_type, hid_t mem_type,
+			       const void *value, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	htri_t exists = H5Aexists(loc, name);
+	hid_t space, attr;
+
+	if (exists < 0)
+		return h5_fail(err, SW_EHDF5, "cannot look up attribute %s", name);
+	if (exists && H5Adelete(loc, name) < 0)
+		return h5_fail(err, SW_EHDF5, "cannot replace attribute %s", name);
+	space = H5Screate(H5S_SCALAR);
+	if (space < 0)
+		return h5_fail(err, SW_EHDF5, "cannot create a scalar dataspace");
+	attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+	if (attr < 0) {
+		st = h5_fail(err, SW_EHDF5, "cannot create attribute %s", name);
+		goto close_space;
+	}
+	if (H5Awrite(attr, mem_type, value) < 0)
+		st = h5_fail(err, SW_EHDF5, "cannot write attribute %s", name);
+	H5Aclose(attr);
+close_space:
+	H5Sclose(space);
+	return st;
+}
+
+static enum sw_status put_str(hid_t loc, const char *name, const char *value, struct sw_err *err)
+{
+	enum sw_status st;
+	hid_t t = vstr_type(err);
+
+	if (t < 0)
+		return err ? err->status : SW_EHDF5;
+	if (!value)
+		value = "";
+	st = put_attr(loc, name, t, t, &value, err);
+	H5Tclose(t);
+	return st;
+}
+
+static enum sw_status put_i32(hid_t loc, const char *name, int32_t v, struct sw_err *err)
+{
+	return put_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v, err);
+}
+
+static enum sw_status put_u64(hid_t loc, const char *name, uint64_t v, struct sw_err *err)
+{
+	return put_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v, err);
+}
+
+static enum sw_status put_f64(hid_t loc, const char *name, double v, struct sw_err *err)
+{
+	return put_attr(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v, err);
+}
+
+/* Both forms of a time: ISO 8601 UTC under name_time, seconds under name_unix. */
+static enum sw_status put_time(hid_t loc, const char *name_time, const char *name_unix,
+			       double unix_s, struct sw_err *err)
+{
+	char iso[32] = "";
+	time_t t = (time_t)floor(unix_s);
+	struct tm tm;
+	enum sw_status st;
+
+	if (isfinite(unix_s) && gmtime_r(&t, &tm))
+		strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	st = put_str(loc, name_time, iso, err);
+	if (st == SW_OK)
+		st = put_f64(loc, name_unix, unix_s, err);
+	return st;
+}
+
+/* 1: present and read; 0: absent; <0: present but unreadable as mem_type. */
+static int get_attr(hid_t loc, const char *name, hid_t mem_type, void *value)
+{
+	htri_t exists = H5Aexists(loc, name);
+	hid_t attr;
+	herr_t rc;
+
+	if (exists <= 0)
+		return exists < 0 ? -1 : 0;
+	attr = H5Aopen(loc, name, H5P_DEFAULT);
+	if (attr < 0)
+		return -1;
+	rc = H5Aread(attr, mem_type, value);
+	H5Aclose(attr);
+	return rc < 0 ? -1 : 1;
+}
+
+/* A variable-length string attribute as a malloc'd copy; "" when absent or
+ * of another type. NULL only when out of memory. */
+static char *get_vstr(hid_t loc, const char *name)
+{
+	hid_t t = vstr_type(NULL);
+	char *s = NULL, *copy;
+
+	if (t >= 0 && get_attr(loc, name, t, &s) != 1)
+		s = NULL;
+	copy = strdup(s ? s : "");
+	if (s)
+		H5free_memory(s);
+	if (t >= 0)
+		H5Tclose(t);
+	return copy;
+}
+
+/* ---- the handle ------------------------------------------------------ */
+
+static void close_ids(struct sw_h5 *h)
+{
+	hid_t *datasets[] = { &h->devices, &h->measurements, &h->samples };
+	hid_t *types[] = { &h->dev_mtype, &h->meas_mtype };
+
+	for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++)
+		if (*datasets[i] >= 0) {
+			H5Dclose(*datasets[i]);
+			*datasets[i] = H5I_INVALID_HID;
+		}
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (*types[i] >= 0) {
+			H5Tclose(*types[i]);
+			*types[i] = H5I_INVALID_HID;
+		}
+	if (h->file >= 0) {
+		H5Fclose(h->file);
+		h->file = H5I_INVALID_HID;
+	}
+}
+
+static void destroy(struct sw_h5 *h)
+{
+	if (!h)
+		return;
+	close_ids(h);
+	free(h->dev_buf);
+	free(h->meas_buf);
+	free(h->samples_buf);
+	free(h->path);
+	free(h);
+}
+
+/* A handle with its memory row types and no file yet. */
+static enum sw_status new_handle(const char *path, struct sw_h5 **out, struct sw_err *err)
+{
+	struct sw_h5 *h = calloc(1, sizeof *h);
+
+	*out = NULL;
+	if (!h)
+		return sw_fail(err, SW_ENOMEM, "out of memory for the result file handle");
+	h->file = h->devices = h->measurements = h->samples = H5I_INVALID_HID;
+	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
+	h->path = strdup(path);
+	if (!h->path) {
+		destroy(h);
+		return sw_fail(err, SW_ENOMEM, "out of memory for the result file handle");
+	}
+	h->meas_mtype = table_type(meas_cols, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
+	if (h->meas_mtype < 0)
+		goto destroy_h;
+	h->dev_mtype = table_type(dev_cols, N_DEV_COLS, sizeof(struct sw_device_info), 0, err);
+	if (h->dev_mtype < 0)
+		goto destroy_h;
+	*out = h;
+	return SW_OK;
+
+destroy_h:
+	destroy(h);
+	return sw_wrap(err, "cannot build the row types");
+}
+
+/* Version 1.8 objects at most, superblock version 0: such a file has no
+ * "file consistency flags", which a writer that dies leaves set in a
+ * 1.10-format file and which then make every later open fail. */
+static hid_t file_access(struct sw_err *err)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+
+	if (fapl < 0) {
+		h5_fail(err, SW_EHDF5, "cannot create a file access property list");
+		return fapl;
+	}
+	if (H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, NEWEST_FORMAT) < 0) {
+		h5_fail(err, SW_EHDF5, "cannot select the HDF5 1.8 file format");
+		H5Pclose(fapl);
+		return H5I_INVALID_HID;
+	}
+	return fapl;
+}
+
+/* ---- create ---------------------------------------------------------- */
+
+/* The directory part of path ("." when it has none), malloc'd. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len;
+	char *dir;
+
+	if (!slash)
+		return strdup(".");
+	len = slash == path ? 1 : (size_t)(slash - path);
+	dir = malloc(len + 1);
+	if (dir) {
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	return dir;
+}
+
+/* Where the file is built before it takes its name: same directory, hidden. */
+static char *temp_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t len = strlen(path) + 48;
+	char *tmp = malloc(len);
+
+	if (tmp)
+		snprintf(tmp, len, "%.*s.%s.tmp%ld", (int)dir_len, path, path + dir_len,
+			 (long)getpid());
+	return tmp;
+}
+
+static enum sw_status check_target(const char *path, int force, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	struct stat sb;
+	char *dir;
+
+	if (!path || !path[0] || path[strlen(path) - 1] == '/')
+		return sw_fail(err, SW_EINVAL, "'%s' is not a file name for the results",
+			       path ? path : "(null)");
+	dir = dir_of(path);
+	if (!dir)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	if (stat(dir, &sb) != 0) {
+		if (errno == ENOENT)
+			st = sw_fail(err, SW_EIO, "cannot create %s: directory %s does not exist",
+				     path, dir);
+		else
+			st = sw_fail(err, SW_EIO, "cannot create %s: directory %s: %s", path, dir,
+				     strerror(errno));
+		goto free_dir;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		st = sw_fail(err, SW_EIO, "cannot create %s: %s is not a directory", path, dir);
+		goto free_dir;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		st = sw_fail(err, SW_EIO, "cannot create %s: directory %s is not writable: %s",
+			     path, dir, strerror(errno));
+		goto free_dir;
+	}
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", path);
+		else if (!force)
+			st = sw_fail(err, SW_EIO,
+				     "%s already exists; use --force to overwrite it or --resume to continue it",
+				     path);
+	}
+free_dir:
+	free(dir);
+	return st;
+}
+
+static enum sw_status write_root(hid_t file, const struct sw_h5_meta *m, struct sw_err *err)
+{
+	enum sw_status st;
+
+	if ((st = put_i32(file, "schema_version", SW_SCHEMA_VERSION, err)) ||
+	    (st = put_str(file, "tool_version", m->tool_version, err)) ||
+	    (st = put_str(file, "job_path", m->job_path, err)) ||
+	    (st = put_str(file, "job_text", m->job_text, err)) ||
+	    (st = put_str(file, "command_line", m->command_line, err)) ||
+	    (st = put_str(file, "command_line_history", m->command_line, err)) ||
+	    (st = put_str(file, "backend", m->backend, err)) ||
+	    (st = put_i32(file, "mpi_size", m->mpi_size, err)) ||
+	    (st = put_u64(file, "plan_fingerprint", m->plan_fingerprint, err)) ||
+	    (st = put_u64(file, "plan_points", m->plan_points, err)) ||
+	    (st = put_time(file, "start_time", "start_unix", m->start_unix, err)) ||
+	    (st = put_i32(file, "sessions", 1, err)))
+		return sw_wrap(err, "cannot write the root attributes");
+	return SW_OK;
+}
+
+/* An empty extendable 1-D dataset with its description and units. */
+static hid_t create_table(hid_t file, const char *name, hid_t file_type, hsize_t chunk_rows,
+			  hid_t fill_type, const void *fill, const char *about,
+			  const struct col *cols, size_t n_cols, struct sw_err *err)
+{
+	hsize_t dims = 0, maxdims = H5S_UNLIMITED;
+	hid_t space, dcpl, dset = H5I_INVALID_HID;
+
+	space = H5Screate_simple(1, &dims, &maxdims);
+	if (space < 0) {
+		h5_fail(err, SW_EHDF5, "cannot create the dataspace of %s", name);
+		return space;
+	}
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (dcpl < 0) {
+		h5_fail(err, SW_EHDF5, "cannot create the properties of %s", name);
+		goto close_space;
+	}
+	if (H5Pset_chunk(dcpl, 1, &chunk_rows) < 0 ||
+	    H5Pset_fill_value(dcpl, fill_type, fill) < 0) {
+		h5_fail(err, SW_EHDF5, "cannot set chunks and fill value of %s", name);
+		goto close_dcpl;
+	}
+	dset = H5Dcreate2(file, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (dset < 0) {
+		h5_fail(err, SW_EHDF5, "cannot create %s", name);
+		goto close_dcpl;
+	}
+	if (put_str(dset, "description", about, err))
+		goto close_dset;
+	for (size_t i = 0; i < n_cols; i++) {
+		char attr[80];
+
+		if (cols[i].kind == COL_AXIS) {
+			for (int a = 0; a < sw_axis_column_count(); a++) {
+				const char *units = axis_units(sw_axis_column_name(a));
+
+				snprintf(attr, sizeof attr, "units:%s", sw_axis_column_name(a));
+				if (units && put_str(dset, attr, units, err))
+					goto close_dset;
+			}
+			continue;
+		}
+		if (!cols[i].units)
+			continue;
+		snprintf(attr, sizeof attr, "units:%s", cols[i].name);
+		if (put_str(dset, attr, cols[i].units, err))
+			goto close_dset;
+	}
+	goto close_dcpl;
+
+close_dset:
+	H5Dclose(dset);
+	dset = H5I_INVALID_HID;
+close_dcpl:
+	H5Pclose(dcpl);
+close_space:
+	H5Sclose(space);
+	return dset;
+}
+
+static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	struct sw_record blank;
+	struct sw_device_info no_device;
+	double no_sample = NAN;
+	hid_t ftype;
+
+	/* What a row allocated but never written reads as: see FILL_POINT_ID. */
+	sw_record_init(&blank);
+	blank.point_id = FILL_POINT_ID;
+	blank.status = -1;
+	blank.check_mode[0] = '\0';
+	memset(&no_device, 0, sizeof no_device);
+	no_device.rank = no_device.session = no_device.device_index = -1;
+
+	ftype = table_type(dev_cols, N_DEV_COLS, 0, 1, err);
+	if (ftype < 0)
+		return sw_wrap(err, "cannot build the /devices type");
+	h->devices = create_table(h->file, "devices", ftype, DEV_CHUNK_ROWS, h->dev_mtype,
+				  &no_device, dev_about, dev_cols, N_DEV_COLS, err);
+	H5Tclose(ftype);
+	if (h->devices < 0)
+		return err ? err->status : SW_EHDF5;
+
+	ftype = table_type(meas_cols, N_MEAS_COLS, 0, 1, err);
+	if (ftype < 0)
+		return sw_wrap(err, "cannot build the /measurements type");
+	h->measurements = create_table(h->file, "measurements", ftype, MEAS_CHUNK_ROWS,
+				       h->meas_mtype, &blank, meas_about, meas_cols, N_MEAS_COLS,
+				       err);
+	H5Tclose(ftype);
+	if (h->measurements < 0)
+		return err ? err->status : SW_EHDF5;
+
+	h->samples = create_table(h->file, "samples", H5T_IEEE_F64LE, SAMPLES_CHUNK,
+				  H5T_NATIVE_DOUBLE, &no_sample, samples_about, NULL, 0, err);
+	if (h->samples < 0)
+		return err ? err->status : SW_EHDF5;
+	st = put_str(h->samples, "units", "ns", err);
+	return st;
+}
+
+enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
+			    struct sw_h5 **out, struct sw_err *err)
+{
+	enum sw_status st;
+	struct sw_h5 *h;
+	char *tmp;
+	hid_t fapl;
+
+	*out = NULL;
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	st = check_target(path, force, err);
+	if (st)
+		return st;
+	st = new_handle(path, &h, err);
+	if (st)
+		return st;
+	tmp = temp_name(path);
+	if (!tmp) {
+		st = sw_fail(err, SW_ENOMEM, "out of memory");
+		goto destroy_h;
+	}
+	fapl = file_access(err);
+	if (fapl < 0) {
+		st = err ? err->status : SW_EHDF5;
+		goto free_tmp;
+	}
+	/* Built under a temporary name, so that path never names a half-made
+	 * file and --force keeps the old file until the new one is complete. */
+	h->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+	if (h->file < 0) {
+		st = h5_fail(err, SW_EIO, "cannot create %s", path);
+		H5Pclose(fapl);
+		goto free_tmp;
+	}
+	H5Pclose(fapl);
+	st = write_root(h->file, meta, err);
+	if (st)
+		goto remove_tmp;
+	st = create_tables(h, err);
+	if (st)
+		goto remove_tmp;
+	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) {
+		st = h5_fail(err, SW_EIO, "cannot write %s", path);
+		goto remove_tmp;
+	}
+	if (rename(tmp, path) != 0) {
+		st = sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tmp, path,
+			     strerror(errno));
+		goto remove_tmp;
+	}
+	free(tmp);
+	*out = h;
+	return SW_OK;
+
+remove_tmp:
+	close_ids(h);
+	unlink(tmp);
+free_tmp:
+	free(tmp);
+destroy_h:
+	destroy(h);
+	return st;
+}
+
+/* ---- resume ---------------------------------------------------------- */
+
+/* The table exists, is 1-D, has a column for every field we write, and
+ * tells its row count. */
+static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_type,
+				 hid_t *dset, uint64_t *rows, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t space, ftype = H5I_INVALID_HID;
+	hsize_t dims;
+	htri_t exists = H5Lexists(h->file, name, H5P_DEFAULT);
+
+	if (exists < 0)
+		return h5_fail(err, SW_EHDF5, "%s: cannot look up /%s", h->path, name);
+	if (!exists)
+		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: it has no /%s dataset",
+			       h->path, name);
+	*dset = H5Dopen2(h->file, name, H5P_DEFAULT);
+	if (*dset < 0)
+		return h5_fail(err, SW_EINVAL, "%s: cannot open /%s", h->path, name);
+	space = H5Dget_space(*dset);
+	if (space < 0)
+		return h5_fail(err, SW_EHDF5, "%s: cannot get the extent of /%s", h->path, name);
+	if (H5Sget_simple_extent_ndims(space) != 1 ||
+	    H5Sget_simple_extent_dims(space, &dims, NULL) != 1) {
+		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not 1-D", h->path,
+			     name);
+		goto close_space;
+	}
+	*rows = dims;
+	if (mem_type < 0)
+		goto close_space;
+	ftype = H5Dget_type(*dset);
+	if (ftype < 0) {
+		st = h5_fail(err, SW_EHDF5, "%s: cannot get the type of /%s", h->path, name);
+		goto close_space;
+	}
+	if (H5Tget_class(ftype) != H5T_COMPOUND) {
+		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not a table",
+			     h->path, name);
+		goto close_ftype;
+	}
+	for (int i = 0; i < H5Tget_nmembers(mem_type); i++) {
+		char *col = H5Tget_member_name(mem_type, (unsigned)i);
+		int found = col && H5Tget_member_index(ftype, col) >= 0;
+
+		if (!found)
+			st = sw_fail(err, SW_EINVAL,
+				     "%s: /%s has no column '%s'; it was written by a sweep with other kernels, so write a new file",
+				     h->path, name, col ? col : "?");
+		H5free_memory(col);
+		if (!found)
+			break;
+	}
+close_ftype:
+	H5Tclose(ftype);
+close_space:
+	H5Sclose(space);
+	return st;
+}
+
+/* One column of the first rows of a table, into buf (rows x H5Tget_size(type)). */
+static enum sw_status read_column(hid_t dset, const char *table, const char *name,
+				  hid_t type, uint64_t rows, void *buf, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t one;
+
+	if (rows == 0)
+		return SW_OK;
+	one = H5Tcreate(H5T_COMPOUND, H5Tget_size(type));
+	if (one < 0)
+		return h5_fail(err, SW_EHDF5, "cannot create a compound type");
+	if (H5Tinsert(one, name, 0, type) < 0) {
+		st = h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
+		goto close_one;
+	}
+	if (H5Dread(dset, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+		st = h5_fail(err, SW_EHDF5, "cannot read column %s of /%s", name, table);
+close_one:
+	H5Tclose(one);
+	return st;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted, without duplicates and without never-written rows. */
+static size_t tidy_ids(uint64_t *ids, size_t n)
+{
+	size_t k = 0;
+
+	qsort(ids, n, sizeof *ids, cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] != FILL_POINT_ID && (k == 0 || ids[k - 1] != ids[i]))
+			ids[k++] = ids[i];
+	return k;
+}
+
+static enum sw_status max_session(hid_t dset, const char *table, uint64_t rows, int *max,
+				  struct sw_err *err)
+{
+	enum sw_status st;
+	int32_t *s;
+
+	if (rows == 0)
+		return SW_OK;
+	s = malloc(rows * sizeof *s);
+	if (!s)
+		return sw_fail(err, SW_ENOMEM, "out of memory for %llu rows of /%s",
+			       (unsigned long long)rows, table);
+	st = read_column(dset, table, "session", H5T_NATIVE_INT32, rows, s, err);
+	for (uint64_t i = 0; st == SW_OK && i < rows; i++)
+		if (s[i] > *max)
+			*max = s[i];
+	free(s);
+	return st;
+}
+
+/* The checks that make this our file and this job's file. */
+static enum sw_status check_identity(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				     struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	int schema = 0;
+	uint64_t fingerprint = 0;
+	char *backend;
+	int rc;
+
+	rc = get_attr(h->file, "schema_version", H5T_NATIVE_INT, &schema);
+	if (rc != 1)
+		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: %s schema_version attribute",
+			       h->path, rc == 0 ? "it has no" : "it has an unreadable");
+	if (schema > SW_SCHEMA_VERSION)
+		return sw_fail(err, SW_EINVAL,
+			       "%s has schema version %d, newer than the %d this sweep writes; resume it with a newer sweep",
+			       h->path, schema, SW_SCHEMA_VERSION);
+	if (schema < 1)
+		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: schema_version is %d",
+			       h->path, schema);
+	rc = get_attr(h->file, "plan_fingerprint", H5T_NATIVE_UINT64, &fingerprint);
+	if (rc != 1)
+		return sw_fail(err, SW_EINVAL,
+			       "%s is not a sweep file: %s plan_fingerprint attribute", h->path,
+			       rc == 0 ? "it has no" : "it has an unreadable");
+	if (fingerprint != meta->plan_fingerprint)
+		return sw_fail(err, SW_EINVAL,
+			       "%s was made from a different job (plan fingerprint %016llx, this job's %016llx); write a new file or use --force to overwrite it",
+			       h->path, (unsigned long long)fingerprint,
+			       (unsigned long long)meta->plan_fingerprint);
+	/* Done ids are not per backend: the other backend would skip them all. */
+	backend = get_vstr(h->file, "backend");
+	if (!backend)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	if (backend[0] && meta->backend && strcmp(backend, meta->backend) != 0)
+		st = sw_fail(err, SW_EINVAL,
+			     "%s holds %s rows; resume it with --backend %s or write a new file",
+			     h->path, backend, backend);
+	free(backend);
+	return st;
+}
+
+static enum sw_status read_done(struct sw_h5 *h, uint64_t **done_ids, size_t *n_done,
+				struct sw_err *err)
+{
+	enum sw_status st;
+	uint64_t *ids;
+
+	if (h->n_meas == 0)
+		return SW_OK;
+	ids = malloc(h->n_meas * sizeof *ids);
+	if (!ids)
+		return sw_fail(err, SW_ENOMEM, "out of memory for %llu point ids",
+			       (unsigned long long)h->n_meas);
+	st = read_column(h->measurements, "measurements", "point_id", H5T_NATIVE_UINT64, h->n_meas,
+			 ids, err);
+	if (st) {
+		free(ids);
+		return sw_wrap(err, "%s", h->path);
+	}
+	*n_done = tidy_ids(ids, h->n_meas);
+	*done_ids = ids;
+	return SW_OK;
+}
+
+/* sessions, command_line_history and the end time of the file as it now is:
+ * a run killed from here on leaves no end time, so none is ever stale. */
+static enum sw_status start_session(struct sw_h5 *h, const struct sw_h5_meta *meta, int session,
+				    struct sw_err *err)
+{
+	enum sw_status st;
+	char *old = get_vstr(h->file, "command_line_history"), *history;
+	size_t len;
+	htri_t has_end;
+
+	if (!old)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	len = strlen(old) + strlen(meta->command_line ? meta->command_line : "") + 2;
+	history = malloc(len);
+	if (!history) {
+		free(old);
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	}
+	snprintf(history, len, "%s%s%s", old, old[0] ? "\n" : "",
+		 meta->command_line ? meta->command_line : "");
+	free(old);
+	st = put_i32(h->file, "sessions", session + 1, err);
+	if (st == SW_OK)
+		st = put_str(h->file, "command_line_history", history, err);
+	free(history);
+	for (int i = 0; st == SW_OK && i < 2; i++) {
+		const char *name = i ? "end_unix" : "end_time";
+
+		has_end = H5Aexists(h->file, name);
+		if (has_end < 0 || (has_end && H5Adelete(h->file, name) < 0))
+			st = h5_fail(err, SW_EHDF5, "cannot remove attribute %s", name);
+	}
+	if (st == SW_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+		st = h5_fail(err, SW_EIO, "cannot write %s", h->path);
+	return st;
+}
+
+enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
+			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err)
+{
+	enum sw_status st;
+	struct sw_h5 *h;
+	struct stat sb;
+	int previous = -1, sessions = 0;
+	htri_t is_h5;
+	hid_t fapl;
+
+	*out = NULL;
+	*done_ids = NULL;
+	*n_done = 0;
+	*session = 0;
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	if (!path || stat(path, &sb) != 0)
+		return sw_fail(err, SW_EIO, "cannot resume %s: %s", path ? path : "(null)",
+			       path ? strerror(errno) : "no file name");
+	if (!S_ISREG(sb.st_mode))
+		return sw_fail(err, SW_EINVAL, "cannot resume %s: not a regular file", path);
+	is_h5 = H5Fis_hdf5(path);
+	if (is_h5 <= 0)
+		return sw_fail(err, SW_EINVAL, "cannot resume %s: not an HDF5 file", path);
+
+	st = new_handle(path, &h, err);
+	if (st)
+		return st;
+	fapl = file_access(err);
+	if (fapl < 0) {
+		st = err ? err->status : SW_EHDF5;
+		goto destroy_h;
+	}
+	h->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+	if (h->file < 0) {
+		st = h5_fail(err, SW_EIO,
+			     "cannot open %s for writing (is another sweep writing it?)", path);
+		H5Pclose(fapl);
+		goto destroy_h;
+	}
+	H5Pclose(fapl);
+
+	if ((st = check_identity(h, meta, err)) ||
+	    (st = open_table(h, "devices", h->dev_mtype, &h->devices, &h->n_dev, err)) ||
+	    (st = open_table(h, "measurements", h->meas_mtype, &h->measurements, &h->n_meas,
+			     err)) ||
+	    (st = open_table(h, "samples", H5I_INVALID_HID, &h->samples, &h->n_samples, err)))
+		goto destroy_h;
+
+	if ((st = max_session(h->devices, "devices", h->n_dev, &previous, err)) ||
+	    (st = max_session(h->measurements, "measurements", h->n_meas, &previous, err)))
+		goto destroy_h;
+	if (get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
+	    sessions - 1 > previous)
+		previous = sessions - 1;
+
+	st = read_done(h, done_ids, n_done, err);
+	if (st)
+		goto destroy_h;
+	st = start_session(h, meta, previous + 1, err);
+	if (st)
+		goto free_ids;
+	*session = previous + 1;
+	*out = h;
+	return SW_OK;
+
+free_ids:
+	free(*done_ids);
+	*done_ids = NULL;
+	*n_done = 0;
+destroy_h:
+	destroy(h);
+	return st;
+}
+
+/* ---- append, flush, close -------------------------------------------- */
+
+/* p with room for len + need items of size bytes (*cap of them), or NULL
+ * when out of memory, p still valid then. */
+static void *grow(void *p, size_t *cap, size_t len, size_t need, size_t size)
+{
+	size_t want = *cap ? *cap : 64;
+
+	if (p && len + need <= *cap)
+		return p;
+	while (want < len + need)
+		want *= 2;
+	p = realloc(p, want * size);
+	if (p)
+		*cap = want;
+	return p;
+}
+
+enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
+				    struct sw_err *err)
+{
+	void *buf = grow(h->dev_buf, &h->dev_cap, h->dev_len, n, sizeof *rows);
+
+	if (!buf)
+		return sw_fail(err, SW_ENOMEM, "out of memory for %zu device rows", n);
+	h->dev_buf = buf;
+	for (size_t i = 0; i < n; i++) {
+		struct sw_device_info *d = &h->dev_buf[h->dev_len++];
+
+		*d = rows[i];
+		tidy_strings(dev_cols, N_DEV_COLS, (unsigned char *)d);
+	}
+	return SW_OK;
+}
+
+enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_err *err)
+{
+	unsigned char *row;
+	void *buf;
+
+	if (rec->n_samples > SW_MAX_SAMPLES)
+		return sw_fail(err, SW_EINVAL, "point %llu has %u samples, more than %d",
+			       (unsigned long long)rec->point_id, rec->n_samples, SW_MAX_SAMPLES);
+	buf = grow(h->meas_buf, &h->meas_cap, h->meas_len, 1, MEAS_ROW_BYTES);
+	if (!buf)
+		return sw_fail(err, SW_ENOMEM, "out of memory for buffered rows");
+	h->meas_buf = buf;
+	buf = grow(h->samples_buf, &h->samples_cap, h->samples_len, rec->n_samples,
+		   sizeof(double));
+	if (!buf)
+		return sw_fail(err, SW_ENOMEM, "out of memory for buffered samples");
+	h->samples_buf = buf;
+
+	rec->sample_offset = h->n_samples + h->samples_len;
+	memcpy(h->samples_buf + h->samples_len, rec->samples_ns,
+	       rec->n_samples * sizeof(double));
+	h->samples_len += rec->n_samples;
+	row = h->meas_buf + h->meas_len++ * MEAS_ROW_BYTES;
+	memcpy(row, rec, MEAS_ROW_BYTES);
+	tidy_strings(meas_cols, N_MEAS_COLS, row);
+
+	if (h->meas_len >= AUTO_FLUSH_ROWS || h->samples_len >= AUTO_FLUSH_SAMPLES)
+		return sw_h5_flush(h, err);
+	return SW_OK;
+}
+
+/* Extends a table by n rows and writes them; *rows counts what is on disk. */
+static enum sw_status write_rows(hid_t dset, const char *name, hid_t mem_type, const void *buf,
+				 size_t n, uint64_t *rows, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hsize_t start = *rows, count = n, size = *rows + n;
+	hid_t fspace, mspace;
+
+	if (n == 0)
+		return SW_OK;
+	if (H5Dset_extent(dset, &size) < 0)
+		return h5_fail(err, SW_EHDF5, "cannot extend %s", name);
+	fspace = H5Dget_space(dset);
+	if (fspace < 0)
+		return h5_fail(err, SW_EHDF5, "cannot get the extent of %s", name);
+	if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0) {
+		st = h5_fail(err, SW_EHDF5, "cannot select rows of %s", name);
+		goto close_fspace;
+	}
+	mspace = H5Screate_simple(1, &count, NULL);
+	if (mspace < 0) {
+		st = h5_fail(err, SW_EHDF5, "cannot create a dataspace for %s", name);
+		goto close_fspace;
+	}
+	if (H5Dwrite(dset, mem_type, mspace, fspace, H5P_DEFAULT, buf) < 0)
+		st = h5_fail(err, SW_EHDF5, "cannot write %zu rows to %s", n, name);
+	else
+		*rows = size;
+	H5Sclose(mspace);
+close_fspace:
+	H5Sclose(fspace);
+	return st;
+}
+
+enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
+{
+	enum sw_status st;
+
+	/* Samples before the rows that point into them. */
+	st = write_rows(h->samples, "/samples", H5T_NATIVE_DOUBLE, h->samples_buf, h->samples_len,
+			&h->n_samples, err);
+	if (st)
+		return st;
+	h->samples_len = 0;
+	st = write_rows(h->measurements, "/measurements", h->meas_mtype, h->meas_buf, h->meas_len,
+			&h->n_meas, err);
+	if (st)
+		return st;
+	h->meas_len = 0;
+	st = write_rows(h->devices, "/devices", h->dev_mtype, h->dev_buf, h->dev_len, &h->n_dev,
+			err);
+	if (st)
+		return st;
+	h->dev_len = 0;
+	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+		return h5_fail(err, SW_EIO, "cannot flush %s", h->path);
+	return SW_OK;
+}
+
+enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *err)
+{
+	enum sw_status st;
+	struct sw_h5 *h;
+	hid_t file;
+
+	if (!hp || !*hp)
+		return SW_OK;
+	h = *hp;
+	*hp = NULL;
+	st = sw_h5_flush(h, err);
+	if (st == SW_OK)
+		st = put_time(h->file, "end_time", "end_unix", end_unix, err);
+	/* The file last, and checked: H5Fclose writes what is still cached. */
+	file = h->file;
+	h->file = H5I_INVALID_HID;
+	close_ids(h);
+	if (H5Fclose(file) < 0 && st == SW_OK)
+		st = h5_fail(err, SW_EIO, "cannot close %s", h->path);
+	if (st)
+		sw_wrap(err, "%s", h->path);
+	destroy(h);
+	return st;
+}

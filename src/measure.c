@@ -159,9 +159,9 @@ static cudaError_t fill_inputs(struct sw_gpu *g, const struct sw_family *f, cons
 	if (f->fill)
 		return f->fill(p, b, g->stream);
 	for (int i = 0; i < sz->n_inputs; i++) {
-		/* each input its own stream of values */
+		/* input i from seed + i: its own stream of values (kernel.h) */
 		cudaError_t e = sw_fill_uniform(b->dev[i], sz->bytes[i] / sizeof(float),
-						mix64(b->seed + (uint64_t)i), g->stream);
+						b->seed + (uint64_t)i, g->stream);
 		if (e != cudaSuccess)
 			return e;
 	}

@@ -1,1 +1,144 @@
-/* being written */
+/*
+ * On the GPU: every variant of every family runs, validates against its CPU
+ * reference on fresh random input, and yields timings. Exits 77 (SKIPPED)
+ * where no CUDA device is visible. `test_gpu --probe` only reports whether a
+ * device exists (0 or 77), for the sanitizer wrapper. SW_TEST_QUICK=1 runs
+ * the smallest points only (under compute-sanitizer).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axis.h"
+#include "device.h"
+#include "measure.h"
+#include "record.h"
+
+#define SKIPPED 77
+#define MAX_TEST_ELEMS (INT64_C(64) << 20) /* keeps each point well under a second */
+
+static struct sw_device_info dev;
+static struct sw_gpu *gpu;
+static int quick;
+
+/* Test values of an axis: the smallest and largest default, capped. */
+static int axis_values(const struct sw_axis_def *ax, int64_t out[2])
+{
+	struct sw_axis_values v;
+	struct sw_err err = {0};
+	ck_assert_msg(sw_axis_parse(ax->defaults, &v, &err) == SW_OK, "%s", err.msg);
+	int64_t lo = v.v[0], hi = v.v[0];
+	for (size_t i = 0; i < v.n; i++) {
+		lo = v.v[i] < lo ? v.v[i] : lo;
+		hi = v.v[i] > hi ? v.v[i] : hi;
+	}
+	sw_axis_values_fini(&v);
+	if (quick && strcmp(ax->units, "elements") == 0 && ax->min <= (1 << 20))
+		hi = lo = lo < (1 << 20) ? lo : (1 << 20);
+	if (hi > MAX_TEST_ELEMS && ax->min <= MAX_TEST_ELEMS)
+		hi = MAX_TEST_ELEMS;
+	out[0] = lo;
+	out[1] = hi;
+	return lo == hi ? 1 : 2;
+}
+
+START_TEST(test_every_variant_validates)
+{
+	const struct sw_measure_cfg cfg = {
+		.rse_target = 0.05, .min_samples = 3, .max_samples = 10, .warmup = 1,
+		.time_cap_s = 0.2, .min_sample_s = 20e-6, .flush_l2 = SW_FLUSH_AUTO,
+	};
+	int points = 0;
+	for (int fi = 0; fi < sw_n_families; fi++) {
+		const struct sw_family *f = sw_families[fi];
+		int64_t vals[SW_MAX_AXES][2];
+		int nvals[SW_MAX_AXES];
+		for (int a = 0; a < f->n_axes; a++)
+			nvals[a] = axis_values(&f->axes[a], vals[a]);
+		for (int v = 0; v < f->n_variants; v++) {
+			/* every corner of the used axes' {smallest, largest} */
+			for (unsigned corner = 0; corner < (1u << f->n_axes); corner++) {
+				struct sw_point p = {.variant = v};
+				int dup = 0;
+				for (int a = 0; a < f->n_axes; a++) {
+					int hi = (corner >> a) & 1;
+					int used = f->variants[v].axes_used & (1u << a);
+					dup |= hi && (!used || nvals[a] == 1);
+					p.axis[a] = used ? vals[a][hi] : SW_AXIS_UNUSED;
+				}
+				char why[160];
+				if (dup || f->refuse(&p, why, sizeof why))
+					continue;
+				struct sw_record *rec = malloc(sizeof *rec);
+				struct sw_err err = {0};
+				sw_record_init(rec);
+				rec->useful_bytes = f->useful_bytes(&p);
+				rec->flops = f->flops(&p);
+				ck_assert_int_eq(sw_gpu_run_point(gpu, f, &p, &cfg, rec, &err), SW_OK);
+				ck_assert_msg(rec->status == SW_ROW_OK, "%s/%s corner %u: status %d: %s",
+					      f->name, f->variants[v].name, corner, rec->status, rec->message);
+				ck_assert_str_ne(rec->check_mode, "none");
+				ck_assert_uint_ge(rec->n_samples, cfg.min_samples);
+				ck_assert(rec->median_ns > 0 && rec->gbps > 0);
+				printf("%-14s %-12s corner %u  %-7s check  %9.1f us  %7.1f GB/s\n", f->name,
+				       f->variants[v].name, corner, rec->check_mode, rec->median_ns / 1e3,
+				       rec->gbps);
+				free(rec);
+				points++;
+			}
+		}
+	}
+	ck_assert_int_gt(points, 0);
+}
+END_TEST
+
+START_TEST(test_too_big_is_skipped)
+{
+	/* a point larger than the device's memory is skipped with a reason, not failed */
+	const struct sw_family *f = sw_family_find("strided_read");
+	const struct sw_measure_cfg cfg = {.rse_target = 0.05, .min_samples = 3, .max_samples = 10,
+					   .warmup = 1, .time_cap_s = 0.2};
+	struct sw_point p = {.variant = sw_variant_find(f, "memcpy"), .axis = {SW_AXIS_UNUSED, 0}};
+	p.axis[1] = (int64_t)(dev.mem_bytes / 4 / 2 + (1 << 20)); /* in + out > memory */
+	struct sw_record *rec = malloc(sizeof *rec);
+	struct sw_err err = {0};
+	sw_record_init(rec);
+	ck_assert_int_eq(sw_gpu_run_point(gpu, f, &p, &cfg, rec, &err), SW_OK);
+	ck_assert_int_eq(rec->status, SW_ROW_SKIPPED);
+	ck_assert_ptr_nonnull(strstr(rec->message, "GiB"));
+	free(rec);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	if (sw_device_count() == 0) {
+		printf("no CUDA device visible: SKIPPED\n");
+		return SKIPPED;
+	}
+	if (argc > 1 && strcmp(argv[1], "--probe") == 0)
+		return 0;
+	quick = getenv("SW_TEST_QUICK") != NULL;
+	struct sw_err err = {0};
+	if (sw_device_bind(0, &dev, &err) != SW_OK || sw_gpu_create(&dev, &gpu, &err) != SW_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		return EXIT_FAILURE;
+	}
+	printf("device: %s (CC %d.%d, %d SMs, %.0f GB/s theoretical)\n", dev.name, dev.cc / 10,
+	       dev.cc % 10, dev.sm_count, dev.peak_gbps);
+	Suite *s = suite_create("gpu");
+	TCase *tc = tcase_create("gpu");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_every_variant_validates);
+	if (!quick)
+		tcase_add_test(tc, test_too_big_is_skipped);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK); /* one CUDA context for the whole run */
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	sw_gpu_destroy(&gpu);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

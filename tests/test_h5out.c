@@ -1,1 +1,918 @@
-/* being written */
+/* Unit tests for h5out.c: a round trip read back through the plain HDF5 C API
+ * (every column, the axis columns, strings and samples by offset), refusals
+ * and --force at creation, resume and its refusals, and writers killed with
+ * SIGKILL whose flushed rows must stay readable and resumable. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "h5out.h"
+#include "kernel.h"
+
+#define N_RECS 5
+#define AUTO_FLUSH_ROWS 1024 /* docs/hdf5-schema.md: append flushes at this many rows */
+
+static char dir[256];
+
+/* ---- fixtures -------------------------------------------------------- */
+
+static void make_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof dir, "%s/test_h5out.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_tree(const char *path)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *e;
+	char sub[512];
+
+	if (lstat(path, &sb) != 0)
+		return;
+	if (!S_ISDIR(sb.st_mode)) {
+		unlink(path);
+		return;
+	}
+	chmod(path, 0700);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+		remove_tree(sub);
+	}
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
+static void remove_dir(void)
+{
+	remove_tree(dir);
+}
+
+static const char *in_dir(const char *name)
+{
+	static char path[4][512];
+	static int next;
+	char *p = path[next++ % 4];
+
+	snprintf(p, sizeof path[0], "%s/%s", dir, name);
+	return p;
+}
+
+/* Hidden files in dir: what a failed or finished creation must not leave. */
+static int hidden_files(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* ---- rows ------------------------------------------------------------ */
+
+static struct sw_h5_meta test_meta(uint64_t fingerprint)
+{
+	struct sw_h5_meta m = {
+		.tool_version = "0.1.0 (git test)",
+		.job_text = "kernels:\n  strided_read: {}\n# caf\xc3\xa9\n",
+		.job_path = "jobs/test.yaml",
+		.command_line = "sweep jobs/test.yaml -o out.h5",
+		.backend = "cuda",
+		.mpi_size = 2,
+		.plan_fingerprint = fingerprint,
+		.plan_points = 10,
+		.start_unix = 1700000000.5,
+	};
+	return m;
+}
+
+static void make_record(struct sw_record *r, int i, int session)
+{
+	sw_record_init(r);
+	r->point_id = 1000 + (uint64_t)i;
+	r->plan_index = (uint32_t)i;
+	r->rank = i % 2;
+	r->session = session;
+	strcpy(r->family, "strided_read");
+	memset(r->variant, 'x', sizeof r->variant); /* junk after the NUL must not reach the file */
+	strcpy(r->variant, i % 2 ? "tuned" : "seed");
+	strcpy(r->backend, "cuda");
+	r->is_reference = i == 0;
+	r->cc = 90;
+	for (int c = 0; c < sw_axis_column_count(); c++)
+		r->axis[c] = c == 1 && i == 3 ? -1 : 10 * i + c;
+	r->status = i % 4;
+	snprintf(r->message, sizeof r->message, "message of row %d", i);
+	strcpy(r->check_mode, i ? "full" : "sampled");
+	r->checked_elems = 4096 + (uint64_t)i;
+	r->max_rel_err = 1e-7 * i;
+	r->seed = UINT64_C(0xABCDEF0000) + (uint64_t)i;
+	r->n_samples = (uint32_t)i + 1;
+	r->launches_per_sample = 2;
+	r->l2_flushed = i % 2;
+	r->median_ns = 1000.0 + i;
+	r->min_ns = 900.0 + i;
+	r->mean_ns = 1010.5 + i;
+	r->stddev_ns = 3.25 * i;
+	r->rse = i == 2 ? NAN : 0.001 * i;
+	r->useful_bytes = 1 << 20;
+	r->flops = 0.0;
+	r->gbps = 1048.576 / (1000.0 + i);
+	r->gflops = 0.0;
+	r->timed_s = 0.125 * i;
+	r->sm_clock_mhz = 1980;
+	r->mem_clock_mhz = 2619;
+	r->throttle_reasons = UINT64_C(1) << i;
+	r->model_requests = 32.0 * i;
+	r->model_sectors_per_request = 4.0 + i;
+	r->model_moved_bytes = 4096.0 * i;
+	r->model_efficiency = 1.0 / (1 + i);
+	r->start_unix = 1700000001.0 + i;
+	r->sample_offset = 777; /* the writer overwrites it */
+	for (uint32_t k = 0; k < r->n_samples; k++)
+		r->samples_ns[k] = 100.0 * i + k + 0.25;
+}
+
+static void make_device(struct sw_device_info *d, int rank)
+{
+	memset(d, 0, sizeof *d);
+	d->rank = rank;
+	d->session = 0;
+	snprintf(d->host, sizeof d->host, "node%02d", rank);
+	d->local_rank = rank;
+	d->device_index = rank;
+	strcpy(d->backend, "cuda");
+	snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "00000000:%02X:00.0", 0x19 + rank);
+	snprintf(d->uuid, sizeof d->uuid, "GPU-%08x-aaaa-bbbb-cccc-dddddddddddd", rank);
+	strcpy(d->name, "NVIDIA H200");
+	d->cc = 90;
+	d->sm_count = 132;
+	d->mem_clock_khz = 2619000;
+	d->mem_bus_width_bits = 6144;
+	d->peak_gbps = 4022.784;
+	d->l2_bytes = 52428800;
+	d->mem_bytes = INT64_C(150) << 30;
+	d->driver_version = 13000;
+	d->runtime_version = 13000 + rank;
+	strcpy(d->visible_devices, rank ? "1" : "0");
+}
+
+/* ---- reading back with the plain C API ------------------------------- */
+
+static hid_t open_dset(hid_t file, const char *name, hsize_t *rows)
+{
+	hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+	hid_t s;
+
+	ck_assert_msg(d >= 0, "open %s", name);
+	s = H5Dget_space(d);
+	ck_assert_int_eq(H5Sget_simple_extent_ndims(s), 1);
+	H5Sget_simple_extent_dims(s, rows, NULL);
+	H5Sclose(s);
+	return d;
+}
+
+/* Column name of dset (which must exist) into buf as type. */
+static void read_col(hid_t dset, const char *name, hid_t type, void *buf)
+{
+	hid_t ft = H5Dget_type(dset), one;
+
+	ck_assert_msg(H5Tget_member_index(ft, name) >= 0, "no column %s", name);
+	H5Tclose(ft);
+	one = H5Tcreate(H5T_COMPOUND, H5Tget_size(type));
+	ck_assert(one >= 0);
+	ck_assert(H5Tinsert(one, name, 0, type) >= 0);
+	ck_assert_msg(H5Dread(dset, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "read %s", name);
+	H5Tclose(one);
+}
+
+static hid_t fixed_str(size_t len)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	H5Tset_size(t, len);
+	return t;
+}
+
+/* Each compares rows [0, n) of column `field` with rows[i].field, and counts it. */
+#define EXPECT_INT(dset, rows, n, field, counter)                                  \
+	do {                                                                       \
+		int64_t got_[16];                                                  \
+		read_col(dset, #field, H5T_NATIVE_INT64, got_);                    \
+		for (size_t i_ = 0; i_ < (n); i_++)                                \
+			ck_assert_msg(got_[i_] == (int64_t)(rows)[i_].field,       \
+				      "%s[%zu]: %lld", #field, i_, (long long)got_[i_]); \
+		(counter)++;                                                       \
+	} while (0)
+#define EXPECT_U64(dset, rows, n, field, counter)                                  \
+	do {                                                                       \
+		uint64_t got_[16];                                                 \
+		read_col(dset, #field, H5T_NATIVE_UINT64, got_);                   \
+		for (size_t i_ = 0; i_ < (n); i_++)                                \
+			ck_assert_msg(got_[i_] == (rows)[i_].field, "%s[%zu]", #field, i_); \
+		(counter)++;                                                       \
+	} while (0)
+#define EXPECT_F64(dset, rows, n, field, counter)                                  \
+	do {                                                                       \
+		double got_[16];                                                   \
+		read_col(dset, #field, H5T_NATIVE_DOUBLE, got_);                   \
+		for (size_t i_ = 0; i_ < (n); i_++) {                              \
+			double want_ = (rows)[i_].field;                           \
+			ck_assert_msg(isnan(want_) ? isnan(got_[i_]) : got_[i_] == want_, \
+				      "%s[%zu]: %g, want %g", #field, i_, got_[i_], want_); \
+		}                                                                  \
+		(counter)++;                                                       \
+	} while (0)
+#define EXPECT_STR(dset, rows, n, field, counter)                                  \
+	do {                                                                       \
+		char got_[16][sizeof(rows)[0].field];                              \
+		hid_t t_ = fixed_str(sizeof(rows)[0].field);                       \
+		read_col(dset, #field, t_, got_);                                  \
+		H5Tclose(t_);                                                      \
+		for (size_t i_ = 0; i_ < (n); i_++) {                              \
+			size_t len_ = strlen((rows)[i_].field);                    \
+			ck_assert_str_eq(got_[i_], (rows)[i_].field);              \
+			for (size_t k_ = len_; k_ < sizeof got_[i_]; k_++)         \
+				ck_assert_int_eq(got_[i_][k_], 0);                 \
+		}                                                                  \
+		(counter)++;                                                       \
+	} while (0)
+
+static void expect_measurements(hid_t file, const struct sw_record *recs, size_t n)
+{
+	hsize_t rows;
+	hid_t d = open_dset(file, "measurements", &rows), ft;
+	int cols = 0;
+
+	ck_assert_uint_eq(rows, n);
+	EXPECT_U64(d, recs, n, point_id, cols);
+	EXPECT_INT(d, recs, n, plan_index, cols);
+	EXPECT_INT(d, recs, n, rank, cols);
+	EXPECT_INT(d, recs, n, session, cols);
+	EXPECT_STR(d, recs, n, family, cols);
+	EXPECT_STR(d, recs, n, variant, cols);
+	EXPECT_STR(d, recs, n, backend, cols);
+	EXPECT_INT(d, recs, n, is_reference, cols);
+	EXPECT_INT(d, recs, n, cc, cols);
+	EXPECT_INT(d, recs, n, status, cols);
+	EXPECT_STR(d, recs, n, message, cols);
+	EXPECT_STR(d, recs, n, check_mode, cols);
+	EXPECT_U64(d, recs, n, checked_elems, cols);
+	EXPECT_F64(d, recs, n, max_rel_err, cols);
+	EXPECT_U64(d, recs, n, seed, cols);
+	EXPECT_INT(d, recs, n, n_samples, cols);
+	EXPECT_INT(d, recs, n, launches_per_sample, cols);
+	EXPECT_INT(d, recs, n, l2_flushed, cols);
+	EXPECT_F64(d, recs, n, median_ns, cols);
+	EXPECT_F64(d, recs, n, min_ns, cols);
+	EXPECT_F64(d, recs, n, mean_ns, cols);
+	EXPECT_F64(d, recs, n, stddev_ns, cols);
+	EXPECT_F64(d, recs, n, rse, cols);
+	EXPECT_F64(d, recs, n, useful_bytes, cols);
+	EXPECT_F64(d, recs, n, flops, cols);
+	EXPECT_F64(d, recs, n, gbps, cols);
+	EXPECT_F64(d, recs, n, gflops, cols);
+	EXPECT_F64(d, recs, n, timed_s, cols);
+	EXPECT_INT(d, recs, n, sm_clock_mhz, cols);
+	EXPECT_INT(d, recs, n, mem_clock_mhz, cols);
+	EXPECT_U64(d, recs, n, throttle_reasons, cols);
+	EXPECT_F64(d, recs, n, model_requests, cols);
+	EXPECT_F64(d, recs, n, model_sectors_per_request, cols);
+	EXPECT_F64(d, recs, n, model_moved_bytes, cols);
+	EXPECT_F64(d, recs, n, model_efficiency, cols);
+	EXPECT_F64(d, recs, n, start_unix, cols);
+	EXPECT_U64(d, recs, n, sample_offset, cols);
+
+	/* One int64 column per axis name, -1 kept as -1. */
+	ck_assert_int_ge(sw_axis_column_count(), 1);
+	for (int c = 0; c < sw_axis_column_count(); c++) {
+		int64_t got[16];
+		hid_t ftype = H5Dget_type(d);
+		int m = H5Tget_member_index(ftype, sw_axis_column_name(c));
+		hid_t mt = H5Tget_member_type(ftype, (unsigned)m);
+
+		ck_assert(H5Tequal(mt, H5T_STD_I64LE) > 0);
+		H5Tclose(mt);
+		H5Tclose(ftype);
+		read_col(d, sw_axis_column_name(c), H5T_NATIVE_INT64, got);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_int_eq(got[i], recs[i].axis[c]);
+		cols++;
+	}
+	/* Every column of the file was compared above. */
+	ft = H5Dget_type(d);
+	ck_assert_int_eq(H5Tget_nmembers(ft), cols);
+	H5Tclose(ft);
+	H5Dclose(d);
+}
+
+static void expect_devices(hid_t file, const struct sw_device_info *devs, size_t n)
+{
+	hsize_t rows;
+	hid_t d = open_dset(file, "devices", &rows), ft;
+	int cols = 0;
+
+	ck_assert_uint_eq(rows, n);
+	EXPECT_INT(d, devs, n, rank, cols);
+	EXPECT_INT(d, devs, n, session, cols);
+	EXPECT_STR(d, devs, n, host, cols);
+	EXPECT_INT(d, devs, n, local_rank, cols);
+	EXPECT_INT(d, devs, n, device_index, cols);
+	EXPECT_STR(d, devs, n, backend, cols);
+	EXPECT_STR(d, devs, n, pci_bus_id, cols);
+	EXPECT_STR(d, devs, n, uuid, cols);
+	EXPECT_STR(d, devs, n, name, cols);
+	EXPECT_INT(d, devs, n, cc, cols);
+	EXPECT_INT(d, devs, n, sm_count, cols);
+	EXPECT_INT(d, devs, n, mem_clock_khz, cols);
+	EXPECT_INT(d, devs, n, mem_bus_width_bits, cols);
+	EXPECT_F64(d, devs, n, peak_gbps, cols);
+	EXPECT_INT(d, devs, n, l2_bytes, cols);
+	EXPECT_INT(d, devs, n, mem_bytes, cols);
+	EXPECT_INT(d, devs, n, driver_version, cols);
+	EXPECT_INT(d, devs, n, runtime_version, cols);
+	EXPECT_STR(d, devs, n, visible_devices, cols);
+	ft = H5Dget_type(d);
+	ck_assert_int_eq(H5Tget_nmembers(ft), cols);
+	H5Tclose(ft);
+	H5Dclose(d);
+}
+
+/* Each row's samples, found through its sample_offset and n_samples. */
+static void expect_samples(hid_t file, const struct sw_record *recs, size_t n)
+{
+	hsize_t rows, total = 0;
+	hid_t d = open_dset(file, "samples", &rows);
+	uint64_t offsets[16];
+	double *s;
+
+	for (size_t i = 0; i < n; i++)
+		total += recs[i].n_samples;
+	ck_assert_uint_eq(rows, total);
+	s = malloc((rows ? rows : 1) * sizeof *s);
+	if (rows)
+		ck_assert(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) >= 0);
+	H5Dclose(d);
+	d = open_dset(file, "measurements", &rows);
+	read_col(d, "sample_offset", H5T_NATIVE_UINT64, offsets);
+	H5Dclose(d);
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < recs[i].n_samples; k++)
+			ck_assert_double_eq(s[offsets[i] + k], recs[i].samples_ns[k]);
+	free(s);
+}
+
+static int has_attr(hid_t loc, const char *name)
+{
+	return H5Aexists(loc, name) > 0;
+}
+
+/* A string attribute, which must be variable-length (h5py reads it as str). */
+static void expect_str_attr(hid_t loc, const char *name, const char *want)
+{
+	hid_t a, t, mt;
+	char *got = NULL;
+
+	ck_assert_msg(has_attr(loc, name), "no attribute %s", name);
+	a = H5Aopen(loc, name, H5P_DEFAULT);
+	t = H5Aget_type(a);
+	ck_assert_int_eq(H5Tget_class(t), H5T_STRING);
+	ck_assert_msg(H5Tis_variable_str(t) > 0, "%s is not variable-length", name);
+	mt = H5Tcopy(H5T_C_S1);
+	H5Tset_size(mt, H5T_VARIABLE);
+	H5Tset_cset(mt, H5T_CSET_UTF8);
+	ck_assert(H5Aread(a, mt, &got) >= 0);
+	ck_assert_str_eq(got, want);
+	H5free_memory(got);
+	H5Tclose(mt);
+	H5Tclose(t);
+	H5Aclose(a);
+}
+
+static double num_attr(hid_t loc, const char *name)
+{
+	double v = NAN;
+	hid_t a;
+
+	ck_assert_msg(has_attr(loc, name), "no attribute %s", name);
+	a = H5Aopen(loc, name, H5P_DEFAULT);
+	ck_assert(H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0);
+	H5Aclose(a);
+	return v;
+}
+
+static uint64_t u64_attr(hid_t loc, const char *name)
+{
+	uint64_t v = 0;
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t;
+
+	ck_assert_msg(a >= 0, "no attribute %s", name);
+	t = H5Aget_type(a);
+	ck_assert(H5Tequal(t, H5T_STD_U64LE) > 0);
+	H5Tclose(t);
+	ck_assert(H5Aread(a, H5T_NATIVE_UINT64, &v) >= 0);
+	H5Aclose(a);
+	return v;
+}
+
+static void set_int_attr(const char *path, const char *name, int v)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), a;
+
+	ck_assert(f >= 0);
+	a = H5Aopen(f, name, H5P_DEFAULT);
+	ck_assert(a >= 0);
+	ck_assert(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0);
+	H5Aclose(a);
+	H5Fclose(f);
+}
+
+static hsize_t count_rows(const char *path, const char *name)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d;
+	hsize_t rows;
+
+	ck_assert_msg(f >= 0, "open %s", path);
+	d = open_dset(f, name, &rows);
+	H5Dclose(d);
+	H5Fclose(f);
+	return rows;
+}
+
+/* h5dump -H must open the file; skipped where h5dump is not on PATH. */
+static void expect_h5dump_opens(const char *path)
+{
+	char cmd[1024];
+
+	if (system("command -v h5dump >/dev/null 2>&1") != 0)
+		return;
+	snprintf(cmd, sizeof cmd, "h5dump -H '%s' >/dev/null 2>&1", path);
+	ck_assert_msg(system(cmd) == 0, "h5dump -H %s failed", path);
+}
+
+/* A file with recs[0..n) and two devices, closed at 1700000100. */
+static void write_file(const char *path, uint64_t fingerprint, struct sw_record *recs, size_t n,
+		       struct sw_device_info *devs)
+{
+	struct sw_h5_meta m = test_meta(fingerprint);
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+
+	ck_assert_msg(sw_h5_create(path, 0, &m, &h, &e) == SW_OK, "%s", e.msg);
+	make_device(&devs[0], 0);
+	make_device(&devs[1], 1);
+	ck_assert_int_eq(sw_h5_append_devices(h, devs, 2, &e), SW_OK);
+	for (size_t i = 0; i < n; i++) {
+		make_record(&recs[i], (int)i, 0);
+		ck_assert_msg(sw_h5_append(h, &recs[i], &e) == SW_OK, "%s", e.msg);
+	}
+	ck_assert_msg(sw_h5_close(&h, 1700000100.0, &e) == SW_OK, "%s", e.msg);
+	ck_assert_ptr_null(h);
+}
+
+/* ---- tests ----------------------------------------------------------- */
+
+START_TEST(round_trip)
+{
+	static struct sw_record recs[N_RECS];
+	struct sw_device_info devs[2];
+	const char *path = in_dir("out.h5");
+	uint64_t offset = 0;
+	hid_t f, d;
+
+	write_file(path, 42, recs, N_RECS, devs);
+	for (int i = 0; i < N_RECS; i++) {
+		ck_assert_uint_eq(recs[i].sample_offset, offset); /* set by the writer */
+		offset += recs[i].n_samples;
+	}
+	ck_assert_int_eq(hidden_files(), 0);
+
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	expect_measurements(f, recs, N_RECS);
+	expect_devices(f, devs, 2);
+	expect_samples(f, recs, N_RECS);
+
+	ck_assert_double_eq(num_attr(f, "schema_version"), SW_SCHEMA_VERSION);
+	expect_str_attr(f, "tool_version", "0.1.0 (git test)");
+	expect_str_attr(f, "job_path", "jobs/test.yaml");
+	expect_str_attr(f, "job_text", test_meta(0).job_text);
+	expect_str_attr(f, "command_line", "sweep jobs/test.yaml -o out.h5");
+	expect_str_attr(f, "command_line_history", "sweep jobs/test.yaml -o out.h5");
+	expect_str_attr(f, "backend", "cuda");
+	ck_assert_double_eq(num_attr(f, "mpi_size"), 2);
+	ck_assert_uint_eq(u64_attr(f, "plan_fingerprint"), 42);
+	ck_assert_uint_eq(u64_attr(f, "plan_points"), 10);
+	expect_str_attr(f, "start_time", "2023-11-14T22:13:20Z");
+	ck_assert_double_eq(num_attr(f, "start_unix"), 1700000000.5);
+	expect_str_attr(f, "end_time", "2023-11-14T22:15:00Z");
+	ck_assert_double_eq(num_attr(f, "end_unix"), 1700000100.0);
+	ck_assert_double_eq(num_attr(f, "sessions"), 1);
+
+	d = H5Dopen2(f, "measurements", H5P_DEFAULT);
+	ck_assert(has_attr(d, "description"));
+	expect_str_attr(d, "units:median_ns", "ns");
+	expect_str_attr(d, "units:useful_bytes", "bytes");
+	expect_str_attr(d, "units:gbps", "GB/s");
+	expect_str_attr(d, "units:sm_clock_mhz", "MHz");
+	ck_assert(!has_attr(d, "units:point_id"));
+	for (int c = 0; c < sw_axis_column_count(); c++) {
+		const struct sw_family *fam = sw_families[0];
+		int a = sw_axis_find(fam, sw_axis_column_name(c));
+		char name[64];
+
+		snprintf(name, sizeof name, "units:%s", sw_axis_column_name(c));
+		if (a >= 0 && sw_n_families == 1 && fam->axes[a].units)
+			expect_str_attr(d, name, fam->axes[a].units);
+	}
+	H5Dclose(d);
+	d = H5Dopen2(f, "devices", H5P_DEFAULT);
+	ck_assert(has_attr(d, "description"));
+	expect_str_attr(d, "units:peak_gbps", "GB/s");
+	expect_str_attr(d, "units:l2_bytes", "bytes");
+	H5Dclose(d);
+	d = H5Dopen2(f, "samples", H5P_DEFAULT);
+	ck_assert(has_attr(d, "description"));
+	expect_str_attr(d, "units", "ns");
+	H5Dclose(d);
+	H5Fclose(f);
+
+	expect_h5dump_opens(path);
+}
+END_TEST
+
+START_TEST(refuses_existing_file)
+{
+	static struct sw_record recs[2];
+	struct sw_device_info devs[2];
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h = (struct sw_h5 *)&m;
+	struct sw_err e = { 0 };
+
+	write_file(path, 42, recs, 2, devs);
+	ck_assert_int_eq(sw_h5_create(path, 0, &m, &h, &e), SW_EIO);
+	ck_assert_ptr_null(h);
+	ck_assert_ptr_nonnull(strstr(e.msg, path));
+	ck_assert_ptr_nonnull(strstr(e.msg, "--force"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "--resume"));
+	ck_assert_uint_eq(count_rows(path, "measurements"), 2); /* untouched */
+
+	ck_assert_msg(sw_h5_create(path, 1, &m, &h, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	ck_assert_uint_eq(count_rows(path, "measurements"), 0);
+	ck_assert_uint_eq(count_rows(path, "samples"), 0);
+	ck_assert_int_eq(hidden_files(), 0);
+}
+END_TEST
+
+START_TEST(refuses_bad_location)
+{
+	struct sw_h5_meta m = test_meta(42);
+	struct sw_h5 *h = NULL;
+	struct sw_err e = { 0 };
+	struct stat sb;
+	FILE *fp;
+
+	ck_assert_int_eq(sw_h5_create(in_dir("nope/out.h5"), 0, &m, &h, &e), SW_EIO);
+	ck_assert_ptr_null(h);
+	ck_assert_ptr_nonnull(strstr(e.msg, in_dir("nope")));
+	ck_assert_ptr_nonnull(strstr(e.msg, "does not exist"));
+	ck_assert_int_ne(stat(in_dir("nope"), &sb), 0);
+
+	fp = fopen(in_dir("plain"), "w");
+	ck_assert_ptr_nonnull(fp);
+	fclose(fp);
+	ck_assert_int_eq(sw_h5_create(in_dir("plain/out.h5"), 1, &m, &h, &e), SW_EIO);
+	ck_assert_ptr_nonnull(strstr(e.msg, "not a directory"));
+
+	ck_assert_int_eq(mkdir(in_dir("sub"), 0700), 0);
+	ck_assert_int_eq(sw_h5_create(in_dir("sub"), 1, &m, &h, &e), SW_EIO);
+	ck_assert_ptr_nonnull(strstr(e.msg, "is a directory"));
+
+	/* root writes anywhere: the unwritable case needs another user. */
+	if (geteuid() != 0) {
+		ck_assert_int_eq(mkdir(in_dir("ro"), 0500), 0);
+		ck_assert_int_eq(sw_h5_create(in_dir("ro/out.h5"), 0, &m, &h, &e), SW_EIO);
+		ck_assert_ptr_nonnull(strstr(e.msg, "not writable"));
+	}
+	ck_assert_int_eq(hidden_files(), 0);
+}
+END_TEST
+
+START_TEST(rejects_too_many_samples)
+{
+	static struct sw_record r;
+	struct sw_h5_meta m = test_meta(42);
+	struct sw_h5 *h = NULL;
+	struct sw_err e = { 0 };
+
+	ck_assert_int_eq(sw_h5_create(in_dir("out.h5"), 0, &m, &h, &e), SW_OK);
+	make_record(&r, 0, 0);
+	r.n_samples = SW_MAX_SAMPLES + 1;
+	ck_assert_int_eq(sw_h5_append(h, &r, &e), SW_EINVAL);
+	ck_assert_int_eq(sw_h5_close(&h, 0.0, &e), SW_OK);
+	ck_assert_int_eq(sw_h5_close(&h, 0.0, &e), SW_OK); /* safe on NULL */
+	ck_assert_int_eq(sw_h5_close(NULL, 0.0, &e), SW_OK);
+	ck_assert_uint_eq(count_rows(in_dir("out.h5"), "measurements"), 0);
+}
+END_TEST
+
+START_TEST(resume_continues)
+{
+	static struct sw_record recs[N_RECS + 1];
+	struct sw_device_info devs[2];
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids;
+	size_t n;
+	int session;
+	hid_t f;
+
+	write_file(path, 42, recs, 3, devs);
+	m.command_line = "sweep jobs/test.yaml -o out.h5 --resume";
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(session, 1);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(ids[i], 1000 + i);
+	free(ids);
+
+	/* Session 1 adds a device, point 1003, and a second row of point 1001. */
+	make_device(&devs[0], 0);
+	devs[0].session = 1;
+	ck_assert_int_eq(sw_h5_append_devices(h, devs, 1, &e), SW_OK);
+	make_record(&recs[3], 3, 1);
+	ck_assert_int_eq(sw_h5_append(h, &recs[3], &e), SW_OK);
+	ck_assert_uint_eq(recs[3].sample_offset, 1 + 2 + 3);
+	make_record(&recs[4], 1, 1);
+	strcpy(recs[4].backend, "model");
+	ck_assert_int_eq(sw_h5_append(h, &recs[4], &e), SW_OK);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, &e), SW_OK);
+
+	m.command_line = "sweep again";
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(session, 2);
+	ck_assert_uint_eq(n, 4); /* 1001 once */
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(ids[i], 1000 + i);
+	free(ids);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000300.0, &e), SW_OK);
+
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	expect_measurements(f, recs, 5);
+	expect_samples(f, recs, 5);
+	ck_assert_double_eq(num_attr(f, "sessions"), 3);
+	expect_str_attr(f, "command_line", "sweep jobs/test.yaml -o out.h5");
+	expect_str_attr(f, "command_line_history",
+			"sweep jobs/test.yaml -o out.h5\n"
+			"sweep jobs/test.yaml -o out.h5 --resume\n"
+			"sweep again");
+	expect_str_attr(f, "start_time", "2023-11-14T22:13:20Z");
+	ck_assert_double_eq(num_attr(f, "end_unix"), 1700000300.0);
+	H5Fclose(f);
+	ck_assert_uint_eq(count_rows(path, "devices"), 3);
+	expect_h5dump_opens(path);
+}
+END_TEST
+
+START_TEST(resume_empty_file)
+{
+	struct sw_h5_meta m = test_meta(7);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids = (uint64_t *)&m;
+	size_t n = 99;
+	int session = -1;
+
+	ck_assert_int_eq(sw_h5_create(path, 0, &m, &h, &e), SW_OK);
+	ck_assert_int_eq(sw_h5_close(&h, 1.0, &e), SW_OK);
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(session, 1); /* from the sessions attribute */
+	ck_assert_uint_eq(n, 0);
+	free(ids);
+	ck_assert_int_eq(sw_h5_close(&h, 2.0, &e), SW_OK);
+}
+END_TEST
+
+/* Each refusal leaves *out, *done_ids and *n_done empty. */
+static void expect_resume_refused(const char *path, uint64_t fingerprint, const char *backend,
+				  enum sw_status want, const char *says)
+{
+	struct sw_h5_meta m = test_meta(fingerprint);
+	struct sw_h5 *h = (struct sw_h5 *)&m;
+	struct sw_err e = { 0 };
+	uint64_t *ids = (uint64_t *)&m;
+	size_t n = 99;
+	int session = -1;
+
+	m.backend = backend;
+	ck_assert_int_eq(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e), want);
+	ck_assert_ptr_null(h);
+	ck_assert_ptr_null(ids);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_msg(strstr(e.msg, says) != NULL, "message '%s' lacks '%s'", e.msg, says);
+	ck_assert_ptr_nonnull(strstr(e.msg, path));
+}
+
+START_TEST(resume_refusals)
+{
+	static struct sw_record recs[2];
+	struct sw_device_info devs[2];
+	const char *path = in_dir("out.h5");
+	hid_t f;
+	FILE *fp;
+
+	write_file(path, 42, recs, 2, devs);
+	expect_resume_refused(path, 43, "cuda", SW_EINVAL, "different job");
+	expect_resume_refused(path, 42, "model", SW_EINVAL, "--backend cuda");
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	ck_assert_double_eq(num_attr(f, "sessions"), 1); /* refusals change nothing */
+	ck_assert(has_attr(f, "end_time"));
+	H5Fclose(f);
+
+	set_int_attr(path, "schema_version", SW_SCHEMA_VERSION + 1);
+	expect_resume_refused(path, 42, "cuda", SW_EINVAL, "newer");
+
+	fp = fopen(in_dir("text.h5"), "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("not hdf5 at all\n", fp);
+	fclose(fp);
+	expect_resume_refused(in_dir("text.h5"), 42, "cuda", SW_EINVAL, "not an HDF5 file");
+
+	f = H5Fcreate(in_dir("other.h5"), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	H5Fclose(f);
+	expect_resume_refused(in_dir("other.h5"), 42, "cuda", SW_EINVAL, "not a sweep file");
+
+	expect_resume_refused(in_dir("missing.h5"), 42, "cuda", SW_EIO, "missing.h5");
+}
+END_TEST
+
+START_TEST(resume_refuses_missing_table)
+{
+	static struct sw_record recs[1];
+	struct sw_device_info devs[2];
+	const char *path = in_dir("out.h5");
+	hid_t f;
+
+	write_file(path, 42, recs, 1, devs);
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	ck_assert(H5Ldelete(f, "samples", H5P_DEFAULT) >= 0);
+	H5Fclose(f);
+	expect_resume_refused(path, 42, "cuda", SW_EINVAL, "/samples");
+}
+END_TEST
+
+/* A child appends `flushed` rows and flushes them (when there are any),
+ * appends `unflushed` more without flushing, and dies by SIGKILL. Point ids
+ * are 1000, 1001, ... */
+static void killed_writer(const char *path, int flushed, int unflushed)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		static struct sw_record r;
+		struct sw_device_info dev;
+		struct sw_h5_meta m = test_meta(42);
+		struct sw_h5 *h;
+		struct sw_err e;
+
+		if (sw_h5_create(path, 0, &m, &h, &e) != SW_OK)
+			_exit(1);
+		make_device(&dev, 0);
+		if (sw_h5_append_devices(h, &dev, 1, &e) != SW_OK)
+			_exit(1);
+		for (int i = 0; i < flushed + unflushed; i++) {
+			if (i == flushed && flushed > 0 && sw_h5_flush(h, &e) != SW_OK)
+				_exit(1);
+			make_record(&r, i % N_RECS, 0);
+			r.point_id = 1000 + (uint64_t)i;
+			if (sw_h5_append(h, &r, &e) != SW_OK)
+				_exit(1);
+		}
+		raise(SIGKILL);
+		_exit(2);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		      "the writer did not die by SIGKILL (status %d)", status);
+}
+
+START_TEST(survives_sigkill)
+{
+	static struct sw_record recs[3];
+	const char *path = in_dir("killed.h5");
+	struct sw_h5_meta m = test_meta(42);
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids;
+	size_t n;
+	int session;
+	hid_t f;
+
+	killed_writer(path, 3, 2);
+	for (int i = 0; i < 3; i++)
+		make_record(&recs[i], i, 0);
+	recs[0].sample_offset = 0;
+	recs[1].sample_offset = 1;
+	recs[2].sample_offset = 3;
+
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "a file left by a killed writer must open");
+	expect_measurements(f, recs, 3); /* the flushed rows, not the 2 after */
+	expect_samples(f, recs, 3);
+	ck_assert(!has_attr(f, "end_time"));
+	H5Fclose(f);
+	ck_assert_uint_eq(count_rows(path, "devices"), 1);
+	expect_h5dump_opens(path);
+
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(session, 1);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(ids[0], 1000);
+	ck_assert_uint_eq(ids[2], 1002);
+	free(ids);
+	make_record(&recs[0], 4, 1);
+	ck_assert_int_eq(sw_h5_append(h, &recs[0], &e), SW_OK);
+	ck_assert_uint_eq(recs[0].sample_offset, 1 + 2 + 3);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	ck_assert_uint_eq(count_rows(path, "measurements"), 4);
+}
+END_TEST
+
+START_TEST(append_flushes_when_full)
+{
+	const char *path = in_dir("killed.h5");
+
+	killed_writer(path, 0, AUTO_FLUSH_ROWS + 6); /* never calls sw_h5_flush */
+	ck_assert_uint_eq(count_rows(path, "measurements"), AUTO_FLUSH_ROWS);
+	ck_assert_uint_eq(count_rows(path, "devices"), 1);
+	expect_h5dump_opens(path);
+}
+END_TEST
+
+static Suite *h5out_suite(void)
+{
+	Suite *s = suite_create("h5out");
+	TCase *tc = tcase_create("file");
+
+	tcase_add_checked_fixture(tc, make_dir, remove_dir);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, refuses_existing_file);
+	tcase_add_test(tc, refuses_bad_location);
+	tcase_add_test(tc, rejects_too_many_samples);
+	tcase_add_test(tc, resume_continues);
+	tcase_add_test(tc, resume_empty_file);
+	tcase_add_test(tc, resume_refusals);
+	tcase_add_test(tc, resume_refuses_missing_table);
+	tcase_add_test(tc, survives_sigkill);
+	tcase_add_test(tc, append_flushes_when_full);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(h5out_suite());
+	int failed;
+
+	/* The test's own HDF5 calls print nothing either. */
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	H5close();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
