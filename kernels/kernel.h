@@ -47,6 +47,7 @@ struct sw_buffers {
 	size_t bytes[SW_MAX_BUFFERS];
 	uint64_t seed;
 	int sm_count; /* of the bound device, for launches sized to the GPU */
+	void *state;  /* what the family's prepare made (a texture object...) */
 };
 
 /* What a point needs: buffer sizes, how many of them are inputs. */
@@ -118,6 +119,10 @@ struct sw_family {
 	void (*check)(const struct sw_point *p, const struct sw_host_out *out, struct sw_check *c);
 	/* Optional: fill inputs on the device; NULL means uniform floats in [0, 1). */
 	cudaError_t (*fill)(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s);
+	/* Optional: make per-point objects outside the timed region (texture
+	 * objects, cuBLAS handles) into b->state, after fill; release undoes it. */
+	cudaError_t (*prepare)(const struct sw_point *p, struct sw_buffers *b, cudaStream_t s);
+	void (*release)(const struct sw_point *p, struct sw_buffers *b);
 };
 
 /* One descriptor per family, each defined in kernels/<name>.cu. Declared

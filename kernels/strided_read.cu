@@ -254,19 +254,25 @@ static const struct sw_axis_def axes[] = {
 	{"n", "elements", 1024, INT64_C(4) << 30, "64M", "array length in floats"},
 };
 static const struct sw_variant variants[] = {
-	{"course", "the course's kernel, grid 4096 x 256 (C8, C9)", launch_course, requests_strided,
-	 BOTH_AXES, 0},
+	{"course", "the course's kernel, grid 4096 x 256 (C8, C9)", launch_course,
+	 requests_strided, BOTH_AXES, 0},
 	{"tuned", "same addresses, 8 loads in flight per thread", launch_tuned, requests_strided,
 	 BOTH_AXES, 0},
-	{"stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream, requests_stream,
-	 1u << AXIS_N, 1},
-	{"memcpy", "cudaMemcpy device to device of n floats", launch_memcpy, NULL,
-	 1u << AXIS_N, 1},
+	{"stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream,
+	 requests_stream, 1u << AXIS_N, 1},
+	{"memcpy", "cudaMemcpy device to device of n floats", launch_memcpy, NULL, 1u << AXIS_N, 1},
 };
 
 const struct sw_family sw_family_strided_read = {
-	"strided_read",
-	"bandwidth against the stride between threads' elements",
-	axes, 2, variants, 4,
-	sizes, refuse, useful_bytes, flops, check, NULL,
+	.name = "strided_read",
+	.about = "bandwidth against the stride between threads' elements",
+	.axes = axes,
+	.n_axes = 2,
+	.variants = variants,
+	.n_variants = 4,
+	.sizes = sizes,
+	.refuse = refuse,
+	.useful_bytes = useful_bytes,
+	.flops = flops,
+	.check = check,
 };

@@ -217,11 +217,15 @@ static cudaError_t enqueue_sample(struct sw_gpu *g, const struct sw_variant *v,
 	return e;
 }
 
+static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
+				 const struct sw_point *p, const struct sw_sizes *szp,
+				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
+				 struct sw_record *rec, struct sw_err *err);
+
 enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
 				const struct sw_measure_cfg *cfg, struct sw_record *rec,
 				struct sw_err *err)
 {
-	const struct sw_variant *v = &f->variants[p->variant];
 	struct sw_sizes sz = {0};
 	f->sizes(p, &sz);
 
@@ -263,6 +267,27 @@ enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, con
 	cudaError_t e = fill_inputs(g, f, p, &sz, &b);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "filling the input", err);
+	if (f->prepare && (e = f->prepare(p, &b, g->stream)) != cudaSuccess)
+		return point_failed(rec, e, "preparing the point", err);
+	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, err);
+	if (f->release)
+		f->release(p, &b);
+	return st;
+}
+
+/* The checked launch, warm-up and samples of a prepared point. */
+static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
+				 const struct sw_point *p, const struct sw_sizes *szp,
+				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
+				 struct sw_record *rec, struct sw_err *err)
+{
+	const struct sw_variant *v = &f->variants[p->variant];
+	const struct sw_sizes sz = *szp;
+	const struct sw_buffers b = *bp;
+	size_t working_set = 0;
+	for (int i = 0; i < sz.n_buffers; i++)
+		working_set += sz.bytes[i];
+	cudaError_t e;
 	e = v->launch(p, &b, g->stream);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
