@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define SW_MAX_AXIS_COLUMNS 16 /* distinct axis names over all families */
+#define SW_MAX_AXIS_COLUMNS 24 /* distinct axis names over all families */
 #define SW_MAX_SAMPLES 512
 #define SW_TEXT_LEN 32
 #define SW_MSG_LEN 160
