@@ -553,6 +553,18 @@ static enum sw_status bind_devices(struct ctx *c, struct sw_device_info **table,
 	return all;
 }
 
+/* The binding table, so a job log shows which rank measured on which GPU. */
+static void print_bindings(const struct sw_device_info *t, int n)
+{
+	fprintf(stderr, "sweep: %-5s %-16s %-5s %-14s %-40s %s\n", "rank", "host", "local", "pci bus",
+		"uuid", "device");
+	for (int r = 0; r < n; r++)
+		fprintf(stderr, "sweep: %-5d %-16s %-5d %-14s %-40s %s%s%s\n", t[r].rank, t[r].host,
+			t[r].local_rank, t[r].device_index < 0 ? "-" : t[r].pci_bus_id,
+			t[r].device_index < 0 ? "-" : t[r].uuid, t[r].name,
+			t[r].visible_devices[0] ? " CUDA_VISIBLE_DEVICES=" : "", t[r].visible_devices);
+}
+
 static void join_args(int argc, char **argv, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -679,6 +691,8 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 		goto out_file;
 
 	if (c.rank == 0) {
+		if (!opt->quiet)
+			print_bindings(table, c.size);
 		if (!opt->quiet) {
 			fprintf(stderr, "sweep: %s: %zu of %zu points to run on %d rank%s (%s), writing %s\n",
 				c.job.name, n_todo, c.plan.n, c.size, c.size == 1 ? "" : "s",

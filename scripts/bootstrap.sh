@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 (or Ubuntu) machine with the CUDA toolkit
+# to a result: installs what sweep needs, builds it, and then
+#   bootstrap.sh quick   runs jobs/quick.yaml (on the GPU when there is one,
+#                        otherwise on the model backend, which says so)
+#   bootstrap.sh test    runs every test under ctest (GPU tests are SKIPPED
+#                        without a GPU)
+# Environment: BUILD_DIR (default build), CMAKE_CUDA_ARCHITECTURES (default:
+# the fat binary from CMakeLists.txt), NP (MPI ranks for quick, default 1).
+set -euo pipefail
+
+what=${1:-}
+case "$what" in
+quick | test) ;;
+*)
+	echo "usage: $0 quick|test" >&2
+	exit 2
+	;;
+esac
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# --- dependencies (Debian package names) -------------------------------------
+packages=(cmake ninja-build pkg-config g++ libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
+	libyaml-dev check libsubunit-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "bootstrap: installing ${missing[*]}"
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null 2>&1; then
+	for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+		[ -x "$d/nvcc" ] && export PATH="$d:$PATH" && break
+	done
+fi
+command -v nvcc >/dev/null 2>&1 || {
+	echo "bootstrap: nvcc not found: install the CUDA toolkit (it compiles the kernels, a GPU is optional)" >&2
+	exit 1
+}
+# Open MPI refuses root unless told; CI and containers run as root.
+if [ "$(id -u)" = 0 ]; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+# --- build ---------------------------------------------------------------------
+archs=()
+[ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ] && archs=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")
+cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" >/dev/null
+cmake --build "$build" -j "$jobs"
+
+# --- run ---------------------------------------------------------------------
+if [ "$what" = test ]; then
+	cd "$build"
+	exec ctest --output-on-failure -j "$jobs"
+fi
+out=${OUT_FILE:-$top/quick.h5}
+if [ -e "$out" ]; then
+	echo "bootstrap: $out exists; moving it to $out.old"
+	mv -f "$out" "$out.old"
+fi
+mpirun -np "${NP:-1}" --oversubscribe "$build/sweep" "$top/jobs/quick.yaml" -o "$out"
+echo "bootstrap: results in $out (h5dump -H $out shows its layout; docs/hdf5-schema.md explains it)"
