@@ -295,8 +295,10 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	if (st != SW_OK || rec->status != SW_ROW_OK)
 		return st;
 
+	/* auto: flush while the working set is under four L2 sizes (twice the
+	 * flush buffer): below that, lines from the last launch can still hit. */
 	int flush = g->flush && (cfg->flush_l2 == SW_FLUSH_ALWAYS ||
-				 (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < g->flush_bytes));
+				 (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < 2 * g->flush_bytes));
 	rec->l2_flushed = flush;
 
 	/* Warm-up, timed once to size the samples. */
