@@ -168,11 +168,12 @@ static cudaError_t fill_inputs(struct sw_gpu *g, const struct sw_family *f, cons
 	return cudaSuccess;
 }
 
-static enum sw_status check_output(struct sw_gpu *g, const struct sw_family *f,
-				   const struct sw_point *p, const struct sw_sizes *sz,
-				   const struct sw_buffers *b, struct sw_record *rec, struct sw_err *err)
+/* Enqueues copies of the outputs to pinned host memory, for the check. */
+static enum sw_status copy_outputs(struct sw_gpu *g, const struct sw_sizes *sz,
+				   const struct sw_buffers *b, struct sw_host_out *out,
+				   struct sw_record *rec, struct sw_err *err)
 {
-	struct sw_host_out out = {.seed = b->seed, .sample_seed = mix64(b->seed ^ 0x5eed)};
+	*out = (struct sw_host_out){.seed = b->seed, .sample_seed = mix64(b->seed ^ 0x5eed)};
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
 		cudaError_t e = ensure_host(g, i, sz->bytes[i]);
 		if (e == cudaSuccess)
@@ -180,14 +181,18 @@ static enum sw_status check_output(struct sw_gpu *g, const struct sw_family *f,
 					    g->stream);
 		if (e != cudaSuccess)
 			return point_failed(rec, e, "copying the output back", err);
-		out.out[i] = g->host[i];
-		out.bytes[i] = sz->bytes[i];
+		out->out[i] = g->host[i];
+		out->bytes[i] = sz->bytes[i];
 	}
-	cudaError_t e = cudaStreamSynchronize(g->stream);
-	if (e != cudaSuccess)
-		return point_failed(rec, e, "running the checked launch", err);
+	return SW_OK;
+}
+
+/* Runs the family's CPU check on copies already on the host. */
+static void check_copied(const struct sw_family *f, const struct sw_point *p,
+			 const struct sw_host_out *out, struct sw_record *rec)
+{
 	struct sw_check c = {0};
-	f->check(p, &out, &c);
+	f->check(p, out, &c);
 	snprintf(rec->check_mode, sizeof rec->check_mode, "%s",
 		 c.mode == SW_CHECK_FULL ? "full" : "sampled");
 	rec->checked_elems = c.checked;
@@ -197,7 +202,6 @@ static enum sw_status check_output(struct sw_gpu *g, const struct sw_family *f,
 		snprintf(rec->message, sizeof rec->message, "output differs from the CPU reference: %s",
 			 c.msg);
 	}
-	return SW_OK;
 }
 
 /* Enqueues one sample: an optional flush, then the timed launches. */
@@ -287,12 +291,12 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	size_t working_set = 0;
 	for (int i = 0; i < sz.n_buffers; i++)
 		working_set += sz.bytes[i];
-	cudaError_t e;
-	e = v->launch(p, &b, g->stream);
+	struct sw_host_out out;
+	cudaError_t e = v->launch(p, &b, g->stream);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
-	enum sw_status st = check_output(g, f, p, &sz, &b, rec, err);
-	if (st != SW_OK || rec->status != SW_ROW_OK)
+	enum sw_status st = copy_outputs(g, &sz, &b, &out, rec, err);
+	if (st != SW_OK)
 		return st;
 
 	/* auto: flush while the working set is under four L2 sizes (twice the
@@ -301,7 +305,8 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 				 (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < 2 * g->flush_bytes));
 	rec->l2_flushed = flush;
 
-	/* Warm-up, timed once to size the samples. */
+	/* Warm-up, timed once to size the samples; its end also means the
+	 * checked output has reached the host (same stream). */
 	int warmup = cfg->warmup > 0 ? cfg->warmup : 1;
 	e = enqueue_sample(g, v, p, &b, flush, warmup, 0);
 	if (e == cudaSuccess)
@@ -310,7 +315,7 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	if (e == cudaSuccess)
 		e = cudaEventElapsedTime(&ms, g->start[0], g->stop[0]);
 	if (e != cudaSuccess)
-		return point_failed(rec, e, "warming up", err);
+		return point_failed(rec, e, "running the checked launch and warm-up", err);
 	double one_s = ms * 1e-3 / warmup;
 	/* Without a flush, short kernels run back to back within a sample so that
 	 * event resolution (about a microsecond) does not dominate. */
@@ -322,15 +327,26 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	}
 	rec->launches_per_sample = launches;
 
-	int n = 0;
+	int n = 0, max = cfg->max_samples < SW_MAX_SAMPLES ? cfg->max_samples : SW_MAX_SAMPLES;
 	double sum = 0, sum_sq = 0, timed_s = 0;
-	int max = cfg->max_samples < SW_MAX_SAMPLES ? cfg->max_samples : SW_MAX_SAMPLES;
-	while (n < max) {
+	int checked = 0;
+	for (;;) {
 		int batch = max - n < SAMPLE_BATCH ? max - n : SAMPLE_BATCH;
 		for (int s = 0; s < batch && e == cudaSuccess; s++)
 			e = enqueue_sample(g, v, p, &b, flush, launches, s);
-		if (e == cudaSuccess)
-			e = cudaEventSynchronize(g->stop[batch - 1]);
+		if (e != cudaSuccess)
+			return point_failed(rec, e, "timing", err);
+		if (!checked) {
+			/* The CPU check runs while the GPU takes the first samples; they
+			 * count only if it passes. */
+			check_copied(f, p, &out, rec);
+			checked = 1;
+			if (rec->status != SW_ROW_OK) {
+				e = cudaStreamSynchronize(g->stream);
+				return e == cudaSuccess ? SW_OK : point_failed(rec, e, "timing", err);
+			}
+		}
+		e = cudaEventSynchronize(g->stop[batch - 1]);
 		for (int s = 0; s < batch && e == cudaSuccess; s++) {
 			e = cudaEventElapsedTime(&ms, g->start[s], g->stop[s]);
 			double ns = ms * 1e6 / launches;
@@ -341,6 +357,8 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 		}
 		if (e != cudaSuccess)
 			return point_failed(rec, e, "timing", err);
+		if (n >= max)
+			break;
 		if (n >= cfg->min_samples) {
 			double mean = sum / n;
 			double var = (sum_sq - n * mean * mean) / (n - 1);
