@@ -79,6 +79,8 @@ struct ctx {
 	struct sw_progress progress;
 	size_t written, n_todo;
 	size_t counts[4];  /* rows by enum sw_row_status */
+	double timed_s;    /* GPU time in timed samples, all ranks */
+	double t_start;
 	double last_flush;
 	enum sw_status write_status;
 	struct sw_err write_err;
@@ -170,6 +172,8 @@ static void write_record(struct ctx *c, struct sw_record *rec)
 {
 	if (rec->status >= 0 && rec->status < 4)
 		c->counts[rec->status]++;
+	if (rec->timed_s > 0)
+		c->timed_s += rec->timed_s;
 	c->written++;
 	if (c->write_status == SW_OK)
 		c->write_status = sw_h5_append(c->h5, rec, &c->write_err);
@@ -702,7 +706,7 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 					c.plan.n - n_todo);
 		}
 		c.n_todo = n_todo;
-		c.last_flush = now_s();
+		c.last_flush = c.t_start = now_s();
 		sw_progress_init(&c.progress, stderr, n_todo, opt->quiet, c.last_flush);
 	}
 	int dynamic = opt->schedule == SW_SCHED_DYNAMIC && c.size > 1;
@@ -742,6 +746,12 @@ out_file:
 					"sweep: %zu rows written to %s: %zu ok, %zu skipped, %zu invalid, %zu failed\n",
 					c.written, path, c.counts[SW_ROW_OK], c.counts[SW_ROW_SKIPPED],
 					c.counts[SW_ROW_INVALID], c.counts[SW_ROW_FAILED]);
+			double wall = now_s() - c.t_start;
+			if (!c.model && c.written && wall > 0 && !opt->quiet)
+				fprintf(stderr,
+					"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency %.2f\n",
+					c.timed_s, wall, c.size, c.size == 1 ? "" : "s",
+					c.timed_s / (wall * c.size));
 			if (c.written < c.n_todo)
 				fprintf(stderr, "sweep: %zu points not run; `--resume -o %s` completes the file\n",
 					c.n_todo - c.written, path);
