@@ -77,7 +77,11 @@ struct sw_check {
 
 /* One warp-level memory request, for the model: the address each active lane
  * touches. Addresses are byte offsets within the request's buffer. */
-enum sw_space { SW_SPACE_GLOBAL, SW_SPACE_SHARED };
+enum sw_space {
+	SW_SPACE_GLOBAL,
+	SW_SPACE_SHARED,   /* addr: byte address in the block's shared memory */
+	SW_SPACE_CONSTANT, /* addr: byte offset in the __constant__ bank */
+};
 struct sw_request {
 	enum sw_space space;
 	int word_bytes;   /* bytes each lane reads or writes */

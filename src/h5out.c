@@ -94,9 +94,12 @@ static const struct col meas_cols[] = {
 	RCOL(mem_clock_mhz, COL_U32, "MHz"),
 	RCOL(throttle_reasons, COL_U64, NULL),
 	RCOL(model_requests, COL_F64, "requests"),
+	RCOL(model_transactions_per_request, COL_F64, "transactions/request"),
 	RCOL(model_sectors_per_request, COL_F64, "sectors/request"),
 	RCOL(model_moved_bytes, COL_F64, "bytes"),
 	RCOL(model_efficiency, COL_F64, NULL),
+	RCOL(model_conflict_degree, COL_F64, "passes/request"),
+	RCOL(model_time_bound_ns, COL_F64, "ns"),
 	RCOL(start_unix, COL_F64, "s"),
 	RCOL(sample_offset, COL_U64, NULL),
 };

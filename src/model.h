@@ -1,8 +1,12 @@
 /*
- * The model backend: predicts a point's global-memory behaviour on a compute
- * capability from the addresses its warp-level requests touch (the family's
- * requests function, built on the kernel's own index helpers). First form:
- * 32-byte sectors per request on CC 6.0 and later. Pure.
+ * The model backend: predicts a point's memory behaviour on any compute
+ * capability from the addresses its warp-level requests touch (the variant's
+ * requests function, built on the kernel's own index helpers). Global memory:
+ * transactions per request by the coalescing rules of each CC family (the
+ * half-warp rules of 1.0/1.1 and 1.2/1.3, 128-byte L1 lines on 2.x, 32-byte
+ * segments on 3.x-5.x, 32-byte sectors from 6.0 on). Shared memory: the
+ * bank-conflict degree. Constant memory: distinct addresses per request.
+ * docs/model.md gives each rule and its source. Pure.
  */
 #ifndef SW_MODEL_H
 #define SW_MODEL_H
@@ -10,18 +14,34 @@
 #include "kernel.h"
 #include "status.h"
 
-#define SW_MODEL_MAX_SAMPLED 4096 /* requests looked at per point */
+#define SW_MODEL_MAX_SAMPLED 512 /* requests looked at per point */
+
+/* The cost of one warp-level request on one CC. */
+struct sw_model_cost {
+	int transactions;   /* global: memory transactions (sectors from 6.0 on) */
+	int moved_bytes;    /* global: bytes those transactions carry */
+	int useful_bytes;   /* bytes the active lanes asked for */
+	int conflict_degree; /* shared: serialised passes (1 = conflict free); constant:
+			      * distinct addresses (1 = broadcast) */
+};
 
 struct sw_model_figures {
-	double requests;            /* warp-level requests the point issues */
-	double sectors_per_request; /* averaged over the sampled requests */
-	double useful_bytes;        /* whole point, from the lanes' words */
-	double moved_bytes;         /* whole point, sectors x 32 */
-	double efficiency;          /* useful over moved */
+	double requests;                /* warp-level requests the point issues (all spaces) */
+	double global_requests;
+	double transactions_per_request; /* global, averaged over sampled requests */
+	double sectors_per_request;     /* the same from CC 6.0 on; NaN before */
+	double useful_bytes;            /* global, whole point */
+	double moved_bytes;             /* global, whole point */
+	double efficiency;              /* useful over moved; NaN without global requests */
+	double conflict_degree;         /* shared/constant, averaged; NaN without such requests */
 };
 
 /* Nonzero when the model has rules for cc (10 * major + minor). */
 int sw_model_supports(int cc);
+
+/* The cost of one request; SW_EINVAL for an unknown CC or word size. */
+enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_model_cost *cost,
+				struct sw_err *err);
 
 /* SW_SKIP with a reason when the variant is not modelled or cc has no rules. */
 enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *p, int cc,

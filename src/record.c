@@ -16,7 +16,8 @@ void sw_record_init(struct sw_record *r)
 	r->median_ns = r->min_ns = r->mean_ns = r->stddev_ns = r->rse = NAN;
 	r->useful_bytes = r->flops = r->gbps = r->gflops = NAN;
 	r->model_requests = r->model_sectors_per_request = NAN;
-	r->model_moved_bytes = r->model_efficiency = NAN;
+	r->model_transactions_per_request = r->model_conflict_degree = NAN;
+	r->model_moved_bytes = r->model_efficiency = r->model_time_bound_ns = NAN;
 }
 
 /* Recomputed on each call: a few dozen string compares, and no global state. */

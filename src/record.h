@@ -52,9 +52,12 @@ struct sw_record {
 	uint64_t throttle_reasons;     /* NVML bit mask; 0 when none or unknown */
 	/* model figures, for this row's cc; NaN when not modelled */
 	double model_requests;
-	double model_sectors_per_request;
+	double model_transactions_per_request; /* global; sectors from CC 6.0 on */
+	double model_sectors_per_request; /* the same, CC 6.0 and later only */
 	double model_moved_bytes;
 	double model_efficiency;       /* useful over moved bytes */
+	double model_conflict_degree;  /* shared banks (or constant addresses) per request */
+	double model_time_bound_ns;    /* moved bytes at the device's peak; NaN for a model row */
 	double start_unix;             /* when the point started */
 	uint64_t sample_offset;        /* into /samples; set by the writer */
 	/* not in the compound type: */

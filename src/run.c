@@ -118,9 +118,11 @@ static void add_model(const struct sw_variant *v, const struct sw_point *p, int 
 	enum sw_status st = sw_model_eval(v, p, cc, &m, &err);
 	if (st == SW_OK) {
 		rec->model_requests = m.requests;
+		rec->model_transactions_per_request = m.transactions_per_request;
 		rec->model_sectors_per_request = m.sectors_per_request;
 		rec->model_moved_bytes = m.moved_bytes;
 		rec->model_efficiency = m.efficiency;
+		rec->model_conflict_degree = m.conflict_degree;
 	} else if (model_row) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", err.msg);
@@ -162,8 +164,12 @@ static void run_point(struct ctx *c, uint32_t index, struct sw_record *rec)
 	gpu_lock(c, LOCK_UN);
 	if (st != SW_OK)
 		c->gpu_dead = 1;
-	if (sw_model_supports(rec->cc))
+	if (sw_model_supports(rec->cc)) {
 		add_model(v, &pt->p, rec->cc, rec, 0);
+		/* a lower bound: the predicted bytes at the device's peak (GB/s = bytes/ns) */
+		if (c->dev.peak_gbps > 0)
+			rec->model_time_bound_ns = rec->model_moved_bytes / c->dev.peak_gbps;
+	}
 }
 
 /* ---- rank 0: writing ----------------------------------------------------- */

@@ -149,6 +149,9 @@ static void make_record(struct sw_record *r, int i, int session)
 	r->model_sectors_per_request = 4.0 + i;
 	r->model_moved_bytes = 4096.0 * i;
 	r->model_efficiency = 1.0 / (1 + i);
+	r->model_transactions_per_request = 8.0 + i;
+	r->model_conflict_degree = 2.0 + i;
+	r->model_time_bound_ns = 100.0 * i;
 	r->start_unix = 1700000001.0 + i;
 	r->sample_offset = 777; /* the writer overwrites it */
 	for (uint32_t k = 0; k < r->n_samples; k++)
@@ -302,6 +305,9 @@ static void expect_measurements(hid_t file, const struct sw_record *recs, size_t
 	EXPECT_F64(d, recs, n, model_sectors_per_request, cols);
 	EXPECT_F64(d, recs, n, model_moved_bytes, cols);
 	EXPECT_F64(d, recs, n, model_efficiency, cols);
+	EXPECT_F64(d, recs, n, model_transactions_per_request, cols);
+	EXPECT_F64(d, recs, n, model_conflict_degree, cols);
+	EXPECT_F64(d, recs, n, model_time_bound_ns, cols);
 	EXPECT_F64(d, recs, n, start_unix, cols);
 	EXPECT_U64(d, recs, n, sample_offset, cols);
 
