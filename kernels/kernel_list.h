@@ -4,3 +4,6 @@
  * CMake reads this list to find the sources.
  */
 X(strided_read)
+X(offset_read)
+X(float3)
+X(rowsum)

@@ -1,0 +1,254 @@
+/*
+ * offset_read: bandwidth of a coalesced read whose start is moved by k
+ * elements (NOTES.md C1, C15; the misaligned half of C3). Each thread of a
+ * 4096 x 256 grid sums elements k + t, k + t + T, ...; a warp reads 32
+ * consecutive floats, 128 bytes that cross a 32-byte sector boundary unless
+ * k is a multiple of 8. On CC 1.0/1.1 such a half-warp cost 16 transactions
+ * instead of 1; since CC 2.0 a warp pays for the sectors and 128-byte lines
+ * it touches: one extra sector (5 instead of 4) unless k % 8 == 0, and a
+ * second line unless k % 32 == 0, both of which the neighbouring warp needs
+ * anyway.
+ *   aligned      the read starting at element 0 (the coalesced case)
+ *   offset       the same read starting at element k (address 4k)
+ *   stream_read  reference: float4 streaming read of n floats from element 0
+ */
+#include "kernel.h"
+#include "common.cuh"
+#include "offset_read.cuh"
+
+#include <stdio.h>
+
+enum { AXIS_OFFSET, AXIS_N };
+enum { V_ALIGNED, V_OFFSET, V_STREAM_READ };
+#define UNROLL 8
+
+/* Sums a[offset + i] over thread t's i < n. The loads of UNROLL steps are
+ * issued before any add uses them, so that each thread keeps several
+ * requests in flight and the read runs near the memory limit: what is left
+ * to see is the cost of the start address alone. */
+__global__ void offset_read_kernel(const float *__restrict__ a, float *__restrict__ out,
+				   uint64_t n, uint64_t offset)
+{
+	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	float acc[UNROLL] = {0};
+	for (uint64_t k = 0; sw_offset_index(t, k) < n; k += UNROLL) {
+		float v[UNROLL];
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++) {
+			uint64_t i = sw_offset_index(t, k + u);
+			v[u] = i < n ? a[offset + i] : 0.0f;
+		}
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++)
+			acc[u] += v[u];
+	}
+	float sum = 0.0f;
+#pragma unroll
+	for (int u = 0; u < UNROLL; u++)
+		sum += acc[u];
+	out[t] = sum; /* written so the loads are not removed */
+}
+
+/* Reference: float4 loads, grid-stride, four in flight per thread. */
+__global__ void offset_read_stream_kernel(const float4 *__restrict__ a, float *__restrict__ out,
+					  uint64_t n4)
+{
+	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	float4 acc = make_float4(0, 0, 0, 0);
+	uint64_t j = t;
+	for (; j + 3 * SW_OFFSET_T < n4; j += 4 * SW_OFFSET_T) {
+		float4 v[4];
+#pragma unroll
+		for (int u = 0; u < 4; u++)
+			v[u] = a[j + u * SW_OFFSET_T];
+#pragma unroll
+		for (int u = 0; u < 4; u++) {
+			acc.x += v[u].x;
+			acc.y += v[u].y;
+			acc.z += v[u].z;
+			acc.w += v[u].w;
+		}
+	}
+	for (; j < n4; j += SW_OFFSET_T) {
+		float4 v = a[j];
+		acc.x += v.x;
+		acc.y += v.y;
+		acc.z += v.z;
+		acc.w += v.w;
+	}
+	out[t] = (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+/* The first element read: 0 for every variant but offset. */
+static uint64_t start_of(const struct sw_point *p)
+{
+	return p->variant == V_OFFSET ? (uint64_t)p->axis[AXIS_OFFSET] : 0;
+}
+
+static cudaError_t launch_read(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	offset_read_kernel<<<SW_OFFSET_BLOCKS, SW_OFFSET_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N], start_of(p));
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	offset_read_stream_kernel<<<SW_OFFSET_BLOCKS, SW_OFFSET_THREADS, 0, s>>>(
+		(const float4 *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4);
+	return cudaGetLastError();
+}
+
+/* Model: request r is step k of warp w; lane l reads element
+ * start + sw_offset_index(32 w + l, k). */
+static uint64_t requests_read(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t n = p->axis[AXIS_N], start = start_of(p);
+	uint64_t warps = SW_OFFSET_T / 32;
+	uint64_t steps = (n + SW_OFFSET_T - 1) / SW_OFFSET_T;
+	if (req) {
+		uint64_t k = r / warps, w = r % warps;
+		req->space = SW_SPACE_GLOBAL;
+		req->word_bytes = 4;
+		req->is_store = 0;
+		req->active = 0;
+		for (int l = 0; l < 32; l++) {
+			uint64_t i = sw_offset_index(w * 32 + l, k);
+			req->addr[l] = (start + i) * 4;
+			if (i < n)
+				req->active |= 1u << l;
+		}
+	}
+	return warps * steps;
+}
+
+static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t n4 = p->axis[AXIS_N] / 4;
+	uint64_t warps = SW_OFFSET_T / 32;
+	uint64_t steps = (n4 + SW_OFFSET_T - 1) / SW_OFFSET_T;
+	if (req) {
+		uint64_t k = r / warps, w = r % warps;
+		req->space = SW_SPACE_GLOBAL;
+		req->word_bytes = 16;
+		req->is_store = 0;
+		req->active = 0;
+		for (int l = 0; l < 32; l++) {
+			uint64_t j = sw_offset_index(w * 32 + l, k);
+			req->addr[l] = j * 16;
+			if (j < n4)
+				req->active |= 1u << l;
+		}
+	}
+	return warps * steps;
+}
+
+static void sizes(const struct sw_point *p, struct sw_sizes *s)
+{
+	s->n_buffers = 2;
+	s->n_inputs = 1;
+	s->bytes[0] = (start_of(p) + (uint64_t)p->axis[AXIS_N]) * sizeof(float);
+	s->bytes[1] = SW_OFFSET_T * sizeof(float);
+}
+
+static int refuse(const struct sw_point *p, char *why, size_t len)
+{
+	if (p->variant == V_STREAM_READ && p->axis[AXIS_N] % 4) {
+		snprintf(why, len, "stream_read reads float4: n = %lld is not a multiple of 4",
+			 (long long)p->axis[AXIS_N]);
+		return 1;
+	}
+	return 0;
+}
+
+static double useful_bytes(const struct sw_point *p)
+{
+	return (double)p->axis[AXIS_N] * 4;
+}
+
+static double flops(const struct sw_point *p)
+{
+	return (double)p->axis[AXIS_N]; /* one add per element */
+}
+
+/* Sum thread t's elements in double, as the kernel's pattern visits them. */
+static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, uint64_t *terms)
+{
+	uint64_t n = p->axis[AXIS_N], start = start_of(p);
+	double sum = 0;
+	*terms = 0;
+	if (p->variant == V_STREAM_READ) {
+		for (uint64_t j = t; j < n / 4; j += SW_OFFSET_T, (*terms) += 4)
+			for (int c = 0; c < 4; c++)
+				sum += sw_uniform(seed, 4 * j + c);
+		return sum;
+	}
+	for (uint64_t k = 0;; k++, (*terms)++) {
+		uint64_t i = sw_offset_index(t, k);
+		if (i >= n)
+			break;
+		sum += sw_uniform(seed, start + i);
+	}
+	return sum;
+}
+
+static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
+{
+	const float *out = (const float *)o->out[1];
+	uint64_t n_out = o->bytes[1] / sizeof(float);
+	/* One sum costs n / T terms: check every thread while that stays cheap. */
+	uint64_t per_thread = p->axis[AXIS_N] / SW_OFFSET_T + 1;
+	int full = n_out * per_thread <= (UINT64_C(1) << 24);
+	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
+
+	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
+	c->checked = count;
+	c->max_rel_err = 0;
+	c->ok = 1;
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t terms;
+		double want = thread_sum(p, o->seed, t, &terms);
+		double err = sw_rel_err(out[t], want);
+		/* float accumulation of positive terms: each add rounds by at most
+		 * 2^-24 of the running sum, so terms x 2^-24 bounds the error */
+		double tol = 1e-6 + 2e-7 * (double)terms;
+		if (err > c->max_rel_err)
+			c->max_rel_err = err;
+		if (err > tol && c->ok) {
+			c->ok = 0;
+			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
+				 (unsigned long long)t, out[t], want);
+		}
+	}
+}
+
+#define BOTH_AXES ((1u << AXIS_OFFSET) | (1u << AXIS_N))
+static const struct sw_axis_def axes[] = {
+	{"offset", "elements", 0, 32, "0:32",
+	 "first element read: the start address is 4 x offset bytes past a 256-byte boundary"},
+	{"n", "elements", 1024, INT64_C(4) << 30, "64M", "floats read"},
+};
+static const struct sw_variant variants[] = {
+	{"aligned", "coalesced read from element 0: 4 sectors per warp request (C1, C15)",
+	 launch_read, requests_read, 1u << AXIS_N, 0},
+	{"offset", "the same read from element offset: 5 sectors per request unless offset % 8 == 0 "
+		   "(C1, C3, C15)",
+	 launch_read, requests_read, BOTH_AXES, 0},
+	{"stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream,
+	 requests_stream, 1u << AXIS_N, 1},
+};
+
+const struct sw_family sw_family_offset_read = {
+	.name = "offset_read",
+	.about = "bandwidth of a coalesced read against a misaligned start",
+	.axes = axes,
+	.n_axes = 2,
+	.variants = variants,
+	.n_variants = 3,
+	.sizes = sizes,
+	.refuse = refuse,
+	.useful_bytes = useful_bytes,
+	.flops = flops,
+	.check = check,
+};

@@ -1,0 +1,351 @@
+/*
+ * rowsum: sums of the rows of a rows x cols row-major matrix (NOTES.md C10).
+ * One thread per row puts neighbouring threads cols x 4 bytes apart, so each
+ * warp request touches 32 sectors; a block (or a warp) per row has its
+ * threads stride across the columns, so a warp reads 128 contiguous bytes,
+ * 4 sectors, and the partial sums meet in a shuffle/shared reduction.
+ *   thread_per_row  the course's bad kernel: thread r sums row r
+ *   block_per_row   the course's good kernel: a block of 256 per row
+ *   warp_per_row    a warp per row: no barrier, 8 rows per block
+ *   stream_read     reference: float4 streaming read of the same bytes
+ */
+#include "kernel.h"
+#include "common.cuh"
+#include "rowsum.cuh"
+
+#include <math.h>
+#include <stdio.h>
+
+enum { AXIS_ROWS, AXIS_COLS };
+enum { V_THREAD, V_BLOCK, V_WARP, V_STREAM_READ };
+
+__global__ void rowsum_thread_kernel(const float *__restrict__ a, float *__restrict__ out,
+				     uint64_t rows, uint64_t cols)
+{
+	uint64_t row = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	if (row >= rows)
+		return;
+	float sum = 0.0f;
+	for (uint64_t c = 0; c < cols; c++)
+		sum += a[sw_rowsum_index(row, c, cols)];
+	out[row] = sum;
+}
+
+__device__ __forceinline__ float rowsum_warp_reduce(float v)
+{
+#pragma unroll
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	return v;
+}
+
+/* Thread tid of a group of `group` threads sums its columns of one row.
+ * SW_ROWSUM_UNROLL loads are issued before any add uses them, so that short
+ * rows still keep enough requests in flight. */
+__device__ __forceinline__ float rowsum_group_sum(const float *__restrict__ row_start, uint64_t cols,
+						  uint64_t tid, uint64_t group)
+{
+	float acc[SW_ROWSUM_UNROLL] = {0};
+	uint64_t k = 0;
+	for (; sw_rowsum_col(tid, k + SW_ROWSUM_UNROLL - 1, group) < cols; k += SW_ROWSUM_UNROLL) {
+		float v[SW_ROWSUM_UNROLL];
+#pragma unroll
+		for (int u = 0; u < SW_ROWSUM_UNROLL; u++)
+			v[u] = row_start[sw_rowsum_col(tid, k + u, group)];
+#pragma unroll
+		for (int u = 0; u < SW_ROWSUM_UNROLL; u++)
+			acc[u] += v[u];
+	}
+	for (; sw_rowsum_col(tid, k, group) < cols; k++)
+		acc[0] += row_start[sw_rowsum_col(tid, k, group)];
+	return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+__global__ void rowsum_block_kernel(const float *__restrict__ a, float *__restrict__ out,
+				    uint64_t cols)
+{
+	__shared__ float partial[SW_ROWSUM_WARPS];
+	uint64_t row = blockIdx.x;
+	int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+	float sum = rowsum_group_sum(a + sw_rowsum_index(row, 0, cols), cols, threadIdx.x,
+				     SW_ROWSUM_THREADS);
+	sum = rowsum_warp_reduce(sum);
+	if (lane == 0)
+		partial[warp] = sum;
+	__syncthreads();
+	if (warp == 0) {
+		sum = rowsum_warp_reduce(lane < SW_ROWSUM_WARPS ? partial[lane] : 0.0f);
+		if (lane == 0)
+			out[row] = sum;
+	}
+}
+
+__global__ void rowsum_warp_kernel(const float *__restrict__ a, float *__restrict__ out,
+				   uint64_t rows, uint64_t cols)
+{
+	uint64_t row = blockIdx.x * (uint64_t)SW_ROWSUM_WARPS + threadIdx.x / 32;
+	int lane = threadIdx.x % 32;
+	if (row >= rows) /* the whole warp leaves: the shuffles below stay full */
+		return;
+	float sum = rowsum_group_sum(a + sw_rowsum_index(row, 0, cols), cols, lane, 32);
+	sum = rowsum_warp_reduce(sum);
+	if (lane == 0)
+		out[row] = sum;
+}
+
+/* Reference: float4 loads, grid-stride, four in flight per thread. */
+__global__ void rowsum_stream_kernel(const float4 *__restrict__ a, float *__restrict__ out,
+				     uint64_t n4)
+{
+	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	float4 acc = make_float4(0, 0, 0, 0);
+	uint64_t j = t;
+	for (; j + 3 * SW_ROWSUM_STREAM_T < n4; j += 4 * SW_ROWSUM_STREAM_T) {
+		float4 v[4];
+#pragma unroll
+		for (int u = 0; u < 4; u++)
+			v[u] = a[j + u * SW_ROWSUM_STREAM_T];
+#pragma unroll
+		for (int u = 0; u < 4; u++) {
+			acc.x += v[u].x;
+			acc.y += v[u].y;
+			acc.z += v[u].z;
+			acc.w += v[u].w;
+		}
+	}
+	for (; j < n4; j += SW_ROWSUM_STREAM_T) {
+		float4 v = a[j];
+		acc.x += v.x;
+		acc.y += v.y;
+		acc.z += v.z;
+		acc.w += v.w;
+	}
+	out[t] = (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+static uint64_t rows_of(const struct sw_point *p)
+{
+	return (uint64_t)p->axis[AXIS_ROWS];
+}
+
+static uint64_t cols_of(const struct sw_point *p)
+{
+	return (uint64_t)p->axis[AXIS_COLS];
+}
+
+/* 256 threads per block, as the course launches it: rows / 256 blocks, so
+ * 8192 rows keep only 32 multiprocessors busy. The rows axis tells that
+ * apart from the cost of the access pattern. */
+static cudaError_t launch_thread(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	unsigned blocks = (unsigned)((rows_of(p) + SW_ROWSUM_THREADS - 1) / SW_ROWSUM_THREADS);
+	rowsum_thread_kernel<<<blocks, SW_ROWSUM_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], rows_of(p), cols_of(p));
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_block(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	rowsum_block_kernel<<<(unsigned)rows_of(p), SW_ROWSUM_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], cols_of(p));
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_warp(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	unsigned blocks = (unsigned)((rows_of(p) + SW_ROWSUM_WARPS - 1) / SW_ROWSUM_WARPS);
+	rowsum_warp_kernel<<<blocks, SW_ROWSUM_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], rows_of(p), cols_of(p));
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	rowsum_stream_kernel<<<SW_ROWSUM_STREAM_BLOCKS, SW_ROWSUM_THREADS, 0, s>>>(
+		(const float4 *)b->dev[0], (float *)b->dev[1], rows_of(p) * cols_of(p) / 4);
+	return cudaGetLastError();
+}
+
+static void request_begin(struct sw_request *req, int word_bytes)
+{
+	req->space = SW_SPACE_GLOBAL;
+	req->word_bytes = word_bytes;
+	req->is_store = 0;
+	req->active = 0;
+}
+
+/* Model of thread_per_row: request r is column r % cols of warp r / cols;
+ * lane l reads row 32 w + l, cols x 4 bytes from its neighbours. */
+static uint64_t requests_thread(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t rows = rows_of(p), cols = cols_of(p);
+	if (req) {
+		uint64_t w = r / cols, c = r % cols;
+		request_begin(req, 4);
+		for (int l = 0; l < 32; l++) {
+			uint64_t row = w * 32 + l;
+			req->addr[l] = sw_rowsum_index(row, c, cols) * 4;
+			if (row < rows)
+				req->active |= 1u << l;
+		}
+	}
+	return (rows + 31) / 32 * cols;
+}
+
+/* Model of block_per_row and warp_per_row: a row's group of threads takes
+ * `steps` strides across it; request r is step k of warp w of its row. */
+static uint64_t requests_group(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t rows = rows_of(p), cols = cols_of(p);
+	uint64_t group = p->variant == V_BLOCK ? SW_ROWSUM_THREADS : 32;
+	uint64_t warps = group / 32, steps = (cols + group - 1) / group;
+	if (req) {
+		uint64_t row = r / (warps * steps), k = r % (warps * steps) / warps, w = r % warps;
+		request_begin(req, 4);
+		for (int l = 0; l < 32; l++) {
+			uint64_t col = sw_rowsum_col(w * 32 + l, k, group);
+			req->addr[l] = sw_rowsum_index(row, col, cols) * 4;
+			if (col < cols)
+				req->active |= 1u << l;
+		}
+	}
+	return rows * warps * steps;
+}
+
+static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t n4 = rows_of(p) * cols_of(p) / 4;
+	uint64_t warps = SW_ROWSUM_STREAM_T / 32;
+	uint64_t steps = (n4 + SW_ROWSUM_STREAM_T - 1) / SW_ROWSUM_STREAM_T;
+	if (req) {
+		uint64_t k = r / warps, w = r % warps;
+		request_begin(req, 16);
+		for (int l = 0; l < 32; l++) {
+			uint64_t j = w * 32 + l + k * SW_ROWSUM_STREAM_T;
+			req->addr[l] = j * 16;
+			if (j < n4)
+				req->active |= 1u << l;
+		}
+	}
+	return warps * steps;
+}
+
+static void sizes(const struct sw_point *p, struct sw_sizes *s)
+{
+	s->n_buffers = 2;
+	s->n_inputs = 1;
+	s->bytes[0] = rows_of(p) * cols_of(p) * sizeof(float);
+	s->bytes[1] = (p->variant == V_STREAM_READ ? SW_ROWSUM_STREAM_T : rows_of(p)) * sizeof(float);
+}
+
+static int refuse(const struct sw_point *p, char *why, size_t len)
+{
+	if (p->variant == V_STREAM_READ && rows_of(p) * cols_of(p) % 4) {
+		snprintf(why, len, "stream_read reads float4: rows x cols = %llu is not a multiple of 4",
+			 (unsigned long long)(rows_of(p) * cols_of(p)));
+		return 1;
+	}
+	return 0;
+}
+
+static double useful_bytes(const struct sw_point *p)
+{
+	double read = 4.0 * (double)rows_of(p) * (double)cols_of(p);
+	return p->variant == V_STREAM_READ ? read : read + 4.0 * (double)rows_of(p); /* + the sums */
+}
+
+static double flops(const struct sw_point *p)
+{
+	return (double)rows_of(p) * (double)cols_of(p); /* one add per element */
+}
+
+/* Output element o in double, the terms it sums, and the longest chain of
+ * float adds the kernel's order puts between a term and the result. */
+static double want_of(const struct sw_point *p, uint64_t seed, uint64_t o, double *chain)
+{
+	uint64_t cols = cols_of(p);
+	double sum = 0;
+	if (p->variant == V_STREAM_READ) {
+		uint64_t n4 = rows_of(p) * cols / 4, steps = 0;
+		for (uint64_t j = o; j < n4; j += SW_ROWSUM_STREAM_T, steps++)
+			for (int c = 0; c < 4; c++)
+				sum += sw_uniform(seed, 4 * j + c);
+		*chain = (double)steps + 2;
+		return sum;
+	}
+	for (uint64_t c = 0; c < cols; c++)
+		sum += sw_uniform(seed, sw_rowsum_index(o, c, cols));
+	switch (p->variant) {
+	case V_THREAD: *chain = (double)cols; break;
+	case V_BLOCK: *chain = ceil((double)cols / SW_ROWSUM_THREADS) + 2 + 5 + 5; break;
+	default: *chain = ceil((double)cols / 32) + 2 + 5; break;
+	}
+	return sum;
+}
+
+static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
+{
+	const float *out = (const float *)o->out[1];
+	uint64_t n_out = o->bytes[1] / sizeof(float);
+	/* One output costs cols terms (stream_read: its share of the matrix). */
+	uint64_t per_out = rows_of(p) * cols_of(p) / n_out + 1;
+	int full = n_out * per_out <= (UINT64_C(1) << 24);
+	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
+
+	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
+	c->checked = count;
+	c->max_rel_err = 0;
+	c->ok = 1;
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t e = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		double chain;
+		double want = want_of(p, o->seed, e, &chain);
+		double err = sw_rel_err(out[e], want);
+		/* Float sums of positive terms: the worst case, chain x 2^-24, is far
+		 * looser than what random inputs produce. Their rounding errors are
+		 * unbiased and add like a random walk, about 2^-24 sqrt(chain) / 3 of
+		 * the sum; 8 x 2^-24 sqrt(chain) is over 20 of those standard
+		 * deviations, yet 30 times smaller than the error of summing a
+		 * neighbouring row instead. */
+		double tol = 1e-6 + 8 * 0x1p-24 * sqrt(chain);
+		if (err > c->max_rel_err)
+			c->max_rel_err = err;
+		if (err > tol && c->ok) {
+			c->ok = 0;
+			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
+				 (unsigned long long)e, out[e], want);
+		}
+	}
+}
+
+#define BOTH_AXES ((1u << AXIS_ROWS) | (1u << AXIS_COLS))
+static const struct sw_axis_def axes[] = {
+	{"rows", "elements", 32, INT64_C(1) << 20, "8192,32768", "matrix rows (one sum each)"},
+	{"cols", "elements", 32, INT64_C(64) << 10, "8192,32768",
+	 "matrix columns: floats per row, and the distance between rows"},
+};
+static const struct sw_variant variants[] = {
+	{"thread_per_row", "one thread per row: lanes cols x 4 bytes apart, 32 sectors per request (C10)",
+	 launch_thread, requests_thread, BOTH_AXES, 0},
+	{"block_per_row", "one block of 256 per row striding across it, then a block reduction: "
+			  "4 sectors per request (C10)",
+	 launch_block, requests_group, BOTH_AXES, 0},
+	{"warp_per_row", "one warp per row striding across it, then a shuffle reduction",
+	 launch_warp, requests_group, BOTH_AXES, 0},
+	{"stream_read", "float4 streaming read of the same rows x cols floats, near the memory limit",
+	 launch_stream, requests_stream, BOTH_AXES, 1},
+};
+
+const struct sw_family sw_family_rowsum = {
+	.name = "rowsum",
+	.about = "row sums of a row-major matrix: a thread, a block or a warp per row",
+	.axes = axes,
+	.n_axes = 2,
+	.variants = variants,
+	.n_variants = 4,
+	.sizes = sizes,
+	.refuse = refuse,
+	.useful_bytes = useful_bytes,
+	.flops = flops,
+	.check = check,
+};

@@ -1,0 +1,225 @@
+/* float3 on the CPU: its check against independently built outputs in each
+ * layout, byte counts, refusals, and the model's sectors per request
+ * (C3: 12 for AoS against 4 for the coalesced layouts). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "model.h"
+
+static const struct sw_family *fam(void)
+{
+	return sw_family_find("float3");
+}
+
+static struct sw_point point(const char *variant, int64_t n)
+{
+	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {n}};
+	return p;
+}
+
+/* The output each variant's kernel writes, recomputed independently:
+ * AoS x0 y0 z0 x1 ... (aos, staged), planes x[n] y[n] z[n] (soa), or the
+ * input unchanged (copy, memcpy). */
+static float *expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
+{
+	const char *name = fam()->variants[p->variant].name;
+	uint64_t n = (uint64_t)p->axis[0];
+	*n_out = 3 * n;
+	float *out = malloc(*n_out * sizeof *out);
+	for (uint64_t i = 0; i < n; i++)
+		for (int c = 0; c < 3; c++) {
+			uint64_t j = strcmp(name, "soa") == 0 ? c * n + i : 3 * i + c;
+			out[j] = sw_input_value(seed, j);
+			if (strcmp(name, "copy") && strcmp(name, "memcpy"))
+				out[j] += 2.0f + (float)c;
+		}
+	return out;
+}
+
+static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
+		      struct sw_check *c)
+{
+	struct sw_host_out o = {.seed = seed, .sample_seed = 99};
+	o.out[1] = out;
+	o.bytes[1] = n_out * sizeof(float);
+	memset(c, 0, sizeof *c);
+	fam()->check(p, &o, c);
+}
+
+static const char *variants[] = {"aos", "staged", "soa", "copy", "memcpy"};
+
+START_TEST(test_check_accepts_and_rejects)
+{
+	for (int v = 0; v < 5; v++) {
+		/* not a multiple of 256: the last block of staged is partial */
+		struct sw_point p = point(variants[v], (1 << 20) + 4);
+		size_t n_out;
+		struct sw_check c;
+		float *out = expected(&p, 42, &n_out);
+		run_check(&p, out, n_out, 42, &c);
+		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
+		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
+		ck_assert_uint_eq(c.checked, n_out);
+		ck_assert_double_lt(c.max_rel_err, 1e-7);
+		out[n_out - 1] += 1e-5f; /* the last z: one wrong float */
+		run_check(&p, out, n_out, 42, &c);
+		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
+		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
+		out[n_out - 1] -= 1e-5f;
+		run_check(&p, out, n_out, 43, &c); /* input from another seed */
+		ck_assert(!c.ok);
+		free(out);
+	}
+}
+END_TEST
+
+START_TEST(test_check_sees_the_layout)
+{
+	/* AoS output is wrong for soa, and the other way round; an update that
+	 * adds to the wrong component is wrong for aos */
+	struct sw_point aos = point("aos", 4096), soa = point("soa", 4096);
+	size_t n_out;
+	struct sw_check c;
+	float *out = expected(&aos, 5, &n_out);
+	run_check(&soa, out, n_out, 5, &c);
+	ck_assert(!c.ok);
+	free(out);
+	out = expected(&soa, 5, &n_out);
+	run_check(&aos, out, n_out, 5, &c);
+	ck_assert(!c.ok);
+	free(out);
+	struct sw_point copy = point("copy", 4096);
+	out = expected(&copy, 5, &n_out);
+	run_check(&aos, out, n_out, 5, &c);
+	ck_assert(!c.ok);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_check_samples_large_points)
+{
+	for (int v = 0; v < 5; v++) {
+		struct sw_point p = point(variants[v], 8 << 20);
+		size_t n_out;
+		struct sw_check c;
+		float *out = expected(&p, 11, &n_out);
+		run_check(&p, out, n_out, 11, &c);
+		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
+		ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
+		ck_assert_uint_eq(c.checked, 4096); /* SW_CHECK_SAMPLES */
+		for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
+			out[i] = out[i] * 1.01f + 0.01f;
+		run_check(&p, out, n_out, 11, &c);
+		ck_assert_msg(!c.ok, "%s", variants[v]);
+		free(out);
+	}
+}
+END_TEST
+
+START_TEST(test_bytes_and_sizes)
+{
+	const struct sw_family *f = fam();
+	for (int v = 0; v < 5; v++) {
+		struct sw_point p = point(variants[v], 16 << 20);
+		ck_assert_double_eq(f->useful_bytes(&p), 384.0 * (1 << 20)); /* 12 read + 12 written */
+		int adds = v < 3;
+		ck_assert_double_eq(f->flops(&p), adds ? 48.0 * (1 << 20) : 0);
+		struct sw_sizes sz = {0};
+		f->sizes(&p, &sz);
+		ck_assert_int_eq(sz.n_buffers, 2);
+		ck_assert_int_eq(sz.n_inputs, 1);
+		ck_assert_uint_eq(sz.bytes[0], 192u << 20);
+		ck_assert_uint_eq(sz.bytes[1], 192u << 20);
+	}
+	/* the largest point: 12 GiB each, sizes in 64 bits */
+	struct sw_point p = point("staged", (int64_t)1 << 30);
+	struct sw_sizes sz = {0};
+	f->sizes(&p, &sz);
+	ck_assert_uint_eq(sz.bytes[0], (size_t)12 << 30);
+}
+END_TEST
+
+START_TEST(test_refusal)
+{
+	const struct sw_family *f = fam();
+	char why[160] = "";
+	struct sw_point p = point("copy", 1026);
+	ck_assert(f->refuse(&p, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "multiple of 4"));
+	for (int v = 0; v < 5; v++) {
+		p = point(variants[v], 1028);
+		ck_assert(!f->refuse(&p, why, sizeof why));
+		p = point(variants[v], (int64_t)1 << 30);
+		ck_assert(!f->refuse(&p, why, sizeof why));
+	}
+	for (int v = 0; v < 3; v++) { /* the kernels take any n */
+		p = point(variants[v], 1027);
+		ck_assert(!f->refuse(&p, why, sizeof why));
+	}
+}
+END_TEST
+
+static struct sw_model_figures model(const char *variant, int64_t n)
+{
+	struct sw_model_figures m;
+	struct sw_err err = {0};
+	struct sw_point p = point(variant, n);
+	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
+	return m;
+}
+
+START_TEST(test_requests)
+{
+	struct sw_request req;
+	struct sw_point p = point("aos", 1 << 20);
+	const struct sw_variant *v = &fam()->variants[p.variant];
+	ck_assert_uint_eq(v->requests(&p, 0, NULL), (1 << 20) / 32 * 3);
+	v->requests(&p, 4, &req); /* warp 1, y */
+	ck_assert_uint_eq(req.active, 0xffffffffu);
+	ck_assert_uint_eq(req.addr[0], (3 * 32 + 1) * 4);
+	ck_assert_uint_eq(req.addr[1], (3 * 33 + 1) * 4); /* lanes 12 bytes apart */
+	p = point("soa", 1 << 20);
+	v = &fam()->variants[p.variant];
+	v->requests(&p, 5, &req); /* warp 1, z */
+	ck_assert_uint_eq(req.addr[0], ((2 << 20) + 32) * 4);
+	ck_assert_uint_eq(req.addr[1], ((2 << 20) + 33) * 4);
+	p = point("staged", 1 << 20);
+	v = &fam()->variants[p.variant];
+	ck_assert_uint_eq(v->requests(&p, 0, NULL), (1 << 20) / 256 * 24);
+	v->requests(&p, 24 + 8 + 3, &req); /* block 1, pass 1, warp 3 */
+	ck_assert_uint_eq(req.addr[0], (768 + 256 + 96) * 4);
+	/* a partial last block: lanes past 3n are idle */
+	p = point("staged", 1100);
+	v->requests(&p, v->requests(&p, 0, NULL) - 1, &req);
+	ck_assert_uint_eq(req.active, 0);
+
+	/* C3: a float3 component spans 384 bytes per warp, 12 sectors */
+	ck_assert_double_eq(model("aos", 16 << 20).sectors_per_request, 12);
+	ck_assert_double_eq_tol(model("aos", 16 << 20).efficiency, 1.0 / 3, 1e-12);
+	ck_assert_double_eq(model("staged", 16 << 20).sectors_per_request, 4);
+	ck_assert_double_eq(model("soa", 16 << 20).sectors_per_request, 4);
+	ck_assert_double_eq(model("copy", 16 << 20).sectors_per_request, 16);
+	ck_assert_ptr_null(fam()->variants[sw_variant_find(fam(), "memcpy")].requests);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("float3");
+	TCase *tc = tcase_create("float3");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_check_accepts_and_rejects);
+	tcase_add_test(tc, test_check_sees_the_layout);
+	tcase_add_test(tc, test_check_samples_large_points);
+	tcase_add_test(tc, test_bytes_and_sizes);
+	tcase_add_test(tc, test_refusal);
+	tcase_add_test(tc, test_requests);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

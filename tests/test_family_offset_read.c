@@ -1,0 +1,207 @@
+/* offset_read on the CPU: its check against independently built outputs,
+ * byte counts, refusals, and the model's sectors per request (C1, C15). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "model.h"
+
+#define T (4096u * 256u)
+
+static const struct sw_family *fam(void)
+{
+	return sw_family_find("offset_read");
+}
+
+static struct sw_point point(const char *variant, int64_t offset, int64_t n)
+{
+	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {offset, n}};
+	return p;
+}
+
+/* The output each variant's kernel writes, recomputed independently. */
+static float *expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
+{
+	struct sw_sizes sz = {0};
+	fam()->sizes(p, &sz);
+	*n_out = sz.bytes[1] / sizeof(float);
+	float *out = calloc(*n_out, sizeof *out);
+	uint64_t n = (uint64_t)p->axis[1];
+	const char *name = fam()->variants[p->variant].name;
+	if (strcmp(name, "stream_read") == 0) {
+		for (uint64_t j = 0; j < n; j++) /* float4 j / 4 belongs to thread (j / 4) % T */
+			out[(j / 4) % T] += sw_input_value(seed, j);
+	} else {
+		uint64_t start = strcmp(name, "offset") == 0 ? (uint64_t)p->axis[0] : 0;
+		for (uint64_t i = 0; i < n; i++)
+			out[i % T] += sw_input_value(seed, start + i);
+	}
+	return out;
+}
+
+static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
+		      struct sw_check *c)
+{
+	struct sw_host_out o = {.seed = seed, .sample_seed = 99};
+	o.out[1] = out;
+	o.bytes[1] = n_out * sizeof(float);
+	memset(c, 0, sizeof *c);
+	fam()->check(p, &o, c);
+}
+
+START_TEST(test_check_accepts_and_rejects)
+{
+	const char *variants[] = {"aligned", "offset", "stream_read"};
+	for (int v = 0; v < 3; v++) {
+		struct sw_point p = point(variants[v], 5, (3 << 20) + 1000);
+		if (strcmp(variants[v], "offset"))
+			p.axis[0] = SW_AXIS_UNUSED;
+		size_t n_out;
+		struct sw_check c;
+		float *out = expected(&p, 42, &n_out);
+		run_check(&p, out, n_out, 42, &c);
+		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
+		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
+		ck_assert_uint_eq(c.checked, n_out);
+		out[n_out / 2] += 0.5f;
+		run_check(&p, out, n_out, 42, &c);
+		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
+		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
+		out[n_out / 2] -= 0.5f;
+		run_check(&p, out, n_out, 43, &c); /* input from another seed */
+		ck_assert(!c.ok);
+		free(out);
+	}
+}
+END_TEST
+
+START_TEST(test_check_sees_the_offset)
+{
+	/* the aligned read's output is not the output of a read from element 5 */
+	struct sw_point aligned = point("aligned", SW_AXIS_UNUSED, 1 << 20);
+	struct sw_point off = point("offset", 5, 1 << 20);
+	size_t n_out;
+	struct sw_check c;
+	float *out = expected(&aligned, 7, &n_out);
+	run_check(&off, out, n_out, 7, &c);
+	ck_assert(!c.ok);
+	free(out);
+	/* offset 0 reads what aligned reads */
+	struct sw_point zero = point("offset", 0, 1 << 20);
+	out = expected(&aligned, 7, &n_out);
+	run_check(&zero, out, n_out, 7, &c);
+	ck_assert_msg(c.ok, "%s", c.msg);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_check_samples_large_points)
+{
+	struct sw_point p = point("offset", 3, 64 << 20);
+	size_t n_out;
+	struct sw_check c;
+	float *out = expected(&p, 11, &n_out);
+	run_check(&p, out, n_out, 11, &c);
+	ck_assert_msg(c.ok, "%s", c.msg);
+	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
+	ck_assert_uint_eq(c.checked, 4096); /* SW_CHECK_SAMPLES */
+	ck_assert_double_lt(c.max_rel_err, 1e-5);
+	for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
+		out[i] *= 1.01f;
+	run_check(&p, out, n_out, 11, &c);
+	ck_assert(!c.ok);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_bytes_and_sizes)
+{
+	const struct sw_family *f = fam();
+	struct sw_point p = point("offset", 7, 64 << 20);
+	ck_assert_double_eq(f->useful_bytes(&p), 256.0 * (1 << 20));
+	ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
+	struct sw_sizes sz = {0};
+	f->sizes(&p, &sz);
+	ck_assert_int_eq(sz.n_buffers, 2);
+	ck_assert_int_eq(sz.n_inputs, 1);
+	ck_assert_uint_eq(sz.bytes[0], (256u << 20) + 7 * 4); /* the offset's floats too */
+	ck_assert_uint_eq(sz.bytes[1], T * 4);
+	p = point("aligned", SW_AXIS_UNUSED, 1024);
+	f->sizes(&p, &sz);
+	ck_assert_uint_eq(sz.bytes[0], 4096);
+	ck_assert_double_eq(f->useful_bytes(&p), 4096);
+	p = point("stream_read", SW_AXIS_UNUSED, 1024);
+	ck_assert_double_eq(f->useful_bytes(&p), 4096);
+}
+END_TEST
+
+START_TEST(test_refusal)
+{
+	const struct sw_family *f = fam();
+	char why[160] = "";
+	struct sw_point p = point("stream_read", SW_AXIS_UNUSED, 1026);
+	ck_assert(f->refuse(&p, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "multiple of 4"));
+	p = point("offset", 3, 1026); /* scalar reads take any n */
+	ck_assert(!f->refuse(&p, why, sizeof why));
+	p = point("offset", 32, (int64_t)4 << 30); /* the largest point */
+	ck_assert(!f->refuse(&p, why, sizeof why));
+	struct sw_sizes sz = {0};
+	f->sizes(&p, &sz);
+	ck_assert_uint_eq(sz.bytes[0], ((size_t)16 << 30) + 128);
+}
+END_TEST
+
+static double sectors(const char *variant, int64_t offset, int64_t n)
+{
+	struct sw_model_figures m;
+	struct sw_err err = {0};
+	struct sw_point p = point(variant, offset, n);
+	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
+	return m.sectors_per_request;
+}
+
+/* C1/C15: a misaligned start costs one extra sector per warp request. */
+START_TEST(test_requests)
+{
+	struct sw_request req;
+	struct sw_point p = point("offset", 1, 64 << 20);
+	const struct sw_variant *v = &fam()->variants[p.variant];
+	ck_assert_uint_eq(v->requests(&p, 0, NULL), (T / 32) * 64);
+	v->requests(&p, 1, &req); /* warp 1, step 0: elements 33 .. 64 */
+	ck_assert_uint_eq(req.active, 0xffffffffu);
+	ck_assert_int_eq(req.word_bytes, 4);
+	ck_assert_uint_eq(req.addr[0], 33 * 4);
+	ck_assert_uint_eq(req.addr[31], 64 * 4);
+	v->requests(&p, T / 32, &req); /* warp 0, step 1 */
+	ck_assert_uint_eq(req.addr[0], (T + 1) * 4);
+
+	ck_assert_double_eq(sectors("aligned", SW_AXIS_UNUSED, 64 << 20), 4);
+	ck_assert_double_eq(sectors("offset", 0, 64 << 20), 4);
+	for (int64_t k = 1; k < 8; k++)
+		ck_assert_double_eq(sectors("offset", k, 64 << 20), 5);
+	ck_assert_double_eq(sectors("offset", 8, 64 << 20), 4);
+	ck_assert_double_eq(sectors("offset", 32, 64 << 20), 4);
+	ck_assert_double_eq(sectors("stream_read", SW_AXIS_UNUSED, 64 << 20), 16);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("offset_read");
+	TCase *tc = tcase_create("offset_read");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_check_accepts_and_rejects);
+	tcase_add_test(tc, test_check_sees_the_offset);
+	tcase_add_test(tc, test_check_samples_large_points);
+	tcase_add_test(tc, test_bytes_and_sizes);
+	tcase_add_test(tc, test_refusal);
+	tcase_add_test(tc, test_requests);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
