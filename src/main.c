@@ -19,7 +19,7 @@ static void print_list(void)
 		const struct sw_family *f = sw_families[i];
 		printf("\n%s: %s\n  variants:\n", f->name, f->about);
 		for (int v = 0; v < f->n_variants; v++)
-			printf("    %-14s%s%s\n", f->variants[v].name,
+			printf("    %-16s%s%s\n", f->variants[v].name,
 			       f->variants[v].is_reference ? "(reference) " : "", f->variants[v].about);
 		printf("  axes:\n");
 		for (int a = 0; a < f->n_axes; a++) {
