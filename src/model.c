@@ -186,7 +186,14 @@ enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_
 		return sw_fail(err, SW_EINVAL, "no model rules for CC %d.%d", cc / 10, cc % 10);
 	if (req->word_bytes < 1 || req->word_bytes > 32)
 		return sw_fail(err, SW_EINVAL, "word of %d bytes", req->word_bytes);
-	cost->useful_bytes = lanes_active(req, 0, 32) * req->word_bytes;
+	/* Useful bytes are the distinct words asked for: lanes sharing a word
+	 * (a broadcast) need it moved once. */
+	uint64_t a[32];
+	int n = 0;
+	for (int l = 0; l < 32; l++)
+		if (req->active & (1u << l))
+			a[n++] = req->addr[l];
+	cost->useful_bytes = distinct(a, n) * req->word_bytes;
 	switch (req->space) {
 	case SW_SPACE_GLOBAL: global_cost(req, cc, cost); break;
 	case SW_SPACE_SHARED: cost->conflict_degree = shared_degree(req, cc); break;
