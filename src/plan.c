@@ -124,10 +124,11 @@ enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct
 	qsort(ids, plan->n, sizeof *ids, cmp_u64);
 	for (size_t i = 1; i < plan->n; i++)
 		if (ids[i] == ids[i - 1]) {
+			uint64_t dup = ids[i];
 			free(ids);
 			sw_plan_fini(plan);
 			return sw_fail(err, SW_EINVAL, "two plan points share id %016" PRIx64
-				       " (duplicate axis values?)", ids[i]);
+				       " (duplicate axis values?)", dup);
 		}
 	free(ids);
 	return SW_OK;

@@ -1,0 +1,201 @@
+/*
+ * constant_read: what a warp's load costs when its lanes read `distinct`
+ * different words of one 128-byte line (NOTES.md C17). A fixed amount of
+ * work (8192 x 256 threads, 1024 loads each, summed per thread) keeps each
+ * launch long; useful bytes are the 4-byte words the threads read, so the
+ * bandwidth is inverse to the time per warp load. The table is 64 KB of
+ * uniform floats, made on the device from the seed, copied to __constant__
+ * memory in prepare.
+ *   constant  __constant__ array: the constant cache serves one address per
+ *             pass, so the cost grows linearly with distinct (C17)
+ *   global    plain global loads through L1: one line, one pass, flat
+ *   readonly  const __restrict__ and __ldg: the read-only path, flat
+ */
+#include "kernel.h"
+#include "common.cuh"
+#include "constant_read.cuh"
+
+#include <stdio.h>
+
+enum { AXIS_DISTINCT };
+enum { V_CONSTANT, V_GLOBAL, V_READONLY };
+#define ACCS 4 /* independent sums per thread, so loads need not wait on adds */
+
+__constant__ float sw_const_table[SW_CONST_WORDS];
+
+__global__ void const_read_constant_kernel(float *out, uint32_t distinct, uint32_t step)
+{
+	uint32_t lane = threadIdx.x & 31;
+	float acc[ACCS] = {0};
+	for (uint32_t k = 0; k < SW_CONST_LOADS; k += ACCS) {
+#pragma unroll
+		for (int u = 0; u < ACCS; u++)
+			acc[u] += sw_const_table[sw_const_index(k + u, lane, distinct, step)];
+	}
+	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+/* No __restrict__: the compiler may not take the read-only path. */
+__global__ void const_read_global_kernel(const float *table, float *out, uint32_t distinct,
+					 uint32_t step)
+{
+	uint32_t lane = threadIdx.x & 31;
+	float acc[ACCS] = {0};
+	for (uint32_t k = 0; k < SW_CONST_LOADS; k += ACCS) {
+#pragma unroll
+		for (int u = 0; u < ACCS; u++)
+			acc[u] += table[sw_const_index(k + u, lane, distinct, step)];
+	}
+	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+__global__ void const_read_readonly_kernel(const float *__restrict__ table, float *__restrict__ out,
+					   uint32_t distinct, uint32_t step)
+{
+	uint32_t lane = threadIdx.x & 31;
+	float acc[ACCS] = {0};
+	for (uint32_t k = 0; k < SW_CONST_LOADS; k += ACCS) {
+#pragma unroll
+		for (int u = 0; u < ACCS; u++)
+			acc[u] += __ldg(&table[sw_const_index(k + u, lane, distinct, step)]);
+	}
+	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+static uint32_t distinct_of(const struct sw_point *p)
+{
+	return (uint32_t)p->axis[AXIS_DISTINCT];
+}
+
+static cudaError_t launch_constant(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	const_read_constant_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
+		(float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	const_read_global_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
+	return cudaGetLastError();
+}
+
+static cudaError_t launch_readonly(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	const_read_readonly_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
+	return cudaGetLastError();
+}
+
+/* Model: request r is load k of warp w; its lanes read sw_const_index. */
+static uint64_t requests_table(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t warps = SW_CONST_T / 32;
+	if (req) {
+		uint32_t k = (uint32_t)(r % SW_CONST_LOADS);
+		req->space = SW_SPACE_GLOBAL;
+		req->word_bytes = 4;
+		req->is_store = 0;
+		req->active = 0xffffffffu;
+		for (uint32_t l = 0; l < 32; l++)
+			req->addr[l] = 4 * (uint64_t)sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
+	}
+	return warps * SW_CONST_LOADS;
+}
+
+static void sizes(const struct sw_point *p, struct sw_sizes *s)
+{
+	s->n_buffers = 2;
+	s->n_inputs = 1;
+	s->bytes[0] = SW_CONST_WORDS * sizeof(float);
+	s->bytes[1] = SW_CONST_T * sizeof(float);
+}
+
+static int refuse(const struct sw_point *p, char *why, size_t len)
+{
+	return 0; /* every distinct in 1..32 runs */
+}
+
+static double useful_bytes(const struct sw_point *p)
+{
+	return (double)SW_CONST_T * SW_CONST_LOADS * sizeof(float);
+}
+
+static double flops(const struct sw_point *p)
+{
+	return 0; /* the adds only keep the loads */
+}
+
+/* The table goes to __constant__ memory from the device copy the harness
+ * filled, outside the timed region. */
+static cudaError_t prepare(const struct sw_point *p, struct sw_buffers *b, cudaStream_t s)
+{
+	if (p->variant != V_CONSTANT)
+		return cudaSuccess;
+	return cudaMemcpyToSymbolAsync(sw_const_table, b->dev[0], SW_CONST_WORDS * sizeof(float), 0,
+				       cudaMemcpyDeviceToDevice, s);
+}
+
+/* Thread t's sum in double; its loads are the same in every variant. */
+static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t)
+{
+	double sum = 0;
+	for (uint32_t k = 0; k < SW_CONST_LOADS; k++)
+		sum += sw_input_value(seed, sw_const_index(k, (uint32_t)(t % 32), distinct_of(p),
+							   SW_CONST_STEP));
+	return sum;
+}
+
+/* A thread's sum costs 1024 terms and there are 2M threads: always sampled.
+ * Float accumulation: each of the 1024 adds may round by 2^-24 of the
+ * running sum. */
+static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
+{
+	const float *out = (const float *)o->out[1];
+	double tol = 1e-6 + 2e-7 * SW_CONST_LOADS;
+	c->mode = SW_CHECK_SAMPLED;
+	c->checked = SW_CHECK_SAMPLES;
+	c->max_rel_err = 0;
+	c->ok = 1;
+	for (uint64_t k = 0; k < SW_CHECK_SAMPLES; k++) {
+		uint64_t t = sw_sample_index(o->sample_seed, k, SW_CONST_T);
+		double want = thread_sum(p, o->seed, t);
+		double err = sw_rel_err(out[t], want);
+		if (err > c->max_rel_err)
+			c->max_rel_err = err;
+		if (err > tol && c->ok) {
+			c->ok = 0;
+			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
+				 (unsigned long long)t, out[t], want);
+		}
+	}
+}
+
+static const struct sw_axis_def axes[] = {
+	{"distinct", "addresses", 1, 32, "1,2,4,8,16,32",
+	 "different words a warp reads per load (groups of consecutive lanes share one word)"},
+};
+static const struct sw_variant variants[] = {
+	{"constant", "__constant__ table: one address per pass, cost linear in distinct (C17)",
+	 launch_constant, NULL, 1u << AXIS_DISTINCT, 0},
+	{"global", "plain global loads of the same words: one L1 line per load, flat (C17)",
+	 launch_global, requests_table, 1u << AXIS_DISTINCT, 0},
+	{"readonly", "__ldg read-only path of the same words, flat (C17)", launch_readonly,
+	 requests_table, 1u << AXIS_DISTINCT, 0},
+};
+
+const struct sw_family sw_family_constant_read = {
+	.name = "constant_read",
+	.about = "constant cache against global and read-only loads, by distinct addresses per warp",
+	.axes = axes,
+	.n_axes = 1,
+	.variants = variants,
+	.n_variants = 3,
+	.sizes = sizes,
+	.refuse = refuse,
+	.useful_bytes = useful_bytes,
+	.flops = flops,
+	.check = check,
+	.prepare = prepare,
+};
