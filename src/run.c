@@ -445,7 +445,7 @@ static enum sw_status choose_backend(struct ctx *c, struct sw_err *err)
 		c->model = 1;
 		return SW_OK;
 	case SW_BACKEND_CUDA:
-		if (!all)
+		if (!all && !c->opt->dry_run) /* a plan needs no GPU */
 			return sw_fail(err, SW_ECUDA, "--backend cuda: %s has no usable CUDA device",
 				       any ? "at least one rank" : "this machine");
 		return SW_OK;
