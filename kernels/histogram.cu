@@ -330,14 +330,18 @@ static void check_stream(const struct sw_point *p, const struct sw_host_out *o, 
 
 	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
 	c->checked = count;
+#pragma omp parallel for schedule(dynamic, 64)
 	for (uint64_t k = 0; k < count; k++) {
 		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, SW_HIST_STREAM_T), words;
 		uint32_t want = stream_xor(p, o->seed, t, &words);
-		if (out[t] != want && c->ok) {
-			c->ok = 0;
-			c->max_rel_err = 1;
-			snprintf(c->msg, sizeof c->msg, "element %llu: got 0x%08x, want 0x%08x",
-				 (unsigned long long)t, out[t], want);
+		if (out[t] != want) {
+#pragma omp critical(sw_hist_check)
+			if (c->ok) {
+				c->ok = 0;
+				c->max_rel_err = 1;
+				snprintf(c->msg, sizeof c->msg, "element %llu: got 0x%08x, want 0x%08x",
+					 (unsigned long long)t, out[t], want);
+			}
 		}
 	}
 }
@@ -357,10 +361,20 @@ static void check_hist(const struct sw_point *p, const struct sw_host_out *o, st
 		snprintf(c->msg, sizeof c->msg, "no host memory for the reference histogram");
 		return;
 	}
-	for (uint64_t w = 0; w < n / 8; w++) {
-		uint64_t word = sw_hist_word(o->seed, dist, w);
+	/* the host's cores share the recount (OpenMP), each with its own tables */
+#pragma omp parallel if (n > (1u << 24))
+	{
+		uint64_t local[8][256] = {{0}};
+#pragma omp for schedule(static)
+		for (uint64_t w = 0; w < n / 8; w++) {
+			uint64_t word = sw_hist_word(o->seed, dist, w);
+			for (int k = 0; k < 8; k++)
+				local[k][(word >> (8 * k)) & mask]++;
+		}
+#pragma omp critical(sw_hist_merge)
 		for (int k = 0; k < 8; k++)
-			counts[k][(word >> (8 * k)) & mask]++;
+			for (int b = 0; b < 256; b++)
+				counts[k][b] += local[k][b];
 	}
 	for (uint64_t i = n / 8 * 8; i < n; i++)
 		counts[0][sw_hist_byte(o->seed, dist, i) & mask]++;

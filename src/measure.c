@@ -1,12 +1,15 @@
 /*
  * The cuda backend's measurement of one point (measure.h). Samples are taken
  * in batches of SAMPLE_BATCH event pairs between host synchronisations, so
- * the GPU is rarely idle while the host checks the stopping rule.
+ * the GPU is rarely idle while the host checks the stopping rule. A point's
+ * CPU check runs on a thread while the GPU measures the next point: the
+ * output copies alternate between two pinned host sets for that.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +28,18 @@ struct sw_gpu {
 	cudaEvent_t start[SAMPLE_BATCH], stop[SAMPLE_BATCH];
 	void *buf[SW_MAX_BUFFERS];
 	size_t cap[SW_MAX_BUFFERS];
-	void *host[SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
-	size_t host_cap[SW_MAX_BUFFERS];
+	void *host[2][SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
+	size_t host_cap[2][SW_MAX_BUFFERS];
+	int set;                       /* host set the next point copies into */
+	/* the check running on its thread, and the record it completes */
+	struct pending {
+		int active;
+		pthread_t thread;
+		const struct sw_family *f;
+		struct sw_point p;
+		struct sw_host_out out;
+		struct sw_record *rec;
+	} pending;
 	void *flush;                /* written before a sample to evict L2 */
 	size_t flush_bytes;
 	uint64_t nonce;
@@ -78,9 +91,11 @@ void sw_gpu_destroy(struct sw_gpu **gp)
 	struct sw_gpu *g = *gp;
 	if (!g)
 		return;
+	sw_gpu_settle(g);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
-		cudaFreeHost(g->host[i]);
+		cudaFreeHost(g->host[0][i]);
+		cudaFreeHost(g->host[1][i]);
 	}
 	cudaFree(g->flush);
 	for (int i = 0; i < SAMPLE_BATCH; i++) {
@@ -110,16 +125,16 @@ static cudaError_t ensure_buffer(struct sw_gpu *g, int i, size_t bytes)
 	return e;
 }
 
-static cudaError_t ensure_host(struct sw_gpu *g, int i, size_t bytes)
+static cudaError_t ensure_host(struct sw_gpu *g, int set, int i, size_t bytes)
 {
-	if (g->host_cap[i] >= bytes)
+	if (g->host_cap[set][i] >= bytes)
 		return cudaSuccess;
-	cudaFreeHost(g->host[i]);
-	g->host[i] = NULL;
-	g->host_cap[i] = 0;
-	cudaError_t e = cudaMallocHost(&g->host[i], bytes);
+	cudaFreeHost(g->host[set][i]);
+	g->host[set][i] = NULL;
+	g->host_cap[set][i] = 0;
+	cudaError_t e = cudaMallocHost(&g->host[set][i], bytes);
 	if (e == cudaSuccess)
-		g->host_cap[i] = bytes;
+		g->host_cap[set][i] = bytes;
 	return e;
 }
 
@@ -175,13 +190,13 @@ static enum sw_status copy_outputs(struct sw_gpu *g, const struct sw_sizes *sz,
 {
 	*out = (struct sw_host_out){.seed = b->seed, .sample_seed = mix64(b->seed ^ 0x5eed)};
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
-		cudaError_t e = ensure_host(g, i, sz->bytes[i]);
+		cudaError_t e = ensure_host(g, g->set, i, sz->bytes[i]);
 		if (e == cudaSuccess)
-			e = cudaMemcpyAsync(g->host[i], b->dev[i], sz->bytes[i], cudaMemcpyDeviceToHost,
-					    g->stream);
+			e = cudaMemcpyAsync(g->host[g->set][i], b->dev[i], sz->bytes[i],
+					    cudaMemcpyDeviceToHost, g->stream);
 		if (e != cudaSuccess)
 			return point_failed(rec, e, "copying the output back", err);
-		out->out[i] = g->host[i];
+		out->out[i] = g->host[g->set][i];
 		out->bytes[i] = sz->bytes[i];
 	}
 	return SW_OK;
@@ -198,10 +213,44 @@ static void check_copied(const struct sw_family *f, const struct sw_point *p,
 	rec->checked_elems = c.checked;
 	rec->max_rel_err = c.max_rel_err;
 	if (!c.ok) {
+		/* recorded as such, and its timings do not count */
 		rec->status = SW_ROW_INVALID;
 		snprintf(rec->message, sizeof rec->message, "output differs from the CPU reference: %s",
 			 c.msg);
+		rec->median_ns = rec->min_ns = rec->mean_ns = rec->stddev_ns = rec->rse = NAN;
+		rec->gbps = rec->gflops = NAN;
 	}
+}
+
+static void *check_thread(void *arg)
+{
+	struct pending *q = arg;
+	check_copied(q->f, &q->p, &q->out, q->rec);
+	return NULL;
+}
+
+struct sw_record *sw_gpu_settle(struct sw_gpu *g)
+{
+	if (!g || !g->pending.active)
+		return NULL;
+	pthread_join(g->pending.thread, NULL);
+	g->pending.active = 0;
+	return g->pending.rec;
+}
+
+/* Hands the point's check to a thread; runs it here if no thread starts. */
+static void queue_check(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
+			const struct sw_host_out *out, struct sw_record *rec)
+{
+	struct pending *q = &g->pending;
+	q->f = f;
+	q->p = *p;
+	q->out = *out;
+	q->rec = rec;
+	q->active = pthread_create(&q->thread, NULL, check_thread, q) == 0;
+	if (!q->active)
+		check_copied(f, p, out, rec);
+	g->set ^= 1; /* the next point copies into the other host set */
 }
 
 /* Enqueues one sample: an optional flush, then the timed launches. */
@@ -224,11 +273,14 @@ static cudaError_t enqueue_sample(struct sw_gpu *g, const struct sw_variant *v,
 static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
-				 struct sw_record *rec, struct sw_err *err);
+				 struct sw_record *rec, struct sw_host_out *out, struct sw_err *err);
 
-enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
-				const struct sw_measure_cfg *cfg, struct sw_record *rec,
-				struct sw_err *err)
+/* The GPU part of a point: buffers, fresh input, the checked launch with its
+ * output copied to the host, warm-up and samples. *checkable says whether
+ * out holds an output for the CPU check. */
+static enum sw_status gpu_part(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
+			       const struct sw_measure_cfg *cfg, struct sw_record *rec,
+			       struct sw_host_out *out, int *checkable, struct sw_err *err)
 {
 	struct sw_sizes sz = {0};
 	f->sizes(p, &sz);
@@ -273,9 +325,38 @@ enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, con
 		return point_failed(rec, e, "filling the input", err);
 	if (f->prepare && (e = f->prepare(p, &b, g->stream)) != cudaSuccess)
 		return point_failed(rec, e, "preparing the point", err);
-	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, err);
+	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, out, err);
 	if (f->release)
 		f->release(p, &b);
+	*checkable = st == SW_OK && rec->status == SW_ROW_OK;
+	return st;
+}
+
+enum sw_status sw_gpu_start_point(struct sw_gpu *g, const struct sw_family *f,
+				  const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				  struct sw_record *rec, int *queued, struct sw_record **done,
+				  struct sw_err *err)
+{
+	struct sw_host_out out;
+	int checkable = 0;
+	enum sw_status st = gpu_part(g, f, p, cfg, rec, &out, &checkable, err);
+	/* the previous point's check ran while this point used the GPU */
+	*done = sw_gpu_settle(g);
+	*queued = checkable;
+	if (checkable)
+		queue_check(g, f, p, &out, rec);
+	return st;
+}
+
+enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
+				const struct sw_measure_cfg *cfg, struct sw_record *rec,
+				struct sw_err *err)
+{
+	int queued;
+	struct sw_record *earlier;
+	enum sw_status st = sw_gpu_start_point(g, f, p, cfg, rec, &queued, &earlier, err);
+	if (queued)
+		sw_gpu_settle(g);
 	return st;
 }
 
@@ -283,7 +364,7 @@ enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, con
 static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
-				 struct sw_record *rec, struct sw_err *err)
+				 struct sw_record *rec, struct sw_host_out *out, struct sw_err *err)
 {
 	const struct sw_variant *v = &f->variants[p->variant];
 	const struct sw_sizes sz = *szp;
@@ -291,11 +372,10 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	size_t working_set = 0;
 	for (int i = 0; i < sz.n_buffers; i++)
 		working_set += sz.bytes[i];
-	struct sw_host_out out;
 	cudaError_t e = v->launch(p, &b, g->stream);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
-	enum sw_status st = copy_outputs(g, &sz, &b, &out, rec, err);
+	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);
 	if (st != SW_OK)
 		return st;
 
@@ -329,23 +409,12 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 
 	int n = 0, max = cfg->max_samples < SW_MAX_SAMPLES ? cfg->max_samples : SW_MAX_SAMPLES;
 	double sum = 0, sum_sq = 0, timed_s = 0;
-	int checked = 0;
 	for (;;) {
 		int batch = max - n < SAMPLE_BATCH ? max - n : SAMPLE_BATCH;
 		for (int s = 0; s < batch && e == cudaSuccess; s++)
 			e = enqueue_sample(g, v, p, &b, flush, launches, s);
 		if (e != cudaSuccess)
 			return point_failed(rec, e, "timing", err);
-		if (!checked) {
-			/* The CPU check runs while the GPU takes the first samples; they
-			 * count only if it passes. */
-			check_copied(f, p, &out, rec);
-			checked = 1;
-			if (rec->status != SW_ROW_OK) {
-				e = cudaStreamSynchronize(g->stream);
-				return e == cudaSuccess ? SW_OK : point_failed(rec, e, "timing", err);
-			}
-		}
 		e = cudaEventSynchronize(g->stop[batch - 1]);
 		for (int s = 0; s < batch && e == cudaSuccess; s++) {
 			e = cudaEventElapsedTime(&ms, g->start[s], g->stop[s]);

@@ -22,11 +22,26 @@ enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **o
 void sw_gpu_destroy(struct sw_gpu **g);
 
 /* Runs point p of family f and fills the timing, check and clock fields of
- * rec. A point that fails on the GPU is recorded as failed, with the CUDA
- * error text, and SW_OK is returned; SW_ECUDA means the context is no longer
- * usable and the rank must stop taking points. */
+ * rec, check included (synchronous). A point that fails on the GPU is
+ * recorded as failed, with the CUDA error text, and SW_OK is returned;
+ * SW_ECUDA means the context is no longer usable and the rank must stop
+ * taking points. */
 enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
 				const struct sw_measure_cfg *cfg, struct sw_record *rec,
 				struct sw_err *err);
+
+/* The same, pipelined: runs p on the GPU and leaves its CPU check running on
+ * a thread while the caller starts the next point. *queued = 1: rec is
+ * complete only when a later call returns it in *done or sw_gpu_settle()
+ * returns it, and must stay untouched until then; 0: rec is complete now.
+ * *done: the previous point's record, its check finished, or NULL. */
+enum sw_status sw_gpu_start_point(struct sw_gpu *g, const struct sw_family *f,
+				  const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				  struct sw_record *rec, int *queued, struct sw_record **done,
+				  struct sw_err *err);
+
+/* Waits for the queued check; returns its completed record, or NULL when
+ * none was queued. Safe on NULL. */
+struct sw_record *sw_gpu_settle(struct sw_gpu *g);
 
 #endif

@@ -72,6 +72,9 @@ struct ctx {
 	struct sw_device_info dev;
 	struct sw_gpu *gpu;
 	int gpu_lock_fd;   /* --share-gpu: flock()ed around each point; -1 otherwise */
+	/* records of points in flight: the one measured, the one being checked */
+	struct sw_record *slot[2];
+	int next_slot;
 	int gpu_dead;      /* the context failed: take no more points */
 	struct sw_err gpu_err;
 	/* rank 0 only */
@@ -137,8 +140,15 @@ static void gpu_lock(struct ctx *c, int op)
 			;
 }
 
-static void run_point(struct ctx *c, uint32_t index, struct sw_record *rec)
+/* Where a finished record goes: rank 0 writes it, a worker sends it. */
+typedef void (*emit_fn)(struct ctx *c, void *to, struct sw_record *rec);
+
+/* Runs plan point index and emits every record that completes meanwhile:
+ * on the GPU a point's CPU check runs while the next point is measured, so
+ * its record completes one point later (sw_gpu_start_point). */
+static void run_point(struct ctx *c, uint32_t index, emit_fn emit, void *to)
 {
+	struct sw_record *rec = c->slot[c->next_slot];
 	const struct sw_plan_point *pt = &c->plan.points[index];
 	const struct sw_family *f = sw_families[pt->family];
 	const struct sw_variant *v = &f->variants[pt->p.variant];
@@ -148,28 +158,42 @@ static void run_point(struct ctx *c, uint32_t index, struct sw_record *rec)
 	if (f->refuse(&pt->p, why, sizeof why)) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why);
-		return;
-	}
-	if (c->model) {
+	} else if (c->model) {
 		add_model(v, &pt->p, pt->cc, rec, 1);
-		return;
-	}
-	if (c->gpu_dead) {
+	} else if (c->gpu_dead) {
 		rec->status = SW_ROW_FAILED;
 		snprintf(rec->message, sizeof rec->message, "not run: %s", c->gpu_err.msg);
-		return;
+	} else {
+		if (sw_model_supports(rec->cc)) {
+			add_model(v, &pt->p, rec->cc, rec, 0);
+			/* a lower bound: predicted bytes at the device's peak (GB/s = bytes/ns) */
+			if (c->dev.peak_gbps > 0)
+				rec->model_time_bound_ns = rec->model_moved_bytes / c->dev.peak_gbps;
+		}
+		int queued = 0;
+		struct sw_record *done = NULL;
+		gpu_lock(c, LOCK_EX);
+		enum sw_status st = sw_gpu_start_point(c->gpu, f, &pt->p, &c->job.measure, rec, &queued,
+						       &done, &c->gpu_err);
+		gpu_lock(c, LOCK_UN);
+		if (st != SW_OK)
+			c->gpu_dead = 1;
+		if (done)
+			emit(c, to, done);
+		if (queued) { /* rec completes later; the other slot is free now */
+			c->next_slot ^= 1;
+			return;
+		}
 	}
-	gpu_lock(c, LOCK_EX);
-	enum sw_status st = sw_gpu_run_point(c->gpu, f, &pt->p, &c->job.measure, rec, &c->gpu_err);
-	gpu_lock(c, LOCK_UN);
-	if (st != SW_OK)
-		c->gpu_dead = 1;
-	if (sw_model_supports(rec->cc)) {
-		add_model(v, &pt->p, rec->cc, rec, 0);
-		/* a lower bound: the predicted bytes at the device's peak (GB/s = bytes/ns) */
-		if (c->dev.peak_gbps > 0)
-			rec->model_time_bound_ns = rec->model_moved_bytes / c->dev.peak_gbps;
-	}
+	emit(c, to, rec);
+}
+
+/* Emits the record whose check is still running, if any. */
+static void drain(struct ctx *c, emit_fn emit, void *to)
+{
+	struct sw_record *rec = sw_gpu_settle(c->gpu);
+	if (rec)
+		emit(c, to, rec);
 }
 
 /* ---- rank 0: writing ----------------------------------------------------- */
@@ -189,6 +213,11 @@ static void write_record(struct ctx *c, struct sw_record *rec)
 		c->last_flush = t;
 	}
 	sw_progress_update(&c->progress, c->written, t);
+}
+
+static void emit_write(struct ctx *c, void *to, struct sw_record *rec)
+{
+	write_record(c, rec);
 }
 
 /* ---- the exchange -------------------------------------------------------- */
@@ -247,10 +276,9 @@ static void coordinate(struct ctx *c, const uint32_t *todo, size_t n_todo, int d
 {
 	struct coordinator co = {.dynamic = dynamic};
 	co.rec = malloc(sizeof *co.rec);
-	struct sw_record *own = malloc(sizeof *own);
 	uint32_t *mine = malloc((n_todo ? n_todo : 1) * sizeof *mine);
 	size_t n_mine = 0, next = 0;
-	if (!co.rec || !own || !mine) {
+	if (!co.rec || !mine) {
 		c->write_status = sw_fail(&c->write_err, SW_ENOMEM, "no memory on rank 0");
 		interrupted = 1;
 	}
@@ -272,10 +300,10 @@ static void coordinate(struct ctx *c, const uint32_t *todo, size_t n_todo, int d
 		if (own_work && next == n_mine && (dynamic || c->size == 1))
 			n_mine = next = 0, n_mine = sw_dispenser_take(&co.disp, 1, mine);
 		if (own_work && next < n_mine) {
-			run_point(c, mine[next++], own);
-			write_record(c, own);
+			run_point(c, mine[next++], emit_write, NULL);
 			continue;
 		}
+		drain(c, emit_write, NULL); /* nothing of our own left: finish the last check */
 		if (co.byes == c->size - 1 && (next == n_mine || interrupted || c->gpu_dead))
 			break;
 		/* Nothing of our own to run: wait for messages, flushing when due. */
@@ -288,9 +316,9 @@ static void coordinate(struct ctx *c, const uint32_t *todo, size_t n_todo, int d
 			nanosleep(&(struct timespec){0, 200000}, NULL);
 		}
 	}
+	drain(c, emit_write, NULL);
 	sw_dispenser_fini(&co.disp);
 	free(co.rec);
-	free(own);
 	free(mine);
 }
 
@@ -310,10 +338,14 @@ static struct sw_record *pool_slot(struct send_pool *p)
 	return p->rec[i];
 }
 
-static void send_record(struct send_pool *p, struct sw_record *rec)
+/* A worker's emitter: a copy goes to rank 0, the slot is free again. */
+static void emit_send(struct ctx *c, void *to, struct sw_record *rec)
 {
-	int i = (p->next + SEND_POOL - 1) % SEND_POOL;
-	MPI_Isend(rec, sizeof *rec, MPI_BYTE, 0, TAG_RECORD, MPI_COMM_WORLD, &p->req[i]);
+	struct send_pool *p = to;
+	int i = p->next;
+	struct sw_record *copy = pool_slot(p);
+	memcpy(copy, rec, sizeof *copy);
+	MPI_Isend(copy, sizeof *copy, MPI_BYTE, 0, TAG_RECORD, MPI_COMM_WORLD, &p->req[i]);
 }
 
 static void work(struct ctx *c, const uint32_t *todo, size_t n_todo, int dynamic)
@@ -368,11 +400,10 @@ static void work(struct ctx *c, const uint32_t *todo, size_t n_todo, int dynamic
 			break;
 		if (interrupted || c->gpu_dead)
 			break;
-		if (head < n) {
-			struct sw_record *rec = pool_slot(&pool);
-			run_point(c, queue[head++], rec);
-			send_record(&pool, rec);
-		}
+		if (head < n)
+			run_point(c, queue[head++], emit_send, &pool);
+		else
+			drain(c, emit_send, &pool); /* waiting for work: finish the last check */
 	}
 	if (req != MPI_REQUEST_NULL) { /* the reply we asked for: take it, hand it back */
 		MPI_Status st;
@@ -382,6 +413,7 @@ static void work(struct ctx *c, const uint32_t *todo, size_t n_todo, int dynamic
 		memcpy(queue + n, incoming, got * sizeof *incoming);
 		n += got;
 	}
+	drain(c, emit_send, &pool);
 	/* Points this rank will not run go back to rank 0, which may give them to
 	 * another rank (a dead GPU) or leave them for --resume (an interrupt). */
 	if (n > head && queue)
@@ -651,6 +683,12 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 	char path[4096], cmdline[4096];
 	enum sw_status st;
 
+	c.slot[0] = malloc(sizeof *c.slot[0]);
+	c.slot[1] = malloc(sizeof *c.slot[1]);
+	if (!c.slot[0] || !c.slot[1]) {
+		st = sw_fail(err, SW_ENOMEM, "no memory for records");
+		goto out;
+	}
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &c.size);
@@ -790,5 +828,7 @@ out_plan:
 out_job:
 	sw_job_fini(&c.job);
 out:
+	free(c.slot[0]);
+	free(c.slot[1]);
 	return st;
 }
