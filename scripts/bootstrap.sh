@@ -2,7 +2,8 @@
 # One command from a fresh Debian 12 (or Ubuntu) machine with the CUDA toolkit
 # to a result: installs what sweep needs, builds it, and then
 #   bootstrap.sh quick   runs jobs/quick.yaml (on the GPU when there is one,
-#                        otherwise on the model backend, which says so)
+#                        otherwise on the model backend, which says so) and
+#                        writes its report (sweep-report) to quick-report/
 #   bootstrap.sh test    runs every test under ctest (GPU tests are SKIPPED
 #                        without a GPU)
 # Environment: BUILD_DIR (default build), CMAKE_CUDA_ARCHITECTURES (default:
@@ -24,7 +25,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # --- dependencies (Debian package names) -------------------------------------
 packages=(cmake ninja-build pkg-config g++ libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
-	libyaml-dev check libsubunit-dev python3)
+	libyaml-dev check libsubunit-dev python3 python3-venv python3-pip
+	slurmctld slurmd slurm-client munge libpmix-dev)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -56,6 +58,11 @@ archs=()
 cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" >/dev/null
 cmake --build "$build" -j "$jobs"
 
+# --- Python analysis (analysis/): a venv in the build folder -----------------
+venv=$build/venv
+[ -x "$venv/bin/pip" ] || python3 -m venv --clear "$venv"
+"$venv/bin/pip" install -q --disable-pip-version-check -e "$top/analysis" pytest
+
 # --- run ---------------------------------------------------------------------
 if [ "$what" = test ]; then
 	cd "$build"
@@ -68,3 +75,5 @@ if [ -e "$out" ]; then
 fi
 mpirun -np "${NP:-1}" --oversubscribe "$build/sweep" "$top/jobs/quick.yaml" -o "$out"
 echo "bootstrap: results in $out (h5dump -H $out shows its layout; docs/hdf5-schema.md explains it)"
+"$venv/bin/sweep-report" -q "$out" -o "$top/quick-report"
+echo "bootstrap: report in $top/quick-report/index.html (open it in a browser; report.md beside it)"

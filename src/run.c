@@ -212,6 +212,10 @@ static void write_record(struct ctx *c, struct sw_record *rec)
 		c->write_status = sw_h5_flush(c->h5, &c->write_err);
 		c->last_flush = t;
 	}
+	/* A file that cannot take rows (disk full, I/O error): stop measuring
+	 * what could not be kept; the rows flushed so far stay readable. */
+	if (c->write_status != SW_OK)
+		interrupted = 1;
 	sw_progress_update(&c->progress, c->written, t);
 }
 
@@ -313,6 +317,8 @@ static void coordinate(struct ctx *c, const uint32_t *todo, size_t n_todo, int d
 				c->write_status = sw_h5_flush(c->h5, &c->write_err);
 				c->last_flush = t;
 			}
+			if (c->write_status != SW_OK)
+				interrupted = 1;
 			nanosleep(&(struct timespec){0, 200000}, NULL);
 		}
 	}

@@ -1,0 +1,154 @@
+"""A small document model (headings, paragraphs, tables, figures) rendered
+twice: as Markdown and as one self-contained HTML page with the PNGs
+embedded. The tools build a list of blocks and never write markup themselves.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+
+    @property
+    def anchor(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", self.text.lower()).strip("-")
+
+
+@dataclass
+class Para:
+    text: str  # may hold `code` spans and **bold**
+
+
+@dataclass
+class Bullets:
+    items: list
+
+
+@dataclass
+class Table:
+    headers: list
+    rows: list  # lists of cells (str)
+    caption: str = ""
+    right: set = field(default_factory=set)  # indices of right-aligned (numeric) columns
+    classes: dict = field(default_factory=dict)  # (row, col) -> css class ("holds", ...)
+    folded: bool = False  # HTML: behind a click (<details>), for long detail tables
+
+
+@dataclass
+class Figure:
+    path: str  # relative to the report folder
+    caption: str
+    png: bytes = b""
+
+
+@dataclass
+class Code:
+    text: str
+
+
+def _md_inline(s: str) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(blocks) -> str:
+    out = []
+    for b in blocks:
+        if isinstance(b, Heading):
+            out.append("#" * b.level + " " + b.text)
+        elif isinstance(b, Para):
+            out.append(b.text)
+        elif isinstance(b, Bullets):
+            out.append("\n".join(f"- {i}" for i in b.items))
+        elif isinstance(b, Code):
+            out.append("```\n" + b.text.rstrip("\n") + "\n```")
+        elif isinstance(b, Table):
+            lines = []
+            if b.caption:
+                lines.append(f"*{b.caption}*\n")
+            lines.append("| " + " | ".join(_md_inline(h) for h in b.headers) + " |")
+            lines.append("|" + "|".join("---:" if i in b.right else "---"
+                                        for i in range(len(b.headers))) + "|")
+            for r in b.rows:
+                lines.append("| " + " | ".join(_md_inline(c) for c in r) + " |")
+            out.append("\n".join(lines))
+        elif isinstance(b, Figure):
+            out.append(f"![{_md_inline(b.caption)}]({b.path})\n\n*{b.caption}*")
+    return "\n\n".join(out) + "\n"
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;
+margin:2em auto;padding:0 1em;color:#1d1d1f;line-height:1.45}
+h1{border-bottom:2px solid #333}h2{border-bottom:1px solid #bbb;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.86em}
+th,td{border:1px solid #ccc;padding:.25em .55em;vertical-align:top}
+th{background:#f0f0f3;text-align:left}td.r{text-align:right;font-variant-numeric:tabular-nums}
+tr:nth-child(even) td{background:#fafafa}
+td.holds{background:#dff3df!important;font-weight:600}
+td.differs{background:#fde2cf!important;font-weight:600}
+td.absent{color:#888}
+figure{margin:1em 0 2em}figure img{max-width:100%;border:1px solid #ddd}
+figcaption{font-size:.9em;color:#444}
+code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f6f6;padding:.6em;overflow:auto}
+caption{caption-side:top;text-align:left;font-style:italic;padding:.2em 0}
+nav ul{columns:2}summary{cursor:pointer;font-style:italic;margin:.4em 0}
+"""
+
+
+def _inline_html(s: str) -> str:
+    s = html.escape(str(s))
+    s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
+    s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
+    return re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<em>\1</em>", s)
+
+
+def to_html(blocks, title: str) -> str:
+    toc = [b for b in blocks if isinstance(b, Heading) and b.level == 2]
+    body = []
+    for b in blocks:
+        if isinstance(b, Heading):
+            body.append(f'<h{b.level} id="{b.anchor}">{html.escape(b.text)}</h{b.level}>')
+            if b.level == 1 and toc:
+                body.append("<nav><ul>" + "".join(
+                    f'<li><a href="#{h.anchor}">{html.escape(h.text)}</a></li>' for h in toc)
+                    + "</ul></nav>")
+        elif isinstance(b, Para):
+            body.append(f"<p>{_inline_html(b.text)}</p>")
+        elif isinstance(b, Bullets):
+            body.append("<ul>" + "".join(f"<li>{_inline_html(i)}</li>" for i in b.items)
+                        + "</ul>")
+        elif isinstance(b, Code):
+            body.append(f"<pre>{html.escape(b.text)}</pre>")
+        elif isinstance(b, Table):
+            t = ["<table>"]
+            if b.caption:
+                t.append(f"<caption>{_inline_html(b.caption)}</caption>")
+            t.append("<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in b.headers)
+                     + "</tr>")
+            for i, r in enumerate(b.rows):
+                cells = []
+                for j, c in enumerate(r):
+                    cls = " ".join(x for x in ("r" if j in b.right else "",
+                                               b.classes.get((i, j), "")) if x)
+                    cells.append(f'<td class="{cls}">{_inline_html(c)}</td>' if cls
+                                 else f"<td>{_inline_html(c)}</td>")
+                t.append("<tr>" + "".join(cells) + "</tr>")
+            t.append("</table>")
+            if b.folded:
+                t = [f"<details><summary>{_inline_html(b.caption or 'table')} "
+                     f"({len(b.rows)} rows)</summary>"] + t + ["</details>"]
+            body.append("\n".join(t))
+        elif isinstance(b, Figure):
+            data = base64.b64encode(b.png).decode("ascii")
+            body.append(f'<figure><a href="{html.escape(b.path)}"><img alt="{html.escape(b.caption)}" '
+                        f'src="data:image/png;base64,{data}"></a>'
+                        f"<figcaption>{_inline_html(b.caption)}</figcaption></figure>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")

@@ -1,0 +1,105 @@
+"""sweep-export FILE.h5 --csv|--json [-o OUT]: flat tables for other tools.
+
+--csv writes one table (default: measurements, each row with its device's
+columns joined and strings decoded; or --table devices|samples). --json
+writes the whole file as one object: attributes, units, devices and
+measurements (with --samples, each measurement's raw samples too). NaN is
+empty in CSV and null in JSON; point_id, a 64-bit id, is a string in JSON so
+that tools reading numbers as doubles keep it exact. Fill rows are never
+exported. Output goes to stdout without -o.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+
+from .output import OutputError, atomic_file, fail
+from .reader import SweepFileError, read
+
+TOOL = "sweep-export"
+
+
+def measurements(run) -> pd.DataFrame:
+    return run.rows.drop(columns=["file", *run.absent_columns])
+
+
+def samples(run) -> pd.DataFrame:
+    parts = []
+    for _, r in run.rows.iterrows():
+        s = run.samples_of(r)
+        if len(s):
+            parts.append(pd.DataFrame({"point_id": r["point_id"], "backend": r["backend"],
+                                       "family": r["family"], "variant": r["variant"],
+                                       "sample": np.arange(len(s)), "ns": s}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["point_id", "backend", "family", "variant", "sample", "ns"])
+
+
+def _clean(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return None if not math.isfinite(float(v)) else float(v)
+    return v
+
+
+def _records(df: pd.DataFrame) -> list:
+    cols = list(df.columns)
+    return [{c: _clean(v) for c, v in zip(cols, row)} for row in df.itertuples(index=False)]
+
+
+def to_json(run, with_samples=False) -> dict:
+    m = measurements(run)
+    recs = _records(m)
+    for rec, (_, r) in zip(recs, m.iterrows()):
+        rec["point_id"] = str(rec["point_id"])
+        if with_samples:
+            rec["samples_ns"] = [float(x) for x in run.samples_of(r)]
+    return {"file": run.path,
+            "attributes": {k: _clean(v) for k, v in run.attrs.items()},
+            "units": run.units, "axes": run.axes,
+            "devices": _records(run.devices), "measurements": recs}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog=TOOL, description="Export a sweep result file as flat "
+                                 "tables: CSV (one table) or JSON (everything).")
+    ap.add_argument("file", metavar="FILE.h5")
+    fmt = ap.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--csv", action="store_true", help="one table as CSV")
+    fmt.add_argument("--json", action="store_true", help="the whole file as one JSON object")
+    ap.add_argument("--table", choices=["measurements", "devices", "samples"],
+                    default="measurements", help="which table --csv writes (default "
+                    "measurements, with device columns joined)")
+    ap.add_argument("--samples", action="store_true", help="JSON: add each row's raw samples")
+    ap.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
+    a = ap.parse_args(argv)
+    try:
+        run = read(a.file)
+        if a.csv:
+            df = {"measurements": measurements, "devices": lambda r: r.devices,
+                  "samples": samples}[a.table](run)
+            text = df.to_csv(index=False, na_rep="", lineterminator="\n")
+        else:
+            text = json.dumps(to_json(run, a.samples), indent=1, allow_nan=False) + "\n"
+        if a.output and a.output != "-":
+            with atomic_file(a.output) as fh:
+                fh.write(text)
+            print(f"{TOOL}: wrote {a.output}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+    except (SweepFileError, OutputError) as e:
+        return fail(TOOL, str(e))
+    except BrokenPipeError:  # piped into head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

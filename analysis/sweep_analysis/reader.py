@@ -1,0 +1,210 @@
+"""The one place that opens sweep result files (docs/hdf5-schema.md).
+
+`read(path)` checks that the file is HDF5, that it is a sweep file and that
+its `schema_version` is one this package knows, then returns a `Run`: root
+attributes, the /devices and /measurements tables as DataFrames with their
+fixed-length strings decoded, the raw samples, and the units of every column.
+Unwritten fill rows (status -1) are dropped here, so no caller sees them.
+It does not interpret the measurements: that is tables.py and the tools.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import h5py
+import numpy as np
+import pandas as pd
+
+SCHEMA_VERSION = 1  # SW_SCHEMA_VERSION of the C writer this package reads
+
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+# Columns every schema-1 file has (docs/hdf5-schema.md). Axis columns come on
+# top: they are found by name, as int64 columns outside these lists.
+MEASUREMENT_COLUMNS = (
+    "point_id", "plan_index", "rank", "session", "family", "variant", "backend",
+    "is_reference", "cc", "status", "message", "check_mode", "checked_elems",
+    "max_rel_err", "seed", "n_samples", "launches_per_sample", "l2_flushed",
+    "median_ns", "min_ns", "mean_ns", "stddev_ns", "rse", "useful_bytes", "flops",
+    "gbps", "gflops", "timed_s", "sm_clock_mhz", "mem_clock_mhz", "throttle_reasons",
+    "model_requests", "model_sectors_per_request", "model_moved_bytes",
+    "model_efficiency", "start_unix", "sample_offset",
+)
+# Columns added to schema 1 later (old readers may ignore them): NaN when absent.
+OPTIONAL_MEASUREMENT_COLUMNS = (
+    "model_transactions_per_request", "model_conflict_degree", "model_time_bound_ns",
+)
+DEVICE_COLUMNS = (
+    "rank", "session", "host", "local_rank", "device_index", "backend", "pci_bus_id",
+    "uuid", "name", "cc", "sm_count", "mem_clock_khz", "mem_bus_width_bits",
+    "peak_gbps", "l2_bytes", "mem_bytes", "driver_version", "runtime_version",
+    "visible_devices",
+)
+STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
+
+
+class SweepFileError(Exception):
+    """A file this package cannot read, with a message meant for the user."""
+
+
+@dataclass
+class Run:
+    """One result file, read whole."""
+
+    path: str
+    attrs: dict
+    devices: pd.DataFrame
+    rows: pd.DataFrame  # /measurements without fill rows, one device's columns joined
+    samples: np.ndarray
+    units: dict  # column -> units, of /measurements and /devices
+    axes: list  # axis column names, in file order
+    fill_rows: int = 0  # status -1 rows dropped
+    label: str = ""  # short name for tables: the file name
+    notes: list = field(default_factory=list)  # what a reader should know
+    absent_columns: list = field(default_factory=list)  # optional columns filled with NaN
+
+    @property
+    def closed_cleanly(self) -> bool:
+        return "end_time" in self.attrs
+
+    @property
+    def backend(self) -> str:
+        return str(self.attrs.get("backend", ""))
+
+    def samples_of(self, row) -> np.ndarray:
+        """Raw sample times (ns per launch) of one measurement row."""
+        o, n = int(row["sample_offset"]), int(row["n_samples"])
+        if n <= 0 or o + n > len(self.samples):
+            return np.empty(0)
+        return self.samples[o:o + n]
+
+
+def _text(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8", errors="replace")
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _table(ds, name, required, path) -> tuple[pd.DataFrame, dict]:
+    data = ds[:]
+    if data.dtype.names is None:
+        raise SweepFileError(f"{path}: /{name} is not a table: not a sweep result file")
+    missing = [c for c in required if c not in data.dtype.names]
+    if missing:
+        raise SweepFileError(f"{path}: /{name} lacks the column(s) {', '.join(missing)}: "
+                             f"not a sweep result file of schema version {SCHEMA_VERSION}")
+    cols = {}
+    for c in data.dtype.names:
+        col = data[c]
+        if col.dtype.kind == "S":
+            col = np.char.decode(col, "utf-8", errors="replace").astype(object)
+        cols[c] = col
+    units = {k[len("units:"):]: str(_text(v)) for k, v in ds.attrs.items()
+             if k.startswith("units:")}
+    return pd.DataFrame(cols), units
+
+
+def _open(path):
+    if not os.path.exists(path):
+        raise SweepFileError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise SweepFileError(f"{path}: is a directory, not a result file")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as e:
+        raise SweepFileError(f"{path}: cannot read: {e.strerror}") from None
+    if head != HDF5_SIGNATURE and not h5py.is_hdf5(path):
+        raise SweepFileError(f"{path}: not an HDF5 file, so not a sweep result file")
+    try:
+        # locking=False: a running sweep holds the lock; we read its last flush.
+        return h5py.File(path, "r", locking=False)
+    except OSError as e:
+        detail = str(e).split("(")[-1].rstrip(")") if "(" in str(e) else str(e)
+        raise SweepFileError(f"{path}: damaged or truncated HDF5 file ({detail}): cut "
+                             f"short, e.g. by an interrupted copy; copy it again (a file "
+                             f"left by a killed sweep is not truncated and reads as is)") from None
+
+
+def read(path) -> Run:
+    """Read a sweep result file whole. Raises SweepFileError with a message."""
+    path = os.fspath(path)
+    f = _open(path)
+    try:
+        with f:
+            attrs = {k: _text(v) for k, v in f.attrs.items()}
+            if "schema_version" not in attrs:
+                raise SweepFileError(f"{path}: an HDF5 file without a schema_version "
+                                     f"attribute: not a sweep result file")
+            version = int(attrs["schema_version"])
+            if version > SCHEMA_VERSION:
+                raise SweepFileError(
+                    f"{path}: schema_version {version} is newer than this sweep_analysis "
+                    f"reads ({SCHEMA_VERSION}): install the analysis package of the sweep "
+                    f"that wrote it (pip install ./analysis)")
+            if version < 1:
+                raise SweepFileError(f"{path}: schema_version {version} is not a valid "
+                                     f"sweep schema version")
+            for name in ("devices", "measurements", "samples"):
+                if name not in f or not isinstance(f[name], h5py.Dataset):
+                    raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
+            devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path)
+            rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path)
+            samples = np.asarray(f["samples"][:], dtype=np.float64)
+    except SweepFileError:
+        raise
+    except (OSError, KeyError, ValueError, RuntimeError) as e:
+        raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
+
+    known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS)
+    axes = [c for c in rows.columns if c not in known and rows[c].dtype == np.int64]
+    absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in rows.columns]
+    for c in absent:
+        rows[c] = np.nan
+    fill = int((rows["status"] < 0).sum())
+    rows = rows[rows["status"] >= 0].reset_index(drop=True)
+
+    run = Run(path=path, attrs=attrs, devices=devices, rows=rows, samples=samples,
+              units={**dev_units, **units}, axes=axes, fill_rows=fill,
+              label=os.path.basename(path), absent_columns=absent)
+    _join_devices(run)
+    if fill:
+        run.notes.append(f"{fill} unwritten row(s) left by an interrupted flush were ignored")
+    if not run.closed_cleanly:
+        run.notes.append("the file has no end_time: the sweep that wrote it was killed or "
+                         "is still running; the report shows what was flushed")
+    bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(samples)
+    if bad.any():
+        run.notes.append(f"{int(bad.sum())} row(s) point past the end of /samples: "
+                         f"their raw samples are ignored")
+    return run
+
+
+def _join_devices(run: Run):
+    """Add the columns of each row's /devices row (by rank and session)."""
+    d = run.devices.drop_duplicates(["rank", "session"], keep="last")
+    keep = {"host": "host", "uuid": "uuid", "name": "device_name", "peak_gbps": "peak_gbps",
+            "sm_count": "sm_count", "pci_bus_id": "pci_bus_id"}
+    d = d[["rank", "session", *keep]].rename(columns=keep)
+    rows = run.rows.merge(d, on=["rank", "session"], how="left")
+    model = rows["backend"] == "model"
+    name = rows["device_name"].fillna("unknown device").astype(str)
+    rows["device"] = np.where(model, "model CC " + rows["cc"].map(cc_text),
+                              name + " (CC " + rows["cc"].map(cc_text) + ")")
+    rows["file"] = run.label
+    run.rows = rows
+
+
+def cc_text(cc) -> str:
+    """90 -> '9.0'."""
+    cc = int(cc)
+    return f"{cc // 10}.{cc % 10}"
+
+
+def latest(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per point and backend: the one of the latest session."""
+    return (rows.sort_values("session", kind="stable")
+            .drop_duplicates(["point_id", "backend"], keep="last"))

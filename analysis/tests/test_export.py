@@ -1,0 +1,44 @@
+"""sweep-export: flat CSV and JSON a spreadsheet, jq or pandas read as is."""
+import csv
+import io
+import json
+
+from conftest import run_tool
+
+from sweep_analysis.reader import read
+
+
+def test_csv_measurements(h200_file, tmp_path):
+    out = tmp_path / "m.csv"
+    p = run_tool("export", h200_file, "--csv", "-o", out)
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == 54
+    assert rows[0]["family"] == "strided_read" and rows[0]["device_name"] == "NVIDIA H200"
+    assert "model_conflict_degree" not in rows[0]  # columns the file lacks are not made up
+    assert float(rows[0]["gbps"]) > 0
+
+
+def test_csv_samples_to_stdout(h200_file):
+    p = run_tool("export", h200_file, "--csv", "--table", "samples")
+    assert p.returncode == 0
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    assert len(rows) == int(read(h200_file).rows["n_samples"].sum())
+
+
+def test_json(ci_file, tmp_path):
+    out = tmp_path / "m.json"
+    p = run_tool("export", ci_file, "--json", "--samples", "-o", out)
+    assert p.returncode == 0, p.stderr
+    d = json.load(open(out))  # strict: NaN would not parse as standard JSON
+    assert d["attributes"]["schema_version"] == 1
+    m = d["measurements"]
+    assert len(m) == len(read(ci_file).rows)
+    assert isinstance(m[0]["point_id"], str) and m[0]["median_ns"] is None
+    assert m[0]["samples_ns"] == []
+    assert d["units"]["gbps"] == "GB/s"
+
+
+def test_needs_a_format(h200_file):
+    p = run_tool("export", h200_file)
+    assert p.returncode == 2 and "--csv" in p.stderr

@@ -1,0 +1,65 @@
+"""Every family figure on rows shaped like measured ones, and the rule that a
+figure has a title and labelled axes. The rows are the real writer's model
+rows of every family with timings made from the model's moved bytes, so the
+code paths of families a CI machine cannot measure are drawn too."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from sweep_analysis import figures
+from sweep_analysis.reader import read
+
+
+@pytest.fixture(scope="module")
+def measured_like(all_model_file):
+    r = read(all_model_file)
+    m = r.rows[(r.rows["cc"] == 90) & (r.rows["status"] == 0)].copy()
+    m["backend"] = "cuda"
+    m["device"] = "NVIDIA H200 (CC 9.0)"
+    m["peak_gbps"] = 4800.0
+    bytes_ = m["model_moved_bytes"].fillna(m["useful_bytes"]).clip(lower=1.0)
+    degree = m["model_conflict_degree"].fillna(1.0)
+    m["median_ns"] = bytes_ / 4.0 * degree + 2000.0  # 4 B/ns plus launch overhead
+    m["gbps"] = m["useful_bytes"] / m["median_ns"]
+    m["gflops"] = m["flops"] / m["median_ns"]
+    return r, m
+
+
+def labelled(fig):
+    assert fig is not None
+    assert fig._suptitle is not None or any(ax.get_title() for ax in fig.axes)
+    for ax in fig.axes:
+        if ax.get_visible() and ax.has_data() and ax.get_label() != "<colorbar>":
+            assert ax.get_xlabel() or ax.get_xticklabels(), "x axis without label"
+            assert ax.get_ylabel(), "y axis without label"
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("family,draw", [
+    ("strided_read", lambda g, r: figures.stride_bandwidth(g, "dev")),
+    ("transpose", lambda g, r: figures.transpose_pad(g, "dev")),
+    ("smem_bank", lambda g, r: figures.bank_conflicts(g, "dev")),
+    ("matmul", lambda g, r: figures.matmul_ladder(g, "dev")),
+    ("offset_read", lambda g, r: figures.family_overview(g, r.axes, "offset_read", "dev", r.units)),
+    ("float3", lambda g, r: figures.family_overview(g, r.axes, "float3", "dev", r.units)),
+    ("rowsum", lambda g, r: figures.family_overview(g, r.axes, "rowsum", "dev", r.units)),
+    ("histogram", lambda g, r: figures.family_overview(g, r.axes, "histogram", "dev", r.units)),
+])
+def test_family_figures(measured_like, families, family, draw):
+    if family not in families:
+        pytest.skip(f"{family} is not in this build")
+    r, m = measured_like
+    g = m[m["family"] == family]
+    if g.empty:
+        pytest.skip(f"no modelled rows of {family} to time")
+    labelled(draw(g, r))
+
+
+def test_model_figures(all_model_file):
+    r = read(all_model_file)
+    labelled(figures.stride_model(r.rows[r.rows["family"] == "strided_read"]))
+    t = r.rows.pivot_table(index="variant", columns="cc", values="model_efficiency",
+                           aggfunc="min")
+    labelled(figures.model_heatmap(t, "model_efficiency", "title", "useful / moved"))
+    assert figures.model_heatmap(t.iloc[0:0], "model_efficiency", "t", "u") is None
+    assert np.isfinite(t.to_numpy()).any()

@@ -1,0 +1,129 @@
+"""The reader on real files, and the clear errors it gives for bad ones."""
+import glob
+import os
+
+import h5py
+import numpy as np
+import pytest
+from conftest import SOURCE, run_tool, writable_copy
+
+from sweep_analysis.reader import SCHEMA_VERSION, SweepFileError, read
+
+
+def test_ci_file_from_the_c_writer(ci_file):
+    r = read(ci_file)
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 1
+    assert r.backend == "model" and r.closed_cleanly
+    assert len(r.rows) == int(r.attrs["plan_points"])
+    assert r.fill_rows == 0
+    assert {"stride", "n"} <= set(r.axes)
+    assert set(r.rows["family"]) == {"strided_read"}
+    assert all(isinstance(v, str) for v in r.rows["variant"])  # bytes decoded
+    assert set(r.rows["cc"]) == {60, 70, 80, 90}
+    assert r.units["stride"] == "elements" and r.units["gbps"] == "GB/s"
+    assert (r.rows["device"].str.startswith("model CC")).all()
+
+
+def test_h200_file(h200_file):
+    r = read(h200_file)
+    assert r.backend == "cuda" and len(r.rows) == 54
+    assert r.devices["name"].iloc[0] == "NVIDIA H200"
+    assert (r.rows["device"] == "NVIDIA H200 (CC 9.0)").all()
+    for _, row in r.rows.iterrows():
+        s = r.samples_of(row)
+        assert len(s) == row["n_samples"] > 0
+        # the row's statistics are those of its raw samples
+        assert np.median(s) == pytest.approx(row["median_ns"], rel=1e-9)
+
+
+def test_only_the_reader_opens_files():
+    pkg = os.path.join(SOURCE, "analysis", "sweep_analysis")
+    users = [os.path.basename(p) for p in glob.glob(os.path.join(pkg, "*.py"))
+             if "h5py" in open(p).read()]
+    assert users == ["reader.py"]
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(SweepFileError, match="no such file"):
+        read(tmp_path / "nope.h5")
+
+
+def test_not_hdf5(tmp_path):
+    p = tmp_path / "job.h5"
+    p.write_text("name: not hdf5\n")
+    with pytest.raises(SweepFileError, match="not an HDF5 file"):
+        read(p)
+
+
+def test_truncated(h200_file, tmp_path):
+    p = tmp_path / "cut.h5"
+    data = open(h200_file, "rb").read()
+    p.write_bytes(data[: len(data) // 2])
+    with pytest.raises(SweepFileError, match="truncated"):
+        read(p)
+
+
+def test_foreign_hdf5(tmp_path):
+    p = tmp_path / "other.h5"
+    with h5py.File(p, "w") as f:
+        f["measurements"] = np.arange(10)
+    with pytest.raises(SweepFileError, match="not a sweep result file"):
+        read(p)
+
+
+def test_newer_schema_refused(h200_file, tmp_path):
+    p = writable_copy(h200_file, tmp_path / "v2.h5")
+    with h5py.File(p, "r+") as f:
+        f.attrs["schema_version"] = np.int32(2)
+    with pytest.raises(SweepFileError, match="schema_version 2 is newer"):
+        read(p)
+
+
+def test_missing_column(h200_file, tmp_path):
+    p = tmp_path / "nocol.h5"
+    src = read(h200_file)
+    with h5py.File(h200_file, "r") as f, h5py.File(p, "w") as g:
+        for k, v in f.attrs.items():
+            g.attrs[k] = v
+        m = f["measurements"][:]
+        keep = [c for c in m.dtype.names if c != "median_ns"]
+        g["measurements"] = m[keep]
+        g["devices"] = f["devices"][:]
+        g["samples"] = f["samples"][:]
+    assert len(src.rows) == 54
+    with pytest.raises(SweepFileError, match="lacks the column"):
+        read(p)
+
+
+def test_fill_rows_ignored(h200_file, tmp_path):
+    """A kill in the middle of a flush leaves rows that read as the fill
+    value (status -1): the reader drops them and says so."""
+    p = writable_copy(h200_file, tmp_path / "fill.h5")
+    with h5py.File(p, "r+") as f:
+        m = f["measurements"]
+        n = m.shape[0]
+        m.resize((n + 3,))
+        fill = np.zeros(3, dtype=m.dtype)
+        fill["status"] = -1
+        fill["point_id"] = np.iinfo(np.uint64).max
+        m[n:] = fill
+        del f.attrs["end_time"]
+    r = read(p)
+    assert len(r.rows) == 54 and r.fill_rows == 3
+    assert not r.closed_cleanly
+    assert any("unwritten" in n for n in r.notes) and any("end_time" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("tool,extra", [("report", ["-o", "OUT"]),
+                                        ("export", ["--csv", "-o", "OUT"]),
+                                        ("compare", ["FILE"])])
+def test_tools_fail_cleanly(tool, extra, h200_file, tmp_path):
+    """Each tool on a truncated file: one clear line, exit 2, nothing written."""
+    bad = tmp_path / "cut.h5"
+    bad.write_bytes(open(h200_file, "rb").read()[:4096])
+    out = tmp_path / "out"
+    args = [str(out) if a == "OUT" else str(bad) if a == "FILE" else a for a in extra]
+    p = run_tool(tool, bad, *args)
+    assert p.returncode == 2, p.stderr
+    assert "truncated" in p.stderr and "Traceback" not in p.stderr
+    assert sorted(os.listdir(tmp_path)) == ["cut.h5"]  # no output, no temp leftovers

@@ -1,0 +1,201 @@
+"""sweep-report on real files: what it writes, the claims it decides, the
+per-rank and per-device sections, and that it writes nothing on failure."""
+import os
+import re
+
+import h5py
+import pytest
+from conftest import SOURCE, run_tool, slowed_copy, writable_copy
+
+from sweep_analysis import claims
+from sweep_analysis.reader import read
+from sweep_analysis.report import make_report
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def verdicts(path_md):
+    """claim id -> verdict, from the report's Markdown claims table."""
+    out = {}
+    for line in open(path_md):
+        m = re.match(r"\| (C\d+) \|", line)
+        if m:
+            out[m.group(1)] = [c.strip() for c in line.split("|")][6]
+    return out
+
+
+def check_folder(out):
+    files = sorted(os.listdir(out))
+    assert {"index.html", "report.md", "figures", ".sweep-report"} <= set(files)
+    pngs = sorted(os.listdir(os.path.join(out, "figures")))
+    assert pngs, "no figure"
+    for p in pngs:
+        data = open(os.path.join(out, "figures", p), "rb").read()
+        assert data.startswith(PNG) and len(data) > 5000
+    html = open(os.path.join(out, "index.html")).read()
+    # self-contained: every image inline, nothing fetched from elsewhere
+    assert html.count('src="data:image/png;base64,') == len(pngs)
+    assert not re.search(r'(src|href)="(https?:)?//', html)
+    md = open(os.path.join(out, "report.md")).read()
+    for p in pngs:
+        assert f"(figures/{p})" in md
+    return pngs, md
+
+
+@pytest.fixture(scope="module")
+def h200_report(h200_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep") / "h200"
+    p = run_tool("report", h200_file, "-o", out)
+    assert p.returncode == 0, p.stderr
+    assert "index.html" in p.stdout
+    return str(out)
+
+
+def test_h200_report(h200_report):
+    pngs, md = check_folder(h200_report)
+    assert any("strided_read" in p for p in pngs)
+    v = verdicts(os.path.join(h200_report, "report.md"))
+    assert sorted(v, key=lambda c: int(c[1:])) == [f"C{i}" for i in range(1, 19)]
+    assert v["C8"] == "holds" and v["C9"] == "holds"
+    assert v["C1"] == "not in this file"
+    assert "stream_read" in md and "x stream_read" in md
+    assert "No model rows in this file" in md
+
+
+def test_ci_report(ci_file, tmp_path):
+    out = tmp_path / "ci"
+    make_report([ci_file], str(out))
+    pngs, md = check_folder(out)
+    assert any("model_efficiency" in p for p in pngs)
+    assert any("strided_read-model" in p for p in pngs)
+    v = verdicts(out / "report.md")
+    assert v["C9"] == "holds" and v["C8"] == "holds"  # from the model: no measurement
+
+
+def test_all_families_model_report(all_model_file, families, tmp_path):
+    out = tmp_path / "all"
+    make_report([all_model_file], str(out))
+    check_folder(out)
+    v = verdicts(out / "report.md")
+    expect = {"offset_read": ["C1", "C2", "C15"], "float3": ["C3"], "rowsum": ["C10"],
+              "transpose": ["C11", "C12"], "smem_bank": ["C13", "C16"]}
+    for fam, ids in expect.items():
+        for c in ids:
+            if fam in families:
+                assert v[c] == "holds", (c, v[c])
+
+
+def test_claims_follow_the_data(h200_file):
+    """C8 differs when the halving breaks; C9 differs when the model says so."""
+    rows = read(h200_file).rows
+    ok = {c.id: v.verdict for c, v in claims.evaluate(rows)}
+    assert ok["C8"] == "holds" and ok["C9"] == "holds"
+    bad = rows.copy()
+    for v in ("tuned", "course"):
+        sel = (bad["variant"] == v) & (bad["stride"] == 2)
+        bad.loc[sel, "gbps"] *= 1.6  # stride 1 -> 2 no longer halves
+    bad.loc[bad["stride"] == 8, "model_sectors_per_request"] = 16
+    res = {c.id: v for c, v in claims.evaluate(bad)}
+    assert res["C8"].verdict == "differs" and res["C8"].basis == "measured"
+    assert res["C9"].verdict == "differs"
+
+
+def test_many_ranks_and_devices(h200_file, tmp_path):
+    """Two 'nodes': one file as measured, another from a second GPU that ran
+    the same points 20% slower at a lower clock, throttled; and ranks within a
+    file with different clocks. The slow device and the slow rank are flagged."""
+    slow = slowed_copy(h200_file, tmp_path / "node2.h5", 1.20)
+    with h5py.File(slow, "r+") as f:
+        d = f["devices"][:]
+        d["host"] = b"node2"
+        d["uuid"] = b"GPU-11111111-2222-3333-4444-555555555555"
+        f["devices"][:] = d
+        m = f["measurements"][:]
+        m["sm_clock_mhz"] = 1500
+        m["throttle_reasons"] = 0x20 | 0x4  # software thermal + power cap
+        f["measurements"][:] = m
+    ranks = writable_copy(h200_file, tmp_path / "ranks.h5")
+    with h5py.File(ranks, "r+") as f:
+        dev = f["devices"]
+        d = dev[:]
+        dev.resize((2,))
+        d["rank"] = 1
+        d["uuid"] = b"GPU-99999999-2222-3333-4444-555555555555"
+        dev[1:] = d
+        m = f["measurements"][:]
+        m["rank"][1::2] = 1
+        m["sm_clock_mhz"][1::2] = 1600
+        f["measurements"][:] = m
+    out = tmp_path / "rep"
+    make_report([h200_file, slow, ranks], str(out))
+    pngs, md = check_folder(out)
+    assert any("device-spread" in p for p in pngs) and any("rank-clocks" in p for p in pngs)
+    spread = md[md.index("Devices that measured the same points"):]
+    node2 = next(line for line in spread.splitlines() if "node2" in line)
+    assert "slow" in node2 and "throttled" in node2 and "1500" in node2
+    clocks = md[md.index("Per rank: clocks"):]
+    rank1 = [line for line in clocks.splitlines() if line.startswith("| ranks.h5 | 1 |")]
+    assert rank1 and "low clock" in rank1[0]
+
+
+def test_existing_folder_kept(h200_file, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    p = run_tool("report", h200_file, "-o", out)
+    assert p.returncode == 2 and "--force" in p.stderr
+    assert os.listdir(out) == ["notes.txt"]
+
+
+def test_rerun_replaces_earlier_report(h200_report, h200_file):
+    before = os.listdir(os.path.join(h200_report, "figures"))
+    p = run_tool("report", "-q", h200_file, "-o", h200_report)
+    assert p.returncode == 0, p.stderr
+    assert os.listdir(os.path.join(h200_report, "figures")) == before
+    parent = os.path.dirname(h200_report)
+    assert [n for n in os.listdir(parent) if n.startswith(".")] == []
+
+
+def test_console_scripts_declared():
+    text = open(os.path.join(SOURCE, "analysis", "pyproject.toml")).read()
+    for tool, mod in (("sweep-report", "report"), ("sweep-compare", "compare"),
+                      ("sweep-export", "export")):
+        assert f'{tool} = "sweep_analysis.{mod}:main"' in text
+
+
+def test_seeds_report(seeds_files, all_model_file, tmp_path):
+    """The H200 seeds file (every family) with the model rows of every family:
+    each family gets its figure, every claim is decided, and the verdicts are
+    those of that H200."""
+    out = tmp_path / "seeds"
+    p = run_tool("report", seeds_files[0], all_model_file, "-o", out)
+    assert p.returncode == 0, p.stderr
+    pngs, md = check_folder(out)
+    r = read(seeds_files[0])
+    for fam in r.rows["family"].unique():
+        assert any(p.split("-", 1)[1].startswith(fam + "-nvidia") for p in pngs), fam
+    v = verdicts(out / "report.md")
+    assert "not in this file" not in v.values()
+    for c in ("C6", "C7", "C8", "C10", "C12", "C13", "C14", "C16", "C17"):
+        assert v[c] == "holds", (c, v[c])
+    # on Hopper the float3 and texture lessons of older GPUs no longer hold
+    assert v["C5"] == "differs" and v["C18"] == "differs"
+
+
+def test_seeds_alone_lacks_cc1x(seeds_files):
+    """A measured file alone cannot decide the CC 1.x claims: not in this file."""
+    res = {c.id: v for c, v in claims.evaluate(read(seeds_files[0]).rows)}
+    for c in ("C1", "C2", "C4", "C15"):
+        assert res[c].verdict == "not in this file"
+    assert "5 vs 4 sectors" in res["C1"].model  # the H200's own figure, as context
+
+
+def test_two_gpus_across_files(h200_file, seeds_files, tmp_path):
+    """h200-quick.h5 and h200-seeds.h5 ran the strided_read points at 64M
+    floats on two different H200s: the report shows their spread."""
+    out = tmp_path / "two"
+    make_report([h200_file, seeds_files[0]], str(out))
+    _, md = check_folder(out)
+    spread = md[md.index("Devices that measured the same points"):]
+    assert "GPU-0a9de6d8" in spread and "GPU-496c5ef2" in spread
+    assert "| strided_read |" in spread

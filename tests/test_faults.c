@@ -1,0 +1,314 @@
+/*
+ * Faults a long sweep meets, through real mpirun launches on the model
+ * backend: one worker killed with SIGKILL midway, rank 0 killed midway (the
+ * file stays valid and --resume completes it), and the output's disk full at
+ * creation and midway (a clear error; the rows flushed so far stay
+ * readable). `test_faults kill` runs the first two, `test_faults disk` the
+ * others, which mount small tmpfs file systems: without root that part is
+ * SKIPPED (77) as a whole.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "job.h"
+#include "plan.h"
+
+static char tmpdir[256];
+static char ci_job[1024];
+static const char *const big_sets[] = {"strided_read.stride=1:128", "strided_read.n=1K:4G:x2", NULL};
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !*v) {
+		fprintf(stderr, "%s is not set: run this test through ctest\n", name);
+		exit(EXIT_FAILURE);
+	}
+	return v;
+}
+
+static pid_t start(int np, const char *log, const char *out, int resume)
+{
+	const char *argv[32];
+	char npbuf[16];
+	int k = 0;
+	snprintf(npbuf, sizeof npbuf, "%d", np);
+	argv[k++] = env("SW_MPIEXEC");
+	argv[k++] = "-np";
+	argv[k++] = npbuf;
+	argv[k++] = "--oversubscribe";
+	argv[k++] = env("SW_SWEEP");
+	argv[k++] = "--backend";
+	argv[k++] = "model";
+	argv[k++] = "-q";
+	if (resume)
+		argv[k++] = "--resume";
+	for (int i = 0; big_sets[i]; i++) {
+		argv[k++] = "--set";
+		argv[k++] = big_sets[i];
+	}
+	argv[k++] = ci_job;
+	argv[k++] = "-o";
+	argv[k++] = out;
+	argv[k] = NULL;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int finish(pid_t pid)
+{
+	int status;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* The MPI rank of a process, from the environment Open MPI gave it; -1. */
+static int rank_of(pid_t pid)
+{
+	char path[64], buf[1 << 15];
+	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (strncmp(buf + i, "OMPI_COMM_WORLD_RANK=", 21) == 0)
+			return atoi(buf + i + 21);
+	return -1;
+}
+
+static pid_t parent_of(pid_t pid)
+{
+	char path[64];
+	int ppid = 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f && fscanf(f, "%*d (%*[^)]) %*c %d", &ppid) != 1)
+		ppid = 0;
+	if (f)
+		fclose(f);
+	return ppid;
+}
+
+/* The pid of rank `rank` among mpirun's children; 0 when not (yet) there. */
+static pid_t find_rank(pid_t mpirun, int rank)
+{
+	pid_t found = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d)) && !found) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid > 0 && parent_of(pid) == mpirun && rank_of(pid) == rank)
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static hsize_t rows_in(const char *path)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "cannot open %s after the fault", path);
+	hid_t d = H5Dopen2(f, "/measurements", H5P_DEFAULT);
+	hid_t s = H5Dget_space(d);
+	hsize_t n = 0;
+	H5Sget_simple_extent_dims(s, &n, NULL);
+	H5Sclose(s);
+	H5Dclose(d);
+	H5Fclose(f);
+	return n;
+}
+
+static size_t planned(void)
+{
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = {0};
+	ck_assert_msg(sw_job_load(ci_job, &job, &err) == SW_OK, "%s", err.msg);
+	for (int i = 0; big_sets[i]; i++)
+		ck_assert_int_eq(sw_job_set(&job, big_sets[i], &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&job, 1, &plan, &err), SW_OK);
+	size_t n = plan.n;
+	sw_plan_fini(&plan);
+	sw_job_fini(&job);
+	return n;
+}
+
+/* Waits until the file has grown past `bytes` (the run is midway). */
+static void wait_for_size(const char *path, off_t bytes, pid_t run)
+{
+	struct stat st;
+	for (int i = 0; i < 6000; i++) {
+		if (stat(path, &st) == 0 && st.st_size > bytes)
+			return;
+		int status;
+		ck_assert_msg(waitpid(run, &status, WNOHANG) == 0, "the run ended before the fault");
+		usleep(10000);
+	}
+	ck_abort_msg("%s never grew past %ld bytes", path, (long)bytes);
+}
+
+static void kill_rank_midway(int rank)
+{
+	char out[512], log[512];
+	snprintf(out, sizeof out, "%s/kill-rank%d.h5", tmpdir, rank);
+	snprintf(log, sizeof log, "%s/kill-rank%d.log", tmpdir, rank);
+	size_t n = planned();
+	pid_t run = start(4, log, out, 0);
+	wait_for_size(out, 400000, run); /* well past the first flushes */
+	pid_t victim = 0;
+	for (int i = 0; i < 500 && !victim; i++, usleep(10000))
+		victim = find_rank(run, rank);
+	ck_assert_msg(victim > 0, "rank %d not found", rank);
+	kill(victim, SIGKILL);
+	int rc = finish(run);
+	ck_assert_int_ne(rc, 0); /* mpirun reports the lost rank */
+	/* mpirun has taken the other ranks down; give them a moment to go */
+	for (int i = 0; i < 500 && find_rank(run, (rank + 1) % 4); i++)
+		usleep(10000);
+	usleep(200000);
+	hsize_t partial = rows_in(out);
+	ck_assert_msg(partial > 0 && partial < n, "%llu of %zu rows after the kill",
+		      (unsigned long long)partial, n);
+	ck_assert_msg(finish(start(4, log, out, 1)) == 0, "resume: %s", slurp(log));
+	ck_assert_uint_eq(rows_in(out), n);
+}
+
+START_TEST(test_worker_killed)
+{
+	kill_rank_midway(2);
+}
+END_TEST
+
+START_TEST(test_rank0_killed)
+{
+	kill_rank_midway(0);
+}
+END_TEST
+
+/* A tmpfs of `bytes` at dir; 0 when it cannot be mounted (not root). */
+static int small_disk(const char *dir, long bytes)
+{
+	char opts[64];
+	snprintf(opts, sizeof opts, "size=%ld", bytes);
+	mkdir(dir, 0755);
+	return mount("tmpfs", dir, "tmpfs", 0, opts) == 0;
+}
+
+START_TEST(test_disk_full_at_creation)
+{
+	char dir[512], out[512], log[512];
+	snprintf(dir, sizeof dir, "%s/tiny", tmpdir);
+	snprintf(out, sizeof out, "%s/out.h5", dir);
+	snprintf(log, sizeof log, "%s/tiny.log", tmpdir);
+	ck_assert_msg(small_disk(dir, 4096), "cannot mount a tmpfs at %s: %s", dir, strerror(errno));
+	/* fill it, so not even the file's first blocks fit */
+	char filler[512];
+	snprintf(filler, sizeof filler, "%s/filler", dir);
+	FILE *f = fopen(filler, "w");
+	for (int i = 0; f && i < 4096 && fputc('x', f) != EOF; i++)
+		;
+	if (f)
+		fclose(f);
+	int rc = finish(start(2, log, out, 0));
+	umount(dir);
+	ck_assert_int_eq(rc, 4);
+	ck_assert_msg(strstr(slurp(log), "out.h5"), "no path in: %s", slurp(log));
+}
+END_TEST
+
+START_TEST(test_disk_full_midway)
+{
+	char dir[512], out[512], log[512];
+	snprintf(dir, sizeof dir, "%s/small", tmpdir);
+	snprintf(out, sizeof out, "%s/out.h5", dir);
+	snprintf(log, sizeof log, "%s/small.log", tmpdir);
+	/* a full run writes about 4 MB */
+	ck_assert_msg(small_disk(dir, 1 << 20), "cannot mount a tmpfs at %s: %s", dir, strerror(errno));
+	int rc = finish(start(2, log, out, 0));
+	char copy[512];
+	snprintf(copy, sizeof copy, "%s/after-full.h5", tmpdir);
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", out, copy);
+	int cp = system(cmd);
+	umount(dir);
+	ck_assert_int_eq(rc, 4);
+	ck_assert_msg(strstr(slurp(log), "out.h5") || strstr(slurp(log), "space"),
+		      "unclear message: %s", slurp(log));
+	ck_assert_int_eq(cp, 0);
+	hsize_t rows = rows_in(copy); /* what was flushed before the disk filled */
+	ck_assert_msg(rows > 0, "no rows survived");
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	int disk = argc > 1 && strcmp(argv[1], "disk") == 0;
+	if (disk && geteuid() != 0) {
+		printf("the disk-full cases mount tmpfs file systems and need root: SKIPPED\n");
+		return 77;
+	}
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", env("SW_SOURCE_DIR"));
+	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-faults-XXXXXX", P_tmpdir);
+	if (!mkdtemp(tmpdir))
+		return EXIT_FAILURE;
+	Suite *s = suite_create("faults");
+	TCase *tc = tcase_create("faults");
+	tcase_set_timeout(tc, 300);
+	if (disk) {
+		tcase_add_test(tc, test_disk_full_at_creation);
+		tcase_add_test(tc, test_disk_full_midway);
+	} else {
+		tcase_add_test(tc, test_worker_killed);
+		tcase_add_test(tc, test_rank0_killed);
+	}
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (!failed) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", tmpdir);
+	} else {
+		fprintf(stderr, "files kept in %s\n", tmpdir);
+	}
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
