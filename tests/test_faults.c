@@ -24,6 +24,8 @@
 
 #include <hdf5.h>
 
+#include "launch.h"
+
 #include "job.h"
 #include "plan.h"
 
@@ -31,129 +33,44 @@ static char tmpdir[256];
 static char ci_job[1024];
 static const char *const big_sets[] = {"strided_read.stride=1:128", "strided_read.n=1K:4G:x2", NULL};
 
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	if (!v || !*v) {
-		fprintf(stderr, "%s is not set: run this test through ctest\n", name);
-		exit(EXIT_FAILURE);
-	}
-	return v;
-}
-
+/* The long model job, on np ranks, into out. */
 static pid_t start(int np, const char *log, const char *out, int resume)
 {
-	const char *argv[32];
-	char npbuf[16];
+	const char *args[32];
 	int k = 0;
-	snprintf(npbuf, sizeof npbuf, "%d", np);
-	argv[k++] = env("SW_MPIEXEC");
-	argv[k++] = "-np";
-	argv[k++] = npbuf;
-	argv[k++] = "--oversubscribe";
-	argv[k++] = env("SW_SWEEP");
-	argv[k++] = "--backend";
-	argv[k++] = "model";
-	argv[k++] = "-q";
+	args[k++] = "--backend";
+	args[k++] = "model";
+	args[k++] = "-q";
 	if (resume)
-		argv[k++] = "--resume";
+		args[k++] = "--resume";
 	for (int i = 0; big_sets[i]; i++) {
-		argv[k++] = "--set";
-		argv[k++] = big_sets[i];
+		args[k++] = "--set";
+		args[k++] = big_sets[i];
 	}
-	argv[k++] = ci_job;
-	argv[k++] = "-o";
-	argv[k++] = out;
-	argv[k] = NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
+	args[k++] = ci_job;
+	args[k++] = "-o";
+	args[k++] = out;
+	args[k] = NULL;
+	return launch_start(np, log, args);
 }
 
-static int finish(pid_t pid)
-{
-	int status;
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[1 << 16];
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	buf[n] = 0;
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-/* The MPI rank of a process, from the environment Open MPI gave it; -1. */
-static int rank_of(pid_t pid)
-{
-	char path[64], buf[1 << 15];
-	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
-		if (strncmp(buf + i, "OMPI_COMM_WORLD_RANK=", 21) == 0)
-			return atoi(buf + i + 21);
-	return -1;
-}
-
-static pid_t parent_of(pid_t pid)
-{
-	char path[64];
-	int ppid = 0;
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (f && fscanf(f, "%*d (%*[^)]) %*c %d", &ppid) != 1)
-		ppid = 0;
-	if (f)
-		fclose(f);
-	return ppid;
-}
-
-/* The pid of rank `rank` among mpirun's children; 0 when not (yet) there. */
+/* The pid of rank `rank` of a run; 0 when not (yet) there. */
 static pid_t find_rank(pid_t mpirun, int rank)
 {
-	pid_t found = 0;
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	while (d && (e = readdir(d)) && !found) {
-		pid_t pid = (pid_t)atoi(e->d_name);
-		if (pid > 0 && parent_of(pid) == mpirun && rank_of(pid) == rank)
-			found = pid;
-	}
-	if (d)
-		closedir(d);
-	return found;
+	pid_t pids[64];
+	int ranks[64];
+	int n = launch_ranks(mpirun, pids, ranks, 64);
+	for (int i = 0; i < n; i++)
+		if (ranks[i] == rank)
+			return pids[i];
+	return 0;
 }
 
 static hsize_t rows_in(const char *path)
 {
-	/* a killed writer's lock goes with its process, which a loaded machine
-	 * may take a few seconds to reap */
-	hid_t f = -1;
-	for (int i = 0; i < 200 && (f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0; i++)
-		usleep(50000);
-	ck_assert_msg(f >= 0, "cannot open %s", path);
-	hid_t d = H5Dopen2(f, "/measurements", H5P_DEFAULT);
-	hid_t s = H5Dget_space(d);
-	hsize_t n = 0;
-	H5Sget_simple_extent_dims(s, &n, NULL);
-	H5Sclose(s);
-	H5Dclose(d);
-	H5Fclose(f);
-	return n;
+	hssize_t n = launch_rows(path, "/measurements", NULL);
+	ck_assert_msg(n >= 0, "cannot read %s after the fault", path);
+	return (hsize_t)n;
 }
 
 static size_t planned(void)
@@ -171,20 +88,6 @@ static size_t planned(void)
 	return n;
 }
 
-/* Waits until the file has grown past `bytes` (the run is midway). */
-static void wait_for_size(const char *path, off_t bytes, pid_t run)
-{
-	struct stat st;
-	for (int i = 0; i < 6000; i++) {
-		if (stat(path, &st) == 0 && st.st_size > bytes)
-			return;
-		int status;
-		ck_assert_msg(waitpid(run, &status, WNOHANG) == 0, "the run ended before the fault");
-		usleep(10000);
-	}
-	ck_abort_msg("%s never grew past %ld bytes", path, (long)bytes);
-}
-
 static void kill_rank_midway(int rank)
 {
 	char out[512], log[512];
@@ -192,13 +95,14 @@ static void kill_rank_midway(int rank)
 	snprintf(log, sizeof log, "%s/kill-rank%d.log", tmpdir, rank);
 	size_t n = planned();
 	pid_t run = start(4, log, out, 0);
-	wait_for_size(out, 400000, run); /* well past the first flushes */
+	ck_assert_msg(launch_wait_for_size(out, 400000, run) == 0, /* past the first flushes */
+		      "the run ended before the fault");
 	pid_t victim = 0;
 	for (int i = 0; i < 500 && !victim; i++, usleep(10000))
 		victim = find_rank(run, rank);
 	ck_assert_msg(victim > 0, "rank %d not found", rank);
 	kill(victim, SIGKILL);
-	int rc = finish(run);
+	int rc = launch_finish(run);
 	ck_assert_int_ne(rc, 0); /* mpirun reports the lost rank */
 	/* mpirun has taken the other ranks down; give them a moment to go */
 	for (int i = 0; i < 500 && find_rank(run, (rank + 1) % 4); i++)
@@ -207,7 +111,7 @@ static void kill_rank_midway(int rank)
 	hsize_t partial = rows_in(out);
 	ck_assert_msg(partial > 0 && partial < n, "%llu of %zu rows after the kill",
 		      (unsigned long long)partial, n);
-	ck_assert_msg(finish(start(4, log, out, 1)) == 0, "resume: %s", slurp(log));
+	ck_assert_msg(launch_finish(start(4, log, out, 1)) == 0, "resume: %s", launch_slurp(log));
 	ck_assert_uint_eq(rows_in(out), n);
 }
 
@@ -247,10 +151,10 @@ START_TEST(test_disk_full_at_creation)
 		;
 	if (f)
 		fclose(f);
-	int rc = finish(start(2, log, out, 0));
+	int rc = launch_finish(start(2, log, out, 0));
 	umount(dir);
 	ck_assert_int_eq(rc, 4);
-	ck_assert_msg(strstr(slurp(log), "out.h5"), "no path in: %s", slurp(log));
+	ck_assert_msg(strstr(launch_slurp(log), "out.h5"), "no path in: %s", launch_slurp(log));
 }
 END_TEST
 
@@ -262,7 +166,7 @@ START_TEST(test_disk_full_midway)
 	snprintf(log, sizeof log, "%s/small.log", tmpdir);
 	/* a full run writes about 4 MB */
 	ck_assert_msg(small_disk(dir, 1 << 20), "cannot mount a tmpfs at %s: %s", dir, strerror(errno));
-	int rc = finish(start(2, log, out, 0));
+	int rc = launch_finish(start(2, log, out, 0));
 	char copy[512];
 	snprintf(copy, sizeof copy, "%s/after-full.h5", tmpdir);
 	char cmd[1200];
@@ -270,8 +174,8 @@ START_TEST(test_disk_full_midway)
 	int cp = system(cmd);
 	umount(dir);
 	ck_assert_int_eq(rc, 4);
-	ck_assert_msg(strstr(slurp(log), "out.h5") || strstr(slurp(log), "space"),
-		      "unclear message: %s", slurp(log));
+	ck_assert_msg(strstr(launch_slurp(log), "out.h5") || strstr(launch_slurp(log), "space"),
+		      "unclear message: %s", launch_slurp(log));
 	ck_assert_int_eq(cp, 0);
 	hsize_t rows = rows_in(copy); /* what was flushed before the disk filled */
 	ck_assert_msg(rows > 0, "no rows survived");
@@ -286,7 +190,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", env("SW_SOURCE_DIR"));
+	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-faults-XXXXXX", P_tmpdir);
 	if (!mkdtemp(tmpdir))
 		return EXIT_FAILURE;

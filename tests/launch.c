@@ -1,0 +1,183 @@
+/* The end-to-end tests' launcher and file reader (launch.h). */
+#define _GNU_SOURCE
+#include "launch.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *launch_env(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !*v) {
+		fprintf(stderr, "%s is not set: run this test through ctest\n", name);
+		exit(EXIT_FAILURE);
+	}
+	return v;
+}
+
+pid_t launch_start(int np, const char *log, const char *const *args)
+{
+	const char *argv[64];
+	char npbuf[16];
+	int k = 0;
+	snprintf(npbuf, sizeof npbuf, "%d", np);
+	argv[k++] = launch_env("SW_MPIEXEC");
+	argv[k++] = "-np";
+	argv[k++] = npbuf;
+	argv[k++] = "--oversubscribe";
+	argv[k++] = launch_env("SW_SWEEP");
+	for (int i = 0; args[i] && k < 63; i++)
+		argv[k++] = args[i];
+	argv[k] = NULL;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int launch_finish(pid_t pid)
+{
+	int status;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int launch_run(int np, const char *log, const char *const *args)
+{
+	return launch_finish(launch_start(np, log, args));
+}
+
+/* State letter and parent of a process, from /proc; 0 when it is gone. */
+static char proc_state(pid_t pid, pid_t *ppid)
+{
+	char path[64], state = 0;
+	int parent = 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f && fscanf(f, "%*d (%*[^)]) %c %d", &state, &parent) != 2)
+		state = 0;
+	if (f)
+		fclose(f);
+	if (ppid)
+		*ppid = parent;
+	return state;
+}
+
+/* The MPI rank Open MPI gave a process, from its environment; -1. */
+static int rank_of(pid_t pid)
+{
+	static char buf[1 << 16];
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (strncmp(buf + i, "OMPI_COMM_WORLD_RANK=", 21) == 0)
+			return atoi(buf + i + 21);
+	return -1;
+}
+
+int launch_ranks(pid_t mpirun, pid_t *pids, int *ranks, int max)
+{
+	int n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d)) && n < max) {
+		pid_t pid = (pid_t)atoi(e->d_name), ppid;
+		if (pid > 0 && proc_state(pid, &ppid) && ppid == mpirun) {
+			pids[n] = pid;
+			ranks[n++] = rank_of(pid);
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+void launch_kill_all(pid_t mpirun)
+{
+	pid_t pids[64];
+	int ranks[64];
+	int n = launch_ranks(mpirun, pids, ranks, 64);
+	kill(mpirun, SIGKILL);
+	for (int i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	launch_finish(mpirun);
+	for (int i = 0; i < n; i++)
+		for (int t = 0; t < 1000; t++) {
+			char st = proc_state(pids[i], NULL);
+			if (st == 0 || st == 'Z')
+				break;
+			usleep(10000);
+		}
+}
+
+int launch_wait_for_size(const char *path, off_t bytes, pid_t run)
+{
+	struct stat st;
+	for (;;) {
+		if (stat(path, &st) == 0 && st.st_size > bytes)
+			return 0;
+		int status;
+		if (waitpid(run, &status, WNOHANG) != 0)
+			return -1;
+		usleep(5000);
+	}
+}
+
+const char *launch_slurp(const char *path)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+hssize_t launch_rows(const char *path, const char *dataset, uint64_t **ids)
+{
+	/* a killed writer's lock goes with its process, which a loaded machine
+	 * may take a few seconds to reap */
+	hid_t f = -1;
+	for (int i = 0; i < 200 && (f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0; i++)
+		usleep(50000);
+	if (f < 0)
+		return -1;
+	hssize_t rows = -1;
+	hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
+	hid_t s = d >= 0 ? H5Dget_space(d) : -1;
+	hsize_t n = 0;
+	if (s >= 0 && H5Sget_simple_extent_dims(s, &n, NULL) == 1)
+		rows = (hssize_t)n;
+	if (ids && rows >= 0) {
+		*ids = calloc(n + 1, sizeof **ids);
+		hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(uint64_t));
+		H5Tinsert(t, "point_id", 0, H5T_NATIVE_UINT64);
+		if (n && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *ids) < 0)
+			rows = -1;
+		H5Tclose(t);
+	}
+	if (s >= 0)
+		H5Sclose(s);
+	if (d >= 0)
+		H5Dclose(d);
+	H5Fclose(f);
+	return rows;
+}
