@@ -19,3 +19,21 @@ extern "C" float sw_input_value(uint64_t seed, uint64_t i)
 {
 	return sw_uniform(seed, i);
 }
+
+/* Test-only faults (SW_TEST_FAULT, docs/ARCHITECTURE.md): a launch with an
+ * impossible configuration, which fails and leaves the context usable, and a
+ * kernel that traps, which leaves it unusable. */
+__global__ void sw_trap_kernel(void)
+{
+	__trap();
+}
+
+extern "C" cudaError_t sw_inject_fault(int kind, cudaStream_t s)
+{
+	if (kind == SW_FAULT_TRAP)
+		sw_trap_kernel<<<1, 1, 0, s>>>();
+	else
+		sw_trap_kernel<<<1, 4096, 0, s>>>(); /* more threads than a block may have */
+	cudaError_t e = cudaGetLastError();
+	return e != cudaSuccess ? e : cudaStreamSynchronize(s);
+}

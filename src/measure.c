@@ -43,6 +43,9 @@ struct sw_gpu {
 	void *flush;                /* written before a sample to evict L2 */
 	size_t flush_bytes;
 	uint64_t nonce;
+	/* SW_TEST_FAULT=launch:ID or trap:ID (tests only): the fault for point ID */
+	int fault_kind;
+	uint64_t fault_id;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -75,6 +78,12 @@ enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **o
 	g->flush_bytes = dev->l2_bytes > 0 ? 2 * (size_t)dev->l2_bytes : 0;
 	if (e == cudaSuccess && g->flush_bytes)
 		e = cudaMalloc(&g->flush, g->flush_bytes);
+	const char *fault = getenv("SW_TEST_FAULT");
+	unsigned long long id;
+	if (fault && sscanf(fault, "launch:%llx", &id) == 1)
+		g->fault_kind = SW_FAULT_LAUNCH, g->fault_id = id;
+	else if (fault && sscanf(fault, "trap:%llx", &id) == 1)
+		g->fault_kind = SW_FAULT_TRAP, g->fault_id = id;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	g->nonce = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)dev->rank);
@@ -372,7 +381,9 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	size_t working_set = 0;
 	for (int i = 0; i < sz.n_buffers; i++)
 		working_set += sz.bytes[i];
-	cudaError_t e = v->launch(p, &b, g->stream);
+	/* the test-only switch puts its fault where the checked launch goes */
+	cudaError_t e = g->fault_id == rec->point_id ? sw_inject_fault(g->fault_kind, g->stream)
+						     : v->launch(p, &b, g->stream);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
 	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);

@@ -76,6 +76,7 @@ struct ctx {
 	struct sw_record *slot[2];
 	int next_slot;
 	int gpu_dead;      /* the context failed: take no more points */
+	uint64_t fault_dead_id; /* SW_TEST_FAULT=dead:ID (tests only): act as if ID killed the context */
 	struct sw_err gpu_err;
 	/* rank 0 only */
 	struct sw_h5 *h5;
@@ -155,7 +156,14 @@ static void run_point(struct ctx *c, uint32_t index, emit_fn emit, void *to)
 	fill_identity(c, index, rec);
 
 	char why[SW_MSG_LEN];
-	if (f->refuse(&pt->p, why, sizeof why)) {
+	if (c->fault_dead_id == pt->id && !c->gpu_dead) {
+		/* the test-only switch: this rank's device "dies" on this point */
+		c->gpu_dead = 1;
+		sw_fail(&c->gpu_err, SW_ECUDA, "injected fault (SW_TEST_FAULT) on point %016" PRIx64,
+			pt->id);
+		rec->status = SW_ROW_FAILED;
+		snprintf(rec->message, sizeof rec->message, "%s", c->gpu_err.msg);
+	} else if (f->refuse(&pt->p, why, sizeof why)) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why);
 	} else if (c->model) {
@@ -695,6 +703,10 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 		st = sw_fail(err, SW_ENOMEM, "no memory for records");
 		goto out;
 	}
+	const char *fault = getenv("SW_TEST_FAULT");
+	unsigned long long fault_id;
+	if (fault && sscanf(fault, "dead:%llx", &fault_id) == 1)
+		c.fault_dead_id = fault_id;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &c.size);

@@ -127,6 +127,80 @@ START_TEST(test_rank0_killed)
 }
 END_TEST
 
+/* The ci job's plan (model backend). */
+static void ci_plan(struct sw_plan *plan)
+{
+	struct sw_job job;
+	struct sw_err err = {0};
+	ck_assert_msg(sw_job_load(ci_job, &job, &err) == SW_OK, "%s", err.msg);
+	ck_assert_int_eq(sw_plan_build(&job, 1, plan, &err), SW_OK);
+	sw_job_fini(&job);
+}
+
+/* A rank whose device dies on a point (the test-only switch SW_TEST_FAULT):
+ * the point is recorded failed, the rank stops taking points and hands its
+ * others back, the other ranks run them: every other point is measured. */
+static void dead_rank(const char *schedule, size_t victim_index)
+{
+	struct sw_plan plan;
+	ci_plan(&plan);
+	char out[512], log[512], fault[64];
+	snprintf(out, sizeof out, "%s/dead-%s.h5", tmpdir, schedule);
+	snprintf(log, sizeof log, "%s/dead-%s.log", tmpdir, schedule);
+	snprintf(fault, sizeof fault, "dead:%016llx",
+		 (unsigned long long)plan.points[victim_index].id);
+	setenv("SW_TEST_FAULT", fault, 1);
+	const char *args[] = {"--backend", "model", "-q", "--batch", "4", "--schedule", schedule,
+			      ci_job, "-o", out, NULL};
+	int rc = launch_run(4, log, args);
+	unsetenv("SW_TEST_FAULT");
+	ck_assert_msg(rc == 5, "exit %d, not 5 (a point failed): %s", rc, launch_slurp(log));
+	ck_assert_ptr_nonnull(strstr(launch_slurp(log), "stopped taking points"));
+
+	uint64_t *ids;
+	hssize_t rows = launch_rows(out, "/measurements", &ids);
+	ck_assert_int_eq(rows, (hssize_t)plan.n);
+	for (size_t i = 0; i < plan.n; i++) { /* each planned point exactly once */
+		int seen = 0;
+		for (hssize_t r = 0; r < rows; r++)
+			seen += ids[r] == plan.points[i].id;
+		ck_assert_msg(seen == 1, "point %zu recorded %d times", i, seen);
+	}
+	free(ids);
+	/* and only the faulted point failed */
+	hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, "/measurements", H5P_DEFAULT);
+	hid_t t = H5Tcreate(H5T_COMPOUND, 16);
+	H5Tinsert(t, "point_id", 0, H5T_NATIVE_UINT64);
+	H5Tinsert(t, "status", 8, H5T_NATIVE_INT32);
+	struct { uint64_t id; int32_t status, pad; } *row = calloc((size_t)rows, 16);
+	ck_assert(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, row) >= 0);
+	int failed = 0;
+	for (hssize_t r = 0; r < rows; r++)
+		if (row[r].status == 3) {
+			failed++;
+			ck_assert_uint_eq(row[r].id, plan.points[victim_index].id);
+		}
+	ck_assert_int_eq(failed, 1);
+	free(row);
+	H5Tclose(t);
+	H5Dclose(d);
+	H5Fclose(f);
+	sw_plan_fini(&plan);
+}
+
+START_TEST(test_dead_rank_dynamic)
+{
+	dead_rank("dynamic", 50);
+}
+END_TEST
+
+START_TEST(test_dead_rank_static)
+{
+	dead_rank("static", 2 + 4 * 5); /* static: entry i belongs to rank i % 4: rank 2 */
+}
+END_TEST
+
 /* A tmpfs of `bytes` at dir; 0 when it cannot be mounted (not root). */
 static int small_disk(const char *dir, long bytes)
 {
@@ -203,6 +277,8 @@ int main(int argc, char **argv)
 	} else {
 		tcase_add_test(tc, test_worker_killed);
 		tcase_add_test(tc, test_rank0_killed);
+		tcase_add_test(tc, test_dead_rank_dynamic);
+		tcase_add_test(tc, test_dead_rank_static);
 	}
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

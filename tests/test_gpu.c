@@ -5,6 +5,7 @@
  * device exists (0 or 77), for the sanitizer wrapper. SW_TEST_QUICK=1 runs
  * the smallest points only (under compute-sanitizer).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,52 @@ START_TEST(test_too_big_is_skipped)
 }
 END_TEST
 
+/* The test-only switch SW_TEST_FAULT: a bad launch configuration is
+ * recorded with its CUDA error and the context goes on; a trap leaves the
+ * context unusable and the call says so (SW_ECUDA). The trap runs last: it
+ * ends this process's use of the GPU. */
+static void run_faulted(const char *fault, struct sw_record *rec, enum sw_status *st)
+{
+	const struct sw_family *f = sw_family_find("strided_read");
+	const struct sw_measure_cfg cfg = {.rse_target = 0.05, .min_samples = 3, .max_samples = 5,
+					   .warmup = 1, .time_cap_s = 0.1};
+	struct sw_point p = {.variant = 0, .axis = {1, 1 << 20}};
+	struct sw_gpu *g = NULL;
+	struct sw_err err = {0};
+	setenv("SW_TEST_FAULT", fault, 1);
+	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
+	unsetenv("SW_TEST_FAULT");
+	sw_record_init(rec);
+	rec->point_id = 0xfa17;
+	rec->useful_bytes = f->useful_bytes(&p);
+	*st = sw_gpu_run_point(g, f, &p, &cfg, rec, &err);
+	ck_assert_int_eq(rec->status, SW_ROW_FAILED);
+	if (*st == SW_OK) { /* the context lives: the next point measures */
+		struct sw_record *next = malloc(sizeof *next);
+		sw_record_init(next);
+		next->point_id = 1;
+		next->useful_bytes = rec->useful_bytes;
+		ck_assert_int_eq(sw_gpu_run_point(g, f, &p, &cfg, next, &err), SW_OK);
+		ck_assert_int_eq(next->status, SW_ROW_OK);
+		free(next);
+	}
+	sw_gpu_destroy(&g);
+}
+
+START_TEST(test_injected_faults)
+{
+	struct sw_record *rec = malloc(sizeof *rec);
+	enum sw_status st;
+	run_faulted("launch:fa17", rec, &st);
+	ck_assert_int_eq(st, SW_OK);
+	ck_assert_msg(strstr(rec->message, "cudaErrorInvalidConfiguration"), "%s", rec->message);
+	run_faulted("trap:fa17", rec, &st);
+	ck_assert_int_eq(st, SW_ECUDA);
+	ck_assert_msg(strstr(rec->message, "launching"), "%s", rec->message);
+	free(rec);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	if (sw_device_count() == 0) {
@@ -131,8 +178,10 @@ int main(int argc, char **argv)
 	TCase *tc = tcase_create("gpu");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_every_variant_validates);
-	if (!quick)
+	if (!quick) {
 		tcase_add_test(tc, test_too_big_is_skipped);
+		tcase_add_test(tc, test_injected_faults); /* last: the trap ends the context */
+	}
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK); /* one CUDA context for the whole run */
