@@ -15,6 +15,7 @@
 #include "kernel.h"
 #include "common.cuh"
 #include "offset_read.cuh"
+#include "stream_ref.cuh"
 
 #include <stdio.h>
 
@@ -49,36 +50,6 @@ __global__ void offset_read_kernel(const float *__restrict__ a, float *__restric
 	out[t] = sum; /* written so the loads are not removed */
 }
 
-/* Reference: float4 loads, grid-stride, four in flight per thread. */
-__global__ void offset_read_stream_kernel(const float4 *__restrict__ a, float *__restrict__ out,
-					  uint64_t n4)
-{
-	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float4 acc = make_float4(0, 0, 0, 0);
-	uint64_t j = t;
-	for (; j + 3 * SW_OFFSET_T < n4; j += 4 * SW_OFFSET_T) {
-		float4 v[4];
-#pragma unroll
-		for (int u = 0; u < 4; u++)
-			v[u] = a[j + u * SW_OFFSET_T];
-#pragma unroll
-		for (int u = 0; u < 4; u++) {
-			acc.x += v[u].x;
-			acc.y += v[u].y;
-			acc.z += v[u].z;
-			acc.w += v[u].w;
-		}
-	}
-	for (; j < n4; j += SW_OFFSET_T) {
-		float4 v = a[j];
-		acc.x += v.x;
-		acc.y += v.y;
-		acc.z += v.z;
-		acc.w += v.w;
-	}
-	out[t] = (acc.x + acc.y) + (acc.z + acc.w);
-}
-
 /* The first element read: 0 for every variant but offset. */
 static uint64_t start_of(const struct sw_point *p)
 {
@@ -94,9 +65,7 @@ static cudaError_t launch_read(const struct sw_point *p, const struct sw_buffers
 
 static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	offset_read_stream_kernel<<<SW_OFFSET_BLOCKS, SW_OFFSET_THREADS, 0, s>>>(
-		(const float4 *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4);
-	return cudaGetLastError();
+	return sw_stream_read((const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4, s);
 }
 
 /* Model: request r is step k of warp w; lane l reads element
@@ -124,23 +93,7 @@ static uint64_t requests_read(const struct sw_point *p, uint64_t r, struct sw_re
 
 static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
-	uint64_t n4 = p->axis[AXIS_N] / 4;
-	uint64_t warps = SW_OFFSET_T / 32;
-	uint64_t steps = (n4 + SW_OFFSET_T - 1) / SW_OFFSET_T;
-	if (req) {
-		uint64_t k = r / warps, w = r % warps;
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 16;
-		req->is_store = 0;
-		req->active = 0;
-		for (int l = 0; l < 32; l++) {
-			uint64_t j = sw_offset_index(w * 32 + l, k);
-			req->addr[l] = j * 16;
-			if (j < n4)
-				req->active |= 1u << l;
-		}
-	}
-	return warps * steps;
+	return sw_stream_requests(p->axis[AXIS_N] / 4, r, req);
 }
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
@@ -177,12 +130,8 @@ static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, ui
 	uint64_t n = p->axis[AXIS_N], start = start_of(p);
 	double sum = 0;
 	*terms = 0;
-	if (p->variant == V_STREAM_READ) {
-		for (uint64_t j = t; j < n / 4; j += SW_OFFSET_T, (*terms) += 4)
-			for (int c = 0; c < 4; c++)
-				sum += sw_uniform(seed, 4 * j + c);
-		return sum;
-	}
+	if (p->variant == V_STREAM_READ)
+		return sw_stream_sum(seed, n / 4, t, terms);
 	for (uint64_t k = 0;; k++, (*terms)++) {
 		uint64_t i = sw_offset_index(t, k);
 		if (i >= n)

@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "common.cuh"
 #include "rowsum.cuh"
+#include "stream_ref.cuh"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,36 +94,6 @@ __global__ void rowsum_warp_kernel(const float *__restrict__ a, float *__restric
 		out[row] = sum;
 }
 
-/* Reference: float4 loads, grid-stride, four in flight per thread. */
-__global__ void rowsum_stream_kernel(const float4 *__restrict__ a, float *__restrict__ out,
-				     uint64_t n4)
-{
-	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float4 acc = make_float4(0, 0, 0, 0);
-	uint64_t j = t;
-	for (; j + 3 * SW_ROWSUM_STREAM_T < n4; j += 4 * SW_ROWSUM_STREAM_T) {
-		float4 v[4];
-#pragma unroll
-		for (int u = 0; u < 4; u++)
-			v[u] = a[j + u * SW_ROWSUM_STREAM_T];
-#pragma unroll
-		for (int u = 0; u < 4; u++) {
-			acc.x += v[u].x;
-			acc.y += v[u].y;
-			acc.z += v[u].z;
-			acc.w += v[u].w;
-		}
-	}
-	for (; j < n4; j += SW_ROWSUM_STREAM_T) {
-		float4 v = a[j];
-		acc.x += v.x;
-		acc.y += v.y;
-		acc.z += v.z;
-		acc.w += v.w;
-	}
-	out[t] = (acc.x + acc.y) + (acc.z + acc.w);
-}
-
 static uint64_t rows_of(const struct sw_point *p)
 {
 	return (uint64_t)p->axis[AXIS_ROWS];
@@ -161,9 +132,8 @@ static cudaError_t launch_warp(const struct sw_point *p, const struct sw_buffers
 
 static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	rowsum_stream_kernel<<<SW_ROWSUM_STREAM_BLOCKS, SW_ROWSUM_THREADS, 0, s>>>(
-		(const float4 *)b->dev[0], (float *)b->dev[1], rows_of(p) * cols_of(p) / 4);
-	return cudaGetLastError();
+	return sw_stream_read((const float *)b->dev[0], (float *)b->dev[1],
+			      rows_of(p) * cols_of(p) / 4, s);
 }
 
 static void request_begin(struct sw_request *req, int word_bytes)
@@ -214,20 +184,7 @@ static uint64_t requests_group(const struct sw_point *p, uint64_t r, struct sw_r
 
 static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
-	uint64_t n4 = rows_of(p) * cols_of(p) / 4;
-	uint64_t warps = SW_ROWSUM_STREAM_T / 32;
-	uint64_t steps = (n4 + SW_ROWSUM_STREAM_T - 1) / SW_ROWSUM_STREAM_T;
-	if (req) {
-		uint64_t k = r / warps, w = r % warps;
-		request_begin(req, 16);
-		for (int l = 0; l < 32; l++) {
-			uint64_t j = w * 32 + l + k * SW_ROWSUM_STREAM_T;
-			req->addr[l] = j * 16;
-			if (j < n4)
-				req->active |= 1u << l;
-		}
-	}
-	return warps * steps;
+	return sw_stream_requests(rows_of(p) * cols_of(p) / 4, r, req);
 }
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
@@ -235,7 +192,7 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 	s->n_buffers = 2;
 	s->n_inputs = 1;
 	s->bytes[0] = rows_of(p) * cols_of(p) * sizeof(float);
-	s->bytes[1] = (p->variant == V_STREAM_READ ? SW_ROWSUM_STREAM_T : rows_of(p)) * sizeof(float);
+	s->bytes[1] = (p->variant == V_STREAM_READ ? SW_STREAM_T : rows_of(p)) * sizeof(float);
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
@@ -266,11 +223,9 @@ static double want_of(const struct sw_point *p, uint64_t seed, uint64_t o, doubl
 	uint64_t cols = cols_of(p);
 	double sum = 0;
 	if (p->variant == V_STREAM_READ) {
-		uint64_t n4 = rows_of(p) * cols / 4, steps = 0;
-		for (uint64_t j = o; j < n4; j += SW_ROWSUM_STREAM_T, steps++)
-			for (int c = 0; c < 4; c++)
-				sum += sw_uniform(seed, 4 * j + c);
-		*chain = (double)steps + 2;
+		uint64_t terms;
+		sum = sw_stream_sum(seed, rows_of(p) * cols / 4, o, &terms);
+		*chain = (double)(terms / 4) + 2; /* one float4 step per 4 terms */
 		return sum;
 	}
 	for (uint64_t c = 0; c < cols; c++)

@@ -12,9 +12,6 @@
 #define SW_ROWSUM_WARPS (SW_ROWSUM_THREADS / 32)
 /* block_per_row: loads each thread issues before adding any of them */
 #define SW_ROWSUM_UNROLL 4
-/* The stream_read reference's grid-stride launch. */
-#define SW_ROWSUM_STREAM_BLOCKS 4096
-#define SW_ROWSUM_STREAM_T ((uint64_t)SW_ROWSUM_STREAM_BLOCKS * SW_ROWSUM_THREADS)
 
 /* Float index of element (row, col). */
 SW_HD uint64_t sw_rowsum_index(uint64_t row, uint64_t col, uint64_t cols)

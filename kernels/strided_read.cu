@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "common.cuh"
 #include "strided_read.cuh"
+#include "stream_ref.cuh"
 
 #include <stdio.h>
 
@@ -59,36 +60,6 @@ __global__ void strided_read_tuned_kernel(const float *__restrict__ a, float *__
 	out[t] = sum;
 }
 
-/* Reference: float4 loads, grid-stride, four in flight per thread. */
-__global__ void strided_read_stream_kernel(const float4 *__restrict__ a, float *__restrict__ out,
-					   uint64_t n4)
-{
-	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float4 acc = make_float4(0, 0, 0, 0);
-	uint64_t j = t;
-	for (; j + 3 * SW_STRIDED_T < n4; j += 4 * SW_STRIDED_T) {
-		float4 v[4];
-#pragma unroll
-		for (int u = 0; u < 4; u++)
-			v[u] = a[j + u * SW_STRIDED_T];
-#pragma unroll
-		for (int u = 0; u < 4; u++) {
-			acc.x += v[u].x;
-			acc.y += v[u].y;
-			acc.z += v[u].z;
-			acc.w += v[u].w;
-		}
-	}
-	for (; j < n4; j += SW_STRIDED_T) {
-		float4 v = a[j];
-		acc.x += v.x;
-		acc.y += v.y;
-		acc.z += v.z;
-		acc.w += v.w;
-	}
-	out[t] = (acc.x + acc.y) + (acc.z + acc.w);
-}
-
 static cudaError_t launch_course(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
 	strided_read_course_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
@@ -105,9 +76,7 @@ static cudaError_t launch_tuned(const struct sw_point *p, const struct sw_buffer
 
 static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	strided_read_stream_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
-		(const float4 *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4);
-	return cudaGetLastError();
+	return sw_stream_read((const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4, s);
 }
 
 static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
@@ -140,23 +109,7 @@ static uint64_t requests_strided(const struct sw_point *p, uint64_t r, struct sw
 
 static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
-	uint64_t n4 = p->axis[AXIS_N] / 4;
-	uint64_t warps = SW_STRIDED_T / 32;
-	uint64_t steps = (n4 + SW_STRIDED_T - 1) / SW_STRIDED_T;
-	if (req) {
-		uint64_t k = r / warps, w = r % warps;
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 16;
-		req->is_store = 0;
-		req->active = 0;
-		for (int l = 0; l < 32; l++) {
-			uint64_t j = w * 32 + l + k * SW_STRIDED_T;
-			req->addr[l] = j * 16;
-			if (j < n4)
-				req->active |= 1u << l;
-		}
-	}
-	return warps * steps;
+	return sw_stream_requests(p->axis[AXIS_N] / 4, r, req);
 }
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
@@ -202,12 +155,8 @@ static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, ui
 	uint64_t n = p->axis[AXIS_N];
 	double sum = 0;
 	*terms = 0;
-	if (p->variant == V_STREAM_READ) {
-		for (uint64_t j = t; j < n / 4; j += SW_STRIDED_T, (*terms) += 4)
-			for (int c = 0; c < 4; c++)
-				sum += sw_uniform(seed, 4 * j + c);
-		return sum;
-	}
+	if (p->variant == V_STREAM_READ)
+		return sw_stream_sum(seed, n / 4, t, terms);
 	for (uint64_t k = 0;; k++, (*terms)++) {
 		uint64_t i = sw_strided_index(t, k, p->axis[AXIS_STRIDE]);
 		if (i >= n)
