@@ -40,6 +40,11 @@ _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
 #define NEWEST_FORMAT H5F_LIBVER_LATEST
 #endif
 
+/* HDF5 before 1.10 takes no file locks. */
+#ifndef H5E_CANTLOCKFILE
+#define H5E_CANTLOCKFILE H5I_INVALID_HID
+#endif
+
 /* Point id of a row that was allocated but never written (the fill value). */
 #define FILL_POINT_ID UINT64_MAX
 
@@ -162,6 +167,7 @@ struct sw_h5 {
 
 struct h5_innermost {
 	char text[256];
+	hid_t minor; /* its minor error number */
 };
 
 static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
@@ -170,6 +176,7 @@ static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
 
 	if (n != 0)
 		return 0;
+	in->minor = e->min_num;
 	if (e->desc && e->desc[0])
 		snprintf(in->text, sizeof in->text, "%s", e->desc);
 	else if (H5Eget_msg(e->min_num, NULL, in->text, sizeof in->text) < 0)
@@ -184,7 +191,7 @@ static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *
 
 static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
 {
-	struct h5_innermost in = { "" };
+	struct h5_innermost in = { "", H5I_INVALID_HID };
 	char context[sizeof err->msg];
 	va_list ap;
 
@@ -195,6 +202,16 @@ static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *
 	if (in.text[0])
 		return sw_fail(err, s, "%s: %s", context, in.text);
 	return sw_fail(err, s, "%s", context);
+}
+
+/* The minor number of the innermost error of the current stack, or
+ * H5I_INVALID_HID; leaves the stack as it is, for h5_fail. */
+static hid_t innermost_minor(void)
+{
+	struct h5_innermost in = { "", H5I_INVALID_HID };
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &in);
+	return in.minor;
 }
 
 /* ---- types ----------------------------------------------------------- */
@@ -574,10 +591,11 @@ static char *temp_name(const char *path)
 	return tmp;
 }
 
-static enum sw_status check_target(const char *path, int force, struct sw_err *err)
+static enum sw_status check_target(const char *path, int force, const char *job_path,
+				   struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
-	struct stat sb;
+	struct stat sb, job;
 	char *dir;
 
 	if (!path || !path[0] || path[strlen(path) - 1] == '/')
@@ -605,8 +623,16 @@ static enum sw_status check_target(const char *path, int force, struct sw_err *e
 		goto free_dir;
 	}
 	if (stat(path, &sb) == 0) {
+		/* --force replaces a results file, never the job or a device or FIFO */
 		if (S_ISDIR(sb.st_mode))
 			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", path);
+		else if (!S_ISREG(sb.st_mode))
+			st = sw_fail(err, SW_EIO, "cannot create %s: it exists and is not a regular file",
+				     path);
+		else if (job_path && stat(job_path, &job) == 0 && job.st_dev == sb.st_dev &&
+			 job.st_ino == sb.st_ino)
+			st = sw_fail(err, SW_EINVAL,
+				     "%s is the job file; write the results to another file", path);
 		else if (!force)
 			st = sw_fail(err, SW_EIO,
 				     "%s already exists; use --force to overwrite it or --resume to continue it",
@@ -751,7 +777,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 
 	*out = NULL;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	st = check_target(path, force, err);
+	st = check_target(path, force, meta ? meta->job_path : NULL, err);
 	if (st)
 		return st;
 	st = new_handle(path, &h, err);
@@ -817,8 +843,8 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_ty
 	hsize_t dims;
 	htri_t exists = H5Lexists(h->file, name, H5P_DEFAULT);
 
-	if (exists < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot look up /%s", h->path, name);
+	if (exists < 0) /* a damaged file: bad input, as when H5Dopen fails below */
+		return h5_fail(err, SW_EINVAL, "%s: cannot look up /%s", h->path, name);
 	if (!exists)
 		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: it has no /%s dataset",
 			       h->path, name);
@@ -1065,8 +1091,19 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	}
 	h->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
 	if (h->file < 0) {
-		st = h5_fail(err, SW_EIO,
-			     "cannot open %s for writing (is another sweep writing it?)", path);
+		/* A lock or open(2) failing is the file system's doing; anything
+		 * else is the content: cut short, damaged, or a newer format. */
+		hid_t why = innermost_minor();
+
+		if (why == H5E_CANTLOCKFILE)
+			st = h5_fail(err, SW_EIO,
+				     "cannot open %s for writing (is another sweep writing it?)", path);
+		else if (why == H5E_CANTOPENFILE)
+			st = h5_fail(err, SW_EIO, "cannot open %s for writing", path);
+		else
+			st = h5_fail(err, SW_EINVAL,
+				     "cannot resume %s: HDF5 cannot open it as a sweep file (cut short, damaged, or in a format newer than sweep writes)",
+				     path);
 		H5Pclose(fapl);
 		goto destroy_h;
 	}

@@ -31,12 +31,16 @@ struct sw_h5_meta {
 	double start_unix;
 };
 
-/* Creates path. An existing file is an error (SW_EIO) unless force. */
+/* Creates path. An existing file is an error (SW_EIO) unless force; force
+ * never replaces a directory, a non-regular file (SW_EIO) or the job file
+ * meta->job_path (SW_EINVAL). */
 enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
 			    struct sw_h5 **out, struct sw_err *err);
 
 /* Opens an existing sweep file for appending. Refuses (SW_EINVAL) a file
- * that is not a sweep file, has a newer schema or another plan fingerprint.
+ * that is not a sweep file, HDF5 cannot open (cut short, damaged, a newer
+ * format), has a newer schema or another plan fingerprint; SW_EIO when it
+ * is missing, locked by another writer or cannot be opened for writing.
  * Returns the ids already recorded (caller frees *done_ids) and the session
  * number for this run (previous maximum + 1). */
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "job.h"
@@ -555,6 +556,31 @@ START_TEST(test_load_size_limit)
 }
 END_TEST
 
+/* A near-limit file of 100000 family keys is refused in well under a second;
+ * a duplicate scan over all its keys took a minute. */
+START_TEST(test_many_families_fast)
+{
+	size_t cap = SW_JOB_MAX_BYTES, len;
+	char *text = malloc(cap);
+	struct sw_job job;
+	struct sw_err err = { 0 };
+	struct timespec t0, t1;
+
+	ck_assert_ptr_nonnull(text);
+	len = (size_t)snprintf(text, cap, "families:\n");
+	for (int i = 0; len + 16 < cap; i++)
+		len += (size_t)snprintf(text + len, cap - len, "  k%d:\n", i);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(sw_job_parse("many.yaml", text, len, &job, &err), SW_EINVAL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "many.yaml:2:3: unknown family `k0`"));
+	ck_assert_double_lt((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+			    10.0);
+	assert_empty(&job);
+	free(text);
+}
+END_TEST
+
 static void load_minimal(struct sw_job *job)
 {
 	load_ok("good_minimal.yaml", job);
@@ -646,6 +672,12 @@ START_TEST(test_set_errors)
 	ck_assert_int_eq(sw_job_set(&job, "x", NULL), SW_EINVAL);
 	sw_job_fini(&job);
 
+	/* The axes listed are the family's own, not the job's other families. */
+	static const char two[] = "families:\n  strided_read:\n  offset_read:\n";
+	ck_assert_int_eq(sw_job_parse("two.yaml", two, strlen(two), &job, &err), SW_OK);
+	set_fails(&job, "strided_read.strides=4", "; expected one of: stride, n, variants");
+	sw_job_fini(&job);
+
 	/* A registered family the job does not run. */
 	memset(&none, 0, sizeof none);
 	ck_assert_int_eq(sw_job_set(&none, "strided_read.stride=4", &err), SW_EINVAL);
@@ -703,6 +735,7 @@ static Suite *job_suite(void)
 	tcase_add_test(load, test_load_missing);
 	tcase_add_test(load, test_load_directory);
 	tcase_add_test(load, test_load_size_limit);
+	tcase_add_test(load, test_many_families_fast);
 	tcase_add_test(set, test_set_axis);
 	tcase_add_test(set, test_set_variants);
 	tcase_add_test(set, test_set_errors);

@@ -1,0 +1,53 @@
+/*
+ * Fuzz target for the job parser: the input is the text of a job file, given
+ * to sw_job_parse as it is (not NUL-terminated: a read past its end is an
+ * AddressSanitizer error). Besides crashes, leaks and undefined behaviour it
+ * checks job.h's promises: an accepted job holds only what the registry
+ * allows (contract.c); a refused one comes back empty, with a message that
+ * names fuzz.yaml:LINE:COLUMN.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "contract.h"
+#include "job.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* "LINE:COLUMN: " at s, both numbers 1 or more. */
+static int is_position(const char *s)
+{
+	for (int part = 0; part < 2; part++) {
+		if (*s < '1' || *s > '9')
+			return 0;
+		while (isdigit((unsigned char)*s))
+			s++;
+		if (*s++ != ':')
+			return 0;
+	}
+	return *s == ' ';
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct sw_job empty;
+	static const char path[] = "fuzz.yaml";
+	struct sw_job job;
+	struct sw_err err = { 0 };
+	enum sw_status st = sw_job_parse(path, (const char *)data, size, &job, &err);
+
+	if (st == SW_OK) {
+		fz_check_job(&job);
+		FZ_REQUIRE(strcmp(job.path, path) == 0);
+		FZ_REQUIRE(memcmp(job.text, data, size) == 0 && job.text[size] == '\0');
+		sw_job_fini(&job);
+		FZ_REQUIRE(memcmp(&job, &empty, sizeof job) == 0);
+		return 0;
+	}
+	fz_check_refusal(st, &err, "fuzz.yaml:");
+	if (st == SW_EINVAL && size <= SW_JOB_MAX_BYTES)
+		FZ_REQUIRE(is_position(err.msg + strlen(path) + 1));
+	FZ_REQUIRE(memcmp(&job, &empty, sizeof job) == 0);
+	return 0;
+}

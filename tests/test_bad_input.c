@@ -1,0 +1,1155 @@
+/*
+ * Bad input end to end through the real sweep binary, one row per line of
+ * docs/bad-inputs.md: each row's arguments and files, the exit code, a text
+ * the one "sweep: " line of stderr must hold, and that nothing was written
+ * (the case's directory holds the same files, byte for byte). Singleton runs,
+ * four at a time; rows with np 2 go through mpirun to show rank 0 alone
+ * prints. Paths come from ctest: SW_SWEEP, SW_MPIEXEC, SW_TEST_DATA,
+ * SW_SOURCE_DIR.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#define PARALLEL_RUNS 4
+#define RUN_LIMIT_S 60.0
+#define MAX_FILES 16 /* in a row's directory */
+#define MAX_ARGS 12
+
+static char tmpdir[256];
+static char ci_job[512];             /* jobs/ci.yaml */
+static char good_h5[512];            /* a complete sweep file of jobs/ci.yaml, model backend */
+static hid_t held = H5I_INVALID_HID; /* a file this test keeps open for writing */
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !*v) {
+		fprintf(stderr, "%s is not set: run this test through ctest\n", name);
+		exit(EXIT_FAILURE);
+	}
+	return v;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- files a row needs, made in its directory (the working directory) --- */
+
+static void write_file(const char *name, const void *data, size_t len)
+{
+	FILE *f = fopen(name, "wb");
+	ck_assert_msg(f && fwrite(data, 1, len, f) == len && fclose(f) == 0, "cannot write %s",
+		      name);
+}
+
+static void copy_file(const char *from, const char *to, long len) /* len < 0: all of it */
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+	ck_assert_msg(in && out, "cannot copy %s", from);
+	while ((n = fread(buf, 1, len < 0 || len > (long)sizeof buf ? sizeof buf : (size_t)len,
+			  in)) > 0) {
+		fwrite(buf, 1, n, out);
+		if (len >= 0 && (len -= (long)n) == 0)
+			break;
+	}
+	fclose(in);
+	ck_assert(fclose(out) == 0);
+}
+
+static void write_text(const char *name, const char *text)
+{
+	write_file(name, text, strlen(text));
+}
+
+static void make_dir(void)
+{
+	ck_assert(mkdir("jobdir", 0755) == 0);
+}
+static void make_text_out(void)
+{
+	write_text("out.h5", "precious\n");
+}
+static void make_plain_file(void)
+{
+	write_text("file", "not a directory\n");
+}
+static void make_fifo(void)
+{
+	ck_assert(mkfifo("out.h5", 0644) == 0);
+}
+static void make_job_copy(void)
+{
+	copy_file(ci_job, "job.yaml", -1);
+}
+static void make_good(void)
+{
+	copy_file(good_h5, "out.h5", -1);
+}
+
+/* Under the size limit, but costly to parse if nothing stopped it. */
+static void make_many_families(void)
+{
+	char *text = malloc(1 << 20);
+	size_t n = 0;
+	ck_assert_ptr_nonnull(text);
+	n += (size_t)sprintf(text, "families:\n");
+	for (int i = 0; i < 100000; i++)
+		n += (size_t)sprintf(text + n, "  k%d:\n", i);
+	write_file("job.yaml", text, n);
+	free(text);
+}
+
+static void make_deep(void)
+{
+	size_t depth = 400000, n = 0;
+	char *text = malloc(2 * depth + 16);
+	ck_assert_ptr_nonnull(text);
+	n += (size_t)sprintf(text, "families: ");
+	memset(text + n, '[', depth);
+	memset(text + n + depth, ']', depth);
+	n += 2 * depth;
+	text[n++] = '\n';
+	write_file("job.yaml", text, n);
+	free(text);
+}
+
+static void make_big(void)
+{
+	size_t len = 2u << 20;
+	char *text = malloc(len);
+	ck_assert_ptr_nonnull(text);
+	memset(text, '#', len); /* a YAML comment, only longer than a job may be */
+	write_file("job.yaml", text, len);
+	free(text);
+}
+
+/* A small HDF5 file that no sweep wrote: one dataset, no attributes. */
+static void make_foreign(H5F_libver_t low)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_libver_bounds(fapl, low, H5F_LIBVER_LATEST);
+	hid_t f = H5Fcreate("out.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	hsize_t dims = 4;
+	int data[4] = { 1, 2, 3, 4 };
+	hid_t s = H5Screate_simple(1, &dims, NULL);
+	hid_t d = H5Dcreate2(f, "x", H5T_NATIVE_INT, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	ck_assert(f >= 0 && d >= 0 &&
+		  H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+	H5Dclose(d);
+	H5Sclose(s);
+	H5Fclose(f);
+	H5Pclose(fapl);
+}
+static void make_foreign_h5(void)
+{
+	make_foreign(H5F_LIBVER_EARLIEST);
+}
+static void make_newer_h5(void)
+{
+	make_foreign(H5F_LIBVER_LATEST);
+}
+
+static void make_truncated(void)
+{
+	struct stat st;
+	ck_assert(stat(good_h5, &st) == 0);
+	copy_file(good_h5, "out.h5", (long)st.st_size / 2);
+}
+
+static void make_damaged(void)
+{
+	copy_file(good_h5, "out.h5", -1);
+	int fd = open("out.h5", O_WRONLY);
+	char junk[16];
+	memset(junk, 0xA5, sizeof junk);
+	/* byte 8 on: the superblock's version numbers and sizes */
+	ck_assert(fd >= 0 && pwrite(fd, junk, sizeof junk, 8) == (ssize_t)sizeof junk);
+	close(fd);
+}
+
+/* The good file with one change made through HDF5. */
+static hid_t open_copy(void)
+{
+	copy_file(good_h5, "out.h5", -1);
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	return f;
+}
+
+static void make_no_samples(void)
+{
+	hid_t f = open_copy();
+	ck_assert(H5Ldelete(f, "samples", H5P_DEFAULT) >= 0);
+	H5Fclose(f);
+}
+
+static void make_schema_999(void)
+{
+	hid_t f = open_copy();
+	int v = 999;
+	hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Awrite(a, H5T_NATIVE_INT, &v) >= 0);
+	H5Aclose(a);
+	H5Fclose(f);
+}
+
+static void make_cuda_rows(void)
+{
+	hid_t f = open_copy();
+	hid_t t = H5Tcopy(H5T_C_S1);
+	const char *cuda = "cuda";
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	hid_t a = H5Aopen(f, "backend", H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Awrite(a, t, &cuda) >= 0);
+	H5Aclose(a);
+	H5Tclose(t);
+	H5Fclose(f);
+}
+
+/* Another program has the file open for writing while sweep starts. */
+static void make_held(void)
+{
+	copy_file(good_h5, "out.h5", -1);
+	held = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(held >= 0);
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+/* Bytes with NULs in them: a job's text and length together. */
+#define BYTES(s) .job = s, .job_len = sizeof(s) - 1
+
+struct bad {
+	const char *what; /* its row in docs/bad-inputs.md */
+	/* after `sweep --backend model`; "@x" is tests/data/jobs/x, "@ci" jobs/ci.yaml */
+	const char *args[MAX_ARGS];
+	const char *job; /* when set, written to job.yaml first */
+	size_t job_len;  /* 0: strlen(job) */
+	void (*make)(void);
+	int np; /* 2: through mpirun -np 2; otherwise one process, no mpirun */
+	int rc;
+	const char *msg; /* the one "sweep: " line of stderr holds this */
+};
+
+#define O "-o", "out.h5"
+
+static const struct bad table[] = {
+	/* YAML */
+	{ "B01 malformed YAML: unclosed flow sequence",
+	  { "@bad_syntax.yaml", O },
+	  .rc = 2,
+	  .msg = "bad_syntax.yaml:3:25: YAML syntax error" },
+	{ "B02 unterminated quoted string",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      n: \"1M\n",
+	  .rc = 2,
+	  .msg = "job.yaml:5:1: YAML syntax error: found unexpected end of stream" },
+	{ "B03 tab indentation",
+	  { "@bad_tab.yaml", O },
+	  .rc = 2,
+	  .msg = "bad_tab.yaml:2:1: YAML syntax error" },
+	{ "B04 two YAML documents",
+	  { "@bad_two_docs.yaml", O },
+	  .rc = 2,
+	  .msg = "a second YAML document" },
+	{ "B05 unsupported YAML version",
+	  { "job.yaml", O },
+	  .job = "%YAML 2.0\n---\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "incompatible YAML document" },
+	{ "B06 undefined alias",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      n: *nope\n",
+	  .rc = 2,
+	  .msg = "job.yaml:4:10: YAML syntax error: found undefined alias" },
+	{ "B07 empty file", { "@bad_empty.yaml", O }, .rc = 2, .msg = "the job file is empty" },
+	{ "B08 top level is a sequence",
+	  { "@bad_not_mapping.yaml", O },
+	  .rc = 2,
+	  .msg =
+	      "expected a mapping with keys name, measure, model and families, found a sequence" },
+	/* keys */
+	{ "B09 unknown top-level key",
+	  { "@bad_top_key.yaml", O },
+	  .rc = 2,
+	  .msg =
+	      "unknown key `famlies` in the job; expected one of: name, measure, model, families" },
+	{ "B10 unknown key in measure",
+	  { "job.yaml", O },
+	  .job = "measure:\n  colour: red\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "job.yaml:2:3: unknown key `colour` in measure" },
+	{ "B11 unknown key in a family",
+	  { "@bad_family_key.yaml", O },
+	  .rc = 2,
+	  .msg = "unknown key `variant` in strided_read; expected one of: variants, axes" },
+	{ "B12 unknown axis",
+	  { "@bad_axis.yaml", O },
+	  .rc = 2,
+	  .msg = "unknown axis `strides` in strided_read.axes" },
+	{ "B13 no families key",
+	  { "@bad_no_families.yaml", O },
+	  .rc = 2,
+	  .msg = "missing the required key `families`" },
+	{ "B14 duplicate key",
+	  { "@bad_dup_key.yaml", O },
+	  .rc = 2,
+	  .msg = "duplicate key `warmup` in measure (first at line 2, column 3)" },
+	{ "B15 duplicate family",
+	  { "@bad_dup_family.yaml", O },
+	  .rc = 2,
+	  .msg = "duplicate family `strided_read`" },
+	{ "B16 duplicate axis",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      stride: 1\n      stride: 2\n",
+	  .rc = 2,
+	  .msg = "job.yaml:5:7: duplicate axis `stride` in strided_read.axes" },
+	/* types */
+	{ "B17 a sequence where a mapping belongs",
+	  { "@bad_type.yaml", O },
+	  .rc = 2,
+	  .msg = "measure: expected a mapping of measurement settings, found a sequence" },
+	{ "B18 a mapping where a number belongs",
+	  { "@bad_type_scalar.yaml", O },
+	  .rc = 2,
+	  .msg = "measure.rse_target: expected a number x with 0 < x < 1, found a mapping" },
+	{ "B19 a fraction where an integer belongs",
+	  { "job.yaml", O },
+	  .job = "measure:\n  min_samples: 1.5\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.min_samples: expected an integer 1..512, found \"1.5\"" },
+	{ "B20 axis value with a unit",
+	  { "@bad_axis_junk.yaml", O },
+	  .rc = 2,
+	  .msg = "n: \"64MB\" is not an integer" },
+	{ "B21 axis value a boolean",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      stride: true\n",
+	  .rc = 2,
+	  .msg = "stride: \"true\" is not an integer" },
+	{ "B22 axis value a nested sequence",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      stride: [[1, 2]]\n",
+	  .rc = 2,
+	  .msg = "stride: expected an integer, found a sequence" },
+	{ "B23 families as a list",
+	  { "job.yaml", O },
+	  .job = "families: [strided_read]\n",
+	  .rc = 2,
+	  .msg = "families: expected a mapping of kernel family names" },
+	{ "B24 a key with no value where a number belongs",
+	  { "@bad_null_value.yaml", O },
+	  .rc = 2,
+	  .msg = "measure.rse_target: expected a number x with 0 < x < 1, found nothing" },
+	{ "B25 nan",
+	  { "job.yaml", O },
+	  .job = "measure:\n  time_cap_s: .nan\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.time_cap_s: expected a number x with 0 < x <= 3600, found \".nan\"" },
+	/* empty and duplicate */
+	{ "B26 empty axis",
+	  { "@bad_empty_axis.yaml", O },
+	  .rc = 2,
+	  .msg = "stride: empty; expected axis values" },
+	{ "B27 empty axis by --set",
+	  { "--set", "strided_read.stride=", "@ci", O },
+	  .rc = 2,
+	  .msg = "--set strided_read.stride=: empty axis" },
+	{ "B28 empty list element",
+	  { "--set", "strided_read.stride=1,,2", "@ci", O },
+	  .rc = 2,
+	  .msg = "\"1,,2\": empty list element" },
+	{ "B29 a value twice in an axis",
+	  { "@bad_dup_value.yaml", O },
+	  .rc = 2,
+	  .msg = "stride: the value 4 appears twice" },
+	{ "B30 no family",
+	  { "@bad_families_empty.yaml", O },
+	  .rc = 2,
+	  .msg = "families: empty; expected at least one kernel family" },
+	{ "B31 no variant",
+	  { "@bad_empty_variants.yaml", O },
+	  .rc = 2,
+	  .msg = "strided_read.variants: empty" },
+	{ "B32 a variant twice",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    variants: [course, course]\n",
+	  .rc = 2,
+	  .msg = "variant course is listed twice" },
+	/* sizes */
+	{ "B33 negative size",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      n: -64M\n",
+	  .rc = 2,
+	  .msg = "job.yaml:4:10: n value -64M is out of range 1K..4G" },
+	{ "B34 negative stride",
+	  { "--set", "strided_read.stride=-4", "@ci", O },
+	  .rc = 2,
+	  .msg = "--set strided_read.stride=-4: value -4 is out of range 1..128" },
+	{ "B35 zero size",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      n: 0\n",
+	  .rc = 2,
+	  .msg = "n value 0 is out of range 1K..4G" },
+	{ "B36 zero stride",
+	  { "@bad_range.yaml", O },
+	  .rc = 2,
+	  .msg = "stride value 0 is out of range 1..128" },
+	{ "B37 size above the axis's range",
+	  { "@bad_seq_range.yaml", O },
+	  .rc = 2,
+	  .msg = "n value 8G is out of range 1K..4G" },
+	{ "B38 size beyond 64 bits",
+	  { "@bad_overflow.yaml", O },
+	  .rc = 2,
+	  .msg = "\"99999999999999999999\" does not fit in a 64-bit integer" },
+	{ "B39 suffix beyond 64 bits",
+	  { "--set", "strided_read.n=8589934592G", "@ci", O },
+	  .rc = 2,
+	  .msg = "\"8589934592G\" does not fit in a 64-bit integer" },
+	{ "B40 geometric range up to INT64_MAX",
+	  { "--set", "strided_read.stride=1:9223372036854775807:x2", "@ci", O },
+	  .rc = 2,
+	  .msg = "value 256 is out of range 1..128" },
+	{ "B41 step that passes INT64_MAX",
+	  { "--set", "strided_read.stride=1:9223372036854775807:4611686018427387904", "@ci", O },
+	  .rc = 2,
+	  .msg = "value 4611686018427387905 is out of range 1..128" },
+	{ "B42 more than 100000 values",
+	  { "--set", "strided_read.n=1K:4G:1K", "@ci", O },
+	  .rc = 2,
+	  .msg = "more than 100000 values" },
+	{ "B43 a plan of more than 10^7 points",
+	  { "job.yaml", O },
+	  .job =
+	      "families:\n  rowsum:\n    variants: thread_per_row\n    axes:\n      rows: 32:100031\n      cols: 32:65536\n",
+	  .rc = 2,
+	  .msg = "the plan has more than 10000000 points; narrow the axes" },
+	{ "B44 reversed range",
+	  { "@bad_reversed.yaml", O },
+	  .rc = 2,
+	  .msg = "\"128:1\": the start 128 is above the end 1" },
+	{ "B45 step 0",
+	  { "@bad_step.yaml", O },
+	  .rc = 2,
+	  .msg = "\"0:32:0\": the step must be at least 1" },
+	{ "B46 geometric factor 0",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      stride: 1:128:x0\n",
+	  .rc = 2,
+	  .msg = "the geometric factor must be at least 2" },
+	/* families, variants, settings */
+	{ "B49 unknown family",
+	  { "@bad_family.yaml", O },
+	  .rc = 2,
+	  .msg = "unknown family `strided_write`; registered families: strided_read," },
+	{ "B50 family name in the wrong case",
+	  { "job.yaml", O },
+	  .job = "families:\n  Strided_Read:\n",
+	  .rc = 2,
+	  .msg = "unknown family `Strided_Read`" },
+	{ "B51 unknown variant",
+	  { "@bad_variant.yaml", O },
+	  .rc = 2,
+	  .msg =
+	      "unknown variant `fancy` of family strided_read; expected one of: course, tuned, stream_read, memcpy" },
+	{ "B52 bad compute capability",
+	  { "@bad_cc.yaml", O },
+	  .rc = 2,
+	  .msg = "model.ccs: \"9.x\" is not a compute capability" },
+	{ "B53 a compute capability twice",
+	  { "@bad_dup_cc.yaml", O },
+	  .rc = 2,
+	  .msg = "model.ccs: 8.0 is listed twice" },
+	{ "B54 setting out of range",
+	  { "@bad_rse.yaml", O },
+	  .rc = 2,
+	  .msg = "measure.rse_target: 1.5 is out of range" },
+	{ "B55 max_samples below min_samples",
+	  { "@bad_min_max.yaml", O },
+	  .rc = 2,
+	  .msg = "measure.max_samples: 10 is below min_samples 20" },
+	{ "B56 unknown flush_l2",
+	  { "@bad_flush.yaml", O },
+	  .rc = 2,
+	  .msg = "measure.flush_l2: expected auto, always or never, found \"sometimes\"" },
+	{ "B57 bad job name",
+	  { "@bad_name.yaml", O },
+	  .rc = 2,
+	  .msg = "name: expected a name of 1 to 63 characters" },
+	/* --set */
+	{ "B58 --set without =",
+	  { "--set", "strided_read.stride", "@ci", O },
+	  .rc = 2,
+	  .msg =
+	      "--set strided_read.stride: expected FAMILY.AXIS=VALUES or FAMILY.variants=NAMES" },
+	{ "B59 --set without a family",
+	  { "--set", "stride=4", "@ci", O },
+	  .rc = 2,
+	  .msg = "--set stride=4: expected FAMILY.AXIS=VALUES" },
+	{ "B60 --set unknown family",
+	  { "--set", "foo.stride=4", "@ci", O },
+	  .rc = 2,
+	  .msg = "--set foo.stride=4: unknown family `foo`" },
+	{ "B61 --set a family not in the job",
+	  { "--set", "offset_read.n=1M", "@ci", O },
+	  .rc = 2,
+	  .msg = "family offset_read is not in this job (it runs: strided_read)" },
+	{ "B62 --set unknown axis",
+	  { "--set", "strided_read.strides=4", "@ci", O },
+	  .rc = 2,
+	  .msg =
+	      "family strided_read has no axis `strides`; expected one of: stride, n, variants" },
+	{ "B63 --set out of range",
+	  { "--set", "strided_read.stride=0", "@ci", O },
+	  .rc = 2,
+	  .msg = "--set strided_read.stride=0: value 0 is out of range 1..128" },
+	{ "B64 --set unknown variant",
+	  { "--set", "strided_read.variants=fancy", "@ci", O },
+	  .rc = 2,
+	  .msg = "unknown variant `fancy` of family strided_read" },
+	{ "B65 --set with no argument",
+	  { "@ci", O, "--set" },
+	  .rc = 2,
+	  .msg = "option '--set' needs a value: FAMILY.AXIS=VALUES" },
+	/* the job file itself */
+	{ "B66 job file is a directory",
+	  { "jobdir", O },
+	  .make = make_dir,
+	  .rc = 2,
+	  .msg = "jobdir: is a directory, expected a job file (YAML)" },
+	{ "B67 job file missing",
+	  { "missing.yaml", O },
+	  .rc = 4,
+	  .msg = "missing.yaml: cannot open the job file: No such file or directory" },
+	{ "B68 binary file",
+	  { "job.yaml", O },
+	  BYTES("\x7f"
+		"ELF\x02\x01\x01\x00\x00\x00\x00\x00"),
+	  .rc = 2,
+	  .msg = "job.yaml:1:8: NUL byte: a job file is YAML text, this looks like a binary file" },
+	{ "B69 Latin-1 text",
+	  { "@bad_utf8.yaml", O },
+	  .rc = 2,
+	  .msg = "bad_utf8.yaml:1:10: invalid UTF-8 (byte 0xE9): a job file must be UTF-8 text" },
+	{ "B70 UTF-16 text",
+	  { "job.yaml", O },
+	  BYTES("\xff\xfe"
+		"f\x00"
+		"a\x00"),
+	  .rc = 2,
+	  .msg = "job.yaml:1:1: invalid UTF-8 (byte 0xFF)" },
+	{ "B71 control character",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n\x01\n",
+	  .rc = 2,
+	  .msg = "job.yaml:3:1: YAML cannot read the text: control characters are not allowed" },
+	{ "B72 NUL byte inside a value",
+	  { "@bad_nul.yaml", O },
+	  .rc = 2,
+	  .msg = "bad_nul.yaml:4:11: NUL byte" },
+	{ "B73 huge file",
+	  { "job.yaml", O },
+	  .make = make_big,
+	  .rc = 2,
+	  .msg = "job.yaml: 2097152 bytes, more than a job file may hold (1048576)" },
+	{ "B74 endless input",
+	  { "/dev/zero", O },
+	  .rc = 2,
+	  .msg = "/dev/zero: more than 1048576 bytes" },
+	{ "B108 100000 family names in 1 MB",
+	  { "job.yaml", O },
+	  .make = make_many_families,
+	  .rc = 2,
+	  .msg = "job.yaml:2:3: unknown family `k0`" },
+	{ "B109 [ nested 400000 deep",
+	  { "job.yaml", O },
+	  .make = make_deep,
+	  .rc = 2,
+	  .msg = "job.yaml:1:75: [ and { nested more than 64 deep; a job file needs a few" },
+	/* the output */
+	{ "B75 output in a missing directory",
+	  { "@ci", "-o", "nodir/out.h5" },
+	  .rc = 4,
+	  .msg = "cannot create nodir/out.h5: directory nodir does not exist" },
+	{ "B76 output under a regular file",
+	  { "@ci", "-o", "file/out.h5" },
+	  .make = make_plain_file,
+	  .rc = 4,
+	  .msg = "cannot create file/out.h5: file is not a directory" },
+	{ "B77 output is a directory",
+	  { "@ci", "-o", "jobdir" },
+	  .make = make_dir,
+	  .rc = 4,
+	  .msg = "cannot create jobdir: it is a directory" },
+	{ "B78 output ends in /",
+	  { "@ci", "-o", "jobdir/" },
+	  .make = make_dir,
+	  .rc = 2,
+	  .msg = "'jobdir/' is not a file name for the results" },
+	{ "B79 output exists",
+	  { "@ci", O },
+	  .make = make_text_out,
+	  .rc = 4,
+	  .msg = "out.h5 already exists; use --force to overwrite it or --resume to continue it" },
+	{ "B80 output is the job file, with --force",
+	  { "--force", "job.yaml", "-o", "./job.yaml" },
+	  .make = make_job_copy,
+	  .rc = 2,
+	  .msg = "./job.yaml is the job file; write the results to another file" },
+	{ "B81 output is a FIFO, with --force",
+	  { "--force", "@ci", O },
+	  .make = make_fifo,
+	  .rc = 4,
+	  .msg = "cannot create out.h5: it exists and is not a regular file" },
+	{ "B82 --force with a bad job",
+	  { "--force", "@bad_syntax.yaml", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "YAML syntax error" },
+	{ "B83 empty --output",
+	  { "@ci", "--output=" },
+	  .rc = 2,
+	  .msg = "empty --output: expected FILE" },
+	/* --resume */
+	{ "B84 --resume of a missing file",
+	  { "--resume", "@ci", O },
+	  .rc = 4,
+	  .msg = "cannot resume out.h5: No such file or directory" },
+	{ "B85 --resume of a text file",
+	  { "--resume", "@ci", O },
+	  .make = make_text_out,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: not an HDF5 file" },
+	{ "B86 --resume of a directory",
+	  { "--resume", "@ci", "-o", "jobdir" },
+	  .make = make_dir,
+	  .rc = 2,
+	  .msg = "cannot resume jobdir: not a regular file" },
+	{ "B87 --resume of an HDF5 file no sweep wrote",
+	  { "--resume", "@ci", O },
+	  .make = make_foreign_h5,
+	  .rc = 2,
+	  .msg = "out.h5 is not a sweep file: it has no schema_version attribute" },
+	{ "B88 --resume of an HDF5 file in a newer format",
+	  { "--resume", "@ci", O },
+	  .make = make_newer_h5,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: HDF5 cannot open it as a sweep file" },
+	{ "B89 --resume of a truncated sweep file",
+	  { "--resume", "@ci", O },
+	  .make = make_truncated,
+	  .rc = 2,
+	  .msg =
+	      "cannot resume out.h5: HDF5 cannot open it as a sweep file (cut short, damaged, or in a format "
+	      "newer than sweep writes): truncated file" },
+	{ "B90 --resume of a sweep file with a damaged superblock",
+	  { "--resume", "@ci", O },
+	  .make = make_damaged,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: HDF5 cannot open it as a sweep file" },
+	{ "B91 --resume of a sweep file without /samples",
+	  { "--resume", "@ci", O },
+	  .make = make_no_samples,
+	  .rc = 2,
+	  .msg = "out.h5 is not a sweep file: it has no /samples dataset" },
+	{ "B92 --resume of a file from a newer sweep",
+	  { "--resume", "@ci", O },
+	  .make = make_schema_999,
+	  .rc = 2,
+	  .msg = "out.h5 has schema version 999, newer than" },
+	{ "B93 --resume with another job",
+	  { "--resume", "--set", "strided_read.stride=1", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 was made from a different job" },
+	{ "B94 --resume with the other backend",
+	  { "--resume", "@ci", O },
+	  .make = make_cuda_rows,
+	  .rc = 2,
+	  .msg = "out.h5 holds cuda rows; resume it with --backend cuda" },
+	{ "B95 --resume of a file another program is writing",
+	  { "--resume", "@ci", O },
+	  .make = make_held,
+	  .rc = 4,
+	  .msg = "cannot open out.h5 for writing (is another sweep writing it?)" },
+	/* options */
+	{ "B96 unknown option",
+	  { "--frobnicate", "@ci", O },
+	  .rc = 2,
+	  .msg = "unknown option '--frobnicate' (see sweep --help)" },
+	{ "B97 unknown letter in a cluster",
+	  { "-qz", "@ci", O },
+	  .rc = 2,
+	  .msg = "unknown option '-z'" },
+	{ "B98 ambiguous abbreviation",
+	  { "--s", "x", "@ci", O },
+	  .rc = 2,
+	  .msg = "ambiguous option '--s': could be --set, --schedule, --share-gpu" },
+	{ "B99 a value for a flag",
+	  { "--force=yes", "@ci", O },
+	  .rc = 2,
+	  .msg = "option '--force' takes no value" },
+	{ "B100 option without its value",
+	  { "@ci", "-o" },
+	  .rc = 2,
+	  .msg = "option '-o' needs a value: FILE" },
+	{ "B101 unknown backend",
+	  { "--backend", "gpu", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --backend 'gpu': expected cuda, model or auto" },
+	{ "B102 unknown schedule",
+	  { "--schedule", "round", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --schedule 'round': expected dynamic or static" },
+	{ "B103 --batch out of range",
+	  { "--batch", "0", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --batch '0': expected a whole number from 1 to 64" },
+	{ "B104 --batch not a number",
+	  { "--batch", "2x", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --batch '2x'" },
+	{ "B105 --force with --resume",
+	  { "--force", "--resume", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "--force and --resume conflict" },
+	{ "B106 two job files", { "@ci", "@ci", O }, .rc = 2, .msg = "one job file expected, got" },
+	{ "B107 no job file",
+	  { O },
+	  .rc = 2,
+	  .msg = "missing job file (usage: sweep [OPTIONS] JOB.yaml" },
+	/* through mpirun -np 2: every rank sees the error, rank 0 alone says it */
+	{ "M1 malformed YAML, 2 ranks",
+	  { "@bad_syntax.yaml", O },
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "YAML syntax error" },
+	{ "M2 --set out of range, 2 ranks",
+	  { "--set", "strided_read.stride=0", "@ci", O },
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "value 0 is out of range 1..128" },
+	{ "M3 unknown option, 2 ranks",
+	  { "--frobnicate", "@ci", O },
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "unknown option '--frobnicate'" },
+	{ "M4 output in a missing directory, 2 ranks",
+	  { "@ci", "-o", "nodir/out.h5" },
+	  .np = 2,
+	  .rc = 4,
+	  .msg = "directory nodir does not exist" },
+	{ "M5 --resume of a truncated file, 2 ranks",
+	  { "--resume", "@ci", O },
+	  .make = make_truncated,
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "truncated file" },
+};
+
+#define N_CASES (sizeof table / sizeof table[0])
+
+/* ---- what a directory holds -------------------------------------------- */
+
+struct entry {
+	char name[64];
+	mode_t type;
+	off_t size;
+	uint64_t hash; /* FNV-1a 64 of a regular file's bytes */
+};
+
+struct snapshot {
+	int n;
+	struct entry e[MAX_FILES];
+};
+
+static uint64_t hash_file(const char *path)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	unsigned char buf[65536];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * UINT64_C(0x100000001b3);
+	fclose(f);
+	return h;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+/* Every entry, hidden ones too: a temporary file left behind counts. */
+static void snap(const char *dir, struct snapshot *s)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	ck_assert_ptr_nonnull(d);
+	s->n = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ck_assert_int_lt(s->n, MAX_FILES);
+		struct entry *e = &s->e[s->n++];
+		char path[1024];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		snprintf(e->name, sizeof e->name, "%s", de->d_name);
+		ck_assert(lstat(path, &st) == 0);
+		e->type = st.st_mode & S_IFMT;
+		e->size = S_ISREG(st.st_mode) ? st.st_size : 0;
+		e->hash = S_ISREG(st.st_mode) ? hash_file(path) : 0;
+	}
+	closedir(d);
+	qsort(s->e, s->n, sizeof s->e[0], by_name);
+}
+
+static void list(const struct snapshot *s, char *buf, size_t len)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (int i = 0; i < s->n && k < len; i++)
+		k += snprintf(buf + k, len - k, "%s%s (%lld bytes)", i ? ", " : "", s->e[i].name,
+			      (long long)s->e[i].size);
+}
+
+static int same(const struct snapshot *a, const struct snapshot *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (strcmp(a->e[i].name, b->e[i].name) || a->e[i].type != b->e[i].type ||
+		    a->e[i].size != b->e[i].size || a->e[i].hash != b->e[i].hash)
+			return 0;
+	return 1;
+}
+
+/* ---- running the binary ------------------------------------------------- */
+
+struct outcome {
+	char dir[512], out_log[512], err_log[512], session_dir[512];
+	struct snapshot before;
+	pid_t pid;
+	int rc;
+	double start_s;
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = calloc(1, 1 << 16);
+	size_t n = f && buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+	if (buf)
+		buf[n] = 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* Starts one row's run in its directory, in a process group of its own. */
+static pid_t launch(const struct bad *c, const struct outcome *o)
+{
+	static char fixtures[MAX_ARGS][1024];
+	const char *argv[32];
+	int k = 0;
+	if (c->np) {
+		argv[k++] = env("SW_MPIEXEC");
+		argv[k++] = "-np";
+		argv[k++] = "2";
+		argv[k++] = "--oversubscribe";
+	}
+	argv[k++] = env("SW_SWEEP");
+	argv[k++] = "--backend";
+	argv[k++] = "model";
+	for (int i = 0; c->args[i]; i++) {
+		if (!strcmp(c->args[i], "@ci")) {
+			argv[k++] = ci_job;
+		} else if (c->args[i][0] == '@') {
+			snprintf(fixtures[i], sizeof fixtures[i], "%s/jobs/%s", env("SW_TEST_DATA"),
+				 c->args[i] + 1);
+			argv[k++] = fixtures[i];
+		} else {
+			argv[k++] = c->args[i];
+		}
+	}
+	argv[k] = NULL;
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		int out = open(o->out_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int err = open(o->err_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (out < 0 || err < 0)
+			_exit(127);
+		dup2(out, 1);
+		dup2(err, 2);
+		if (chdir(o->dir) != 0) {
+			perror(o->dir);
+			_exit(127);
+		}
+		/* Open MPI's singleton start takes half the time without probing
+		 * for a fast network (UCX) or starting an orted; each run gets
+		 * session files of its own, as isolated singletons all take the
+		 * same job family and one's cleanup races another's start. The
+		 * environment may say otherwise; mpirun rows keep their defaults. */
+		if (!c->np) {
+			setenv("OMPI_MCA_pml", "ob1", 0);
+			setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+			setenv("OMPI_MCA_orte_tmpdir_base", o->session_dir, 0);
+		}
+		unsetenv("HDF5_USE_FILE_LOCKING"); /* B95 needs HDF5's lock */
+		execv(argv[0], (char *const *)argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Runs every row, PARALLEL_RUNS at a time: the runs mostly wait on MPI's start. */
+static void run_all(struct outcome *o)
+{
+	size_t next = 0, running = 0;
+	while (next < N_CASES || running) {
+		while (running < PARALLEL_RUNS && next < N_CASES) {
+			o[next].start_s = now_s();
+			o[next].pid = launch(&table[next], &o[next]);
+			ck_assert_int_gt(o[next].pid, 0);
+			next++, running++;
+		}
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+		if (pid <= 0) {
+			/* a hung run fails its row, not the suite */
+			for (size_t i = 0; i < next; i++)
+				if (o[i].pid > 0 && now_s() - o[i].start_s > RUN_LIMIT_S)
+					kill(-o[i].pid, SIGKILL);
+			usleep(5000);
+			continue;
+		}
+		for (size_t i = 0; i < next; i++)
+			if (o[i].pid == pid) {
+				o[i].rc = WIFEXITED(status) ? WEXITSTATUS(status)
+							    : 128 + WTERMSIG(status);
+				o[i].pid = 0;
+				running--;
+			}
+	}
+}
+
+/* Lines of text that start with "sweep: "; the first one in *first. */
+static int sweep_lines(const char *text, const char **first)
+{
+	int n = 0;
+	*first = NULL;
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "sweep: ", 7)) {
+			if (!n)
+				*first = p;
+			n++;
+		}
+	return n;
+}
+
+START_TEST(test_bad_inputs)
+{
+	static struct outcome o[N_CASES];
+	char logs[512];
+	snprintf(logs, sizeof logs, "%s/logs", tmpdir);
+	ck_assert(mkdir(logs, 0755) == 0);
+
+	for (size_t i = 0; i < N_CASES; i++) {
+		const struct bad *c = &table[i];
+		snprintf(o[i].dir, sizeof o[i].dir, "%s/case%03zu", tmpdir, i);
+		snprintf(o[i].out_log, sizeof o[i].out_log, "%s/case%03zu.out", logs, i);
+		snprintf(o[i].err_log, sizeof o[i].err_log, "%s/case%03zu.err", logs, i);
+		snprintf(o[i].session_dir, sizeof o[i].session_dir, "%s/case%03zu.mpi", logs, i);
+		ck_assert(mkdir(o[i].session_dir, 0755) == 0);
+		ck_assert(mkdir(o[i].dir, 0755) == 0);
+		ck_assert(chdir(o[i].dir) == 0);
+		if (c->job)
+			write_file("job.yaml", c->job, c->job_len ? c->job_len : strlen(c->job));
+		if (c->make)
+			c->make();
+		ck_assert(chdir(tmpdir) == 0);
+		snap(o[i].dir, &o[i].before);
+	}
+
+	double t0 = now_s();
+	run_all(o);
+	double wall = now_s() - t0;
+
+	int failed = 0;
+	for (size_t i = 0; i < N_CASES; i++) {
+		const struct bad *c = &table[i];
+		struct snapshot after;
+		char *out = slurp(o[i].out_log), *err = slurp(o[i].err_log);
+		const char *line;
+		int lines = sweep_lines(err, &line);
+		char why[1024] = "";
+		snap(o[i].dir, &after);
+		if (o[i].rc != c->rc)
+			snprintf(why, sizeof why, "exit code %d, expected %d", o[i].rc, c->rc);
+		else if (lines != 1)
+			snprintf(why, sizeof why, "%d lines start with \"sweep: \", expected 1",
+				 lines);
+		else if (!strstr(line, c->msg) || strchrnul(line, '\n') < strstr(line, c->msg))
+			snprintf(why, sizeof why, "the message lacks \"%s\"", c->msg);
+		else if (out[0])
+			snprintf(why, sizeof why, "stdout is not empty");
+		else if (!same(&o[i].before, &after)) {
+			char was[400], now[400];
+			list(&o[i].before, was, sizeof was);
+			list(&after, now, sizeof now);
+			snprintf(why, sizeof why, "the directory changed: before [%s], after [%s]",
+				 was, now);
+		}
+		if (why[0]) {
+			fprintf(stderr, "FAIL %s: %s\n  stderr: %s\n", c->what, why, err);
+			failed++;
+		}
+		free(out);
+		free(err);
+	}
+	if (held >= 0)
+		H5Fclose(held);
+	printf("%zu bad inputs in %.1f s, %d failed\n", N_CASES, wall, failed);
+	ck_assert_int_eq(failed, 0);
+}
+END_TEST
+
+/* B47: no axis product can overflow 64 bits (the largest, strided_read's
+ * stride x n, is 2^7 x 2^32 elements); the largest values are accepted and
+ * their figures come out exact, beyond 32 bits. */
+START_TEST(test_largest_sizes_in_64_bit)
+{
+	char dir[512], out[600];
+	snprintf(dir, sizeof dir, "%s/largest", tmpdir);
+	ck_assert(mkdir(dir, 0755) == 0);
+	ck_assert(chdir(dir) == 0);
+	write_text(
+	    "job.yaml",
+	    "model:\n  ccs: [9.0]\nfamilies:\n"
+	    "  strided_read:\n    variants: course\n    axes:\n      stride: 128\n      n: 4G\n"
+	    "  rowsum:\n    variants: thread_per_row\n    axes:\n      rows: 1M\n      cols: 64K\n");
+	ck_assert(chdir(tmpdir) == 0);
+	static const struct bad run = { .what = "B47", .args = { "-q", "job.yaml", O } };
+	struct outcome o = { 0 };
+	snprintf(o.dir, sizeof o.dir, "%s", dir);
+	snprintf(o.out_log, sizeof o.out_log, "%s/run.out", tmpdir);
+	snprintf(o.err_log, sizeof o.err_log, "%s/run.err", tmpdir);
+	snprintf(o.session_dir, sizeof o.session_dir, "%s", tmpdir);
+	int status;
+	waitpid(launch(&run, &o), &status, 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", slurp(o.err_log));
+
+	struct row {
+		char family[32];
+		int32_t status;
+		double useful_bytes, flops, model_requests, model_moved_bytes;
+	} rows[2];
+	snprintf(out, sizeof out, "%s/out.h5", dir);
+	hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, "measurements", H5P_DEFAULT);
+	hid_t s = H5Dget_space(d);
+	hsize_t n = 0;
+	H5Sget_simple_extent_dims(s, &n, NULL);
+	ck_assert_uint_eq(n, 2);
+	hid_t str = H5Tcopy(H5T_C_S1);
+	H5Tset_size(str, sizeof rows[0].family);
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof rows[0]);
+	H5Tinsert(t, "family", HOFFSET(struct row, family), str);
+	H5Tinsert(t, "status", HOFFSET(struct row, status), H5T_NATIVE_INT32);
+	H5Tinsert(t, "useful_bytes", HOFFSET(struct row, useful_bytes), H5T_NATIVE_DOUBLE);
+	H5Tinsert(t, "flops", HOFFSET(struct row, flops), H5T_NATIVE_DOUBLE);
+	H5Tinsert(t, "model_requests", HOFFSET(struct row, model_requests), H5T_NATIVE_DOUBLE);
+	H5Tinsert(t, "model_moved_bytes", HOFFSET(struct row, model_moved_bytes),
+		  H5T_NATIVE_DOUBLE);
+	ck_assert(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	H5Tclose(t);
+	H5Tclose(str);
+	H5Sclose(s);
+	H5Dclose(d);
+	H5Fclose(f);
+	for (int i = 0; i < 2; i++) {
+		const struct row *r = &rows[i];
+		ck_assert_int_eq(r->status, 0);
+		if (!strcmp(r->family, "strided_read")) {
+			/* every 128th of 2^32 floats: 2^25 reads, one 32-byte sector per lane */
+			ck_assert(r->useful_bytes == 134217728.0);
+			ck_assert(r->model_requests == 1048576.0);
+			ck_assert(r->model_moved_bytes == 1073741824.0);
+		} else {
+			ck_assert_str_eq(r->family, "rowsum");
+			/* 2^36 floats read and 2^20 sums written; 2^31 warp requests */
+			ck_assert(r->useful_bytes == 274882101248.0);
+			ck_assert(r->flops == 68719476736.0);
+			ck_assert(r->model_requests == 2147483648.0);
+			ck_assert(r->model_moved_bytes == 2199023255552.0);
+		}
+	}
+}
+END_TEST
+
+int main(void)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", env("SW_SOURCE_DIR"));
+	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-bad-XXXXXX", P_tmpdir);
+	if (!mkdtemp(tmpdir))
+		return EXIT_FAILURE;
+
+	/* One real sweep file for the --resume rows to copy and spoil. */
+	snprintf(good_h5, sizeof good_h5, "%s/good.h5", tmpdir);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "'%s' --backend model -q '%s' -o '%s'", env("SW_SWEEP"), ci_job,
+		 good_h5);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot make %s: %s\n", good_h5, cmd);
+		return EXIT_FAILURE;
+	}
+
+	Suite *s = suite_create("bad_input");
+	TCase *tc = tcase_create("binary");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_bad_inputs);
+	tcase_add_test(tc, test_largest_sizes_in_64_bit);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (!failed) { /* keep the files of a failure for a look */
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", tmpdir);
+	} else {
+		fprintf(stderr, "files kept in %s\n", tmpdir);
+	}
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
