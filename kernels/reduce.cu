@@ -163,24 +163,24 @@ static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffe
 	return cudaGetLastError();
 }
 
-/* Model: the loads of vector 0 (those of vector 1 are the same requests in
- * the other buffer); reduce.cuh gives the addresses. */
+/* Model: the loads of both vectors, x's requests then y's (the same offsets
+ * in the other buffer); reduce.cuh gives the addresses. */
 static uint64_t requests_loads(const struct sw_point *p, uint64_t r, struct sw_request *req,
 			       int word_bytes)
 {
-	uint64_t words = p->axis[AXIS_N] * 4 / word_bytes;
+	uint64_t words = p->axis[AXIS_N] * 4 / word_bytes, per_vector = (words + 31) / 32;
 	if (req) {
 		req->space = SW_SPACE_GLOBAL;
 		req->word_bytes = word_bytes;
 		req->is_store = 0;
 		req->active = 0;
 		for (int l = 0; l < 32; l++) {
-			req->addr[l] = sw_reduce_load_addr(r, l, word_bytes);
+			req->addr[l] = sw_reduce_load_addr(r % per_vector, l, word_bytes);
 			if (req->addr[l] / word_bytes < words)
 				req->active |= 1u << l;
 		}
 	}
-	return (words + 31) / 32;
+	return 2 * per_vector;
 }
 
 static uint64_t requests_scalar(const struct sw_point *p, uint64_t r, struct sw_request *req)

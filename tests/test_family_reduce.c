@@ -195,7 +195,7 @@ START_TEST(test_requests)
 	struct sw_request req;
 	struct sw_point p = red_point("shared_tree", 1024 + 8);
 	const struct sw_variant *v = &fam()->variants[p.variant];
-	ck_assert_uint_eq(v->requests(&p, 0, NULL), 33);
+	ck_assert_uint_eq(v->requests(&p, 0, NULL), 2 * 33); /* x's 33, then y's */
 	v->requests(&p, 2, &req);
 	ck_assert_int_eq(req.word_bytes, 4);
 	ck_assert_uint_eq(req.active, 0xffffffffu);
@@ -203,9 +203,13 @@ START_TEST(test_requests)
 		ck_assert_uint_eq(req.addr[l], (64 + l) * 4);
 	v->requests(&p, 32, &req);
 	ck_assert_uint_eq(req.active, 0xff);
+	struct sw_request y;
+	v->requests(&p, 33 + 2, &y); /* y's request 2: the same offsets in its buffer */
+	for (int l = 0; l < 32; l++)
+		ck_assert_uint_eq(y.addr[l], (64 + l) * 4);
 	p = red_point("warp_shuffle", 1 << 20);
 	v = &fam()->variants[p.variant];
-	ck_assert_uint_eq(v->requests(&p, 0, NULL), (1 << 20) / 128);
+	ck_assert_uint_eq(v->requests(&p, 0, NULL), 2 * (1 << 20) / 128);
 	v->requests(&p, 5, &req);
 	ck_assert_int_eq(req.word_bytes, 16);
 	for (int l = 0; l < 32; l++)
