@@ -37,3 +37,25 @@ extern "C" cudaError_t sw_inject_fault(int kind, cudaStream_t s)
 	cudaError_t e = cudaGetLastError();
 	return e != cudaSuccess ? e : cudaStreamSynchronize(s);
 }
+
+/* Reads every word of buf so that L2 holds only clean lines of it: a memset
+ * flush would leave dirty lines that drain to DRAM inside the next launch.
+ * The sum goes nowhere unless a word is the impossible pattern below, so the
+ * compiler cannot drop the loads. */
+__global__ void sw_evict_l2_kernel(const uint4 *buf, uint64_t n, unsigned *sink)
+{
+	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+	unsigned acc = 0;
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+		uint4 v = buf[i];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (acc == 0x5eedf00du && sink)
+		*sink = acc;
+}
+
+extern "C" cudaError_t sw_evict_l2(const void *buf, size_t bytes, cudaStream_t s)
+{
+	sw_evict_l2_kernel<<<4096, 256, 0, s>>>((const uint4 *)buf, bytes / sizeof(uint4), NULL);
+	return cudaGetLastError();
+}

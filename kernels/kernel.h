@@ -150,6 +150,10 @@ int sw_axis_find(const struct sw_family *f, const char *name);    /* -1 when abs
  * values sw_uniform() gives on the host, so checks need no copy of the input. */
 cudaError_t sw_fill_uniform(float *dev, uint64_t n, uint64_t seed, cudaStream_t s);
 
+/* Evicts L2 by reading bytes of buf (at least twice the L2), leaving only
+ * clean lines: nothing of an earlier launch drains to DRAM in the next. */
+cudaError_t sw_evict_l2(const void *buf, size_t bytes, cudaStream_t s);
+
 /* Test-only: makes a CUDA error of the given kind on s and returns it. */
 enum { SW_FAULT_LAUNCH = 1, SW_FAULT_TRAP = 2 };
 cudaError_t sw_inject_fault(int kind, cudaStream_t s);

@@ -18,7 +18,7 @@
 #define SW_BATCH_DEFAULT 2
 
 /* Long-only options take values past any character. */
-enum { OPT_SCHEDULE = 256, OPT_BATCH, OPT_SHARE_GPU };
+enum { OPT_SCHEDULE = 256, OPT_BATCH, OPT_SHARE_GPU, OPT_COUNTERS };
 
 /* The leading ':' makes a missing argument return ':' rather than '?'. */
 static const char short_opts[] = ":hVlno:frb:s:q";
@@ -36,6 +36,7 @@ static const struct option long_opts[] = {
 	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "share-gpu", no_argument, NULL, OPT_SHARE_GPU },
+	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -197,6 +198,7 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 		case 'r': o->resume = 1; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_SHARE_GPU: o->share_gpu = 1; break;
+		case OPT_COUNTERS: o->counters = 1; break;
 		case 'b':
 			if (strcmp(optarg, "auto") == 0) {
 				o->backend = SW_BACKEND_AUTO;
@@ -315,6 +317,12 @@ void sw_cli_usage(FILE *f)
 	      "                        (default: auto)\n"
 	      "  -n, --dry-run         check the job and show what would run; measures and\n"
 	      "                        writes nothing\n"
+	      "      --counters        cuda backend: after timing each point, count one more\n"
+	      "                        launch of it with the GPU's hardware counters (CUPTI:\n"
+	      "                        global load/store requests and sectors, shared-memory\n"
+	      "                        wavefronts and bank conflicts, DRAM bytes) into the\n"
+	      "                        same row, beside the model's figures; a row says why\n"
+	      "                        where counters are unavailable (default: off)\n"
 	      "  -l, --list            list the kernel families, their variants and axes\n"
 	      "\n"
 	      "Sharing the work between MPI ranks:\n"
@@ -345,6 +353,7 @@ void sw_cli_usage(FILE *f)
 	      "  sweep --backend model jobs/ci.yaml\n"
 	      "  sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml\n"
 	      "  sweep --resume -o run.h5 jobs/full.yaml\n"
+	      "  sweep --counters jobs/seeds.yaml -o counters.h5\n"
 	      "\n"
 	      "Exit status:\n"
 	      "  0  success, including points skipped with a reason\n"

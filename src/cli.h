@@ -15,7 +15,7 @@ enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
 struct sw_options {
 	const char *job_path;  /* the one positional argument */
 	const char *output;    /* -o; NULL: <job name>.h5 in the current directory */
-	int force, resume, dry_run, list, quiet, help, version, share_gpu;
+	int force, resume, dry_run, list, quiet, help, version, share_gpu, counters;
 	enum sw_backend_choice backend;
 	enum sw_schedule schedule;
 	const char **sets;     /* --set values, in order (owned array, borrowed strings) */

@@ -105,6 +105,27 @@ static const struct col meas_cols[] = {
 	RCOL(model_efficiency, COL_F64, NULL),
 	RCOL(model_conflict_degree, COL_F64, "passes/request"),
 	RCOL(model_time_bound_ns, COL_F64, "ns"),
+	RCOL(model_ld_requests, COL_F64, "requests"),
+	RCOL(model_ld_transactions, COL_F64, "transactions"),
+	RCOL(model_st_requests, COL_F64, "requests"),
+	RCOL(model_st_transactions, COL_F64, "transactions"),
+	RCOL(model_shared_ld_requests, COL_F64, "requests"),
+	RCOL(model_shared_ld_wavefronts, COL_F64, "wavefronts"),
+	RCOL(model_shared_ld_conflicts, COL_F64, "wavefronts"),
+	RCOL(counter_note, COL_STR, NULL),
+	RCOL(counter_passes, COL_I32, NULL),
+	RCOL(ctr_ld_requests, COL_F64, "requests"),
+	RCOL(ctr_ld_sectors, COL_F64, "sectors"),
+	RCOL(ctr_st_requests, COL_F64, "requests"),
+	RCOL(ctr_st_sectors, COL_F64, "sectors"),
+	RCOL(ctr_shared_ld_requests, COL_F64, "requests"),
+	RCOL(ctr_shared_ld_wavefronts, COL_F64, "wavefronts"),
+	RCOL(ctr_shared_ld_conflicts, COL_F64, "conflicts"),
+	RCOL(ctr_shared_st_requests, COL_F64, "requests"),
+	RCOL(ctr_shared_st_wavefronts, COL_F64, "wavefronts"),
+	RCOL(ctr_shared_st_conflicts, COL_F64, "conflicts"),
+	RCOL(ctr_dram_read_bytes, COL_F64, "bytes"),
+	RCOL(ctr_dram_write_bytes, COL_F64, "bytes"),
 	RCOL(start_unix, COL_F64, "s"),
 	RCOL(sample_offset, COL_U64, NULL),
 };
@@ -879,7 +900,7 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_ty
 
 		if (!found)
 			st = sw_fail(err, SW_EINVAL,
-				     "%s: /%s has no column '%s'; it was written by a sweep with other kernels, so write a new file",
+				     "%s: /%s has no column '%s'; it was written by an older sweep or one with other kernels, so write a new file",
 				     h->path, name, col ? col : "?");
 		H5free_memory(col);
 		if (!found)

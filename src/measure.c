@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "counters.h"
 #include "stats.h"
 
 #define SAMPLE_BATCH 16
@@ -43,6 +44,10 @@ struct sw_gpu {
 	void *flush;                /* written before a sample to evict L2 */
 	size_t flush_bytes;
 	uint64_t nonce;
+	/* --counters: the profiler, or why there is none */
+	int counters_wanted;
+	struct sw_counters *counters;
+	char counters_why[SW_MSG_LEN];
 	/* SW_TEST_FAULT=launch:ID or trap:ID (tests only): the fault for point ID */
 	int fault_kind;
 	uint64_t fault_id;
@@ -101,6 +106,7 @@ void sw_gpu_destroy(struct sw_gpu **gp)
 	if (!g)
 		return;
 	sw_gpu_settle(g);
+	sw_counters_destroy(&g->counters);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
 		cudaFreeHost(g->host[0][i]);
@@ -117,6 +123,19 @@ void sw_gpu_destroy(struct sw_gpu **gp)
 		cudaStreamDestroy(g->stream);
 	free(g);
 	*gp = NULL;
+}
+
+void sw_gpu_use_counters(struct sw_gpu *g)
+{
+	struct sw_err err = {0};
+	g->counters_wanted = 1;
+	if (sw_counters_create(g->dev.device_index, &g->counters, &err) != SW_OK)
+		snprintf(g->counters_why, sizeof g->counters_why, "%s", err.msg);
+}
+
+const char *sw_gpu_counters_unavailable(const struct sw_gpu *g)
+{
+	return g->counters_wanted && !g->counters ? g->counters_why : NULL;
 }
 
 /* Grows device buffer i to at least bytes; buffers are kept between points
@@ -284,6 +303,70 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
 				 struct sw_record *rec, struct sw_host_out *out, struct sw_err *err);
 
+/* What a counted pass needs: the point's launch, and the L2 to evict first. */
+struct counted {
+	struct sw_gpu *g;
+	const struct sw_variant *v;
+	const struct sw_point *p;
+	const struct sw_buffers *b;
+};
+
+static cudaError_t counted_evict(void *arg, cudaStream_t s)
+{
+	struct counted *c = arg;
+	return c->g->flush ? sw_evict_l2(c->g->flush, c->g->flush_bytes, s) : cudaSuccess;
+}
+
+static cudaError_t counted_launch(void *arg, cudaStream_t s)
+{
+	struct counted *c = arg;
+	return c->v->launch(c->p, c->b, s);
+}
+
+/* Counts one launch of a point already timed, from an L2 holding none of its
+ * data, into rec. A profiler failure only marks the row's counters. */
+static enum sw_status count_point(struct sw_gpu *g, const struct sw_variant *v,
+				  const struct sw_point *p, const struct sw_buffers *b,
+				  struct sw_record *rec, struct sw_err *err)
+{
+	if (!g->counters) {
+		snprintf(rec->counter_note, sizeof rec->counter_note, "%s", g->counters_why);
+		return SW_OK;
+	}
+	struct counted arg = {g, v, p, b};
+	struct sw_counter_values cv;
+	struct sw_err why = {0};
+	enum sw_status st = sw_counters_collect(g->counters, g->stream, counted_evict, counted_launch,
+						&arg, &cv, &why);
+	if (st == SW_ECUDA) { /* the point's own launch failed this time */
+		rec->status = SW_ROW_FAILED;
+		snprintf(rec->message, sizeof rec->message, "counting: %s", why.msg);
+		if (context_alive())
+			return SW_OK;
+		return sw_fail(err, SW_ECUDA, "the GPU context is unusable after counting: %s",
+			       why.msg);
+	}
+	if (st != SW_OK) {
+		snprintf(rec->counter_note, sizeof rec->counter_note, "%s", why.msg);
+		return SW_OK;
+	}
+	snprintf(rec->counter_note, sizeof rec->counter_note, "ok");
+	rec->counter_passes = cv.passes;
+	rec->ctr_ld_requests = cv.ld_requests;
+	rec->ctr_ld_sectors = cv.ld_sectors;
+	rec->ctr_st_requests = cv.st_requests;
+	rec->ctr_st_sectors = cv.st_sectors;
+	rec->ctr_shared_ld_requests = cv.shared_ld_requests;
+	rec->ctr_shared_ld_wavefronts = cv.shared_ld_wavefronts;
+	rec->ctr_shared_ld_conflicts = cv.shared_ld_conflicts;
+	rec->ctr_shared_st_requests = cv.shared_st_requests;
+	rec->ctr_shared_st_wavefronts = cv.shared_st_wavefronts;
+	rec->ctr_shared_st_conflicts = cv.shared_st_conflicts;
+	rec->ctr_dram_read_bytes = cv.dram_read_bytes;
+	rec->ctr_dram_write_bytes = cv.dram_write_bytes;
+	return SW_OK;
+}
+
 /* The GPU part of a point: buffers, fresh input, the checked launch with its
  * output copied to the host, warm-up and samples. *checkable says whether
  * out holds an output for the CPU check. */
@@ -382,8 +465,8 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	for (int i = 0; i < sz.n_buffers; i++)
 		working_set += sz.bytes[i];
 	/* the test-only switch puts its fault where the checked launch goes */
-	cudaError_t e = g->fault_id == rec->point_id ? sw_inject_fault(g->fault_kind, g->stream)
-						     : v->launch(p, &b, g->stream);
+	int inject = g->fault_kind && g->fault_id == rec->point_id;
+	cudaError_t e = inject ? sw_inject_fault(g->fault_kind, g->stream) : v->launch(p, &b, g->stream);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
 	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);
@@ -465,5 +548,6 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	rec->timed_s = timed_s;
 	rec->gbps = rec->useful_bytes / s.median; /* bytes per ns = GB/s */
 	rec->gflops = rec->flops / s.median;
-	return SW_OK;
+	/* after the timing, in launches of their own */
+	return g->counters_wanted ? count_point(g, v, p, &b, rec, err) : SW_OK;
 }

@@ -21,6 +21,13 @@ enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **o
 			     struct sw_err *err);
 void sw_gpu_destroy(struct sw_gpu **g);
 
+/* --counters: every later point also counts one launch of its own, after its
+ * timing (counters.h). Never fails: where counters cannot be collected, each
+ * row says why, and so does sw_gpu_counters_unavailable (NULL when they can,
+ * or were not asked for). */
+void sw_gpu_use_counters(struct sw_gpu *g);
+const char *sw_gpu_counters_unavailable(const struct sw_gpu *g);
+
 /* Runs point p of family f and fills the timing, check and clock fields of
  * rec, check included (synchronous). A point that fails on the GPU is
  * recorded as failed, with the CUDA error text, and SW_OK is returned;

@@ -136,17 +136,17 @@ static void global_cost(const struct sw_request *r, int cc, struct sw_model_cost
 /* Passes a shared request takes: the most distinct words any bank must serve
  * (several lanes on one word are served at once: broadcast, multicast). 1.x
  * serves each half-warp with 16 banks (C16); later GPUs serve the warp with 32,
- * 4-byte banks, in phases of 128 bytes for wider words. */
-static int shared_degree(const struct sw_request *r, int cc)
+ * 4-byte banks, in phases of 128 bytes for wider words. The degree is the
+ * worst phase; wavefronts add up the phases, as hardware counters count them. */
+static void shared_cost(const struct sw_request *r, int cc, struct sw_model_cost *c)
 {
 	int banks = cc < 20 ? 16 : 32;
 	int group = cc < 20 ? 16 : 32;
 	if (cc >= 20 && r->word_bytes > 4)
 		group = 128 / r->word_bytes; /* 8-byte words: half-warps; 16-byte: quarters */
-	int worst = 0;
 	for (int first = 0; first < 32; first += group) {
 		uint64_t words[32 * 4];
-		int n = 0;
+		int n = 0, worst = 0;
 		for (int l = first; l < first + group; l++)
 			if (r->active & (1u << l))
 				for (int k = 0; k < (r->word_bytes + 3) / 4; k++)
@@ -158,8 +158,11 @@ static int shared_degree(const struct sw_request *r, int cc)
 			if (++per_bank[b] > worst)
 				worst = per_bank[b];
 		}
+		if (worst > c->conflict_degree)
+			c->conflict_degree = worst;
+		c->wavefronts += worst;
+		c->ideal_wavefronts += n > 0;
 	}
-	return worst;
 }
 
 /* Constant memory serialises distinct addresses (per half-warp on 1.x, C17). */
@@ -196,7 +199,7 @@ enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_
 	cost->useful_bytes = distinct(a, n) * req->word_bytes;
 	switch (req->space) {
 	case SW_SPACE_GLOBAL: global_cost(req, cc, cost); break;
-	case SW_SPACE_SHARED: cost->conflict_degree = shared_degree(req, cc); break;
+	case SW_SPACE_SHARED: shared_cost(req, cc, cost); break;
 	case SW_SPACE_CONSTANT: cost->conflict_degree = constant_degree(req, cc); break;
 	}
 	return SW_OK;
@@ -218,6 +221,7 @@ enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *
 		return SW_OK;
 	uint64_t sampled = total < SW_MODEL_MAX_SAMPLED ? total : SW_MODEL_MAX_SAMPLED;
 	double trans = 0, useful = 0, moved = 0, degree = 0;
+	double ld = 0, ld_trans = 0, st = 0, st_trans = 0, sh_ld = 0, sh_waves = 0, sh_ideal = 0;
 	uint64_t issued = 0, global = 0, other = 0;
 	struct sw_request req;
 	struct sw_model_cost c;
@@ -236,9 +240,15 @@ enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *
 			trans += c.transactions;
 			useful += c.useful_bytes;
 			moved += c.moved_bytes;
+			if (req.is_store)
+				st++, st_trans += c.transactions;
+			else
+				ld++, ld_trans += c.transactions;
 		} else {
 			other++;
 			degree += c.conflict_degree;
+			if (req.space == SW_SPACE_SHARED && !req.is_store)
+				sh_ld++, sh_waves += c.wavefronts, sh_ideal += c.ideal_wavefronts;
 		}
 	}
 	if (!issued)
@@ -246,6 +256,13 @@ enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *
 	double scale = (double)total / (double)sampled; /* sampled requests -> whole point */
 	out->requests = (double)issued * scale;
 	out->global_requests = (double)global * scale;
+	out->ld_requests = ld * scale;
+	out->ld_transactions = ld_trans * scale;
+	out->st_requests = st * scale;
+	out->st_transactions = st_trans * scale;
+	out->shared_ld_requests = sh_ld * scale;
+	out->shared_ld_wavefronts = sh_waves * scale;
+	out->shared_ld_conflicts = (sh_waves - sh_ideal) * scale;
 	if (global) {
 		out->transactions_per_request = trans / (double)global;
 		out->sectors_per_request = cc >= 60 ? out->transactions_per_request : NAN;

@@ -23,6 +23,8 @@ struct sw_model_cost {
 	int useful_bytes;   /* bytes the active lanes asked for */
 	int conflict_degree; /* shared: serialised passes (1 = conflict free); constant:
 			      * distinct addresses (1 = broadcast) */
+	int wavefronts;     /* shared, 2.x on: passes summed over the request's phases */
+	int ideal_wavefronts; /* the same without conflicts: one per phase with a lane */
 };
 
 struct sw_model_figures {
@@ -34,6 +36,11 @@ struct sw_model_figures {
 	double moved_bytes;             /* global, whole point */
 	double efficiency;              /* useful over moved; NaN without global requests */
 	double conflict_degree;         /* shared/constant, averaged; NaN without such requests */
+	/* Whole-point totals by kind, the figures hardware counters also give
+	 * (docs/model.md): global loads and stores, and shared loads. */
+	double ld_requests, ld_transactions;
+	double st_requests, st_transactions;
+	double shared_ld_requests, shared_ld_wavefronts, shared_ld_conflicts;
 };
 
 /* Nonzero when the model has rules for cc (10 * major + minor). */

@@ -18,6 +18,20 @@ void sw_record_init(struct sw_record *r)
 	r->model_requests = r->model_sectors_per_request = NAN;
 	r->model_transactions_per_request = r->model_conflict_degree = NAN;
 	r->model_moved_bytes = r->model_efficiency = r->model_time_bound_ns = NAN;
+	r->model_ld_requests = r->model_ld_transactions = NAN;
+	r->model_st_requests = r->model_st_transactions = NAN;
+	r->model_shared_ld_requests = r->model_shared_ld_wavefronts = NAN;
+	r->model_shared_ld_conflicts = NAN;
+	sw_record_no_counters(r);
+}
+
+void sw_record_no_counters(struct sw_record *r)
+{
+	r->counter_passes = 0;
+	r->ctr_ld_requests = r->ctr_ld_sectors = r->ctr_st_requests = r->ctr_st_sectors = NAN;
+	r->ctr_shared_ld_requests = r->ctr_shared_ld_wavefronts = r->ctr_shared_ld_conflicts = NAN;
+	r->ctr_shared_st_requests = r->ctr_shared_st_wavefronts = r->ctr_shared_st_conflicts = NAN;
+	r->ctr_dram_read_bytes = r->ctr_dram_write_bytes = NAN;
 }
 
 /* Recomputed on each call: a few dozen string compares, and no global state. */

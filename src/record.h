@@ -58,6 +58,19 @@ struct sw_record {
 	double model_efficiency;       /* useful over moved bytes */
 	double model_conflict_degree;  /* shared banks (or constant addresses) per request */
 	double model_time_bound_ns;    /* moved bytes at the device's peak; NaN for a model row */
+	/* whole-point totals, comparable with the counters below */
+	double model_ld_requests, model_ld_transactions; /* global loads */
+	double model_st_requests, model_st_transactions; /* global stores */
+	double model_shared_ld_requests, model_shared_ld_wavefronts, model_shared_ld_conflicts;
+	/* hardware counters (--counters), from launches apart from the timed
+	 * ones; NaN when not collected, and counter_note says why */
+	char counter_note[SW_MSG_LEN]; /* "" without --counters, "ok", or the reason */
+	int32_t counter_passes;
+	double ctr_ld_requests, ctr_ld_sectors;
+	double ctr_st_requests, ctr_st_sectors;
+	double ctr_shared_ld_requests, ctr_shared_ld_wavefronts, ctr_shared_ld_conflicts;
+	double ctr_shared_st_requests, ctr_shared_st_wavefronts, ctr_shared_st_conflicts;
+	double ctr_dram_read_bytes, ctr_dram_write_bytes;
 	double start_unix;             /* when the point started */
 	uint64_t sample_offset;        /* into /samples; set by the writer */
 	/* not in the compound type: */
@@ -66,6 +79,9 @@ struct sw_record {
 
 /* Blank record for a point: NaN statistics, -1 axis columns. */
 void sw_record_init(struct sw_record *r);
+
+/* NaN counter figures and no passes (counter_note untouched). */
+void sw_record_no_counters(struct sw_record *r);
 
 /* The distinct axis names of all registered families, in registry order;
  * column c of sw_record.axis holds sw_axis_column_name(c). */

@@ -127,6 +127,13 @@ static void add_model(const struct sw_variant *v, const struct sw_point *p, int 
 		rec->model_moved_bytes = m.moved_bytes;
 		rec->model_efficiency = m.efficiency;
 		rec->model_conflict_degree = m.conflict_degree;
+		rec->model_ld_requests = m.ld_requests;
+		rec->model_ld_transactions = m.ld_transactions;
+		rec->model_st_requests = m.st_requests;
+		rec->model_st_transactions = m.st_transactions;
+		rec->model_shared_ld_requests = m.shared_ld_requests;
+		rec->model_shared_ld_wavefronts = m.shared_ld_wavefronts;
+		rec->model_shared_ld_conflicts = m.shared_ld_conflicts;
 	} else if (model_row) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", err.msg);
@@ -486,6 +493,12 @@ static enum sw_status choose_backend(struct ctx *c, struct sw_err *err)
 	int have = sw_device_count() > 0, all = 0, any = 0;
 	MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	MPI_Allreduce(&have, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (c->opt->counters && c->opt->backend == SW_BACKEND_MODEL)
+		return sw_fail(err, SW_EINVAL, "--counters needs the cuda backend: hardware counters "
+				"come from a GPU, not from the model");
+	if (c->opt->counters && !all && !c->opt->dry_run)
+		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device",
+			       any ? "at least one rank" : "this machine");
 	switch (c->opt->backend) {
 	case SW_BACKEND_MODEL:
 		c->model = 1;
@@ -565,6 +578,12 @@ static enum sw_status bind_devices(struct ctx *c, struct sw_device_info **table,
 	c->dev.session = c->session;
 	if (st == SW_OK && !c->model)
 		st = sw_gpu_create(&c->dev, &c->gpu, &mine);
+	if (st == SW_OK && c->gpu && c->opt->counters) {
+		sw_gpu_use_counters(c->gpu);
+		const char *why = sw_gpu_counters_unavailable(c->gpu);
+		if (why) /* the run goes on; each row says why too */
+			fprintf(stderr, "sweep: rank %d on %s: %s\n", c->rank, c->dev.host, why);
+	}
 	/* Say which rank failed, not only that one did. */
 	if (st != SW_OK)
 		fprintf(stderr, "sweep: rank %d on %s: %s\n", c->rank, c->dev.host, mine.msg);

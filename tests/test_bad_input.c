@@ -740,6 +740,10 @@ static const struct bad table[] = {
 	  { O },
 	  .rc = 2,
 	  .msg = "missing job file (usage: sweep [OPTIONS] JOB.yaml" },
+	{ "B110 --counters with the model backend",
+	  { "--counters", "@ci", O },
+	  .rc = 2,
+	  .msg = "--counters needs the cuda backend" },
 	/* through mpirun -np 2: every rank sees the error, rank 0 alone says it */
 	{ "M1 malformed YAML, 2 ranks",
 	  { "@bad_syntax.yaml", O },

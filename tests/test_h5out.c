@@ -152,6 +152,20 @@ static void make_record(struct sw_record *r, int i, int session)
 	r->model_transactions_per_request = 8.0 + i;
 	r->model_conflict_degree = 2.0 + i;
 	r->model_time_bound_ns = 100.0 * i;
+	/* the totals and counters: distinct per column, so a swap shows */
+	double *totals[] = {
+		&r->model_ld_requests, &r->model_ld_transactions, &r->model_st_requests,
+		&r->model_st_transactions, &r->model_shared_ld_requests,
+		&r->model_shared_ld_wavefronts, &r->model_shared_ld_conflicts, &r->ctr_ld_requests,
+		&r->ctr_ld_sectors, &r->ctr_st_requests, &r->ctr_st_sectors,
+		&r->ctr_shared_ld_requests, &r->ctr_shared_ld_wavefronts, &r->ctr_shared_ld_conflicts,
+		&r->ctr_shared_st_requests, &r->ctr_shared_st_wavefronts, &r->ctr_shared_st_conflicts,
+		&r->ctr_dram_read_bytes, &r->ctr_dram_write_bytes,
+	};
+	for (size_t k = 0; k < sizeof totals / sizeof totals[0]; k++)
+		*totals[k] = 1000.0 * (double)k + i + 0.5;
+	snprintf(r->counter_note, sizeof r->counter_note, "note of row %d", i);
+	r->counter_passes = 3 + i;
 	r->start_unix = 1700000001.0 + i;
 	r->sample_offset = 777; /* the writer overwrites it */
 	for (uint32_t k = 0; k < r->n_samples; k++)
@@ -308,6 +322,27 @@ static void expect_measurements(hid_t file, const struct sw_record *recs, size_t
 	EXPECT_F64(d, recs, n, model_transactions_per_request, cols);
 	EXPECT_F64(d, recs, n, model_conflict_degree, cols);
 	EXPECT_F64(d, recs, n, model_time_bound_ns, cols);
+	EXPECT_F64(d, recs, n, model_ld_requests, cols);
+	EXPECT_F64(d, recs, n, model_ld_transactions, cols);
+	EXPECT_F64(d, recs, n, model_st_requests, cols);
+	EXPECT_F64(d, recs, n, model_st_transactions, cols);
+	EXPECT_F64(d, recs, n, model_shared_ld_requests, cols);
+	EXPECT_F64(d, recs, n, model_shared_ld_wavefronts, cols);
+	EXPECT_F64(d, recs, n, model_shared_ld_conflicts, cols);
+	EXPECT_STR(d, recs, n, counter_note, cols);
+	EXPECT_INT(d, recs, n, counter_passes, cols);
+	EXPECT_F64(d, recs, n, ctr_ld_requests, cols);
+	EXPECT_F64(d, recs, n, ctr_ld_sectors, cols);
+	EXPECT_F64(d, recs, n, ctr_st_requests, cols);
+	EXPECT_F64(d, recs, n, ctr_st_sectors, cols);
+	EXPECT_F64(d, recs, n, ctr_shared_ld_requests, cols);
+	EXPECT_F64(d, recs, n, ctr_shared_ld_wavefronts, cols);
+	EXPECT_F64(d, recs, n, ctr_shared_ld_conflicts, cols);
+	EXPECT_F64(d, recs, n, ctr_shared_st_requests, cols);
+	EXPECT_F64(d, recs, n, ctr_shared_st_wavefronts, cols);
+	EXPECT_F64(d, recs, n, ctr_shared_st_conflicts, cols);
+	EXPECT_F64(d, recs, n, ctr_dram_read_bytes, cols);
+	EXPECT_F64(d, recs, n, ctr_dram_write_bytes, cols);
 	EXPECT_F64(d, recs, n, start_unix, cols);
 	EXPECT_U64(d, recs, n, sample_offset, cols);
 

@@ -217,6 +217,62 @@ START_TEST(test_c17_constant)
 }
 END_TEST
 
+/* The totals hardware counters also give: requests and transactions by kind,
+ * shared wavefronts and the conflicts beyond one wavefront per phase. */
+static struct sw_model_figures transpose(const char *variant, int64_t pad)
+{
+	const struct sw_family *f = sw_family_find("transpose");
+	int v = sw_variant_find(f, variant);
+	struct sw_point p = {.variant = v, .axis = {1024, 1024, 32, 8, pad}};
+	struct sw_model_figures m;
+	struct sw_err err = {0};
+	ck_assert_int_eq(sw_model_eval(&f->variants[v], &p, 90, &m, &err), SW_OK);
+	return m;
+}
+
+START_TEST(test_totals_by_kind)
+{
+	/* Totals by kind scale each kind's share of the 512 sampled requests:
+	 * within 1/512 of the whole, so 0.5% here. Ratios within a kind are exact. */
+	const double rows = 1024.0 * 1024 / 32, tol = 0.005 * rows; /* one request per tile row */
+	struct sw_model_figures s0 = transpose("shared", 0), s1 = transpose("shared", 1);
+	struct sw_model_figures nv = transpose("naive", -1);
+	ck_assert_double_eq_tol(s0.ld_requests, rows, tol);
+	ck_assert_double_eq_tol(s0.st_requests, rows, tol);
+	ck_assert_double_eq_tol(s0.ld_requests + s0.st_requests, s0.global_requests, 1e-6);
+	ck_assert_double_eq_tol(s0.ld_transactions / s0.ld_requests, 4, 1e-9); /* 128 B: 4 sectors */
+	ck_assert_double_eq_tol(s0.st_transactions / s0.st_requests, 4, 1e-9);
+	ck_assert_double_eq_tol(nv.st_transactions / nv.st_requests, 32, 1e-9); /* a column */
+	/* C11/C12: the tile's column read takes 32 wavefronts at pad 0, one at pad 1 */
+	ck_assert_double_eq_tol(s0.shared_ld_requests, rows, tol);
+	ck_assert_double_eq_tol(s0.shared_ld_wavefronts / s0.shared_ld_requests, 32, 1e-9);
+	ck_assert_double_eq_tol(s0.shared_ld_conflicts / s0.shared_ld_requests, 31, 1e-9);
+	ck_assert_double_eq_tol(s1.shared_ld_wavefronts / s1.shared_ld_requests, 1, 1e-9);
+	ck_assert_double_eq_tol(s1.shared_ld_conflicts, 0, 1e-9);
+	ck_assert_double_eq_tol(nv.shared_ld_requests, 0, 1e-9);
+}
+END_TEST
+
+START_TEST(test_wide_shared_words)
+{
+	/* 8-byte words in lane order: two conflict-free half-warp phases */
+	struct sw_request r = req_of(SW_SPACE_SHARED, 8, 0xffffffffu);
+	for (int l = 0; l < 32; l++)
+		r.addr[l] = 8 * (uint64_t)l;
+	struct sw_model_cost c = cost(&r, 90);
+	ck_assert_int_eq(c.conflict_degree, 1);
+	ck_assert_int_eq(c.wavefronts, 2);
+	ck_assert_int_eq(c.ideal_wavefronts, 2);
+	/* stride of 2 words (16 bytes): each half-warp meets every bank twice */
+	for (int l = 0; l < 32; l++)
+		r.addr[l] = 16 * (uint64_t)l;
+	c = cost(&r, 90);
+	ck_assert_int_eq(c.conflict_degree, 2);
+	ck_assert_int_eq(c.wavefronts, 4);
+	ck_assert_int_eq(c.ideal_wavefronts, 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -231,6 +287,8 @@ int main(void)
 	tcase_add_test(tc, test_c11_c12_c13_banks);
 	tcase_add_test(tc, test_c16_sixteen_banks);
 	tcase_add_test(tc, test_c17_constant);
+	tcase_add_test(tc, test_totals_by_kind);
+	tcase_add_test(tc, test_wide_shared_words);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

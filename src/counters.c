@@ -1,0 +1,402 @@
+/*
+ * Hardware counters through CUPTI's range profiler (counters.h). The host
+ * object turns the metric names into a config image once per rank; each
+ * point enables the profiler on the context, replays its launch in one user
+ * range until every pass is submitted, decodes, evaluates and disables it
+ * again, so the timed launches of later points never run under a profiler.
+ * Built without CUPTI, creation only says so.
+ */
+#include "counters.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The metrics, as ncu names them, and where each lands. */
+static const struct metric {
+	const char *name;
+	size_t offset;
+} metrics[] = {
+#define M(name, field) { name, offsetof(struct sw_counter_values, field) }
+	M("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", ld_requests),
+	M("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", ld_sectors),
+	M("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", st_requests),
+	M("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", st_sectors),
+	M("smsp__inst_executed_op_shared_ld.sum", shared_ld_requests),
+	M("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", shared_ld_wavefronts),
+	M("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", shared_ld_conflicts),
+	M("smsp__inst_executed_op_shared_st.sum", shared_st_requests),
+	M("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", shared_st_wavefronts),
+	M("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", shared_st_conflicts),
+	M("dram__bytes_read.sum", dram_read_bytes),
+	M("dram__bytes_write.sum", dram_write_bytes),
+#undef M
+};
+#define N_METRICS (sizeof metrics / sizeof metrics[0])
+
+#ifndef SW_HAVE_CUPTI
+
+enum sw_status sw_counters_create(int device_index, struct sw_counters **out, struct sw_err *err)
+{
+	(void)device_index;
+	*out = NULL;
+	return sw_fail(err, SW_SKIP, "counters unavailable: sweep was built without CUPTI");
+}
+
+void sw_counters_destroy(struct sw_counters **c)
+{
+	*c = NULL;
+}
+
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, sw_counted_fn prepare,
+				   sw_counted_fn run, void *arg, struct sw_counter_values *out,
+				   struct sw_err *err)
+{
+	(void)c, (void)stream, (void)prepare, (void)run, (void)arg, (void)out;
+	return sw_fail(err, SW_SKIP, "counters unavailable: sweep was built without CUPTI");
+}
+
+#else
+
+#include <cuda.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+struct sw_counters {
+	CUcontext ctx;
+	CUpti_Profiler_Host_Object *host;
+	uint8_t *config;
+	size_t config_bytes;
+	int passes;
+	const char *names[N_METRICS];
+};
+
+static enum sw_status cupti_fail(struct sw_err *err, CUptiResult r, const char *what)
+{
+	const char *text = NULL;
+	if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text)
+		text = "unknown CUPTI error";
+	/* no permission is the common case on shared clusters: say what to do */
+	if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+		return sw_fail(err, SW_SKIP,
+			       "counters unavailable: %s: %s (the driver restricts profiling to "
+			       "administrators: NVreg_RestrictProfilingToAdminUsers=0)",
+			       what, text);
+	return sw_fail(err, SW_SKIP, "counters unavailable: %s: %s", what, text);
+}
+
+/* On failure: st says why, and control goes to label (named for what it undoes). */
+#define CUPTI_CALL(call, what, label)                                                              \
+	do {                                                                                       \
+		CUptiResult r_ = (call);                                                           \
+		if (r_ != CUPTI_SUCCESS) {                                                         \
+			st = cupti_fail(err, r_, what);                                            \
+			goto label;                                                                \
+		}                                                                                  \
+	} while (0)
+
+/* The context cudart made current, without linking libcuda (absent where no
+ * GPU is, and the model backend must still run there). */
+static enum sw_status current_context(CUcontext *ctx, struct sw_err *err)
+{
+	CUresult (*get_current)(CUcontext *) = NULL;
+	enum cudaDriverEntryPointQueryResult found;
+	cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get_current,
+							 12000, cudaEnableDefault, &found);
+	if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !get_current)
+		return sw_fail(err, SW_SKIP, "counters unavailable: no cuCtxGetCurrent in the driver");
+	if (get_current(ctx) != CUDA_SUCCESS || !*ctx)
+		return sw_fail(err, SW_SKIP, "counters unavailable: no current CUDA context");
+	return SW_OK;
+}
+
+/* When the metric set does not configure, finds the first metric this GPU
+ * lacks, so the message names it. */
+static void name_missing_metric(struct sw_counters *c, const char *chip, const uint8_t *avail,
+				struct sw_err *err)
+{
+	for (size_t i = 0; i < N_METRICS; i++) {
+		CUpti_Profiler_Host_Initialize_Params init = {
+			.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
+			.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+			.pChipName = chip,
+			.pCounterAvailabilityImage = avail,
+		};
+		if (cuptiProfilerHostInitialize(&init) != CUPTI_SUCCESS)
+			return;
+		CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
+			.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
+			.pHostObject = init.pHostObject,
+			.ppMetricNames = &c->names[i],
+			.numMetrics = 1,
+		};
+		CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add);
+		CUpti_Profiler_Host_Deinitialize_Params fini = {
+			.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
+			.pHostObject = init.pHostObject,
+		};
+		cuptiProfilerHostDeinitialize(&fini);
+		if (r != CUPTI_SUCCESS) {
+			sw_fail(err, SW_SKIP, "counters unavailable: chip %s has no metric %s", chip,
+				c->names[i]);
+			return;
+		}
+	}
+}
+
+enum sw_status sw_counters_create(int device_index, struct sw_counters **out, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	uint8_t *avail = NULL;
+	*out = NULL;
+	struct sw_counters *c = calloc(1, sizeof *c);
+	if (!c)
+		return sw_fail(err, SW_ENOMEM, "no memory for the counters");
+	for (size_t i = 0; i < N_METRICS; i++)
+		c->names[i] = metrics[i].name;
+	if (cudaFree(NULL) != cudaSuccess) { /* makes the context */
+		st = sw_fail(err, SW_SKIP, "counters unavailable: no CUDA context");
+		goto out;
+	}
+	if ((st = current_context(&c->ctx, err)) != SW_OK)
+		goto out;
+
+	CUpti_Profiler_Initialize_Params pinit = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+	CUPTI_CALL(cuptiProfilerInitialize(&pinit), "initialising the profiler", out);
+	CUpti_Device_GetChipName_Params chip = {
+		.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
+		.deviceIndex = (size_t)device_index,
+	};
+	CUPTI_CALL(cuptiDeviceGetChipName(&chip), "asking the chip name", out);
+	CUpti_Profiler_GetCounterAvailability_Params av = {
+		.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE,
+		.ctx = c->ctx,
+	};
+	CUPTI_CALL(cuptiProfilerGetCounterAvailability(&av), "asking counter availability", out);
+	if (!(avail = malloc(av.counterAvailabilityImageSize))) {
+		st = sw_fail(err, SW_ENOMEM, "no memory for the counter availability image");
+		goto out;
+	}
+	av.pCounterAvailabilityImage = avail;
+	CUPTI_CALL(cuptiProfilerGetCounterAvailability(&av), "reading counter availability", out);
+
+	CUpti_Profiler_Host_Initialize_Params hinit = {
+		.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
+		.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+		.pChipName = chip.pChipName,
+		.pCounterAvailabilityImage = avail,
+	};
+	CUPTI_CALL(cuptiProfilerHostInitialize(&hinit), "setting up the metric host", out);
+	c->host = hinit.pHostObject;
+	CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
+		.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
+		.pHostObject = c->host,
+		.ppMetricNames = c->names,
+		.numMetrics = N_METRICS,
+	};
+	CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add);
+	if (r != CUPTI_SUCCESS) {
+		st = cupti_fail(err, r, "configuring the metrics");
+		name_missing_metric(c, chip.pChipName, avail, err);
+		goto out;
+	}
+	CUpti_Profiler_Host_GetConfigImageSize_Params size = {
+		.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
+		.pHostObject = c->host,
+	};
+	CUPTI_CALL(cuptiProfilerHostGetConfigImageSize(&size), "sizing the config image", out);
+	if (!(c->config = malloc(size.configImageSize))) {
+		st = sw_fail(err, SW_ENOMEM, "no memory for the config image");
+		goto out;
+	}
+	c->config_bytes = size.configImageSize;
+	CUpti_Profiler_Host_GetConfigImage_Params image = {
+		.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE,
+		.pHostObject = c->host,
+		.configImageSize = c->config_bytes,
+		.pConfigImage = c->config,
+	};
+	CUPTI_CALL(cuptiProfilerHostGetConfigImage(&image), "making the config image", out);
+	CUpti_Profiler_Host_GetNumOfPasses_Params passes = {
+		.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE,
+		.configImageSize = c->config_bytes,
+		.pConfigImage = c->config,
+	};
+	CUPTI_CALL(cuptiProfilerHostGetNumOfPasses(&passes), "counting passes", out);
+	c->passes = (int)passes.numOfPasses;
+out:
+	free(avail);
+	if (st != SW_OK)
+		sw_counters_destroy(&c);
+	*out = c;
+	return st;
+}
+
+void sw_counters_destroy(struct sw_counters **cp)
+{
+	struct sw_counters *c = *cp;
+	if (!c)
+		return;
+	if (c->host) {
+		CUpti_Profiler_Host_Deinitialize_Params fini = {
+			.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
+			.pHostObject = c->host,
+		};
+		cuptiProfilerHostDeinitialize(&fini);
+	}
+	free(c->config);
+	free(c);
+	*cp = NULL;
+}
+
+/* The replay loop: one pass per iteration until CUPTI has all it needs. */
+static enum sw_status replay(struct sw_counters *c, CUpti_RangeProfiler_Object *obj,
+			     cudaStream_t stream, sw_counted_fn prepare, sw_counted_fn run,
+			     void *arg, int *passes, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	int submitted = 0;
+	/* bounded: a profiler that never reports completion must not hang a rank */
+	for (*passes = 0; !submitted && *passes < c->passes + 2; ++*passes) {
+		cudaError_t e = prepare ? prepare(arg, stream) : cudaSuccess;
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(stream);
+		if (e != cudaSuccess)
+			return sw_fail(err, SW_ECUDA, "before a counted pass: %s", cudaGetErrorString(e));
+		CUpti_RangeProfiler_Start_Params start = {
+			.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
+			.pRangeProfilerObject = obj,
+		};
+		CUPTI_CALL(cuptiRangeProfilerStart(&start), "starting a pass", out);
+		CUpti_RangeProfiler_PushRange_Params push = {
+			.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE,
+			.pRangeProfilerObject = obj,
+			.pRangeName = "point",
+		};
+		CUPTI_CALL(cuptiRangeProfilerPushRange(&push), "opening the range", out);
+		e = run(arg, stream);
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(stream);
+		CUpti_RangeProfiler_PopRange_Params pop = {
+			.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE,
+			.pRangeProfilerObject = obj,
+		};
+		CUptiResult pr = cuptiRangeProfilerPopRange(&pop);
+		CUpti_RangeProfiler_Stop_Params stop = {
+			.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
+			.pRangeProfilerObject = obj,
+		};
+		CUptiResult sr = cuptiRangeProfilerStop(&stop);
+		if (e != cudaSuccess)
+			return sw_fail(err, SW_ECUDA, "in a counted pass: %s", cudaGetErrorString(e));
+		CUPTI_CALL(pr, "closing the range", out);
+		CUPTI_CALL(sr, "stopping a pass", out);
+		submitted = stop.isAllPassSubmitted;
+	}
+	if (!submitted)
+		st = sw_fail(err, SW_SKIP, "counters unavailable: the profiler wanted more than %d passes",
+			     c->passes + 2);
+out:
+	return st;
+}
+
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, sw_counted_fn prepare,
+				   sw_counted_fn run, void *arg, struct sw_counter_values *out,
+				   struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	uint8_t *data = NULL;
+	double values[N_METRICS];
+	memset(out, 0, sizeof *out);
+
+	CUpti_RangeProfiler_Enable_Params enable = {
+		.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE,
+		.ctx = c->ctx,
+	};
+	CUPTI_CALL(cuptiRangeProfilerEnable(&enable), "enabling the range profiler", out);
+	CUpti_RangeProfiler_Object *obj = enable.pRangeProfilerObject;
+
+	CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+		.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
+		.pRangeProfilerObject = obj,
+		.pMetricNames = c->names,
+		.numMetrics = N_METRICS,
+		.maxNumOfRanges = 1,
+		.maxNumRangeTreeNodes = 1,
+	};
+	CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize(&size), "sizing the counter data", disable);
+	if (!(data = malloc(size.counterDataSize))) {
+		st = sw_fail(err, SW_ENOMEM, "no memory for the counter data");
+		goto disable;
+	}
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
+		.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE,
+		.pRangeProfilerObject = obj,
+		.counterDataSize = size.counterDataSize,
+		.pCounterData = data,
+	};
+	CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init), "initialising the counter data", disable);
+	CUpti_RangeProfiler_SetConfig_Params config = {
+		.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
+		.pRangeProfilerObject = obj,
+		.configSize = c->config_bytes,
+		.pConfig = c->config,
+		.counterDataImageSize = size.counterDataSize,
+		.pCounterDataImage = data,
+		.range = CUPTI_UserRange,
+		.replayMode = CUPTI_UserReplay,
+		.maxRangesPerPass = 1,
+		.numNestingLevels = 1,
+		.minNestingLevel = 1,
+		.passIndex = 0,
+		.targetNestingLevel = 1,
+	};
+	CUPTI_CALL(cuptiRangeProfilerSetConfig(&config), "configuring the range profiler", disable);
+	if ((st = replay(c, obj, stream, prepare, run, arg, &out->passes, err)) != SW_OK)
+		goto disable;
+
+	CUpti_RangeProfiler_DecodeData_Params decode = {
+		.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,
+		.pRangeProfilerObject = obj,
+	};
+	CUPTI_CALL(cuptiRangeProfilerDecodeData(&decode), "decoding the counters", disable);
+	CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
+		.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE,
+		.pCounterDataImage = data,
+		.counterDataImageSize = size.counterDataSize,
+	};
+	CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info), "reading the counter data", disable);
+	if (decode.numOfRangeDropped || info.numTotalRanges != 1) {
+		st = sw_fail(err, SW_SKIP, "counters unavailable: %zu ranges recorded, %zu dropped",
+			     info.numTotalRanges, decode.numOfRangeDropped);
+		goto disable;
+	}
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params eval = {
+		.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE,
+		.pHostObject = c->host,
+		.pCounterDataImage = data,
+		.counterDataImageSize = size.counterDataSize,
+		.rangeIndex = 0,
+		.ppMetricNames = c->names,
+		.numMetrics = N_METRICS,
+		.pMetricValues = values,
+	};
+	CUPTI_CALL(cuptiProfilerHostEvaluateToGpuValues(&eval), "evaluating the metrics", disable);
+	for (size_t i = 0; i < N_METRICS; i++)
+		*(double *)((char *)out + metrics[i].offset) = values[i];
+disable:;
+	CUpti_RangeProfiler_Disable_Params disable = {
+		.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE,
+		.pRangeProfilerObject = obj,
+	};
+	CUptiResult dr = cuptiRangeProfilerDisable(&disable);
+	if (st == SW_OK && dr != CUPTI_SUCCESS)
+		st = cupti_fail(err, dr, "disabling the range profiler");
+	free(data);
+out:
+	return st;
+}
+
+#endif

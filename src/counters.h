@@ -1,0 +1,49 @@
+/*
+ * Hardware counters of one point (--counters), through CUPTI's range
+ * profiler: the point's launch is replayed once per pass the metrics need,
+ * inside one user range, in launches apart from the timed ones. Counts global
+ * load and store requests and sectors, shared-memory wavefronts and bank
+ * conflicts, and DRAM bytes. Where profiling is unavailable (built without
+ * CUPTI, no permission, an unsupported GPU) creation says why, and the caller
+ * records that reason in every row. Never prints.
+ */
+#ifndef SW_COUNTERS_H
+#define SW_COUNTERS_H
+
+#include <cuda_runtime_api.h>
+
+#include "status.h"
+
+struct sw_counters;
+
+/* One point's counts, whole launch summed over all SMs. */
+struct sw_counter_values {
+	double ld_requests, ld_sectors;     /* global loads (LDG), warp-level requests */
+	double st_requests, st_sectors;     /* global stores */
+	double shared_ld_requests, shared_ld_wavefronts, shared_ld_conflicts;
+	double shared_st_requests, shared_st_wavefronts, shared_st_conflicts;
+	double dram_read_bytes, dram_write_bytes;
+	int passes;                         /* replays the metrics needed */
+};
+
+/* Sets up profiling on the current device (device_index, as cudaSetDevice
+ * takes it), whose context must exist. SW_SKIP with the reason when counters
+ * cannot be collected here; SW_ENOMEM. Destroy with sw_counters_destroy. */
+enum sw_status sw_counters_create(int device_index, struct sw_counters **out, struct sw_err *err);
+
+/* Safe on NULL; sets *c to NULL. */
+void sw_counters_destroy(struct sw_counters **c);
+
+/* What run enqueues on stream, once per pass; it must leave the stream
+ * ready to replay (the same work, the same counts). */
+typedef cudaError_t (*sw_counted_fn)(void *arg, cudaStream_t stream);
+
+/* Counts one run of the work: before each pass, prepare (when not NULL) runs
+ * outside the range (an L2 flush), then run inside it. SW_ECUDA when the work
+ * itself failed (the caller decides whether the context survives); SW_SKIP
+ * with CUPTI's reason when profiling failed but the GPU is fine. */
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, sw_counted_fn prepare,
+				   sw_counted_fn run, void *arg, struct sw_counter_values *out,
+				   struct sw_err *err);
+
+#endif
