@@ -38,8 +38,9 @@ NOT_MODELLED = {
     ("float3", "memcpy"): "cudaMemcpy's copy kernel: no access pattern to model",
     ("matmul", "tiled_reg"): "not modelled (register-blocked loads)",
     ("matmul", "cublas"): "cuBLAS: no access pattern to model",
-    ("constant_read", "constant"): "constant-cache loads: no LSU global requests to count; "
-    "the model's constant rule (C17) is checked by tests/test_model.c",
+    ("constant_read", "constant"): "constant-cache loads: the model gives one pass per "
+    "distinct word (C17, tests/test_family_constant_read.c), but none of the counters "
+    "collected counts constant-cache passes",
     ("texture_read", "texture"): "texture fetches go through the texture pipe, not the LSU "
     "global-load counters",
 }

@@ -88,13 +88,15 @@ static cudaError_t launch_readonly(const struct sw_point *p, const struct sw_buf
 	return cudaGetLastError();
 }
 
-/* Model: request r is load k of warp w; its lanes read sw_const_index. */
-static uint64_t requests_table(const struct sw_point *p, uint64_t r, struct sw_request *req)
+/* Model: request r is load k of warp w; its lanes read sw_const_index, from
+ * the table in global memory or in the __constant__ bank. */
+static uint64_t requests_in(const struct sw_point *p, uint64_t r, struct sw_request *req,
+			    enum sw_space space)
 {
 	uint64_t warps = SW_CONST_T / 32;
 	if (req) {
 		uint32_t k = (uint32_t)(r % SW_CONST_LOADS);
-		req->space = SW_SPACE_GLOBAL;
+		req->space = space;
 		req->word_bytes = 4;
 		req->is_store = 0;
 		req->active = 0xffffffffu;
@@ -102,6 +104,16 @@ static uint64_t requests_table(const struct sw_point *p, uint64_t r, struct sw_r
 			req->addr[l] = 4 * (uint64_t)sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
 	}
 	return warps * SW_CONST_LOADS;
+}
+
+static uint64_t requests_table(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	return requests_in(p, r, req, SW_SPACE_GLOBAL);
+}
+
+static uint64_t requests_constant(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	return requests_in(p, r, req, SW_SPACE_CONSTANT);
 }
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
@@ -178,7 +190,7 @@ static const struct sw_axis_def axes[] = {
 };
 static const struct sw_variant variants[] = {
 	{"constant", "__constant__ table: one address per pass, cost linear in distinct (C17)",
-	 launch_constant, NULL, 1u << AXIS_DISTINCT, 0},
+	 launch_constant, requests_constant, 1u << AXIS_DISTINCT, 0},
 	{"global", "plain global loads of the same words: one L1 line per load, flat (C17)",
 	 launch_global, requests_table, 1u << AXIS_DISTINCT, 0},
 	{"readonly", "__ldg read-only path of the same words, flat (C17)", launch_readonly,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "model.h"
 
 #define T (8192u * 256u)
 #define LOADS 1024
@@ -105,7 +106,6 @@ START_TEST(test_bytes_and_sizes)
 		p = cr_point("constant", d);
 		ck_assert(!fam()->refuse(&p, why, sizeof why));
 	}
-	ck_assert_ptr_null(fam()->variants[sw_variant_find(fam(), "constant")].requests);
 }
 END_TEST
 
@@ -123,8 +123,8 @@ static int distinct_addrs(const struct sw_request *req)
 
 START_TEST(test_requests)
 {
-	const char *variants[] = {"global", "readonly"};
-	for (int v = 0; v < 2; v++)
+	const char *variants[] = {"global", "readonly", "constant"};
+	for (int v = 0; v < 3; v++)
 		for (int64_t d = 1; d <= 32; d++) {
 			struct sw_point p = cr_point(variants[v], d);
 			const struct sw_variant *var = &fam()->variants[p.variant];
@@ -133,6 +133,7 @@ START_TEST(test_requests)
 			for (uint64_t r = 0; r < 3 * LOADS; r += 131) {
 				var->requests(&p, r, &req);
 				ck_assert_int_eq(req.word_bytes, 4);
+				ck_assert_int_eq(req.space, v == 2 ? SW_SPACE_CONSTANT : SW_SPACE_GLOBAL);
 				ck_assert_uint_eq(req.active, 0xffffffffu);
 				ck_assert_int_eq(distinct_addrs(&req), d);
 				/* all in one 128-byte line of the first 1 KB */
@@ -153,6 +154,25 @@ START_TEST(test_requests)
 }
 END_TEST
 
+/* C17 from the model alone: the constant variant's cost is its distinct
+ * words per request, the global load of the same words one 128-byte line. */
+START_TEST(test_model_c17)
+{
+	for (int64_t d = 1; d <= 32; d *= 2) {
+		struct sw_model_figures c, g;
+		struct sw_err err = {0};
+		struct sw_point pc = cr_point("constant", d), pg = cr_point("global", d);
+		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 90, &c, &err), SW_OK);
+		ck_assert_int_eq(sw_model_eval(&fam()->variants[pg.variant], &pg, 90, &g, &err), SW_OK);
+		ck_assert_double_eq_tol(c.conflict_degree, (double)d, 1e-9);
+		ck_assert_double_le(g.sectors_per_request, 4); /* one 128-byte line, flat */
+		/* on 1.x a half-warp is served at a time: half the distinct words */
+		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 10, &c, &err), SW_OK);
+		ck_assert_double_eq_tol(c.conflict_degree, d > 1 ? (double)d / 2 : 1, 1e-9);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("family_constant_read");
@@ -161,6 +181,7 @@ int main(void)
 	tcase_add_test(tc, test_check_accepts_and_rejects);
 	tcase_add_test(tc, test_bytes_and_sizes);
 	tcase_add_test(tc, test_requests);
+	tcase_add_test(tc, test_model_c17);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -322,7 +322,8 @@ class Report:
                                right=set(range(2, 2 + len(fccs))),
                                caption=f"{fam}, model: transactions per request / useful "
                                        f"over moved bytes; N-way: shared-memory conflict "
-                                       f"degree (axes that change no figure are left out)",
+                                       f"degree, or constant-cache passes (axes that "
+                                       f"change no figure are left out)",
                                folded=True))
 
     def ranks(self):
