@@ -163,7 +163,7 @@ static void make_foreign_h5(void)
 {
 	make_foreign(H5F_LIBVER_EARLIEST);
 }
-static void make_newer_h5(void)
+static void make_foreign_v110_h5(void)
 {
 	make_foreign(H5F_LIBVER_LATEST);
 }
@@ -651,11 +651,11 @@ static const struct bad table[] = {
 	  .make = make_foreign_h5,
 	  .rc = 2,
 	  .msg = "out.h5 is not a sweep file: it has no schema_version attribute" },
-	{ "B88 --resume of an HDF5 file in a newer format",
+	{ "B88 --resume of an HDF5 file in the 1.10 format no sweep wrote",
 	  { "--resume", "@ci", O },
-	  .make = make_newer_h5,
+	  .make = make_foreign_v110_h5,
 	  .rc = 2,
-	  .msg = "cannot resume out.h5: HDF5 cannot open it as a sweep file" },
+	  .msg = "out.h5 is not a sweep file: it has no schema_version attribute" },
 	{ "B89 --resume of a truncated sweep file",
 	  { "--resume", "@ci", O },
 	  .make = make_truncated,
@@ -692,7 +692,7 @@ static const struct bad table[] = {
 	  { "--resume", "@ci", O },
 	  .make = make_held,
 	  .rc = 4,
-	  .msg = "cannot open out.h5 for writing (is another sweep writing it?)" },
+	  .msg = "cannot open out.h5 for writing (is another program using it?)" },
 	/* options */
 	{ "B96 unknown option",
 	  { "--frobnicate", "@ci", O },

@@ -199,10 +199,13 @@ START_TEST(test_kill_and_resume)
 
 	struct sw_plan plan;
 	plan_of((const char *const *)sets, &plan);
-	hssize_t partial = launch_rows(out, "/measurements", NULL); /* readable after kill -9 */
+	/* readable after kill -9, by a SWMR reader: the killed writer's
+	 * consistency flags stay set, and a plain open fails on them */
+	hssize_t partial = launch_rows_swmr(out, "/measurements", NULL);
 	ck_assert_msg(partial >= 0, "%s unreadable after kill -9", out);
 	ck_assert_msg((size_t)partial < plan.n, "the run finished before the kill (%.1f s): nothing to resume",
 		      full_s);
+	ck_assert(launch_flags_set(out));
 
 	const char *resume[] = {"--backend", "model", "-q", "--resume", "--set", sets[0], "--set",
 				sets[1], ci_job, "-o", out, NULL};
