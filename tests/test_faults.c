@@ -2,11 +2,12 @@
  * Faults a long sweep meets, through real mpirun launches on the model
  * backend: one worker killed with SIGKILL midway, rank 0 killed midway (the
  * file stays readable by a SWMR reader, and by h5dump after h5clear -s, and
- * --resume completes it with no such step), a rank whose device dies, and
- * the output's disk full at creation and midway (a clear error; the rows
- * flushed so far stay readable). `test_faults kill` runs all but the disk
- * cases, `test_faults disk` those, which mount small tmpfs file systems:
- * without root that part is SKIPPED (77) as a whole.
+ * --resume completes it with no such step), a second sweep started on the
+ * file of a running one (refused, nothing changed), a rank whose device
+ * dies, and the output's disk full at creation and midway (a clear error;
+ * the rows flushed so far stay readable). `test_faults kill` runs all but
+ * the disk cases, `test_faults disk` those, which mount small tmpfs file
+ * systems: without root that part is SKIPPED (77) as a whole.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -154,6 +155,48 @@ END_TEST
 START_TEST(test_rank0_killed)
 {
 	kill_rank_midway(0);
+}
+END_TEST
+
+/* A second sweep on the file of a running one: --resume and --force are
+ * refused with the locked-file message and exit code 4 (a SWMR writer has
+ * dropped HDF5's own lock: sweep's lock refuses them), and they change
+ * nothing: the first run finishes its file alone, as one session. */
+START_TEST(test_second_writer_refused)
+{
+	char out[512], log[512], log2[512];
+	snprintf(out, sizeof out, "%s/two-writers.h5", tmpdir);
+	snprintf(log, sizeof log, "%s/two-writers.log", tmpdir);
+	snprintf(log2, sizeof log2, "%s/two-writers-2.log", tmpdir);
+	size_t n = planned();
+	pid_t run = start(2, log, out, 0);
+	ck_assert_msg(launch_wait_for_size(out, 400000, run) == 0, "the run ended first: %s",
+		      launch_slurp(log));
+	ck_assert_int_eq(launch_finish(start(1, log2, out, 1)), 4);
+	ck_assert_msg(strstr(launch_slurp(log2), "another sweep is writing it"), "%s",
+		      launch_slurp(log2));
+	const char *force[] = {"--backend", "model", "-q", "--force", ci_job, "-o", out, NULL};
+	ck_assert_int_eq(launch_run(1, log2, force), 4);
+	ck_assert_msg(strstr(launch_slurp(log2), "another sweep is writing it"), "%s",
+		      launch_slurp(log2));
+	ck_assert_msg(launch_finish(run) == 0, "the first run: %s", launch_slurp(log));
+	ck_assert_uint_eq(rows_closed(out), n);
+	ck_assert_int_eq(launch_rows(out, "/devices", NULL), 2); /* its two ranks, no others */
+	hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+	int sessions = 0;
+	hid_t a = H5Aopen(f, "sessions", H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Aread(a, H5T_NATIVE_INT, &sessions) >= 0);
+	H5Aclose(a);
+	H5Fclose(f);
+	ck_assert_int_eq(sessions, 1);
+	/* no temporary file left by the refused --force */
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		ck_assert_msg(!strstr(e->d_name, "two-writers.h5.tmp"), "left behind: %s",
+			      e->d_name);
+	if (d)
+		closedir(d);
 }
 END_TEST
 
@@ -307,6 +350,7 @@ int main(int argc, char **argv)
 	} else {
 		tcase_add_test(tc, test_worker_killed);
 		tcase_add_test(tc, test_rank0_killed);
+		tcase_add_test(tc, test_second_writer_refused);
 		tcase_add_test(tc, test_dead_rank_dynamic);
 		tcase_add_test(tc, test_dead_rank_static);
 	}
