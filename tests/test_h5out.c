@@ -1135,8 +1135,10 @@ END_TEST
 
 /* A file in the 1.8 format, as sweeps before SWMR wrote, is resumed in that
  * format, without SWMR, which needs the 1.10 format. tests/data/sweep-v18.h5.gz
- * is write_file(path, 42, recs, 2, devs) by the 1.8-format writer (commit
- * b2cd6b0), gzipped: its chunks are mostly fill. */
+ * is write_file(path, 42, recs, 2, devs) by main's 1.8-format writer of
+ * commit 01698ae (with the counter columns), gzipped: its chunks are mostly
+ * fill. A 1.8-format file lacks any column added after SWMR, and resume
+ * refuses such a file: then neither this test nor FMT_V18 has a use left. */
 START_TEST(resume_keeps_old_format)
 {
 	static struct sw_record rec;
