@@ -1,14 +1,17 @@
 /*
  * The result file of docs/hdf5-schema.md; the only module that includes
- * hdf5.h. Rows wait in memory and every HDF5 write happens in sw_h5_flush,
- * which ends in H5Fflush: a process killed between flushes leaves the file as
- * the last flush wrote it. Never prints: a failure becomes a status and a
- * message that ends with HDF5's innermost error description.
+ * hdf5.h. The file is in the HDF5 1.10 format and written in SWMR mode, so
+ * h5py reads it while the sweep runs. Rows wait in memory and every HDF5
+ * write happens in sw_h5_flush, which ends in H5Fflush: a process killed
+ * between flushes leaves the file as the last flush wrote it. Never prints:
+ * a failure becomes a status and a message that ends with HDF5's innermost
+ * error description.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* F_OFD_SETLK */
 #include "h5out.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,18 +35,14 @@
 #define MEAS_ROW_BYTES offsetof(struct sw_record, samples_ns)
 _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
 
-/* The newest object format allowed: 1.8's (1.10.0 and 1.10.1 lack the name,
- * and there the default already picks the earliest format that fits). */
-#if H5_VERSION_GE(1, 10, 2)
-#define NEWEST_FORMAT H5F_LIBVER_V18
-#else
-#define NEWEST_FORMAT H5F_LIBVER_LATEST
+/* SWMR came with 1.10.0; H5F_LIBVER_V18 and H5Fset_libver_bounds with 1.10.2. */
+#if !H5_VERSION_GE(1, 10, 2)
+#error "sweep writes SWMR files: it needs HDF5 1.10.2 or newer"
 #endif
 
-/* HDF5 before 1.10 takes no file locks. */
-#ifndef H5E_CANTLOCKFILE
-#define H5E_CANTLOCKFILE H5I_INVALID_HID
-#endif
+/* HDF5's private file-access property that h5clear -s sets: opening a file
+ * read-write with it clears the consistency flags a killed writer left. */
+#define CLEAR_FLAGS_PROP "clear_status_flags"
 
 /* Point id of a row that was allocated but never written (the fill value). */
 #define FILL_POINT_ID UINT64_MAX
@@ -171,6 +170,8 @@ static const char samples_about[] =
 struct sw_h5 {
 	char *path;
 	hid_t file;
+	int swmr;    /* 1.10 format, SWMR writer; 0: a 1.8-format file resumed as such */
+	int lock_fd; /* holds our lock on the file (see take_lock); -1 when none */
 	hid_t devices, measurements, samples; /* datasets */
 	hid_t dev_mtype, meas_mtype;          /* row types in memory */
 	uint64_t n_dev, n_meas, n_samples;    /* rows on disk */
@@ -523,6 +524,8 @@ static void destroy(struct sw_h5 *h)
 	if (!h)
 		return;
 	close_ids(h);
+	if (h->lock_fd >= 0) /* after the file: no other sweep may open it before */
+		close(h->lock_fd);
 	free(h->dev_buf);
 	free(h->meas_buf);
 	free(h->samples_buf);
@@ -540,6 +543,7 @@ static enum sw_status new_handle(const char *path, struct sw_h5 **out, struct sw
 		return sw_fail(err, SW_ENOMEM, "out of memory for the result file handle");
 	h->file = h->devices = h->measurements = h->samples = H5I_INVALID_HID;
 	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
+	h->lock_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
 		destroy(h);
@@ -559,23 +563,88 @@ destroy_h:
 	return sw_wrap(err, "cannot build the row types");
 }
 
-/* Version 1.8 objects at most, superblock version 0: such a file has no
- * "file consistency flags", which a writer that dies leaves set in a
- * 1.10-format file and which then make every later open fail. */
-static hid_t file_access(struct sw_err *err)
+/* The formats a file is opened in. SWMR needs the 1.10 format (superblock
+ * version 3) with no older objects; sweeps before SWMR wrote the 1.8 format,
+ * which --resume keeps for such a file. */
+enum format {
+	FMT_SWMR,   /* what sweep writes */
+	FMT_V18,    /* a file from an older sweep */
+	FMT_EITHER, /* opening a file to see which it is */
+};
+
+static const H5F_libver_t format_low[] = { H5F_LIBVER_LATEST, H5F_LIBVER_EARLIEST,
+					   H5F_LIBVER_EARLIEST };
+static const H5F_libver_t format_high[] = { H5F_LIBVER_LATEST, H5F_LIBVER_V18,
+					    H5F_LIBVER_LATEST };
+
+/* A file access property list for fmt. clear_flags: the open clears the
+ * consistency flags (only with our lock held: they may be a live writer's).
+ * no_hdf5_lock: HDF5 takes no flock() of its own, which SWMR readers' shared
+ * locks would refuse; our lock keeps other sweeps away. (HDF5 before 1.10.7
+ * cannot be told: there a SWMR reader makes writing the end time fail.) */
+static hid_t file_access(enum format fmt, int clear_flags, int no_hdf5_lock, struct sw_err *err)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	hbool_t yes = 1;
 
 	if (fapl < 0) {
 		h5_fail(err, SW_EHDF5, "cannot create a file access property list");
 		return fapl;
 	}
-	if (H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, NEWEST_FORMAT) < 0) {
-		h5_fail(err, SW_EHDF5, "cannot select the HDF5 1.8 file format");
-		H5Pclose(fapl);
-		return H5I_INVALID_HID;
+	if (H5Pset_libver_bounds(fapl, format_low[fmt], format_high[fmt]) < 0) {
+		h5_fail(err, SW_EHDF5, "cannot select the HDF5 file format");
+		goto close_fapl;
 	}
+	if (clear_flags && H5Pset(fapl, CLEAR_FLAGS_PROP, &yes) < 0) {
+		h5_fail(err, SW_EHDF5, "cannot ask HDF5 to clear a killed writer's flags");
+		goto close_fapl;
+	}
+#if H5_VERSION_GE(1, 10, 7)
+	if (no_hdf5_lock && H5Pset_file_locking(fapl, 0, 1) < 0) {
+		h5_fail(err, SW_EHDF5, "cannot turn HDF5's file lock off");
+		goto close_fapl;
+	}
+#endif
 	return fapl;
+
+close_fapl:
+	H5Pclose(fapl);
+	return H5I_INVALID_HID;
+}
+
+/* ---- our lock -------------------------------------------------------- */
+
+enum lock_result { LOCK_OURS, LOCK_BUSY, LOCK_NONE, LOCK_ERROR };
+
+/* An OFD lock on the whole of path (a write lock, or a read lock when
+ * !write), kept in *fd. A sweep holds the write lock on its file from
+ * creation or resume to the end of sw_h5_close, because HDF5's own lock
+ * cannot tell that a sweep writes the file: a SWMR writer drops it. OFD
+ * locks and HDF5's flock() do not see each other (Linux; NFS emulates
+ * flock() with byte-range locks, and there they collide), and closing
+ * another descriptor of the file, as HDF5 does, keeps an OFD lock where it
+ * drops a POSIX process lock. LOCK_BUSY: another process holds it.
+ * LOCK_NONE: the file system takes no locks (*fd is -1, errno says why).
+ * LOCK_ERROR: path cannot be opened, or fcntl fails otherwise (errno). */
+static enum lock_result take_lock(const char *path, int write, int *fd)
+{
+	struct flock fl = { .l_type = write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
+	int e;
+
+	*fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (*fd < 0)
+		return LOCK_ERROR;
+	if (fcntl(*fd, F_OFD_SETLK, &fl) == 0)
+		return LOCK_OURS;
+	e = errno;
+	close(*fd);
+	*fd = -1;
+	errno = e;
+	if (e == EAGAIN || e == EACCES)
+		return LOCK_BUSY;
+	if (e == EINVAL || e == ENOLCK || e == ENOSYS || e == EOPNOTSUPP)
+		return LOCK_NONE;
+	return LOCK_ERROR;
 }
 
 /* ---- create ---------------------------------------------------------- */
@@ -788,6 +857,29 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 	return st;
 }
 
+/* Objects first, then SWMR: a SWMR writer may append to datasets but not
+ * create objects or attributes, and writes no variable-length data (the
+ * tables hold fixed-length strings only). */
+static enum sw_status start_swmr(struct sw_h5 *h, struct sw_err *err)
+{
+	if (H5Fstart_swmr_write(h->file) < 0)
+		return h5_fail(err, SW_EHDF5, "%s: cannot start writing in SWMR mode", h->path);
+	h->swmr = 1;
+	return SW_OK;
+}
+
+/* With --force, a read lock on the file path names until it is replaced:
+ * refused while a sweep writes it, and no --resume starts on it meanwhile.
+ * *fd is -1 when there is nothing to hold (no file, unreadable, no locks). */
+static enum sw_status hold_old_file(const char *path, int *fd, struct sw_err *err)
+{
+	if (take_lock(path, 0, fd) == LOCK_BUSY)
+		return sw_fail(err, SW_EIO,
+			       "cannot replace %s: another sweep is writing it (it holds the file's lock)",
+			       path);
+	return SW_OK;
+}
+
 enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
 			    struct sw_h5 **out, struct sw_err *err)
 {
@@ -795,21 +887,24 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	struct sw_h5 *h;
 	char *tmp;
 	hid_t fapl;
+	int old_fd = -1;
 
 	*out = NULL;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	st = check_target(path, force, meta ? meta->job_path : NULL, err);
 	if (st)
 		return st;
+	if (force && (st = hold_old_file(path, &old_fd, err)))
+		return st;
 	st = new_handle(path, &h, err);
 	if (st)
-		return st;
+		goto release_old;
 	tmp = temp_name(path);
 	if (!tmp) {
 		st = sw_fail(err, SW_ENOMEM, "out of memory");
 		goto destroy_h;
 	}
-	fapl = file_access(err);
+	fapl = file_access(FMT_SWMR, 0, 0, err);
 	if (fapl < 0) {
 		st = err ? err->status : SW_EHDF5;
 		goto free_tmp;
@@ -823,12 +918,20 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 		goto free_tmp;
 	}
 	H5Pclose(fapl);
-	st = write_root(h->file, meta, err);
-	if (st)
+	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
+	    (st = start_swmr(h, err)))
 		goto remove_tmp;
-	st = create_tables(h, err);
-	if (st)
+	/* Ours before the file has its name, and taken once SWMR has dropped
+	 * HDF5's flock(), which NFS would make collide with it. */
+	switch (take_lock(tmp, 1, &h->lock_fd)) {
+	case LOCK_OURS:
+	case LOCK_NONE:
+		break;
+	case LOCK_BUSY:
+	case LOCK_ERROR:
+		st = sw_fail(err, SW_EIO, "cannot lock %s: %s", tmp, strerror(errno));
 		goto remove_tmp;
+	}
 	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) {
 		st = h5_fail(err, SW_EIO, "cannot write %s", path);
 		goto remove_tmp;
@@ -839,6 +942,8 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 		goto remove_tmp;
 	}
 	free(tmp);
+	if (old_fd >= 0)
+		close(old_fd);
 	*out = h;
 	return SW_OK;
 
@@ -849,6 +954,9 @@ free_tmp:
 	free(tmp);
 destroy_h:
 	destroy(h);
+release_old:
+	if (old_fd >= 0)
+		close(old_fd);
 	return st;
 }
 
@@ -1078,15 +1186,73 @@ static enum sw_status start_session(struct sw_h5 *h, const struct sw_h5_meta *me
 	return st;
 }
 
+/* Opens h->path read-write under our lock and says which format it is in.
+ * A killed writer leaves HDF5's consistency flags set, and every plain open
+ * then fails on them; holding our lock proves that no sweep writes the
+ * file, so this open clears them, as h5clear -s does. HDF5's own lock
+ * stays on: it refuses a file another program has open. */
+static enum sw_status open_for_resume(struct sw_h5 *h, enum format *fmt, struct sw_err *err)
+{
+	enum lock_result lock = take_lock(h->path, 1, &h->lock_fd);
+	enum sw_status st;
+	H5F_info2_t info;
+	hid_t fapl;
+
+	if (lock == LOCK_BUSY)
+		return sw_fail(err, SW_EIO,
+			       "cannot resume %s: another sweep is writing it (it holds the file's lock)",
+			       h->path);
+	if (lock == LOCK_ERROR)
+		return sw_fail(err, SW_EIO, "cannot open %s for writing: %s", h->path,
+			       strerror(errno));
+	fapl = file_access(FMT_EITHER, lock == LOCK_OURS, 0, err);
+	if (fapl < 0)
+		return err ? err->status : SW_EHDF5;
+	h->file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
+	if (h->file < 0) {
+		/* A lock or open(2) failing is the file system's doing; anything
+		 * else is the content: cut short, damaged, or a newer format. */
+		hid_t why = innermost_minor();
+
+		if (why == H5E_CANTLOCKFILE)
+			st = h5_fail(err, SW_EIO,
+				     "cannot open %s for writing (is another program using it?)",
+				     h->path);
+		else if (why == H5E_CANTOPENFILE)
+			st = h5_fail(err, SW_EIO, "cannot open %s for writing", h->path);
+		else
+			st = h5_fail(err, SW_EINVAL,
+				     "cannot resume %s: HDF5 cannot open it as a sweep file (cut short, damaged, or in a format newer than sweep writes)",
+				     h->path);
+		H5Pclose(fapl);
+		if (lock == LOCK_NONE && err && strstr(err->msg, "h5clear")) {
+			char why_msg[sizeof err->msg];
+
+			snprintf(why_msg, sizeof why_msg, "%s", err->msg);
+			st = sw_fail(err, st,
+				     "%s; this file system takes no locks, so sweep cannot tell whether a sweep still writes it: if none does, run h5clear -s %s, then resume",
+				     why_msg, h->path);
+		}
+		return st;
+	}
+	H5Pclose(fapl);
+	if (H5Fget_info2(h->file, &info) < 0)
+		return h5_fail(err, SW_EHDF5, "%s: cannot read the superblock version", h->path);
+	*fmt = info.super.version >= 3 ? FMT_SWMR : FMT_V18;
+	if (H5Fset_libver_bounds(h->file, format_low[*fmt], format_high[*fmt]) < 0)
+		return h5_fail(err, SW_EHDF5, "%s: cannot select the HDF5 file format", h->path);
+	return SW_OK;
+}
+
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
 			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err)
 {
 	enum sw_status st;
+	enum format fmt = FMT_V18;
 	struct sw_h5 *h;
 	struct stat sb;
 	int previous = -1, sessions = 0;
 	htri_t is_h5;
-	hid_t fapl;
 
 	*out = NULL;
 	*done_ids = NULL;
@@ -1105,32 +1271,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	st = new_handle(path, &h, err);
 	if (st)
 		return st;
-	fapl = file_access(err);
-	if (fapl < 0) {
-		st = err ? err->status : SW_EHDF5;
-		goto destroy_h;
-	}
-	h->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
-	if (h->file < 0) {
-		/* A lock or open(2) failing is the file system's doing; anything
-		 * else is the content: cut short, damaged, or a newer format. */
-		hid_t why = innermost_minor();
-
-		if (why == H5E_CANTLOCKFILE)
-			st = h5_fail(err, SW_EIO,
-				     "cannot open %s for writing (is another sweep writing it?)", path);
-		else if (why == H5E_CANTOPENFILE)
-			st = h5_fail(err, SW_EIO, "cannot open %s for writing", path);
-		else
-			st = h5_fail(err, SW_EINVAL,
-				     "cannot resume %s: HDF5 cannot open it as a sweep file (cut short, damaged, or in a format newer than sweep writes)",
-				     path);
-		H5Pclose(fapl);
-		goto destroy_h;
-	}
-	H5Pclose(fapl);
-
-	if ((st = check_identity(h, meta, err)) ||
+	if ((st = open_for_resume(h, &fmt, err)) || (st = check_identity(h, meta, err)) ||
 	    (st = open_table(h, "devices", h->dev_mtype, &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", h->meas_mtype, &h->measurements, &h->n_meas,
 			     err)) ||
@@ -1148,6 +1289,8 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	if (st)
 		goto destroy_h;
 	st = start_session(h, meta, previous + 1, err);
+	if (st == SW_OK && fmt == FMT_SWMR)
+		st = start_swmr(h, err);
 	if (st)
 		goto free_ids;
 	*session = previous + 1;
@@ -1288,6 +1431,30 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 	return SW_OK;
 }
 
+/* A SWMR writer may not add attributes, so the end time goes in once the
+ * file is closed (which clears its consistency flags), through a plain
+ * writer that opens it for a moment. Without HDF5's lock: a SWMR reader
+ * holds a shared one, and our lock still keeps other sweeps away. */
+static enum sw_status write_end_time(struct sw_h5 *h, double end_unix, struct sw_err *err)
+{
+	enum sw_status st;
+	hid_t fapl = file_access(FMT_SWMR, 0, 1, err), file;
+
+	if (fapl < 0)
+		return err ? err->status : SW_EHDF5;
+	file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
+	if (file < 0) {
+		st = h5_fail(err, SW_EIO, "cannot reopen it to write the end time");
+		H5Pclose(fapl);
+		return st;
+	}
+	H5Pclose(fapl);
+	st = put_time(file, "end_time", "end_unix", end_unix, err);
+	if (H5Fclose(file) < 0 && st == SW_OK)
+		st = h5_fail(err, SW_EIO, "cannot close %s", h->path);
+	return st;
+}
+
 enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *err)
 {
 	enum sw_status st;
@@ -1299,7 +1466,7 @@ enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *er
 	h = *hp;
 	*hp = NULL;
 	st = sw_h5_flush(h, err);
-	if (st == SW_OK)
+	if (st == SW_OK && !h->swmr)
 		st = put_time(h->file, "end_time", "end_unix", end_unix, err);
 	/* The file last, and checked: H5Fclose writes what is still cached. */
 	file = h->file;
@@ -1307,8 +1474,10 @@ enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *er
 	close_ids(h);
 	if (H5Fclose(file) < 0 && st == SW_OK)
 		st = h5_fail(err, SW_EIO, "cannot close %s", h->path);
+	if (st == SW_OK && h->swmr)
+		st = write_end_time(h, end_unix, err);
 	if (st)
 		sw_wrap(err, "%s", h->path);
-	destroy(h);
+	destroy(h); /* and with it our lock */
 	return st;
 }

@@ -1,8 +1,11 @@
 /*
  * The result file: the only module that includes hdf5.h. Rank 0 alone calls
- * these. Creates or resumes one file (docs/hdf5-schema.md), appends device
- * rows and measurement rows with their raw samples, and flushes so that a
- * run killed at any moment leaves a file h5dump reads and --resume completes.
+ * these. Creates or resumes one file (docs/hdf5-schema.md) in the HDF5 1.10
+ * format, written in SWMR mode so that h5py reads it while the sweep runs;
+ * appends device rows and measurement rows with their raw samples, and
+ * flushes so that a run killed at any moment leaves a file a SWMR reader
+ * reads and --resume completes. The writer holds a lock of its own on the
+ * file from create or resume to close: a second sweep is refused.
  */
 #ifndef SW_H5OUT_H
 #define SW_H5OUT_H
@@ -31,18 +34,23 @@ struct sw_h5_meta {
 	double start_unix;
 };
 
-/* Creates path. An existing file is an error (SW_EIO) unless force; force
- * never replaces a directory, a non-regular file (SW_EIO) or the job file
- * meta->job_path (SW_EINVAL). */
+/* Creates path, with every object and attribute, under a temporary name,
+ * starts SWMR writing and renames it. An existing file is an error (SW_EIO)
+ * unless force; force never replaces a directory, a non-regular file, a
+ * file another sweep is writing (SW_EIO) or the job file meta->job_path
+ * (SW_EINVAL). */
 enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
 			    struct sw_h5 **out, struct sw_err *err);
 
-/* Opens an existing sweep file for appending. Refuses (SW_EINVAL) a file
- * that is not a sweep file, HDF5 cannot open (cut short, damaged, a newer
- * format), has a newer schema or another plan fingerprint; SW_EIO when it
- * is missing, locked by another writer or cannot be opened for writing.
- * Returns the ids already recorded (caller frees *done_ids) and the session
- * number for this run (previous maximum + 1). */
+/* Opens an existing sweep file for appending, clearing the consistency
+ * flags a killed writer left (no h5clear needed); a 1.10-format file is
+ * written in SWMR mode again, a 1.8-format one (older sweeps) as before.
+ * Refuses (SW_EINVAL) a file that is not a sweep file, HDF5 cannot open
+ * (cut short, damaged, a newer format), has a newer schema or another plan
+ * fingerprint; SW_EIO when it is missing, another sweep is writing it (our
+ * lock), another program has it open (HDF5's lock) or it cannot be opened
+ * for writing. Returns the ids already recorded (caller frees *done_ids)
+ * and the session number for this run (previous maximum + 1). */
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
 			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err);
 
@@ -55,7 +63,9 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 
 enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err);
 
-/* Writes end time and closes; *h becomes NULL. Safe on NULL. */
+/* Flushes and closes, which clears the consistency flags, then writes the
+ * end time (a SWMR writer may not add attributes: the file is reopened for
+ * it for a moment) and drops our lock; *h becomes NULL. Safe on NULL. */
 enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
 
 #endif

@@ -151,12 +151,13 @@ const char *launch_slurp(const char *path)
 	return buf;
 }
 
-hssize_t launch_rows(const char *path, const char *dataset, uint64_t **ids)
+static hssize_t rows_opened(const char *path, const char *dataset, uint64_t **ids,
+			    unsigned flags)
 {
 	/* a killed writer's lock goes with its process, which a loaded machine
 	 * may take a few seconds to reap */
 	hid_t f = -1;
-	for (int i = 0; i < 200 && (f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0; i++)
+	for (int i = 0; i < 200 && (f = H5Fopen(path, flags, H5P_DEFAULT)) < 0; i++)
 		usleep(50000);
 	if (f < 0)
 		return -1;
@@ -180,4 +181,34 @@ hssize_t launch_rows(const char *path, const char *dataset, uint64_t **ids)
 		H5Dclose(d);
 	H5Fclose(f);
 	return rows;
+}
+
+hssize_t launch_rows(const char *path, const char *dataset, uint64_t **ids)
+{
+	return rows_opened(path, dataset, ids, H5F_ACC_RDONLY);
+}
+
+hssize_t launch_rows_swmr(const char *path, const char *dataset, uint64_t **ids)
+{
+	return rows_opened(path, dataset, ids, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ);
+}
+
+int launch_flags_set(const char *path)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f < 0)
+		return 1;
+	H5Fclose(f);
+	return 0;
+}
+
+int launch_h5clear_h5dump(const char *path)
+{
+	char cmd[2200];
+	if (system("command -v h5clear >/dev/null 2>&1 && command -v h5dump >/dev/null 2>&1") != 0)
+		return 77;
+	snprintf(cmd, sizeof cmd,
+		 "cp '%s' '%s.cleared' && h5clear -s '%s.cleared' && h5dump -H '%s.cleared' >/dev/null",
+		 path, path, path, path);
+	return system(cmd);
 }

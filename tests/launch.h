@@ -1,8 +1,8 @@
 /*
  * What the end-to-end tests share: launching the sweep binary under mpirun
  * (paths from ctest's SW_MPIEXEC and SW_SWEEP), killing a whole run or one
- * rank of it, and reading a result file's rows back, waiting for a killed
- * writer's file lock to go.
+ * rank of it, and reading a result file's rows back, plainly or as a SWMR
+ * reader, waiting for a killed writer's file lock to go.
  */
 #ifndef SW_TEST_LAUNCH_H
 #define SW_TEST_LAUNCH_H
@@ -34,7 +34,20 @@ int launch_wait_for_size(const char *path, off_t bytes, pid_t run);
 const char *launch_slurp(const char *path);
 
 /* Rows of a table; with ids, the point_id column (caller frees). Retries
- * the open while a killed writer's lock lingers; -1 when it never opens. */
+ * the open while a killed writer's lock lingers; -1 when it never opens.
+ * launch_rows opens the file as any reader does, which HDF5 refuses while
+ * a sweep writes it or after one was killed (the consistency flags are
+ * set); launch_rows_swmr opens it as a SWMR reader, which reads those too. */
 hssize_t launch_rows(const char *path, const char *dataset, uint64_t **ids);
+hssize_t launch_rows_swmr(const char *path, const char *dataset, uint64_t **ids);
+
+/* 1 when a plain read-only open of path fails: the consistency flags of a
+ * live or killed writer are set. One try, no waiting. */
+int launch_flags_set(const char *path);
+
+/* `h5clear -s` then `h5dump -H` of a copy of path, the HDF5 convention for
+ * a file a killed writer left: 0 when h5dump reads it, 77 when the HDF5
+ * tools are not installed, else the failing command's status. */
+int launch_h5clear_h5dump(const char *path);
 
 #endif

@@ -32,6 +32,8 @@ static char tmpdir[256];
 static char ci_job[512];             /* jobs/ci.yaml */
 static char good_h5[512];            /* a complete sweep file of jobs/ci.yaml, model backend */
 static hid_t held = H5I_INVALID_HID; /* a file this test keeps open for writing */
+static int locked[4];                /* files this test holds sweep's lock on */
+static int n_locked;
 
 static const char *env(const char *name)
 {
@@ -163,7 +165,7 @@ static void make_foreign_h5(void)
 {
 	make_foreign(H5F_LIBVER_EARLIEST);
 }
-static void make_newer_h5(void)
+static void make_foreign_v110_h5(void)
 {
 	make_foreign(H5F_LIBVER_LATEST);
 }
@@ -232,6 +234,18 @@ static void make_held(void)
 	copy_file(good_h5, "out.h5", -1);
 	held = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
 	ck_assert(held >= 0);
+}
+
+/* A sweep writes the file: it holds the OFD write lock sweep takes (a SWMR
+ * writer holds no lock of HDF5's), as this test now does. */
+static void make_locked(void)
+{
+	copy_file(good_h5, "out.h5", -1);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open("out.h5", O_RDWR | O_CLOEXEC);
+	ck_assert(fd >= 0 && fcntl(fd, F_OFD_SETLK, &fl) == 0);
+	ck_assert(n_locked < (int)(sizeof locked / sizeof locked[0]));
+	locked[n_locked++] = fd;
 }
 
 /* ---- the table --------------------------------------------------------- */
@@ -651,11 +665,11 @@ static const struct bad table[] = {
 	  .make = make_foreign_h5,
 	  .rc = 2,
 	  .msg = "out.h5 is not a sweep file: it has no schema_version attribute" },
-	{ "B88 --resume of an HDF5 file in a newer format",
+	{ "B88 --resume of an HDF5 file in the 1.10 format no sweep wrote",
 	  { "--resume", "@ci", O },
-	  .make = make_newer_h5,
+	  .make = make_foreign_v110_h5,
 	  .rc = 2,
-	  .msg = "cannot resume out.h5: HDF5 cannot open it as a sweep file" },
+	  .msg = "out.h5 is not a sweep file: it has no schema_version attribute" },
 	{ "B89 --resume of a truncated sweep file",
 	  { "--resume", "@ci", O },
 	  .make = make_truncated,
@@ -692,7 +706,17 @@ static const struct bad table[] = {
 	  { "--resume", "@ci", O },
 	  .make = make_held,
 	  .rc = 4,
-	  .msg = "cannot open out.h5 for writing (is another sweep writing it?)" },
+	  .msg = "cannot open out.h5 for writing (is another program using it?)" },
+	{ "B111 --resume of a file another sweep is writing",
+	  { "--resume", "@ci", O },
+	  .make = make_locked,
+	  .rc = 4,
+	  .msg = "cannot resume out.h5: another sweep is writing it (it holds the file's lock)" },
+	{ "B112 --force over a file another sweep is writing",
+	  { "--force", "@ci", O },
+	  .make = make_locked,
+	  .rc = 4,
+	  .msg = "cannot replace out.h5: another sweep is writing it (it holds the file's lock)" },
 	/* options */
 	{ "B96 unknown option",
 	  { "--frobnicate", "@ci", O },
@@ -1041,6 +1065,8 @@ START_TEST(test_bad_inputs)
 	}
 	if (held >= 0)
 		H5Fclose(held);
+	while (n_locked)
+		close(locked[--n_locked]);
 	printf("%zu bad inputs in %.1f s, %d failed\n", N_CASES, wall, failed);
 	ck_assert_int_eq(failed, 0);
 }

@@ -1,11 +1,15 @@
 /* Unit tests for h5out.c: a round trip read back through the plain HDF5 C API
  * (every column, the axis columns, strings and samples by offset), refusals
- * and --force at creation, resume and its refusals, and writers killed with
- * SIGKILL whose flushed rows must stay readable and resumable. */
-#define _POSIX_C_SOURCE 200809L
+ * and --force at creation, resume and its refusals, writers killed with
+ * SIGKILL whose flushed rows must stay readable (in SWMR-read mode, the
+ * consistency flags being set) and resumable without h5clear, the end time
+ * written at close while a SWMR reader holds the file, a second writer
+ * refused while the first lives, and a 1.8-format file resumed as such. */
+#define _GNU_SOURCE
 
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -490,9 +494,11 @@ static void set_int_attr(const char *path, const char *name, int v)
 	H5Fclose(f);
 }
 
-static hsize_t count_rows(const char *path, const char *name)
+/* Rows of a table, the file opened as any reader would (flags) or as a
+ * SWMR reader, which also reads a file whose writer is alive or was killed. */
+static hsize_t rows_opened(const char *path, const char *name, unsigned flags)
 {
-	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d;
+	hid_t f = H5Fopen(path, flags, H5P_DEFAULT), d;
 	hsize_t rows;
 
 	ck_assert_msg(f >= 0, "open %s", path);
@@ -500,6 +506,39 @@ static hsize_t count_rows(const char *path, const char *name)
 	H5Dclose(d);
 	H5Fclose(f);
 	return rows;
+}
+
+static hsize_t count_rows(const char *path, const char *name)
+{
+	return rows_opened(path, name, H5F_ACC_RDONLY);
+}
+
+static hsize_t count_rows_swmr(const char *path, const char *name)
+{
+	return rows_opened(path, name, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ);
+}
+
+/* A plain read-only open fails: HDF5's consistency flags say a writer has
+ * the file open (or had it, and was killed). */
+static int flags_set(const char *path)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+
+	if (f < 0)
+		return 1;
+	H5Fclose(f);
+	return 0;
+}
+
+static unsigned superblock_version(const char *path)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	H5F_info2_t info;
+
+	ck_assert_msg(f >= 0, "open %s", path);
+	ck_assert(H5Fget_info2(f, &info) >= 0);
+	H5Fclose(f);
+	return info.super.version;
 }
 
 /* h5dump -H must open the file; skipped where h5dump is not on PATH. */
@@ -549,6 +588,7 @@ START_TEST(round_trip)
 		offset += recs[i].n_samples;
 	}
 	ck_assert_int_eq(hidden_files(), 0);
+	ck_assert_uint_ge(superblock_version(path), 3); /* the format SWMR needs */
 
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	ck_assert(f >= 0);
@@ -889,15 +929,18 @@ START_TEST(survives_sigkill)
 	recs[1].sample_offset = 1;
 	recs[2].sample_offset = 3;
 
-	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	ck_assert_msg(f >= 0, "a file left by a killed writer must open");
+	/* The killed writer left the consistency flags set: a plain open
+	 * fails, a SWMR reader reads every flushed row. */
+	ck_assert(flags_set(path));
+	f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "a file left by a killed writer must open for a SWMR reader");
 	expect_measurements(f, recs, 3); /* the flushed rows, not the 2 after */
 	expect_samples(f, recs, 3);
 	ck_assert(!has_attr(f, "end_time"));
 	H5Fclose(f);
-	ck_assert_uint_eq(count_rows(path, "devices"), 1);
-	expect_h5dump_opens(path);
+	ck_assert_uint_eq(count_rows_swmr(path, "devices"), 1);
 
+	/* --resume clears the flags itself: no h5clear needed */
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
 	ck_assert_int_eq(session, 1);
 	ck_assert_uint_eq(n, 3);
@@ -908,7 +951,46 @@ START_TEST(survives_sigkill)
 	ck_assert_int_eq(sw_h5_append(h, &recs[0], &e), SW_OK);
 	ck_assert_uint_eq(recs[0].sample_offset, 1 + 2 + 3);
 	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	ck_assert(!flags_set(path));
 	ck_assert_uint_eq(count_rows(path, "measurements"), 4);
+	expect_h5dump_opens(path);
+}
+END_TEST
+
+/* A writer killed while it had the file open without SWMR (as sweep does
+ * for a moment at resume and at close) leaves only the write flag set,
+ * which even a SWMR reader refuses; resume clears it all the same. */
+START_TEST(resume_after_plain_writer_killed)
+{
+	static struct sw_record recs[2];
+	struct sw_device_info devs[2];
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids;
+	size_t n;
+	int session, status;
+	pid_t pid;
+
+	write_file(path, 42, recs, 2, devs);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT) < 0)
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ck_assert(flags_set(path));
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(n, 2);
+	free(ids);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	ck_assert(!flags_set(path));
+	ck_assert_uint_eq(count_rows(path, "measurements"), 2);
 }
 END_TEST
 
@@ -917,8 +999,207 @@ START_TEST(append_flushes_when_full)
 	const char *path = in_dir("killed.h5");
 
 	killed_writer(path, 0, AUTO_FLUSH_ROWS + 6); /* never calls sw_h5_flush */
-	ck_assert_uint_eq(count_rows(path, "measurements"), AUTO_FLUSH_ROWS);
-	ck_assert_uint_eq(count_rows(path, "devices"), 1);
+	ck_assert_uint_eq(count_rows_swmr(path, "measurements"), AUTO_FLUSH_ROWS);
+	ck_assert_uint_eq(count_rows_swmr(path, "devices"), 1);
+}
+END_TEST
+
+/* ---- a second process on the file ------------------------------------ */
+
+static void send_byte(int fd)
+{
+	char c = 1;
+
+	if (write(fd, &c, 1) != 1)
+		_exit(9);
+}
+
+/* 1 when a byte came, 0 at end of file (the other side died). */
+static int wait_byte(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1;
+}
+
+/* Rows of an open dataset after a refresh, as a SWMR reader sees them. */
+static hsize_t refreshed_rows(hid_t d)
+{
+	hsize_t rows = 0;
+	hid_t s;
+
+	if (H5Drefresh(d) < 0)
+		return (hsize_t)-1;
+	s = H5Dget_space(d);
+	H5Sget_simple_extent_dims(s, &rows, NULL);
+	H5Sclose(s);
+	return rows;
+}
+
+/* A SWMR reader in another process sees the rows of each flush appear, and
+ * holds the file open while the writer closes it: the end time, written
+ * after the close, must still go in (the reader holds a shared HDF5 lock). */
+START_TEST(close_with_live_reader)
+{
+	static struct sw_record r;
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("live.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	int to_reader[2], to_writer[2], status;
+	pid_t pid;
+	hid_t f;
+
+	ck_assert(pipe(to_reader) == 0 && pipe(to_writer) == 0);
+	pid = fork(); /* before any file is open: the child's HDF5 holds nothing */
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		hsize_t first, second, last;
+		hid_t rf, d;
+
+		close(to_reader[1]);
+		close(to_writer[0]);
+		if (!wait_byte(to_reader[0]))
+			_exit(3);
+		rf = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+		d = rf < 0 ? H5I_INVALID_HID : H5Dopen2(rf, "measurements", H5P_DEFAULT);
+		if (d < 0)
+			_exit(4);
+		first = refreshed_rows(d);
+		send_byte(to_writer[1]);
+		if (!wait_byte(to_reader[0]))
+			_exit(3);
+		second = refreshed_rows(d);
+		send_byte(to_writer[1]);
+		if (!wait_byte(to_reader[0]))
+			_exit(3);
+		last = refreshed_rows(d);
+		H5Dclose(d);
+		H5Fclose(rf);
+		_exit(first == 2 && second == 5 && last == 5 ? 0 : 5);
+	}
+	close(to_reader[0]);
+	close(to_writer[1]);
+	ck_assert_msg(sw_h5_create(path, 0, &m, &h, &e) == SW_OK, "%s", e.msg);
+	for (int i = 0; i < 5; i++) {
+		make_record(&r, i, 0);
+		ck_assert_int_eq(sw_h5_append(h, &r, &e), SW_OK);
+		if (i == 1 || i == 4) {
+			ck_assert_int_eq(sw_h5_flush(h, &e), SW_OK);
+			send_byte(to_reader[1]);
+			ck_assert_msg(wait_byte(to_writer[0]), "the reader died");
+		}
+	}
+	ck_assert_msg(sw_h5_close(&h, 1700000100.0, &e) == SW_OK, "%s", e.msg);
+	send_byte(to_reader[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "reader status %d", status);
+
+	ck_assert(!flags_set(path));
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	ck_assert_double_eq(num_attr(f, "end_unix"), 1700000100.0);
+	expect_str_attr(f, "end_time", "2023-11-14T22:15:00Z");
+	H5Fclose(f);
+	expect_h5dump_opens(path);
+}
+END_TEST
+
+/* While one sweep writes a file, another's --resume and --force are
+ * refused on our lock (HDF5's own is gone: a SWMR writer drops it) and
+ * change nothing: the live writer's flags stay set and it finishes. */
+START_TEST(second_writer_refused)
+{
+	static struct sw_record r;
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h = NULL;
+	struct sw_err e = { 0 };
+	uint64_t *ids = NULL;
+	size_t n = 99;
+	int to_child[2], to_parent[2], session, status;
+	pid_t pid;
+	hid_t f;
+
+	ck_assert(pipe(to_child) == 0 && pipe(to_parent) == 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		if (sw_h5_create(path, 0, &m, &h, &e) != SW_OK)
+			_exit(3);
+		make_record(&r, 0, 0);
+		if (sw_h5_append(h, &r, &e) != SW_OK || sw_h5_flush(h, &e) != SW_OK)
+			_exit(4);
+		send_byte(to_parent[1]);
+		if (!wait_byte(to_child[0]))
+			_exit(5);
+		make_record(&r, 1, 0);
+		if (sw_h5_append(h, &r, &e) != SW_OK || sw_h5_close(&h, 1700000100.0, &e) != SW_OK)
+			_exit(6);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	ck_assert_msg(wait_byte(to_parent[0]), "the writer died");
+
+	ck_assert_int_eq(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e), SW_EIO);
+	ck_assert_ptr_null(h);
+	ck_assert_ptr_null(ids);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_msg(strstr(e.msg, "another sweep is writing it"), "%s", e.msg);
+	ck_assert_ptr_nonnull(strstr(e.msg, path));
+	ck_assert_int_eq(sw_h5_create(path, 1, &m, &h, &e), SW_EIO);
+	ck_assert_ptr_null(h);
+	ck_assert_msg(strstr(e.msg, "cannot replace"), "%s", e.msg);
+	ck_assert_int_eq(hidden_files(), 0);
+	ck_assert(flags_set(path)); /* not cleared under the live writer */
+	ck_assert_uint_eq(count_rows_swmr(path, "measurements"), 1);
+
+	send_byte(to_child[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer status %d", status);
+	ck_assert_uint_eq(count_rows(path, "measurements"), 2);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	ck_assert_double_eq(num_attr(f, "sessions"), 1);
+	H5Fclose(f);
+}
+END_TEST
+
+/* A file in the 1.8 format, as sweeps before SWMR wrote, is resumed in that
+ * format, without SWMR, which needs the 1.10 format. tests/data/sweep-v18.h5.gz
+ * is write_file(path, 42, recs, 2, devs) by main's 1.8-format writer of
+ * commit 01698ae (with the counter columns), gzipped: its chunks are mostly
+ * fill. A 1.8-format file lacks any column added after SWMR, and resume
+ * refuses such a file: then neither this test nor FMT_V18 has a use left. */
+START_TEST(resume_keeps_old_format)
+{
+	static struct sw_record rec;
+	struct sw_h5_meta m = test_meta(42);
+	const char *data = getenv("SW_TEST_DATA"), *path = in_dir("old.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids;
+	size_t n;
+	int session;
+	char cmd[1024];
+
+	ck_assert_msg(data, "SW_TEST_DATA is not set: run this test through ctest");
+	snprintf(cmd, sizeof cmd, "gzip -dc '%s/sweep-v18.h5.gz' > '%s'", data, path);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_uint_eq(superblock_version(path), 0);
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(session, 1);
+	ck_assert_uint_eq(n, 2);
+	free(ids);
+	make_record(&rec, 2, 1);
+	ck_assert_int_eq(sw_h5_append(h, &rec, &e), SW_OK);
+	ck_assert_uint_eq(rec.sample_offset, 1 + 2);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, &e), SW_OK);
+	ck_assert_uint_eq(superblock_version(path), 0);
+	ck_assert_uint_eq(count_rows(path, "measurements"), 3);
 	expect_h5dump_opens(path);
 }
 END_TEST
@@ -940,6 +1221,10 @@ static Suite *h5out_suite(void)
 	tcase_add_test(tc, resume_refuses_missing_table);
 	tcase_add_test(tc, survives_sigkill);
 	tcase_add_test(tc, append_flushes_when_full);
+	tcase_add_test(tc, resume_after_plain_writer_killed);
+	tcase_add_test(tc, close_with_live_reader);
+	tcase_add_test(tc, second_writer_refused);
+	tcase_add_test(tc, resume_keeps_old_format);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,9 +1,9 @@
 /*
  * End to end through real mpirun launches of the sweep binary on the model
  * backend: the file holds exactly the planned points for 1 to 8 ranks and
- * both schedules; bad input writes nothing; kill -9 midway then --resume
- * completes the file. Paths come from ctest: SW_SWEEP, SW_MPIEXEC,
- * SW_SOURCE_DIR.
+ * both schedules; bad input writes nothing; a SWMR reader sees the rows of a
+ * running sweep grow; kill -9 midway then --resume completes the file.
+ * Paths come from ctest: SW_SWEEP, SW_MPIEXEC, SW_SOURCE_DIR.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -173,6 +173,62 @@ START_TEST(test_dry_run)
 }
 END_TEST
 
+/* Rows of an open dataset after a refresh, as a SWMR reader sees them. */
+static hsize_t refreshed_rows(hid_t d)
+{
+	hsize_t rows = 0;
+	ck_assert(H5Drefresh(d) >= 0);
+	hid_t s = H5Dget_space(d);
+	H5Sget_simple_extent_dims(s, &rows, NULL);
+	H5Sclose(s);
+	return rows;
+}
+
+/* A SWMR reader (the C API; h5py's swmr=True is the same) opens the file of
+ * a running sweep and sees its rows grow between two refreshes of one open
+ * dataset; the sweep finishes with the reader still there, and leaves a
+ * file that plain h5dump reads. */
+START_TEST(test_live_read)
+{
+	/* 23736 rows, about 4 s on 2 ranks of a 2-core machine, flushed every
+	 * 1024 rows (or 2 s) */
+	static const char *const sets[] = {"strided_read.stride=1:128", "strided_read.n=1K:4G:x2", NULL};
+	char out[512], log[512];
+	snprintf(out, sizeof out, "%s/live.h5", tmpdir);
+	snprintf(log, sizeof log, "%s/live.log", tmpdir);
+	const char *args[] = {"--backend", "model", "-q", "--set", sets[0], "--set", sets[1],
+			      ci_job, "-o", out, NULL};
+	pid_t pid = launch_start(2, log, args);
+	/* the file takes its name once it is complete and in SWMR mode */
+	ck_assert_msg(launch_wait_for_size(out, 0, pid) == 0, "no file: %s", launch_slurp(log));
+	hid_t f = H5Fopen(out, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "a SWMR reader cannot open the file of a running sweep");
+	hid_t d = H5Dopen2(f, "/measurements", H5P_DEFAULT);
+	ck_assert(d >= 0);
+	hsize_t first = refreshed_rows(d), later = first;
+	int status;
+	for (int i = 0; i < 1200 && later == first && waitpid(pid, &status, WNOHANG) == 0; i++) {
+		usleep(50000);
+		later = refreshed_rows(d);
+	}
+	ck_assert_msg(later > first, "the rows did not grow while the sweep ran (%llu)",
+		      (unsigned long long)first);
+	ck_assert_msg(launch_finish(pid) == 0, "%s", launch_slurp(log));
+	struct sw_plan plan;
+	plan_of((const char *const *)sets, &plan);
+	ck_assert_uint_eq(refreshed_rows(d), plan.n);
+	H5Dclose(d);
+	H5Fclose(f);
+	assert_complete(out, &plan);
+	sw_plan_fini(&plan);
+	if (system("command -v h5dump >/dev/null 2>&1") == 0) {
+		char cmd[1200];
+		snprintf(cmd, sizeof cmd, "h5dump -H '%s' >/dev/null", out);
+		ck_assert_msg(system(cmd) == 0, "h5dump cannot read the finished file");
+	}
+}
+END_TEST
+
 /* kill -9 of the whole 4-rank run at half its duration, then --resume. */
 START_TEST(test_kill_and_resume)
 {
@@ -199,10 +255,13 @@ START_TEST(test_kill_and_resume)
 
 	struct sw_plan plan;
 	plan_of((const char *const *)sets, &plan);
-	hssize_t partial = launch_rows(out, "/measurements", NULL); /* readable after kill -9 */
+	/* readable after kill -9, by a SWMR reader: the killed writer's
+	 * consistency flags stay set, and a plain open fails on them */
+	hssize_t partial = launch_rows_swmr(out, "/measurements", NULL);
 	ck_assert_msg(partial >= 0, "%s unreadable after kill -9", out);
 	ck_assert_msg((size_t)partial < plan.n, "the run finished before the kill (%.1f s): nothing to resume",
 		      full_s);
+	ck_assert(launch_flags_set(out));
 
 	const char *resume[] = {"--backend", "model", "-q", "--resume", "--set", sets[0], "--set",
 				sets[1], ci_job, "-o", out, NULL};
@@ -239,6 +298,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_job_writes_nothing);
 	tcase_add_test(tc, test_never_overwrites);
 	tcase_add_test(tc, test_dry_run);
+	tcase_add_test(tc, test_live_read);
 	tcase_add_test(tc, test_kill_and_resume);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

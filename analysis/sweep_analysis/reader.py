@@ -5,11 +5,13 @@ its `schema_version` is one this package knows, then returns a `Run`: root
 attributes, the /devices and /measurements tables as DataFrames with their
 fixed-length strings decoded, the raw samples, and the units of every column.
 Unwritten fill rows (status -1) are dropped here, so no caller sees them.
+A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
 """
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 
 import h5py
@@ -42,6 +44,13 @@ DEVICE_COLUMNS = (
     "visible_devices",
 )
 STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
+
+# A sweep leaves SWMR mode for a moment when it resumes a file and when it
+# writes the end time; a SWMR reader that opens the file then is refused
+# with this, and tries again a little later.
+NOT_SWMR = "not already open for SWMR writing"
+OPEN_TRIES = 10
+OPEN_WAIT_S = 0.2
 
 
 class SweepFileError(Exception):
@@ -88,7 +97,9 @@ def _text(v):
     return v
 
 
-def _table(ds, name, required, path) -> tuple[pd.DataFrame, dict]:
+def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
+    if live:  # a SWMR reader sees rows flushed since the open only after this
+        ds.refresh()
     data = ds[:]
     if data.dtype.names is None:
         raise SweepFileError(f"{path}: /{name} is not a table: not a sweep result file")
@@ -119,14 +130,27 @@ def _open(path):
         raise SweepFileError(f"{path}: cannot read: {e.strerror}") from None
     if head != HDF5_SIGNATURE and not h5py.is_hdf5(path):
         raise SweepFileError(f"{path}: not an HDF5 file, so not a sweep result file")
-    try:
-        # locking=False: a running sweep holds the lock; we read its last flush.
-        return h5py.File(path, "r", locking=False)
-    except OSError as e:
-        detail = str(e).split("(")[-1].rstrip(")") if "(" in str(e) else str(e)
-        raise SweepFileError(f"{path}: damaged or truncated HDF5 file ({detail}): cut "
-                             f"short, e.g. by an interrupted copy; copy it again (a file "
-                             f"left by a killed sweep is not truncated and reads as is)") from None
+    for attempt in range(OPEN_TRIES):
+        try:
+            # swmr=True reads a file a sweep is writing, and one a killed sweep left,
+            # which a plain open refuses on HDF5's consistency flags; it also opens the
+            # 1.8-format files of older sweeps. locking=False: the shared lock HDF5
+            # would take for us makes a sweep that resumes the file fail meanwhile.
+            return h5py.File(path, "r", swmr=True, locking=False)
+        except OSError as e:
+            if NOT_SWMR in str(e) and attempt + 1 < OPEN_TRIES:
+                time.sleep(OPEN_WAIT_S)
+                continue
+            if NOT_SWMR in str(e):
+                raise SweepFileError(
+                    f"{path}: HDF5's consistency flags say a program writes it without SWMR, "
+                    f"or was killed while doing so: `sweep --resume` continues it; once "
+                    f"nothing writes it, `h5clear -s {path}` makes it readable") from None
+            detail = str(e).split("(")[-1].rstrip(")") if "(" in str(e) else str(e)
+            raise SweepFileError(f"{path}: damaged or truncated HDF5 file ({detail}): cut "
+                                 f"short, e.g. by an interrupted copy; copy it again (a file "
+                                 f"left by a killed sweep is not truncated and reads as "
+                                 f"is)") from None
 
 
 def read(path) -> Run:
@@ -151,9 +175,17 @@ def read(path) -> Run:
             for name in ("devices", "measurements", "samples"):
                 if name not in f or not isinstance(f[name], h5py.Dataset):
                     raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
-            devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path)
-            rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path)
-            samples = np.asarray(f["samples"][:], dtype=np.float64)
+            # The reverse of the order a sweep writes them in, so that every row
+            # read finds its device and its samples: a session's devices go
+            # before its rows, a row's samples before the row.
+            live = f.swmr_mode
+            rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path,
+                                 live)
+            devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
+            ds = f["samples"]
+            if live:
+                ds.refresh()
+            samples = np.asarray(ds[:], dtype=np.float64)
     except SweepFileError:
         raise
     except (OSError, KeyError, ValueError, RuntimeError) as e:
@@ -192,8 +224,8 @@ def _join_devices(run: Run):
     rows = run.rows.merge(d, on=["rank", "session"], how="left")
     model = rows["backend"] == "model"
     name = rows["device_name"].fillna("unknown device").astype(str)
-    rows["device"] = np.where(model, "model CC " + rows["cc"].map(cc_text),
-                              name + " (CC " + rows["cc"].map(cc_text) + ")")
+    cc = rows["cc"].map(cc_text).astype(str)  # str even with no rows (a sweep just started)
+    rows["device"] = np.where(model, "model CC " + cc, name + " (CC " + cc + ")")
     rows["file"] = run.label
     run.rows = rows
 

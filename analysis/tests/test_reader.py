@@ -1,6 +1,9 @@
 """The reader on real files, and the clear errors it gives for bad ones."""
 import glob
 import os
+import subprocess
+import sys
+import time
 
 import h5py
 import numpy as np
@@ -134,3 +137,83 @@ def test_tools_fail_cleanly(tool, extra, h200_file, tmp_path):
     assert p.returncode == 2, p.stderr
     assert "truncated" in p.stderr and "Traceback" not in p.stderr
     assert sorted(os.listdir(tmp_path)) == ["cut.h5"]  # no output, no temp leftovers
+
+
+# A job the model backend runs in several seconds, flushing some twenty times.
+LONG_SETS = ("--set", "strided_read.stride=1:128", "--set", "strided_read.n=1K:4G:x2")
+
+
+def _start_long(sweep_bin, out):
+    return subprocess.Popen([sweep_bin, "-q", "--backend", "model", *LONG_SETS,
+                             os.path.join(SOURCE, "jobs", "ci.yaml"), "-o", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _read_when(path, proc, ok, timeout_s=120):
+    """read(path) until ok(run) holds, while proc runs."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        if os.path.exists(path):
+            r = read(path)
+            if ok(r):
+                return r
+        assert proc.poll() is None, f"the sweep ended first: {proc.stderr.read()}"
+        time.sleep(0.05)
+    pytest.fail(f"{path}: not there in {timeout_s} s")
+
+
+def test_live_file(sweep_bin, tmp_path):
+    """A file a sweep is writing reads as of its last flush (SWMR), from its
+    first moment (no rows yet), and more rows on a later read; once the
+    sweep ends it is complete."""
+    p = tmp_path / "live.h5"
+    proc = _start_long(sweep_bin, p)
+    try:
+        first = _read_when(p, proc, lambda r: len(r.rows) > 0)
+        assert not first.closed_cleanly
+        assert any("still running" in n for n in first.notes)
+        later = _read_when(p, proc, lambda r: len(r.rows) > len(first.rows))
+        assert later.rows["status"].ge(0).all()
+        assert proc.wait(timeout=600) == 0, proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+    done = read(p)
+    assert done.closed_cleanly and len(done.rows) == int(done.attrs["plan_points"])
+
+
+def test_killed_file(sweep_bin, tmp_path):
+    """A sweep killed with SIGKILL leaves HDF5's consistency flags set; the
+    reader reads its flushed rows all the same."""
+    p = tmp_path / "killed.h5"
+    proc = _start_long(sweep_bin, p)
+    try:
+        _read_when(p, proc, lambda r: len(r.rows) > 0)
+    finally:
+        proc.kill()
+        proc.wait()
+    r = read(p)
+    assert 0 < len(r.rows) < int(r.attrs["plan_points"])
+    assert not r.closed_cleanly
+
+
+def test_plain_writer_killed(ci_file, tmp_path):
+    """A program killed while it had the file open for writing without SWMR
+    leaves flags a SWMR reader refuses too: the message says what to do."""
+    p = writable_copy(ci_file, tmp_path / "plain.h5")
+    kill = ("import h5py, os, signal, sys\n"
+            "f = h5py.File(sys.argv[1], 'r+')\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    subprocess.run([sys.executable, "-c", kill, p], timeout=60)
+    with pytest.raises(SweepFileError, match="h5clear -s"):
+        read(p)
+
+
+def test_truncated_swmr_format(ci_file, tmp_path):
+    """The files sweep writes now (1.10 format) cut short: the same message
+    as for the 1.8-format ones."""
+    p = tmp_path / "cut.h5"
+    data = open(ci_file, "rb").read()
+    p.write_bytes(data[: len(data) // 2])
+    with pytest.raises(SweepFileError, match="truncated"):
+        read(p)
