@@ -5,21 +5,19 @@ requests, and shared-load wavefronts (the bank-conflict degree) per request
 beside the counters' and, where scripts/ncu-crosscheck.sh measured the same
 point, Nsight Compute's. Writes the table of docs/results/ and the counter
 fixture tests/test_counter_fixture.c compares the model with on any machine.
-The model figures come from a model-backend run of the same job (the current
-model code), joined on family, variant and axis values at the device's CC.
-Reads result files through sweep_analysis.reader.
+The model figures are the rows' own (the model at the measuring GPU's CC);
+sweep_analysis.counters computes the comparison, as sweep-report does.
 
 With PLAIN.h5, a run of the same job without --counters, it also compares
 the timings of the two runs: the counted launches must not disturb them.
 
-usage: counter_agreement.py COUNTERS.h5 MODEL.h5 NCU.csv FIXTURE.csv TABLE.md [PLAIN.h5]"""
+usage: counter_agreement.py COUNTERS.h5 NCU.csv FIXTURE.csv TABLE.md [PLAIN.h5]"""
 import csv
 import math
 import sys
 
+from sweep_analysis.counters import TOLERANCE, agreement
 from sweep_analysis.reader import read
-
-TOLERANCE = 0.02
 
 # Where model and counters differ by more than 2%, or a figure has no model,
 # and why. Keyed by family and variant; "*" covers a family.
@@ -44,17 +42,6 @@ NOT_MODELLED = {
     ("texture_read", "texture"): "texture fetches go through the texture pipe, not the LSU "
     "global-load counters",
 }
-
-
-def ratio(a, b):
-    return a / b if b and b == b and a == a else math.nan
-
-
-def off(model, ctr):
-    """Relative difference of two per-request figures; NaN when either is missing."""
-    if math.isnan(model) or math.isnan(ctr) or ctr == 0:
-        return math.nan
-    return abs(model - ctr) / ctr
 
 
 def axes_label(row, axes):
@@ -109,79 +96,64 @@ def timing_section(ctr_run, plain_path):
             f"after each point's timing and leave it alone.\n")
 
 
-def main(counters_path, model_path, ncu_path, fixture_path, table_path, plain_path=None):
-    ctr_run, model_run = read(counters_path), read(model_path)
-    ctr = ctr_run.rows[(ctr_run.rows["backend"] == "cuda") & (ctr_run.rows["counter_note"] == "ok")]
+def main(counters_path, ncu_path, fixture_path, table_path, plain_path=None):
+    ctr_run = read(counters_path)
     dev = ctr_run.devices.iloc[0]
     cc = int(dev["cc"])
-    model = model_run.rows[model_run.rows["cc"] == cc]
-    axes = [a for a in ctr_run.axes if a in model_run.axes]
-    key = ["family", "variant"] + axes
-    model_by_key = {tuple(r[k] for k in key): r for _, r in model.iterrows()}
+    axes = ctr_run.axes
+    a = agreement(ctr_run.rows)
     ncu = ncu_points(ncu_path)
 
     def ncu_for(row):
         for name, (fam, var, ax) in NCU_POINTS.items():
             if (fam, var) == (row["family"], row["variant"]) and \
-                    all(row[a] == v for a, v in ax.items()) and name in ncu:
+                    all(row[k] == v for k, v in ax.items()) and name in ncu:
                 return ncu[name]
         return None
 
-    table, fixture, n_agree, n_compared = [], [], 0, 0
-    for _, r in ctr.iterrows():
-        m = model_by_key.get(tuple(r[k] for k in key))
+    def cell(v, digits=2):
+        return f"{v:.{digits}f}" if v == v else ""
+
+    table, fixture = [], []
+    for _, r in a.iterrows():
         fv = (r["family"], r["variant"])
-        c_spr = ratio(r["ctr_ld_sectors"], r["ctr_ld_requests"])
-        c_wpr = ratio(r["ctr_shared_ld_wavefronts"], r["ctr_shared_ld_requests"])
-        # a kind of request the model does not enumerate has no figures (NaN)
-        m_req = m["model_ld_requests"] if m is not None and m["model_ld_requests"] > 0 \
-            else math.nan
-        m_spr = ratio(m["model_ld_transactions"], m_req) if m_req == m_req else math.nan
-        m_sreq = m["model_shared_ld_requests"] if m is not None and \
-            m["model_shared_ld_requests"] > 0 else math.nan
-        m_wpr = ratio(m["model_shared_ld_wavefronts"], m_sreq) if m_sreq == m_sreq else math.nan
-        diffs = [d for d in (off(m_spr, c_spr), off(m_req, r["ctr_ld_requests"]),
-                             off(m_wpr, c_wpr), off(m_sreq, r["ctr_shared_ld_requests"]))
-                 if d == d]
         n = ncu_for(r)
         n_spr = n["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"] \
             if n else math.nan
         n_conf = n["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] if n else math.nan
-        if fv in NOT_MODELLED and not diffs:
-            verdict = NOT_MODELLED[fv]
-        elif not diffs:
-            verdict = "no figure to compare"
-        elif max(diffs) <= TOLERANCE:
+        if r["worst"] != r["worst"]:
+            verdict = NOT_MODELLED.get(fv, "no figure to compare")
+        elif r["agrees"]:
             verdict = "agrees"
-            n_agree += 1
         else:
             verdict = "differs: " + EXPLAINED.get(fv, "UNEXPLAINED")
-        n_compared += bool(diffs)
-        shared_note = " (not modelled)" if math.isnan(m_wpr) and r["ctr_shared_ld_requests"] > 0 \
-            else ""
-        global_note = " (not modelled)" if math.isnan(m_spr) and r["ctr_ld_requests"] > 0 else ""
+        not_modelled = " (not modelled)"
+        c_spr = cell(r["ctr_ld_sectors_per_request"])
+        if r["ctr_ld_requests"] > 0 and r["model_ld_sectors_per_request"] != \
+                r["model_ld_sectors_per_request"]:
+            c_spr += not_modelled
+        c_wpr = cell(r["ctr_shared_wavefronts_per_request"], 3)
+        if r["ctr_shared_ld_requests"] > 0 and r["model_shared_wavefronts_per_request"] != \
+                r["model_shared_wavefronts_per_request"]:
+            c_wpr += not_modelled
         table.append([r["family"], r["variant"], axes_label(r, axes),
-                      f"{m_spr:.2f}" if m_spr == m_spr else "", f"{c_spr:.2f}{global_note}",
-                      f"{n_spr:.2f}" if n_spr == n_spr else "",
-                      f"{m_req / r['ctr_ld_requests']:.4f}" if m_req == m_req and
-                      r["ctr_ld_requests"] else "",
-                      f"{m_sreq / r['ctr_shared_ld_requests']:.4f}" if m_sreq == m_sreq and
-                      r["ctr_shared_ld_requests"] else "",
-                      f"{m_wpr:.2f}" if m_wpr == m_wpr else "",
-                      (f"{c_wpr:.3f}" if c_wpr == c_wpr else "") + shared_note,
+                      cell(r["model_ld_sectors_per_request"]), c_spr, cell(n_spr),
+                      cell(r["ld_requests_ratio"], 4), cell(r["shared_requests_ratio"], 4),
+                      cell(r["model_shared_wavefronts_per_request"]), c_wpr,
                       f"{r['ctr_shared_ld_conflicts']:.4g}" if r["ctr_shared_ld_requests"] else "",
                       f"{n_conf:.4g}" if n_conf == n_conf else "",
                       f"{r['ctr_dram_read_bytes'] / 1e6:.1f}", verdict])
         fixture.append({
             "family": r["family"], "variant": r["variant"],
-            "axes": ";".join(f"{a}={int(r[a])}" for a in axes if r[a] >= 0),
+            "axes": ";".join(f"{k}={int(r[k])}" for k in axes if r[k] >= 0),
             **{c: f"{r[c]:.17g}" for c in (
                 "ctr_ld_requests", "ctr_ld_sectors", "ctr_st_requests", "ctr_st_sectors",
                 "ctr_shared_ld_requests", "ctr_shared_ld_wavefronts", "ctr_shared_ld_conflicts",
                 "ctr_dram_read_bytes", "ctr_dram_write_bytes")},
         })
+    n_compared, n_agree = int(a["worst"].notna().sum()), int(a["agrees"].sum())
 
-    source = (f"{ctr_run.attrs['command_line']} on {dev['name']} (CC {cc // 10}.{cc % 10}), "
+    source = (f"`{ctr_run.attrs['command_line']}` on {dev['name']} (CC {cc // 10}.{cc % 10}), "
               f"started {ctr_run.attrs['start_time']}")
     with open(fixture_path, "w", newline="") as f:
         f.write(f"# Hardware counters of every point of jobs/seeds.yaml, one launch each.\n"
@@ -213,14 +185,14 @@ TABLE_HEAD = """# Model against hardware counters on the H200
 
 Made by `analysis/counter_agreement.py` (the command at the end) from:
 
-- counters: `{source}` (`docs/results/h200-seeds-counters.h5`), each point's
+- counters: {source} (`docs/results/h200-seeds-counters.h5`), each point's
   own launch after its timing, from an L2 emptied by reading a buffer twice
   its size;
 - ncu: `scripts/ncu-crosscheck.sh` on the same H200 the same day, 16 of the
   points, each the first launch of its kernel (`docs/results/h200-ncu-crosscheck.csv`),
   metrics `l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio`
   and `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum`;
-- model: `sweep --backend model jobs/seeds.yaml` at CC 9.0, the current model.
+- model: the same rows' model figures, for CC 9.0.
 
 {n} measured rows; {compared} have model figures to compare; {agree} agree
 within {tol}% on every figure compared (global-load sectors per request and
@@ -243,8 +215,7 @@ Reproduce (GPU machine, then any machine):
     sweep jobs/seeds.yaml -o h200-seeds-plain.h5
     sweep --counters jobs/seeds.yaml -o h200-seeds-counters.h5
     scripts/ncu-crosscheck.sh build/sweep ncu-out
-    sweep --backend model jobs/seeds.yaml -o seeds-model.h5
-    python3 analysis/counter_agreement.py h200-seeds-counters.h5 seeds-model.h5 \\
+    python3 analysis/counter_agreement.py h200-seeds-counters.h5 \\
         ncu-out/ncu.csv tests/data/counters/h200-seeds.csv docs/results/h200-counters.md \\
         h200-seeds-plain.h5
 
@@ -253,6 +224,6 @@ on every test run, no GPU needed.
 """
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (6, 7):
+    if len(sys.argv) not in (5, 6):
         sys.exit(__doc__)
     main(*sys.argv[1:])

@@ -3,7 +3,8 @@
 DIR gets index.html (self-contained: figures embedded), report.md and the
 figures as PNGs. Sections: the run and its devices, the course claims, per
 family the variants side by side against the family's reference rows, the
-cross-architecture tables from the model, and per-rank clocks with outliers
+cross-architecture tables from the model, the model against hardware counters
+(files made with --counters), and per-rank clocks with outliers
 (plus the per-device spread of the same points when several files measured
 them). Nothing is written unless everything succeeds.
 """
@@ -19,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import __version__, claims, figures
+from . import __version__, claims, counters, figures
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import OutputError, atomic_dir, fail
 from .reader import STATUS_NAMES, SweepFileError, cc_text, latest, read
@@ -326,6 +327,46 @@ class Report:
                                        f"change no figure are left out)",
                                folded=True))
 
+    def hardware_counters(self):
+        """Model against counters, for files made with --counters."""
+        missing = counters.unavailable(self.rows)
+        if not counters.has_counters(self.rows) and missing.empty:
+            return
+        self.add(Heading(2, "Model against hardware counters"))
+        for why, n in missing.items():
+            self.add(Para(f"{n} row(s) without counters: {why}"))
+        if not counters.has_counters(self.rows):
+            return
+        a = counters.agreement(self.rows)
+        compared = a["worst"].notna()
+        tol = f"{counters.TOLERANCE:.0%}"
+        self.add(Para(
+            f"{int(a['agrees'].sum())} of {int(compared.sum())} rows with model figures agree "
+            f"within {tol} on every figure compared: global-load sectors per request and "
+            f"requests, shared-load wavefronts per request (the bank-conflict degree) and "
+            f"requests. The counters come from launches of their own after each point's "
+            f"timing; the model from the same row, for the measuring GPU's compute capability. "
+            f"docs/results/h200-counters.md explains the known differences."))
+        rows, classes = [], {}
+        for i, (_, r) in enumerate(a.iterrows()):
+            if np.isnan(r["worst"]):
+                verdict = "not modelled"
+            elif r["agrees"]:
+                verdict = "agrees"
+            else:
+                verdict = f"differs by {r['worst']:.1%}"
+                classes[(i, 6)] = "differs"
+            rows.append([f"{r['family']} / {r['variant']}", axes_text(r, self.axes),
+                         fmt(r["model_ld_sectors_per_request"], 3),
+                         fmt(r["ctr_ld_sectors_per_request"], 3),
+                         fmt(r["model_shared_wavefronts_per_request"], 3),
+                         fmt(r["ctr_shared_wavefronts_per_request"], 3), verdict])
+        self.add(Table(["variant", "point", "model sectors/req", "counter sectors/req",
+                        "model wavefronts/req", "counter wavefronts/req", "verdict"], rows,
+                       right={2, 3, 4, 5}, classes=classes,
+                       caption=f"Global loads and shared loads, model and counters; "
+                               f"'differs' marks more than {tol} apart", folded=True))
+
     def ranks(self):
         self.add(Heading(2, "Ranks, clocks and devices"))
         clocks = flag_ranks(rank_clocks(self.rows))
@@ -390,6 +431,7 @@ class Report:
         self.claims()
         self.families()
         self.cross_arch()
+        self.hardware_counters()
         self.ranks()
         self.footer()
         return self.blocks
