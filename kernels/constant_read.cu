@@ -26,13 +26,14 @@ __constant__ float sw_const_table[SW_CONST_WORDS];
 __global__ void const_read_constant_kernel(float *out, uint32_t distinct, uint32_t step)
 {
 	uint32_t lane = threadIdx.x & 31;
-	float acc[ACCS] = {0};
+	float acc[ACCS] = { 0 };
 	for (uint32_t k = 0; k < SW_CONST_LOADS; k += ACCS) {
 #pragma unroll
 		for (int u = 0; u < ACCS; u++)
 			acc[u] += sw_const_table[sw_const_index(k + u, lane, distinct, step)];
 	}
-	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] =
+		(acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
 /* No __restrict__: the compiler may not take the read-only path. */
@@ -40,26 +41,28 @@ __global__ void const_read_global_kernel(const float *table, float *out, uint32_
 					 uint32_t step)
 {
 	uint32_t lane = threadIdx.x & 31;
-	float acc[ACCS] = {0};
+	float acc[ACCS] = { 0 };
 	for (uint32_t k = 0; k < SW_CONST_LOADS; k += ACCS) {
 #pragma unroll
 		for (int u = 0; u < ACCS; u++)
 			acc[u] += table[sw_const_index(k + u, lane, distinct, step)];
 	}
-	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] =
+		(acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
 __global__ void const_read_readonly_kernel(const float *__restrict__ table, float *__restrict__ out,
 					   uint32_t distinct, uint32_t step)
 {
 	uint32_t lane = threadIdx.x & 31;
-	float acc[ACCS] = {0};
+	float acc[ACCS] = { 0 };
 	for (uint32_t k = 0; k < SW_CONST_LOADS; k += ACCS) {
 #pragma unroll
 		for (int u = 0; u < ACCS; u++)
 			acc[u] += __ldg(&table[sw_const_index(k + u, lane, distinct, step)]);
 	}
-	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] =
+		(acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
 static uint32_t distinct_of(const struct sw_point *p)
@@ -67,21 +70,24 @@ static uint32_t distinct_of(const struct sw_point *p)
 	return (uint32_t)p->axis[AXIS_DISTINCT];
 }
 
-static cudaError_t launch_constant(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_constant(const struct sw_point *p, const struct sw_buffers *b,
+				   cudaStream_t s)
 {
 	const_read_constant_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
 		(float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	const_read_global_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_readonly(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_readonly(const struct sw_point *p, const struct sw_buffers *b,
+				   cudaStream_t s)
 {
 	const_read_readonly_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
@@ -101,7 +107,8 @@ static uint64_t requests_in(const struct sw_point *p, uint64_t r, struct sw_requ
 		req->is_store = 0;
 		req->active = 0xffffffffu;
 		for (uint32_t l = 0; l < 32; l++)
-			req->addr[l] = 4 * (uint64_t)sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
+			req->addr[l] =
+				4 * (uint64_t)sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
 	}
 	return warps * SW_CONST_LOADS;
 }
@@ -154,8 +161,8 @@ static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t)
 {
 	double sum = 0;
 	for (uint32_t k = 0; k < SW_CONST_LOADS; k++)
-		sum += sw_input_value(seed, sw_const_index(k, (uint32_t)(t % 32), distinct_of(p),
-							   SW_CONST_STEP));
+		sum += sw_input_value(
+			seed, sw_const_index(k, (uint32_t)(t % 32), distinct_of(p), SW_CONST_STEP));
 	return sum;
 }
 
@@ -185,21 +192,22 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 static const struct sw_axis_def axes[] = {
-	{"distinct", "addresses", 1, 32, "1,2,4,8,16,32",
-	 "different words a warp reads per load (groups of consecutive lanes share one word)"},
+	{ "distinct", "addresses", 1, 32, "1,2,4,8,16,32",
+	  "different words a warp reads per load (groups of consecutive lanes share one word)" },
 };
 static const struct sw_variant variants[] = {
-	{"constant", "__constant__ table: one address per pass, cost linear in distinct (C17)",
-	 launch_constant, requests_constant, 1u << AXIS_DISTINCT, 0},
-	{"global", "plain global loads of the same words: one L1 line per load, flat (C17)",
-	 launch_global, requests_table, 1u << AXIS_DISTINCT, 0},
-	{"readonly", "__ldg read-only path of the same words, flat (C17)", launch_readonly,
-	 requests_table, 1u << AXIS_DISTINCT, 0},
+	{ "constant", "__constant__ table: one address per pass, cost linear in distinct (C17)",
+	  launch_constant, requests_constant, 1u << AXIS_DISTINCT, 0 },
+	{ "global", "plain global loads of the same words: one L1 line per load, flat (C17)",
+	  launch_global, requests_table, 1u << AXIS_DISTINCT, 0 },
+	{ "readonly", "__ldg read-only path of the same words, flat (C17)", launch_readonly,
+	  requests_table, 1u << AXIS_DISTINCT, 0 },
 };
 
 const struct sw_family sw_family_constant_read = {
 	.name = "constant_read",
-	.about = "constant cache against global and read-only loads, by distinct addresses per warp",
+	.about =
+		"constant cache against global and read-only loads, by distinct addresses per warp",
 	.axes = axes,
 	.n_axes = 1,
 	.variants = variants,

@@ -8,10 +8,10 @@
 #include "common.cuh"
 
 /* Fixed work: 8192 x 256 threads, each SW_CONST_LOADS loads. */
-#define SW_CONST_BLOCKS 8192
+#define SW_CONST_BLOCKS  8192
 #define SW_CONST_THREADS 256
-#define SW_CONST_T ((uint64_t)SW_CONST_BLOCKS * SW_CONST_THREADS)
-#define SW_CONST_LOADS 1024
+#define SW_CONST_T       ((uint64_t)SW_CONST_BLOCKS * SW_CONST_THREADS)
+#define SW_CONST_LOADS   1024
 /* The table fills the 64 KB of __constant__ memory. */
 #define SW_CONST_WORDS 16384
 /* The loads cycle over the first 8 lines of 32 words (1 KB), which stay in

@@ -117,7 +117,8 @@ static cudaError_t launch_aos(const struct sw_point *p, const struct sw_buffers 
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_staged(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_staged(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	float3_staged_kernel<<<blocks_for(p), SW_FLOAT3_THREADS, 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N]);
@@ -138,7 +139,8 @@ static cudaError_t launch_copy(const struct sw_point *p, const struct sw_buffers
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	return cudaMemcpyAsync(b->dev[1], b->dev[0], 3 * (size_t)p->axis[AXIS_N] * sizeof(float),
 			       cudaMemcpyDeviceToDevice, s);
@@ -223,7 +225,8 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
 	if (p->variant == V_COPY && p->axis[AXIS_N] % 4) {
-		snprintf(why, len, "copy moves float4: 3n floats with n = %lld are not a multiple of 4",
+		snprintf(why, len,
+			 "copy moves float4: 3n floats with n = %lld are not a multiple of 4",
 			 (long long)p->axis[AXIS_N]);
 		return 1;
 	}
@@ -273,26 +276,28 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 			c->max_rel_err = err;
 		if (err > tol && c->ok) {
 			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu (component %d): got %.9g, want %.9g",
+			snprintf(c->msg, sizeof c->msg,
+				 "element %llu (component %d): got %.9g, want %.9g",
 				 (unsigned long long)j, component_of(p, j), out[j], want);
 		}
 	}
 }
 
 static const struct sw_axis_def axes[] = {
-	{"n", "elements", 1024, INT64_C(1) << 30, "16M,64M", "float3 elements (3 floats each)"},
+	{ "n", "elements", 1024, INT64_C(1) << 30, "16M,64M", "float3 elements (3 floats each)" },
 };
 static const struct sw_variant variants[] = {
-	{"aos", "kernel A: one float3 per thread, read and written directly; uncoalesced (C3, C5)",
-	 launch_aos, requests_direct, 1u << AXIS_N, 0},
-	{"staged", "kernel B: 768 floats per block through shared memory, coalesced passes (C5, C6)",
-	 launch_staged, requests_staged, 1u << AXIS_N, 0},
-	{"soa", "structure of arrays: x, y and z in separate arrays, each coalesced (C6)", launch_soa,
-	 requests_direct, 1u << AXIS_N, 0},
-	{"copy", "float4 copy of the same 12n bytes, near the memory limit", launch_copy, requests_copy,
-	 1u << AXIS_N, 1},
-	{"memcpy", "cudaMemcpy device to device of the same 12n bytes", launch_memcpy, NULL,
-	 1u << AXIS_N, 1},
+	{ "aos", "kernel A: one float3 per thread, read and written directly; uncoalesced (C3, C5)",
+	  launch_aos, requests_direct, 1u << AXIS_N, 0 },
+	{ "staged",
+	  "kernel B: 768 floats per block through shared memory, coalesced passes (C5, C6)",
+	  launch_staged, requests_staged, 1u << AXIS_N, 0 },
+	{ "soa", "structure of arrays: x, y and z in separate arrays, each coalesced (C6)",
+	  launch_soa, requests_direct, 1u << AXIS_N, 0 },
+	{ "copy", "float4 copy of the same 12n bytes, near the memory limit", launch_copy,
+	  requests_copy, 1u << AXIS_N, 1 },
+	{ "memcpy", "cudaMemcpy device to device of the same 12n bytes", launch_memcpy, NULL,
+	  1u << AXIS_N, 1 },
 };
 
 const struct sw_family sw_family_float3 = {

@@ -11,10 +11,10 @@
 
 /* The course's block: 256 threads, 256 float3 = 768 floats staged. */
 #define SW_FLOAT3_THREADS 256
-#define SW_FLOAT3_TILE (3 * SW_FLOAT3_THREADS)
+#define SW_FLOAT3_TILE    (3 * SW_FLOAT3_THREADS)
 /* The copy reference's grid-stride launch. */
 #define SW_FLOAT3_COPY_BLOCKS 4096
-#define SW_FLOAT3_COPY_T ((uint64_t)SW_FLOAT3_COPY_BLOCKS * SW_FLOAT3_THREADS)
+#define SW_FLOAT3_COPY_T      ((uint64_t)SW_FLOAT3_COPY_BLOCKS * SW_FLOAT3_THREADS)
 
 /* Float index of component c (0 x, 1 y, 2 z) of element i in AoS. */
 SW_HD uint64_t sw_float3_aos_index(uint64_t i, int c)

@@ -34,8 +34,8 @@ struct hist_state {
 	int wide_blocks; /* shared_wide's grid: the blocks that fit the GPU at once */
 };
 
-__global__ void histogram_fill_kernel(uint64_t *words, unsigned char *bytes, uint64_t n, uint64_t seed,
-				      int64_t dist)
+__global__ void histogram_fill_kernel(uint64_t *words, unsigned char *bytes, uint64_t n,
+				      uint64_t seed, int64_t dist)
 {
 	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -87,7 +87,7 @@ __device__ __forceinline__ void histogram_count_word(unsigned int *sh, unsigned 
  * histogram; the next uint4 is loaded before the current one is counted, so
  * a load is in flight while the atomics run. */
 __global__ void __launch_bounds__(SW_HIST_WIDE_THREADS, 4)
-histogram_wide_kernel(const uint4 *in, unsigned int *hist, uint64_t n, unsigned int bins)
+	histogram_wide_kernel(const uint4 *in, unsigned int *hist, uint64_t n, unsigned int bins)
 {
 	extern __shared__ unsigned int sh[]; /* 32 x bins */
 	unsigned int lane = threadIdx.x & 31, mask = bins - 1;
@@ -130,8 +130,8 @@ histogram_wide_kernel(const uint4 *in, unsigned int *hist, uint64_t n, unsigned 
 
 /* Reference: uint4 loads, grid-stride, four in flight per thread; each
  * thread writes the XOR of its words so the loads stay. */
-__global__ void histogram_stream_kernel(const uint4 *__restrict__ in, unsigned int *__restrict__ out,
-					uint64_t n16)
+__global__ void histogram_stream_kernel(const uint4 *__restrict__ in,
+					unsigned int *__restrict__ out, uint64_t n16)
 {
 	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	unsigned int acc = 0;
@@ -162,7 +162,8 @@ static cudaError_t clear_hist(const struct sw_point *p, const struct sw_buffers 
 	return cudaMemsetAsync(b->dev[1], 0, bins_of(p) * sizeof(unsigned int), s);
 }
 
-static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	cudaError_t e = clear_hist(p, b, s);
 	if (e != cudaSuccess)
@@ -173,14 +174,16 @@ static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffe
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_shared(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_shared(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	cudaError_t e = clear_hist(p, b, s);
 	if (e != cudaSuccess)
 		return e;
 	histogram_shared_kernel<<<b->sm_count * SW_HIST_BLOCKS_PER_SM, SW_HIST_THREADS,
 				  bins_of(p) * sizeof(unsigned int), s>>>(
-		(const unsigned char *)b->dev[0], (unsigned int *)b->dev[1], p->axis[AXIS_N], bins_of(p));
+		(const unsigned char *)b->dev[0], (unsigned int *)b->dev[1], p->axis[AXIS_N],
+		bins_of(p));
 	return cudaGetLastError();
 }
 
@@ -201,7 +204,8 @@ static cudaError_t launch_wide(const struct sw_point *p, const struct sw_buffers
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	histogram_stream_kernel<<<SW_HIST_STREAM_BLOCKS, SW_HIST_STREAM_THREADS, 0, s>>>(
 		(const uint4 *)b->dev[0], (unsigned int *)b->dev[1], p->axis[AXIS_N] / 16);
@@ -251,7 +255,8 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 {
 	if (p->variant == V_STREAM_READ) {
 		if (p->axis[AXIS_N] % 16) {
-			snprintf(why, len, "stream_read reads uint4: n = %lld is not a multiple of 16",
+			snprintf(why, len,
+				 "stream_read reads uint4: n = %lld is not a multiple of 16",
 				 (long long)p->axis[AXIS_N]);
 			return 1;
 		}
@@ -259,7 +264,8 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 	}
 	int64_t bins = p->axis[AXIS_BINS];
 	if (bins & (bins - 1)) {
-		snprintf(why, len, "bins = %lld is not a power of two: a byte's bin is its low bits",
+		snprintf(why, len,
+			 "bins = %lld is not a power of two: a byte's bin is its low bits",
 			 (long long)bins);
 		return 1;
 	}
@@ -278,8 +284,9 @@ static double flops(const struct sw_point *p)
 
 static cudaError_t fill(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	histogram_fill_kernel<<<4096, 256, 0, s>>>((uint64_t *)b->dev[0], (unsigned char *)b->dev[0],
-						    p->axis[AXIS_N], b->seed, p->axis[AXIS_DIST]);
+	histogram_fill_kernel<<<4096, 256, 0, s>>>((uint64_t *)b->dev[0],
+						   (unsigned char *)b->dev[0], p->axis[AXIS_N],
+						   b->seed, p->axis[AXIS_DIST]);
 	return cudaGetLastError();
 }
 
@@ -339,7 +346,8 @@ static void check_stream(const struct sw_point *p, const struct sw_host_out *o, 
 			if (c->ok) {
 				c->ok = 0;
 				c->max_rel_err = 1;
-				snprintf(c->msg, sizeof c->msg, "element %llu: got 0x%08x, want 0x%08x",
+				snprintf(c->msg, sizeof c->msg,
+					 "element %llu: got 0x%08x, want 0x%08x",
 					 (unsigned long long)t, out[t], want);
 			}
 		}
@@ -364,7 +372,7 @@ static void check_hist(const struct sw_point *p, const struct sw_host_out *o, st
 	/* the host's cores share the recount (OpenMP), each with its own tables */
 #pragma omp parallel if (n > (1u << 24))
 	{
-		uint64_t local[8][256] = {{0}};
+		uint64_t local[8][256] = { { 0 } };
 #pragma omp for schedule(static)
 		for (uint64_t w = 0; w < n / 8; w++) {
 			uint64_t word = sw_hist_word(o->seed, dist, w);
@@ -409,21 +417,25 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 #define HIST_AXES ((1u << AXIS_BINS) | (1u << AXIS_DIST) | (1u << AXIS_N))
 static const struct sw_axis_def axes[] = {
-	{"bins", "bins", 2, 256, "256", "histogram bins, a power of two: a byte's bin is its low bits"},
-	{"dist", "", 0, 2, "0,1,2",
-	 "input bytes: 0 uniform, 1 skewed (geometric: half are 0, 7/8 in 3 bins), "
-	 "2 single value (every byte the same)"},
-	{"n", "elements", 1024, INT64_C(2) << 30, "256M", "input length in bytes (one byte per element)"},
+	{ "bins", "bins", 2, 256, "256",
+	  "histogram bins, a power of two: a byte's bin is its low bits" },
+	{ "dist", "", 0, 2, "0,1,2",
+	  "input bytes: 0 uniform, 1 skewed (geometric: half are 0, 7/8 in 3 bins), "
+	  "2 single value (every byte the same)" },
+	{ "n", "elements", 1024, INT64_C(2) << 30, "256M",
+	  "input length in bytes (one byte per element)" },
 };
 static const struct sw_variant variants[] = {
-	{"global_atomic", "one global atomicAdd per byte (exercise 4.2)", launch_global,
-	 requests_bytes, HIST_AXES, 0},
-	{"shared_priv", "block-private shared histogram, merged with global atomics (exercise 4.3)",
-	 launch_shared, requests_bytes, HIST_AXES, 0},
-	{"shared_wide", "privatised per lane, uint4 loads: conflict-free shared atomics (4.3 tuned)",
-	 launch_wide, requests_uint4, HIST_AXES, 0},
-	{"stream_read", "uint4 streaming read of the n input bytes, near the memory limit",
-	 launch_stream, requests_uint4, 1u << AXIS_N, 1},
+	{ "global_atomic", "one global atomicAdd per byte (exercise 4.2)", launch_global,
+	  requests_bytes, HIST_AXES, 0 },
+	{ "shared_priv",
+	  "block-private shared histogram, merged with global atomics (exercise 4.3)",
+	  launch_shared, requests_bytes, HIST_AXES, 0 },
+	{ "shared_wide",
+	  "privatised per lane, uint4 loads: conflict-free shared atomics (4.3 tuned)", launch_wide,
+	  requests_uint4, HIST_AXES, 0 },
+	{ "stream_read", "uint4 streaming read of the n input bytes, near the memory limit",
+	  launch_stream, requests_uint4, 1u << AXIS_N, 1 },
 };
 
 const struct sw_family sw_family_histogram = {

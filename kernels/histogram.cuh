@@ -12,14 +12,14 @@ enum { SW_HIST_UNIFORM = 0, SW_HIST_SKEWED = 1, SW_HIST_SINGLE = 2 };
 
 /* global_atomic and shared_priv: the course's grid-stride launch, blocks of
  * 256 threads, enough blocks to fill every SM. */
-#define SW_HIST_THREADS 256
+#define SW_HIST_THREADS       256
 #define SW_HIST_BLOCKS_PER_SM 8
 /* shared_wide: 512 threads, one block per 32 x bins counters of shared memory. */
 #define SW_HIST_WIDE_THREADS 512
 /* stream_read: strided_read's reference grid, 4096 x 256. */
-#define SW_HIST_STREAM_BLOCKS 4096
+#define SW_HIST_STREAM_BLOCKS  4096
 #define SW_HIST_STREAM_THREADS 256
-#define SW_HIST_STREAM_T ((uint64_t)SW_HIST_STREAM_BLOCKS * SW_HIST_STREAM_THREADS)
+#define SW_HIST_STREAM_T       ((uint64_t)SW_HIST_STREAM_BLOCKS * SW_HIST_STREAM_THREADS)
 
 SW_HD uint32_t sw_hist_ctz(uint32_t x)
 {

@@ -18,14 +18,14 @@
 extern "C" {
 #endif
 
-#define SW_MAX_AXES 8
+#define SW_MAX_AXES    8
 #define SW_MAX_BUFFERS 4
-#define SW_NAME_LEN 32
+#define SW_NAME_LEN    32
 
 /* One parameter a family sweeps, with its valid range (inclusive). */
 struct sw_axis_def {
-	const char *name;     /* also the HDF5 column name */
-	const char *units;    /* "elements", "bytes", "words" */
+	const char *name;  /* also the HDF5 column name */
+	const char *units; /* "elements", "bytes", "words" */
 	int64_t min, max;
 	const char *defaults; /* axis syntax: "1,2,4", "1:128", "1:128:x2" */
 	const char *about;
@@ -69,10 +69,10 @@ struct sw_host_out {
 enum sw_check_mode { SW_CHECK_FULL, SW_CHECK_SAMPLED };
 struct sw_check {
 	enum sw_check_mode mode;
-	uint64_t checked;     /* elements compared */
+	uint64_t checked; /* elements compared */
 	double max_rel_err;
 	int ok;
-	char msg[160];        /* first mismatch, when !ok */
+	char msg[160]; /* first mismatch, when !ok */
 };
 
 /* One warp-level memory request, for the model: the address each active lane
@@ -84,9 +84,9 @@ enum sw_space {
 };
 struct sw_request {
 	enum sw_space space;
-	int word_bytes;   /* bytes each lane reads or writes */
+	int word_bytes; /* bytes each lane reads or writes */
 	int is_store;
-	uint32_t active;  /* lane mask */
+	uint32_t active; /* lane mask */
 	uint64_t addr[32];
 };
 
@@ -99,7 +99,7 @@ typedef uint64_t (*sw_requests_fn)(const struct sw_point *p, uint64_t r, struct 
 
 struct sw_variant {
 	const char *name;
-	const char *about;       /* what it shows, and the course claim */
+	const char *about; /* what it shows, and the course claim */
 	sw_launch_fn launch;
 	sw_requests_fn requests; /* NULL: not modelled */
 	unsigned axes_used;      /* bit i set: the variant depends on axis i */

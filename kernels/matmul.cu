@@ -44,7 +44,8 @@ __global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, ui
 {
 	__shared__ float As[TILE][TILE + PAD], Bs[TILE][TILE + PAD];
 	uint32_t tx = threadIdx.x, ty = threadIdx.y;
-	uint32_t row = sw_matmul_row(TILE, blockIdx.y, ty), col = sw_matmul_col(TILE, blockIdx.x, tx);
+	uint32_t row = sw_matmul_row(TILE, blockIdx.y, ty),
+		 col = sw_matmul_col(TILE, blockIdx.x, tx);
 	float sum = 0.0f;
 	for (uint32_t t = 0; t < n; t += TILE) {
 		As[ty][tx] = A[sw_matmul_a_index(n, row, t + tx)];
@@ -62,17 +63,18 @@ __global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, ui
  * {ty*4 .. ty*4+3, 64+ty*4 .. 64+ty*4+3} and the same columns by tx of a
  * 128 x 128 block of C. Splitting a thread's 8 rows (columns) into two runs
  * of 4 makes a warp's float4 shared reads consecutive: no bank conflicts. */
-#define RB_BM 128
-#define RB_BN 128
-#define RB_BK 8
+#define RB_BM      128
+#define RB_BN      128
+#define RB_BK      8
 #define RB_THREADS 256
-#define RB_APITCH (RB_BM + 4) /* A's tile is stored transposed; the pad keeps
+#define RB_APITCH                                                                                  \
+	(RB_BM + 4) /* A's tile is stored transposed; the pad keeps
 				 its column-wise stores conflict-free */
 
 /* One thread's share of a k-tile: a float4 of A (128 x 8), stored transposed
  * so a thread's four rows of A lie side by side, and a float4 of B (8 x 128). */
-static __device__ __forceinline__ void rb_store(float (*as)[RB_APITCH], float (*bs)[RB_BN], float4 a,
-						float4 b, uint32_t tid)
+static __device__ __forceinline__ void rb_store(float (*as)[RB_APITCH], float (*bs)[RB_BN],
+						float4 a, float4 b, uint32_t tid)
 {
 	uint32_t a_row = tid / 2, a_col = tid % 2 * 4, b_row = tid / 32, b_col = tid % 32 * 4;
 	as[a_col + 0][a_row] = a.x;
@@ -83,8 +85,8 @@ static __device__ __forceinline__ void rb_store(float (*as)[RB_APITCH], float (*
 }
 
 __global__ void __launch_bounds__(RB_THREADS, 2)
-matmul_tiled_reg_kernel(const float *__restrict__ A, const float *__restrict__ B,
-			float *__restrict__ C, uint32_t n)
+	matmul_tiled_reg_kernel(const float *__restrict__ A, const float *__restrict__ B,
+				float *__restrict__ C, uint32_t n)
 {
 	__shared__ __align__(16) float As[2][RB_BK][RB_APITCH];
 	__shared__ __align__(16) float Bs[2][RB_BK][RB_BN];
@@ -111,8 +113,8 @@ matmul_tiled_reg_kernel(const float *__restrict__ A, const float *__restrict__ B
 			float4 a1 = *(const float4 *)&As[cur][k][64 + ty * 4];
 			float4 b0 = *(const float4 *)&Bs[cur][k][tx * 4];
 			float4 b1 = *(const float4 *)&Bs[cur][k][64 + tx * 4];
-			float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-			float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+			float a[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };
+			float b[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
 #pragma unroll
 			for (int i = 0; i < 8; i++)
 #pragma unroll
@@ -149,24 +151,26 @@ static mm_kernel_fn tiled_kernel(int64_t tile, int64_t pad)
 	}
 }
 
-static cudaError_t launch_naive(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_naive(const struct sw_point *p, const struct sw_buffers *b,
+				cudaStream_t s)
 {
 	uint32_t n = (uint32_t)p->axis[AXIS_SIZE], tile = (uint32_t)p->axis[AXIS_TILE];
 	dim3 grid(n / tile, n / tile), block(tile, tile);
-	matmul_naive_kernel<<<grid, block, 0, s>>>((const float *)b->dev[0], (const float *)b->dev[1],
-						  (float *)b->dev[2], n);
+	matmul_naive_kernel<<<grid, block, 0, s>>>((const float *)b->dev[0],
+						   (const float *)b->dev[1], (float *)b->dev[2], n);
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_tiled(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_tiled(const struct sw_point *p, const struct sw_buffers *b,
+				cudaStream_t s)
 {
 	uint32_t n = (uint32_t)p->axis[AXIS_SIZE], tile = (uint32_t)p->axis[AXIS_TILE];
 	mm_kernel_fn k = tiled_kernel(tile, p->axis[AXIS_PAD]);
 	if (!k)
 		return cudaErrorInvalidConfiguration; /* refuse() keeps such points out */
 	dim3 grid(n / tile, n / tile), block(tile, tile);
-	k<<<grid, block, 0, s>>>((const float *)b->dev[0], (const float *)b->dev[1], (float *)b->dev[2],
-				 n);
+	k<<<grid, block, 0, s>>>((const float *)b->dev[0], (const float *)b->dev[1],
+				 (float *)b->dev[2], n);
 	return cudaGetLastError();
 }
 
@@ -197,7 +201,8 @@ static cudaError_t cublas_error(cublasStatus_t st)
 
 /* Row-major C = A B is column-major C^T = B^T A^T: cuBLAS reads our B as
  * its first operand. The handle is bound to the stream in prepare(). */
-static cudaError_t launch_cublas(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_cublas(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	(void)s; /* the handle was bound to this stream in prepare() */
 	int n = (int)p->axis[AXIS_SIZE];
@@ -264,11 +269,13 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		req->active = 0xffffffffu;
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t t = w * 32 + l, tx = t % tile, ty = t / tile;
-			uint32_t row = sw_matmul_row(tile, by, ty), col = sw_matmul_col(tile, bx, tx);
+			uint32_t row = sw_matmul_row(tile, by, ty),
+				 col = sw_matmul_col(tile, bx, tx);
 			/* naive: A[row][k], B[k][col]; tiled: A[row][t + tx], B[t + ty][col] */
 			uint32_t ka = p->variant == V_TILED ? step * tile + tx : step;
 			uint32_t kb = p->variant == V_TILED ? step * tile + ty : step;
-			uint32_t e = of_b ? sw_matmul_b_index(n, kb, col) : sw_matmul_a_index(n, row, ka);
+			uint32_t e = of_b ? sw_matmul_b_index(n, kb, col)
+					  : sw_matmul_a_index(n, row, ka);
 			req->addr[l] = 4 * (uint64_t)e;
 		}
 	}
@@ -277,7 +284,8 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
-	uint64_t bytes = (uint64_t)p->axis[AXIS_SIZE] * (uint64_t)p->axis[AXIS_SIZE] * sizeof(float);
+	uint64_t bytes =
+		(uint64_t)p->axis[AXIS_SIZE] * (uint64_t)p->axis[AXIS_SIZE] * sizeof(float);
 	s->n_buffers = 3;
 	s->n_inputs = 2;
 	for (int i = 0; i < 3; i++)
@@ -291,7 +299,8 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 	case V_NAIVE:
 	case V_TILED:
 		if (tile != 8 && tile != 16 && tile != 32) {
-			snprintf(why, len, "tile %lld: built for tiles of 8, 16 and 32", (long long)tile);
+			snprintf(why, len, "tile %lld: built for tiles of 8, 16 and 32",
+				 (long long)tile);
 			return 1;
 		}
 		if (n % tile) {
@@ -302,7 +311,8 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 		return 0;
 	case V_TILED_REG:
 		if (n % RB_BM) {
-			snprintf(why, len, "size %lld is not a multiple of tiled_reg's %d x %d block tile",
+			snprintf(why, len,
+				 "size %lld is not a multiple of tiled_reg's %d x %d block tile",
 				 (long long)n, RB_BM, RB_BN);
 			return 1;
 		}
@@ -351,27 +361,30 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 			c->max_rel_err = err;
 		if (err > tol && c->ok) {
 			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu (row %llu, col %llu): got %.9g, want %.9g",
-				 (unsigned long long)i, (unsigned long long)row, (unsigned long long)col,
-				 out[i], want);
+			snprintf(c->msg, sizeof c->msg,
+				 "element %llu (row %llu, col %llu): got %.9g, want %.9g",
+				 (unsigned long long)i, (unsigned long long)row,
+				 (unsigned long long)col, out[i], want);
 		}
 	}
 }
 
 #define SIZE_TILE ((1u << AXIS_SIZE) | (1u << AXIS_TILE))
 static const struct sw_axis_def axes[] = {
-	{"size", "elements", 8, 16384, "1024,2048,4096", "side n of the square matrices A, B, C"},
-	{"tile", "elements", 8, 32, "8,16,32", "side of a block's square tile: 8, 16 or 32 (naive, tiled)"},
-	{"pad", "words", 0, 1, "0,1", "words added to each shared tile row (tiled)"},
+	{ "size", "elements", 8, 16384, "1024,2048,4096", "side n of the square matrices A, B, C" },
+	{ "tile", "elements", 8, 32, "8,16,32",
+	  "side of a block's square tile: 8, 16 or 32 (naive, tiled)" },
+	{ "pad", "words", 0, 1, "0,1", "words added to each shared tile row (tiled)" },
 };
 static const struct sw_variant variants[] = {
-	{"naive", "one thread per element of C, all operands from global memory", launch_naive,
-	 requests, SIZE_TILE, 0},
-	{"tiled", "the course's shared tiled kernel, corrected: n / tile global reads (C7)",
-	 launch_tiled, requests, SIZE_TILE | (1u << AXIS_PAD), 0},
-	{"tiled_reg", "128 x 128 shared tiles, 8 x 8 of C per thread from float4 shared loads",
-	 launch_tiled_reg, NULL, 1u << AXIS_SIZE, 0},
-	{"cublas", "cuBLAS SGEMM in plain FP32, no TF32", launch_cublas, NULL, 1u << AXIS_SIZE, 1},
+	{ "naive", "one thread per element of C, all operands from global memory", launch_naive,
+	  requests, SIZE_TILE, 0 },
+	{ "tiled", "the course's shared tiled kernel, corrected: n / tile global reads (C7)",
+	  launch_tiled, requests, SIZE_TILE | (1u << AXIS_PAD), 0 },
+	{ "tiled_reg", "128 x 128 shared tiles, 8 x 8 of C per thread from float4 shared loads",
+	  launch_tiled_reg, NULL, 1u << AXIS_SIZE, 0 },
+	{ "cublas", "cuBLAS SGEMM in plain FP32, no TF32", launch_cublas, NULL, 1u << AXIS_SIZE,
+	  1 },
 };
 
 const struct sw_family sw_family_matmul = {

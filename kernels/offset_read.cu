@@ -27,11 +27,11 @@ enum { V_ALIGNED, V_OFFSET, V_STREAM_READ };
  * issued before any add uses them, so that each thread keeps several
  * requests in flight and the read runs near the memory limit: what is left
  * to see is the cost of the start address alone. */
-__global__ void offset_read_kernel(const float *__restrict__ a, float *__restrict__ out,
-				   uint64_t n, uint64_t offset)
+__global__ void offset_read_kernel(const float *__restrict__ a, float *__restrict__ out, uint64_t n,
+				   uint64_t offset)
 {
 	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float acc[UNROLL] = {0};
+	float acc[UNROLL] = { 0 };
 	for (uint64_t k = 0; sw_offset_index(t, k) < n; k += UNROLL) {
 		float v[UNROLL];
 #pragma unroll
@@ -63,7 +63,8 @@ static cudaError_t launch_read(const struct sw_point *p, const struct sw_buffers
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	return sw_stream_read((const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4, s);
 }
@@ -174,18 +175,19 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 #define BOTH_AXES ((1u << AXIS_OFFSET) | (1u << AXIS_N))
 static const struct sw_axis_def axes[] = {
-	{"offset", "elements", 0, 32, "0:32",
-	 "first element read: the start address is 4 x offset bytes past a 256-byte boundary"},
-	{"n", "elements", 1024, INT64_C(4) << 30, "64M", "floats read"},
+	{ "offset", "elements", 0, 32, "0:32",
+	  "first element read: the start address is 4 x offset bytes past a 256-byte boundary" },
+	{ "n", "elements", 1024, INT64_C(4) << 30, "64M", "floats read" },
 };
 static const struct sw_variant variants[] = {
-	{"aligned", "coalesced read from element 0: 4 sectors per warp request (C1, C15)",
-	 launch_read, requests_read, 1u << AXIS_N, 0},
-	{"offset", "the same read from element offset: 5 sectors per request unless offset % 8 == 0 "
-		   "(C1, C3, C15)",
-	 launch_read, requests_read, BOTH_AXES, 0},
-	{"stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream,
-	 requests_stream, 1u << AXIS_N, 1},
+	{ "aligned", "coalesced read from element 0: 4 sectors per warp request (C1, C15)",
+	  launch_read, requests_read, 1u << AXIS_N, 0 },
+	{ "offset",
+	  "the same read from element offset: 5 sectors per request unless offset % 8 == 0 "
+	  "(C1, C3, C15)",
+	  launch_read, requests_read, BOTH_AXES, 0 },
+	{ "stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream,
+	  requests_stream, 1u << AXIS_N, 1 },
 };
 
 const struct sw_family sw_family_offset_read = {

@@ -8,9 +8,9 @@
 #include "common.cuh"
 
 /* The same launch as strided_read: grid 4096 x 256, one sum per thread. */
-#define SW_OFFSET_BLOCKS 4096
+#define SW_OFFSET_BLOCKS  4096
 #define SW_OFFSET_THREADS 256
-#define SW_OFFSET_T ((uint64_t)SW_OFFSET_BLOCKS * SW_OFFSET_THREADS)
+#define SW_OFFSET_T       ((uint64_t)SW_OFFSET_BLOCKS * SW_OFFSET_THREADS)
 
 /* Element read by thread t on its k-th step, counted from the start of the
  * range (add the offset for the array index): the threads of the grid side

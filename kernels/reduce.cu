@@ -82,7 +82,7 @@ __device__ __forceinline__ float reduce_thread_dot(const float4 *__restrict__ x,
 						   const float4 *__restrict__ y, uint64_t n4)
 {
 	uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float acc[UNROLL] = {0};
+	float acc[UNROLL] = { 0 };
 	for (; j + (UNROLL - 1) * SW_REDUCE_T < n4; j += UNROLL * SW_REDUCE_T) {
 		float4 a[UNROLL], b[UNROLL];
 #pragma unroll
@@ -122,15 +122,17 @@ __global__ void reduce_stream_kernel(const float4 *__restrict__ x, const float4 
 	out[blockIdx.x * (uint64_t)blockDim.x + threadIdx.x] = reduce_thread_dot(x, y, n4);
 }
 
-static cudaError_t launch_atomic(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_atomic(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	uint64_t n = p->axis[AXIS_N];
 	cudaError_t e = cudaMemsetAsync(b->dev[2], 0, sizeof(float), s);
 	if (e != cudaSuccess)
 		return e;
-	reduce_atomic_kernel<<<(unsigned int)((n + SW_REDUCE_ATOMIC_THREADS - 1) / SW_REDUCE_ATOMIC_THREADS),
-			       SW_REDUCE_ATOMIC_THREADS, 0, s>>>((const float *)b->dev[0],
-								 (const float *)b->dev[1], (float *)b->dev[2], n);
+	reduce_atomic_kernel<<<(unsigned int)((n + SW_REDUCE_ATOMIC_THREADS - 1) /
+					      SW_REDUCE_ATOMIC_THREADS),
+			       SW_REDUCE_ATOMIC_THREADS, 0, s>>>(
+		(const float *)b->dev[0], (const float *)b->dev[1], (float *)b->dev[2], n);
 	return cudaGetLastError();
 }
 
@@ -140,11 +142,13 @@ static cudaError_t launch_tree(const struct sw_point *p, const struct sw_buffers
 	if (e != cudaSuccess)
 		return e;
 	reduce_tree_kernel<<<SW_REDUCE_BLOCKS, SW_REDUCE_THREADS, 0, s>>>(
-		(const float *)b->dev[0], (const float *)b->dev[1], (float *)b->dev[2], p->axis[AXIS_N]);
+		(const float *)b->dev[0], (const float *)b->dev[1], (float *)b->dev[2],
+		p->axis[AXIS_N]);
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_shuffle(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_shuffle(const struct sw_point *p, const struct sw_buffers *b,
+				  cudaStream_t s)
 {
 	cudaError_t e = cudaMemsetAsync(b->dev[2], 0, sizeof(float), s);
 	if (e != cudaSuccess)
@@ -155,7 +159,8 @@ static cudaError_t launch_shuffle(const struct sw_point *p, const struct sw_buff
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	reduce_stream_kernel<<<SW_REDUCE_BLOCKS, SW_REDUCE_THREADS, 0, s>>>(
 		(const float4 *)b->dev[0], (const float4 *)b->dev[1], (float *)b->dev[2],
@@ -226,8 +231,8 @@ static double flops(const struct sw_point *p)
 
 static cudaError_t fill(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	reduce_fill_kernel<<<4096, 256, 0, s>>>((float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N],
-						b->seed);
+	reduce_fill_kernel<<<4096, 256, 0, s>>>((float *)b->dev[0], (float *)b->dev[1],
+						p->axis[AXIS_N], b->seed);
 	return cudaGetLastError();
 }
 
@@ -244,12 +249,13 @@ static struct dot_sums dot_range(uint64_t seed, uint64_t first, uint64_t last, u
 #pragma omp parallel for reduction(+ : dot, abs_sum, sq) schedule(static) if ((last - first) / stride > (1u << 20))
 	for (uint64_t i = first; i < last; i += stride) {
 		/* exact: two 24-bit significands give a 48-bit product */
-		double a = (double)sw_reduce_value(seed, 0, i) * (double)sw_reduce_value(seed, 1, i);
+		double a =
+			(double)sw_reduce_value(seed, 0, i) * (double)sw_reduce_value(seed, 1, i);
 		dot += a;
 		abs_sum += fabs(a);
 		sq += a * a;
 	}
-	struct dot_sums d = {dot, abs_sum, sq};
+	struct dot_sums d = { dot, abs_sum, sq };
 	return d;
 }
 
@@ -270,9 +276,10 @@ static void check_stream(const struct sw_point *p, const struct sw_host_out *o, 
 #pragma omp parallel for schedule(dynamic, 64)
 	for (uint64_t k = 0; k < count; k++) {
 		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, SW_REDUCE_T);
-		struct dot_sums d = {0, 0, 0};
+		struct dot_sums d = { 0, 0, 0 };
 		for (int comp = 0; comp < 4; comp++) {
-			struct dot_sums e = dot_range(o->seed, 4 * t + comp, 4 * n4, 4 * SW_REDUCE_T);
+			struct dot_sums e =
+				dot_range(o->seed, 4 * t + comp, 4 * n4, 4 * SW_REDUCE_T);
 			d.dot += e.dot;
 			d.abs += e.abs;
 		}
@@ -314,8 +321,8 @@ static void check_dot(const struct sw_point *p, const struct sw_host_out *o, str
 	c->max_rel_err = sw_rel_err(got, d.dot);
 	if (!(fabs((double)got - d.dot) <= tol)) {
 		c->ok = 0;
-		snprintf(c->msg, sizeof c->msg, "element 0: got %.9g, want %.9g (tolerance %.3g)", got,
-			 d.dot, tol);
+		snprintf(c->msg, sizeof c->msg, "element 0: got %.9g, want %.9g (tolerance %.3g)",
+			 got, d.dot, tol);
 	}
 }
 
@@ -330,17 +337,19 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 static const struct sw_axis_def axes[] = {
-	{"n", "elements", 1024, INT64_C(2) << 30, "64M,256M", "length of each vector in floats"},
+	{ "n", "elements", 1024, INT64_C(2) << 30, "64M,256M", "length of each vector in floats" },
 };
 static const struct sw_variant variants[] = {
-	{"atomic", "one global float atomicAdd per element: n atomics on one address (exercise 4.4)",
-	 launch_atomic, requests_scalar, 1u << AXIS_N, 0},
-	{"shared_tree", "grid-stride, shared-memory tree per block, one atomic per block (4.4)",
-	 launch_tree, requests_scalar, 1u << AXIS_N, 0},
-	{"warp_shuffle", "float4 grid-stride, warp shuffle sums, one atomic per block (4.4 tuned)",
-	 launch_shuffle, requests_float4, 1u << AXIS_N, 0},
-	{"stream_read", "the same float4 reads of both vectors without a reduction: the memory limit",
-	 launch_stream, requests_float4, 1u << AXIS_N, 1},
+	{ "atomic",
+	  "one global float atomicAdd per element: n atomics on one address (exercise 4.4)",
+	  launch_atomic, requests_scalar, 1u << AXIS_N, 0 },
+	{ "shared_tree", "grid-stride, shared-memory tree per block, one atomic per block (4.4)",
+	  launch_tree, requests_scalar, 1u << AXIS_N, 0 },
+	{ "warp_shuffle", "float4 grid-stride, warp shuffle sums, one atomic per block (4.4 tuned)",
+	  launch_shuffle, requests_float4, 1u << AXIS_N, 0 },
+	{ "stream_read",
+	  "the same float4 reads of both vectors without a reduction: the memory limit",
+	  launch_stream, requests_float4, 1u << AXIS_N, 1 },
 };
 
 const struct sw_family sw_family_reduce = {

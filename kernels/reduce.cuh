@@ -11,9 +11,9 @@
 #define SW_REDUCE_ATOMIC_THREADS 256
 /* shared_tree, warp_shuffle and stream_read: strided_read's reference grid,
  * 4096 x 256, grid-stride, so the three read in the same order. */
-#define SW_REDUCE_BLOCKS 4096
+#define SW_REDUCE_BLOCKS  4096
 #define SW_REDUCE_THREADS 256
-#define SW_REDUCE_T ((uint64_t)SW_REDUCE_BLOCKS * SW_REDUCE_THREADS)
+#define SW_REDUCE_T       ((uint64_t)SW_REDUCE_BLOCKS * SW_REDUCE_THREADS)
 
 /* Element i of vector v (0 or 1): uniform in [-0.5, 0.5), exact in float.
  * Centred so the dot product's partial sums stay near sqrt(n) / 12 instead

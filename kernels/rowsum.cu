@@ -43,10 +43,10 @@ __device__ __forceinline__ float rowsum_warp_reduce(float v)
 /* Thread tid of a group of `group` threads sums its columns of one row.
  * SW_ROWSUM_UNROLL loads are issued before any add uses them, so that short
  * rows still keep enough requests in flight. */
-__device__ __forceinline__ float rowsum_group_sum(const float *__restrict__ row_start, uint64_t cols,
-						  uint64_t tid, uint64_t group)
+__device__ __forceinline__ float rowsum_group_sum(const float *__restrict__ row_start,
+						  uint64_t cols, uint64_t tid, uint64_t group)
 {
-	float acc[SW_ROWSUM_UNROLL] = {0};
+	float acc[SW_ROWSUM_UNROLL] = { 0 };
 	uint64_t k = 0;
 	for (; sw_rowsum_col(tid, k + SW_ROWSUM_UNROLL - 1, group) < cols; k += SW_ROWSUM_UNROLL) {
 		float v[SW_ROWSUM_UNROLL];
@@ -107,7 +107,8 @@ static uint64_t cols_of(const struct sw_point *p)
 /* 256 threads per block, as the course launches it: rows / 256 blocks, so
  * 8192 rows keep only 32 multiprocessors busy. The rows axis tells that
  * apart from the cost of the access pattern. */
-static cudaError_t launch_thread(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_thread(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	unsigned blocks = (unsigned)((rows_of(p) + SW_ROWSUM_THREADS - 1) / SW_ROWSUM_THREADS);
 	rowsum_thread_kernel<<<blocks, SW_ROWSUM_THREADS, 0, s>>>(
@@ -115,7 +116,8 @@ static cudaError_t launch_thread(const struct sw_point *p, const struct sw_buffe
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_block(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_block(const struct sw_point *p, const struct sw_buffers *b,
+				cudaStream_t s)
 {
 	rowsum_block_kernel<<<(unsigned)rows_of(p), SW_ROWSUM_THREADS, 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], cols_of(p));
@@ -130,7 +132,8 @@ static cudaError_t launch_warp(const struct sw_point *p, const struct sw_buffers
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	return sw_stream_read((const float *)b->dev[0], (float *)b->dev[1],
 			      rows_of(p) * cols_of(p) / 4, s);
@@ -198,7 +201,8 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
 	if (p->variant == V_STREAM_READ && rows_of(p) * cols_of(p) % 4) {
-		snprintf(why, len, "stream_read reads float4: rows x cols = %llu is not a multiple of 4",
+		snprintf(why, len,
+			 "stream_read reads float4: rows x cols = %llu is not a multiple of 4",
 			 (unsigned long long)(rows_of(p) * cols_of(p)));
 		return 1;
 	}
@@ -208,7 +212,8 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 static double useful_bytes(const struct sw_point *p)
 {
 	double read = 4.0 * (double)rows_of(p) * (double)cols_of(p);
-	return p->variant == V_STREAM_READ ? read : read + 4.0 * (double)rows_of(p); /* + the sums */
+	return p->variant == V_STREAM_READ ? read
+					   : read + 4.0 * (double)rows_of(p); /* + the sums */
 }
 
 static double flops(const struct sw_point *p)
@@ -275,20 +280,23 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 #define BOTH_AXES ((1u << AXIS_ROWS) | (1u << AXIS_COLS))
 static const struct sw_axis_def axes[] = {
-	{"rows", "elements", 32, INT64_C(1) << 20, "8192,32768", "matrix rows (one sum each)"},
-	{"cols", "elements", 32, INT64_C(64) << 10, "8192,32768",
-	 "matrix columns: floats per row, and the distance between rows"},
+	{ "rows", "elements", 32, INT64_C(1) << 20, "8192,32768", "matrix rows (one sum each)" },
+	{ "cols", "elements", 32, INT64_C(64) << 10, "8192,32768",
+	  "matrix columns: floats per row, and the distance between rows" },
 };
 static const struct sw_variant variants[] = {
-	{"thread_per_row", "one thread per row: lanes cols x 4 bytes apart, 32 sectors per request (C10)",
-	 launch_thread, requests_thread, BOTH_AXES, 0},
-	{"block_per_row", "one block of 256 per row striding across it, then a block reduction: "
-			  "4 sectors per request (C10)",
-	 launch_block, requests_group, BOTH_AXES, 0},
-	{"warp_per_row", "one warp per row striding across it, then a shuffle reduction",
-	 launch_warp, requests_group, BOTH_AXES, 0},
-	{"stream_read", "float4 streaming read of the same rows x cols floats, near the memory limit",
-	 launch_stream, requests_stream, BOTH_AXES, 1},
+	{ "thread_per_row",
+	  "one thread per row: lanes cols x 4 bytes apart, 32 sectors per request (C10)",
+	  launch_thread, requests_thread, BOTH_AXES, 0 },
+	{ "block_per_row",
+	  "one block of 256 per row striding across it, then a block reduction: "
+	  "4 sectors per request (C10)",
+	  launch_block, requests_group, BOTH_AXES, 0 },
+	{ "warp_per_row", "one warp per row striding across it, then a shuffle reduction",
+	  launch_warp, requests_group, BOTH_AXES, 0 },
+	{ "stream_read",
+	  "float4 streaming read of the same rows x cols floats, near the memory limit",
+	  launch_stream, requests_stream, BOTH_AXES, 1 },
 };
 
 const struct sw_family sw_family_rowsum = {

@@ -9,7 +9,7 @@
 #include "common.cuh"
 
 #define SW_ROWSUM_THREADS 256
-#define SW_ROWSUM_WARPS (SW_ROWSUM_THREADS / 32)
+#define SW_ROWSUM_WARPS   (SW_ROWSUM_THREADS / 32)
 /* block_per_row: loads each thread issues before adding any of them */
 #define SW_ROWSUM_UNROLL 4
 

@@ -24,7 +24,8 @@ enum { AXIS_WORD_STRIDE };
  * nothing writes the words inside the loop, hoists the loads out of it and
  * leaves a loop of adds. Each thread's sum is written so none is removed. */
 __global__ void __launch_bounds__(SW_SMEM_THREADS)
-smem_bank_kernel(const float *__restrict__ in, uint32_t *__restrict__ out, int pattern, uint32_t s)
+	smem_bank_kernel(const float *__restrict__ in, uint32_t *__restrict__ out, int pattern,
+			 uint32_t s)
 {
 	__shared__ uint32_t words[SW_SMEM_WORDS];
 	for (uint32_t i = threadIdx.x; i < SW_SMEM_WORDS; i += blockDim.x)
@@ -139,18 +140,18 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 static const struct sw_axis_def axes[] = {
-	{"word_stride", "words", 0, 32, "0:32",
-	 "distance in 4-byte words between neighbouring lanes' words; 0 = all lanes one word"},
+	{ "word_stride", "words", 0, 32, "0:32",
+	  "distance in 4-byte words between neighbouring lanes' words; 0 = all lanes one word" },
 };
 static const struct sw_variant variants[] = {
-	{"stride", "lane reads word lane * word_stride: a gcd(word_stride, 32)-way conflict (C16)",
-	 launch, requests, 1u << AXIS_WORD_STRIDE, 0},
-	{"broadcast", "every lane reads one word: a broadcast, no conflict (C13)", launch,
-	 requests, 0, 0},
-	{"two_way", "half the warp reads word 0, half word 32: a 2-way conflict (C13)", launch,
-	 requests, 0, 0},
-	{"conflict_free", "lane reads word lane: one word per bank, the conflict-free time",
-	 launch, requests, 0, 1},
+	{ "stride", "lane reads word lane * word_stride: a gcd(word_stride, 32)-way conflict (C16)",
+	  launch, requests, 1u << AXIS_WORD_STRIDE, 0 },
+	{ "broadcast", "every lane reads one word: a broadcast, no conflict (C13)", launch,
+	  requests, 0, 0 },
+	{ "two_way", "half the warp reads word 0, half word 32: a 2-way conflict (C13)", launch,
+	  requests, 0, 0 },
+	{ "conflict_free", "lane reads word lane: one word per bank, the conflict-free time",
+	  launch, requests, 0, 1 },
 };
 
 const struct sw_family sw_family_smem_bank = {

@@ -35,7 +35,7 @@ __global__ void sw_stream_read_kernel(const float4 *__restrict__ a, float *__res
 cudaError_t sw_stream_read(const float *a, float *out, uint64_t n4, cudaStream_t s)
 {
 	sw_stream_read_kernel<<<SW_STREAM_BLOCKS, SW_STREAM_THREADS, 0, s>>>((const float4 *)a, out,
-									       n4);
+									     n4);
 	return cudaGetLastError();
 }
 

@@ -9,9 +9,9 @@
 
 #include "kernel.h"
 
-#define SW_STREAM_BLOCKS 4096
+#define SW_STREAM_BLOCKS  4096
 #define SW_STREAM_THREADS 256
-#define SW_STREAM_T ((uint64_t)SW_STREAM_BLOCKS * SW_STREAM_THREADS)
+#define SW_STREAM_T       ((uint64_t)SW_STREAM_BLOCKS * SW_STREAM_THREADS)
 
 /* Reads a[0 .. 4 n4) as float4; out holds SW_STREAM_T sums. Enqueues only. */
 cudaError_t sw_stream_read(const float *a, float *out, uint64_t n4, cudaStream_t s);

@@ -41,7 +41,7 @@ __global__ void strided_read_tuned_kernel(const float *__restrict__ a, float *__
 					  uint64_t n, uint64_t stride)
 {
 	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float acc[TUNED_UNROLL] = {0};
+	float acc[TUNED_UNROLL] = { 0 };
 	for (uint64_t k = 0; sw_strided_index(t, k, stride) < n; k += TUNED_UNROLL) {
 		float v[TUNED_UNROLL];
 #pragma unroll
@@ -60,26 +60,32 @@ __global__ void strided_read_tuned_kernel(const float *__restrict__ a, float *__
 	out[t] = sum;
 }
 
-static cudaError_t launch_course(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_course(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	strided_read_course_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
-		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N], p->axis[AXIS_STRIDE]);
+		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N],
+		p->axis[AXIS_STRIDE]);
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_tuned(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_tuned(const struct sw_point *p, const struct sw_buffers *b,
+				cudaStream_t s)
 {
 	strided_read_tuned_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
-		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N], p->axis[AXIS_STRIDE]);
+		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N],
+		p->axis[AXIS_STRIDE]);
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	return sw_stream_read((const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N] / 4, s);
 }
 
-static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	return cudaMemcpyAsync(b->dev[1], b->dev[0], (size_t)p->axis[AXIS_N] * sizeof(float),
 			       cudaMemcpyDeviceToDevice, s);
@@ -199,17 +205,19 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 #define BOTH_AXES ((1u << AXIS_STRIDE) | (1u << AXIS_N))
 static const struct sw_axis_def axes[] = {
-	{"stride", "elements", 1, 128, "1:128:x2", "distance between neighbouring threads' elements"},
-	{"n", "elements", 1024, INT64_C(4) << 30, "64M", "array length in floats"},
+	{ "stride", "elements", 1, 128, "1:128:x2",
+	  "distance between neighbouring threads' elements" },
+	{ "n", "elements", 1024, INT64_C(4) << 30, "64M", "array length in floats" },
 };
 static const struct sw_variant variants[] = {
-	{"course", "the course's kernel, grid 4096 x 256 (C8, C9)", launch_course,
-	 requests_strided, BOTH_AXES, 0},
-	{"tuned", "same addresses, 8 loads in flight per thread", launch_tuned, requests_strided,
-	 BOTH_AXES, 0},
-	{"stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream,
-	 requests_stream, 1u << AXIS_N, 1},
-	{"memcpy", "cudaMemcpy device to device of n floats", launch_memcpy, NULL, 1u << AXIS_N, 1},
+	{ "course", "the course's kernel, grid 4096 x 256 (C8, C9)", launch_course,
+	  requests_strided, BOTH_AXES, 0 },
+	{ "tuned", "same addresses, 8 loads in flight per thread", launch_tuned, requests_strided,
+	  BOTH_AXES, 0 },
+	{ "stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream,
+	  requests_stream, 1u << AXIS_N, 1 },
+	{ "memcpy", "cudaMemcpy device to device of n floats", launch_memcpy, NULL, 1u << AXIS_N,
+	  1 },
 };
 
 const struct sw_family sw_family_strided_read = {

@@ -8,9 +8,9 @@
 #include "common.cuh"
 
 /* The course's launch (NOTES.md C8): grid 4096 x 256, one sum per thread. */
-#define SW_STRIDED_BLOCKS 4096
+#define SW_STRIDED_BLOCKS  4096
 #define SW_STRIDED_THREADS 256
-#define SW_STRIDED_T ((uint64_t)SW_STRIDED_BLOCKS * SW_STRIDED_THREADS)
+#define SW_STRIDED_T       ((uint64_t)SW_STRIDED_BLOCKS * SW_STRIDED_THREADS)
 
 /* Element read by thread t on its k-th step: every stride-th element, the
  * threads of the grid side by side, so a warp's lanes are stride apart. */

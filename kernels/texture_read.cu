@@ -47,8 +47,7 @@ __global__ void tex_read_texture_kernel(cudaTextureObject_t tex, float *out, uin
 }
 
 /* No __restrict__: the compiler may not take the read-only path. */
-template <int P>
-__global__ void tex_read_global_kernel(const float *img, float *out, uint32_t size)
+template <int P> __global__ void tex_read_global_kernel(const float *img, float *out, uint32_t size)
 {
 	uint32_t x = blockIdx.x * SW_TEX_BLOCK_X + threadIdx.x;
 	uint32_t y = blockIdx.y * SW_TEX_BLOCK_Y + threadIdx.y;
@@ -96,10 +95,12 @@ static dim3 grid_of(const struct sw_point *p)
 	return dim3(size_of(p) / SW_TEX_BLOCK_X, size_of(p) / (SW_TEX_BLOCK_Y * SW_TEX_READS));
 }
 
-static cudaError_t launch_texture(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_texture(const struct sw_point *p, const struct sw_buffers *b,
+				  cudaStream_t s)
 {
 	static void (*const kernels[])(cudaTextureObject_t, float *, uint32_t) = {
-		tex_read_texture_kernel<0>, tex_read_texture_kernel<1>, tex_read_texture_kernel<2>};
+		tex_read_texture_kernel<0>, tex_read_texture_kernel<1>, tex_read_texture_kernel<2>
+	};
 	const struct tex_state *st = (const struct tex_state *)b->state;
 	if (!st)
 		return cudaErrorInvalidResourceHandle; /* prepare made no texture */
@@ -108,19 +109,24 @@ static cudaError_t launch_texture(const struct sw_point *p, const struct sw_buff
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b,
+				 cudaStream_t s)
 {
 	static void (*const kernels[])(const float *, float *, uint32_t) = {
-		tex_read_global_kernel<0>, tex_read_global_kernel<1>, tex_read_global_kernel<2>};
+		tex_read_global_kernel<0>, tex_read_global_kernel<1>, tex_read_global_kernel<2>
+	};
 	kernels[p->axis[AXIS_PATTERN]]<<<grid_of(p), dim3(SW_TEX_BLOCK_X, SW_TEX_BLOCK_Y), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], size_of(p));
 	return cudaGetLastError();
 }
 
-static cudaError_t launch_readonly(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+static cudaError_t launch_readonly(const struct sw_point *p, const struct sw_buffers *b,
+				   cudaStream_t s)
 {
-	static void (*const kernels[])(const float *, float *, uint32_t) = {
-		tex_read_readonly_kernel<0>, tex_read_readonly_kernel<1>, tex_read_readonly_kernel<2>};
+	static void (*const kernels[])(const float *, float *,
+				       uint32_t) = { tex_read_readonly_kernel<0>,
+						     tex_read_readonly_kernel<1>,
+						     tex_read_readonly_kernel<2> };
 	kernels[p->axis[AXIS_PATTERN]]<<<grid_of(p), dim3(SW_TEX_BLOCK_X, SW_TEX_BLOCK_Y), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], size_of(p));
 	return cudaGetLastError();
@@ -144,8 +150,8 @@ static uint64_t requests_image(const struct sw_point *p, uint64_t r, struct sw_r
 		req->active = 0xffffffffu;
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t row, col;
-			sw_tex_pixel((int)p->axis[AXIS_PATTERN], size, bx * SW_TEX_BLOCK_X + l, y, j, &row,
-				     &col);
+			sw_tex_pixel((int)p->axis[AXIS_PATTERN], size, bx * SW_TEX_BLOCK_X + l, y,
+				     j, &row, &col);
 			req->addr[l] = ((uint64_t)row * size + col) * 4;
 		}
 	}
@@ -165,7 +171,8 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 {
 	int64_t tile = SW_TEX_BLOCK_Y * SW_TEX_READS; /* 64: a block covers 32 x 64 pixels */
 	if (p->axis[AXIS_SIZE] % tile) {
-		snprintf(why, len, "size = %lld is not a multiple of %lld (a block sums 32 x 64 pixels)",
+		snprintf(why, len,
+			 "size = %lld is not a multiple of %lld (a block sums 32 x 64 pixels)",
 			 (long long)p->axis[AXIS_SIZE], (long long)tile);
 		return 1;
 	}
@@ -277,18 +284,18 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 #define BOTH_AXES ((1u << AXIS_PATTERN) | (1u << AXIS_SIZE))
 static const struct sw_axis_def axes[] = {
-	{"pattern", "", 0, 2, "0,1,2",
-	 "0 rows (a warp reads 32 pixels of a row), 1 gather (each read a random neighbour within "
-	 "an 8 x 8 window), 2 columns (a warp reads 32 rows of a column)"},
-	{"size", "elements", 64, 32768, "4096,8192,16384", "side of the square float image"},
+	{ "pattern", "", 0, 2, "0,1,2",
+	  "0 rows (a warp reads 32 pixels of a row), 1 gather (each read a random neighbour within "
+	  "an 8 x 8 window), 2 columns (a warp reads 32 rows of a column)" },
+	{ "size", "elements", 64, 32768, "4096,8192,16384", "side of the square float image" },
 };
 static const struct sw_variant variants[] = {
-	{"texture", "tex2D on a block-linear cudaArray, point sampling (C18)", launch_texture, NULL,
-	 BOTH_AXES, 0},
-	{"global", "plain global loads of the row-major image (C18)", launch_global, requests_image,
-	 BOTH_AXES, 0},
-	{"readonly", "__ldg read-only loads of the row-major image (C18)", launch_readonly,
-	 requests_image, BOTH_AXES, 0},
+	{ "texture", "tex2D on a block-linear cudaArray, point sampling (C18)", launch_texture,
+	  NULL, BOTH_AXES, 0 },
+	{ "global", "plain global loads of the row-major image (C18)", launch_global,
+	  requests_image, BOTH_AXES, 0 },
+	{ "readonly", "__ldg read-only loads of the row-major image (C18)", launch_readonly,
+	  requests_image, BOTH_AXES, 0 },
 };
 
 const struct sw_family sw_family_texture_read = {

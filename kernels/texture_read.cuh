@@ -14,7 +14,7 @@ enum { SW_TEX_ROWS = 0, SW_TEX_GATHER = 1, SW_TEX_COLUMNS = 2 };
  * output (y, x), y < size / SW_TEX_READS, so the image is read once. */
 #define SW_TEX_BLOCK_X 32
 #define SW_TEX_BLOCK_Y 8
-#define SW_TEX_READS 8
+#define SW_TEX_READS   8
 /* The gather's neighbours lie in an 8 x 8 window: offsets -4 .. 3. */
 #define SW_TEX_WINDOW 8
 

@@ -74,19 +74,19 @@ struct tp_config {
 	int tile, block_rows;
 	tp_kernel_fn kernel[3]; /* by variant */
 };
-#define TP_CONFIG(t, br)                                                                       \
-	{                                                                                      \
-		t, br,                                                                         \
-		{                                                                              \
-			transpose_copy_kernel<t, br>, transpose_naive_kernel<t, br>,            \
-			transpose_shared_kernel<t, br>                                         \
-		}                                                                              \
+#define TP_CONFIG(t, br)                                                                           \
+	{                                                                                          \
+		t, br,                                                                             \
+		{                                                                                  \
+			transpose_copy_kernel<t, br>, transpose_naive_kernel<t, br>,               \
+				transpose_shared_kernel<t, br>                                     \
+		}                                                                                  \
 	}
 /* Every (tile, block_rows) refuse() lets through. */
 static const struct tp_config configs[] = {
-	TP_CONFIG(8, 4),   TP_CONFIG(8, 8),   TP_CONFIG(16, 2),  TP_CONFIG(16, 4),
-	TP_CONFIG(16, 8),  TP_CONFIG(16, 16), TP_CONFIG(32, 1),  TP_CONFIG(32, 2),
-	TP_CONFIG(32, 4),  TP_CONFIG(32, 8),  TP_CONFIG(32, 16), TP_CONFIG(32, 32),
+	TP_CONFIG(8, 4),  TP_CONFIG(8, 8),   TP_CONFIG(16, 2),  TP_CONFIG(16, 4),
+	TP_CONFIG(16, 8), TP_CONFIG(16, 16), TP_CONFIG(32, 1),  TP_CONFIG(32, 2),
+	TP_CONFIG(32, 4), TP_CONFIG(32, 8),  TP_CONFIG(32, 16), TP_CONFIG(32, 32),
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -114,8 +114,8 @@ static cudaError_t launch(const struct sw_point *p, const struct sw_buffers *b, 
 	dim3 grid((unsigned)(cols / tile), (unsigned)(rows / tile));
 	dim3 block(tile, cfg->block_rows);
 	size_t smem = p->variant == V_NAIVE ? 0 : (size_t)tile * (tile + pad) * sizeof(float);
-	cfg->kernel[p->variant]<<<grid, block, smem, s>>>((const float *)b->dev[0], (float *)b->dev[1],
-							   rows, cols, pad);
+	cfg->kernel[p->variant]<<<grid, block, smem, s>>>((const float *)b->dev[0],
+							  (float *)b->dev[1], rows, cols, pad);
 	return cudaGetLastError();
 }
 
@@ -152,7 +152,8 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 			else if (kind == KIND_STORE && p->variant == V_NAIVE)
 				e = sw_transpose_naive_out_index(rows, tile, br, bx, by, tx, ty, j);
 			else if (kind == KIND_STORE)
-				e = sw_transpose_shared_out_index(rows, tile, br, bx, by, tx, ty, j);
+				e = sw_transpose_shared_out_index(rows, tile, br, bx, by, tx, ty,
+								  j);
 			else if (p->variant == V_COPY)
 				e = sw_transpose_tile_row_word(tile, pad, br, tx, ty, j);
 			else
@@ -165,7 +166,8 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
-	uint64_t bytes = (uint64_t)p->axis[AXIS_ROWS] * (uint64_t)p->axis[AXIS_COLS] * sizeof(float);
+	uint64_t bytes =
+		(uint64_t)p->axis[AXIS_ROWS] * (uint64_t)p->axis[AXIS_COLS] * sizeof(float);
 	s->n_buffers = 2;
 	s->n_inputs = 1;
 	s->bytes[0] = bytes;
@@ -186,7 +188,8 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 		return 1;
 	}
 	if (tile * br < 32) {
-		snprintf(why, len, "a block of tile x block_rows = %lld threads is less than a warp",
+		snprintf(why, len,
+			 "a block of tile x block_rows = %lld threads is less than a warp",
 			 (long long)(tile * br));
 		return 1;
 	}
@@ -238,23 +241,26 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 #define ALL_AXES 0x1fu
-#define NO_PAD (ALL_AXES & ~(1u << AXIS_PAD))
+#define NO_PAD   (ALL_AXES & ~(1u << AXIS_PAD))
 static const struct sw_axis_def axes[] = {
-	{"rows", "elements", 8, 65536, "4096,8192", "rows of the input matrix (multiple of tile)"},
-	{"cols", "elements", 8, 65536, "4096,8192", "columns of the input matrix (multiple of tile)"},
-	{"tile", "elements", 8, 32, "32", "side of the square tile a block moves: 8, 16 or 32"},
-	{"block_rows", "threads", 1, 32, "8,32",
-	 "threads per block are tile x block_rows; each handles tile / block_rows elements"},
-	{"pad", "words", 0, 4, "0:4", "words added to each shared tile row (shared only)"},
+	{ "rows", "elements", 8, 65536, "4096,8192",
+	  "rows of the input matrix (multiple of tile)" },
+	{ "cols", "elements", 8, 65536, "4096,8192",
+	  "columns of the input matrix (multiple of tile)" },
+	{ "tile", "elements", 8, 32, "32", "side of the square tile a block moves: 8, 16 or 32" },
+	{ "block_rows", "threads", 1, 32, "8,32",
+	  "threads per block are tile x block_rows; each handles tile / block_rows elements" },
+	{ "pad", "words", 0, 4, "0:4", "words added to each shared tile row (shared only)" },
 };
 static const struct sw_variant variants[] = {
-	{"copy", "2D copy through the same shared tile: the transposes' ceiling", launch, requests,
-	 NO_PAD, 1},
-	{"naive", "transpose straight through global memory: scattered stores (C14)", launch,
-	 requests, NO_PAD, 0},
-	{"shared", "the course's tile transpose: 32-way conflict at pad 0 (C11), none at pad 1 "
-		   "(C12)",
-	 launch, requests, ALL_AXES, 0},
+	{ "copy", "2D copy through the same shared tile: the transposes' ceiling", launch, requests,
+	  NO_PAD, 1 },
+	{ "naive", "transpose straight through global memory: scattered stores (C14)", launch,
+	  requests, NO_PAD, 0 },
+	{ "shared",
+	  "the course's tile transpose: 32-way conflict at pad 0 (C11), none at pad 1 "
+	  "(C12)",
+	  launch, requests, ALL_AXES, 0 },
 };
 
 const struct sw_family sw_family_transpose = {

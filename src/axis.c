@@ -13,7 +13,7 @@
 /* How much of a bad text a message quotes. */
 #define QUOTE_MAX 60
 #define QUOTE_FMT "\"%.*s%s\""
-#define QUOTE_ARGS(s, len) \
+#define QUOTE_ARGS(s, len)                                                                         \
 	(int)((len) > QUOTE_MAX ? QUOTE_MAX : (len)), (s), ((len) > QUOTE_MAX ? "..." : "")
 
 /* A piece of the text being parsed: not NUL-terminated. */
@@ -157,11 +157,10 @@ static enum sw_status parse_element(struct span whole, struct span el, struct sw
 				       QUOTE_ARGS(el.s, el.len));
 		part[n_parts] = trim(p, (size_t)(pe - p));
 		if (!part[n_parts].len)
-			return sw_fail(
-				err, SW_EINVAL,
-				QUOTE_FMT
-				": empty range part (expected START:END, START:END:STEP or START:END:xFACTOR)",
-				QUOTE_ARGS(el.s, el.len));
+			return sw_fail(err, SW_EINVAL,
+				       QUOTE_FMT ": empty range part (expected START:END, "
+						 "START:END:STEP or START:END:xFACTOR)",
+				       QUOTE_ARGS(el.s, el.len));
 		n_parts++;
 		if (!c)
 			break;

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SW_BATCH_MIN 1
-#define SW_BATCH_MAX 64
+#define SW_BATCH_MIN     1
+#define SW_BATCH_MAX     64
 #define SW_BATCH_DEFAULT 2
 
 /* Long-only options take values past any character. */
@@ -91,11 +91,13 @@ static enum sw_status bad_option(char **argv, struct sw_err *err)
 
 	if (optopt && !find_val(optopt)) {
 		if (optopt > ' ' && optopt < 127)
-			return sw_fail(err, SW_EINVAL, "unknown option '-%c' (see sweep --help)", optopt);
+			return sw_fail(err, SW_EINVAL, "unknown option '-%c' (see sweep --help)",
+				       optopt);
 		return sw_fail(err, SW_EINVAL, "unknown option (see sweep --help)");
 	}
 	if (optopt)
-		return sw_fail(err, SW_EINVAL, "option '--%s' takes no value", find_val(optopt)->name);
+		return sw_fail(err, SW_EINVAL, "option '--%s' takes no value",
+			       find_val(optopt)->name);
 
 	typed_name(name, sizeof(name), argv[optind - 1]);
 
@@ -170,7 +172,8 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 		err->msg[0] = '\0';
 	}
 	if (argc < 1 || !argv)
-		return sw_fail(err, SW_EINVAL, "missing job file (usage: sweep [OPTIONS] JOB.yaml)");
+		return sw_fail(err, SW_EINVAL,
+			       "missing job file (usage: sweep [OPTIONS] JOB.yaml)");
 
 	/* Parsing may run more than once per process (tests do): restart getopt.
 	 * glibc reinitialises fully only on 0, which also clears a half-read
@@ -208,7 +211,8 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 				o->backend = SW_BACKEND_MODEL;
 			} else {
 				st = sw_fail(err, SW_EINVAL,
-					     "bad --backend '%s': expected cuda, model or auto", optarg);
+					     "bad --backend '%s': expected cuda, model or auto",
+					     optarg);
 				goto fail;
 			}
 			break;
@@ -219,7 +223,8 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 				o->schedule = SW_SCHED_STATIC;
 			} else {
 				st = sw_fail(err, SW_EINVAL,
-					     "bad --schedule '%s': expected dynamic or static", optarg);
+					     "bad --schedule '%s': expected dynamic or static",
+					     optarg);
 				goto fail;
 			}
 			break;
@@ -233,12 +238,8 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 			if (st)
 				goto fail;
 			break;
-		case ':':
-			st = missing_arg(argv, err);
-			goto fail;
-		default:
-			st = bad_option(argv, err);
-			goto fail;
+		case ':': st = missing_arg(argv, err); goto fail;
+		default: st = bad_option(argv, err); goto fail;
 		}
 	}
 
@@ -265,8 +266,9 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 	if (n_pos == 1)
 		o->job_path = argv[optind];
 	else if (!o->list) {
-		st = sw_fail(err, SW_EINVAL,
-			     "missing job file (usage: sweep [OPTIONS] JOB.yaml; see sweep --help)");
+		st = sw_fail(
+			err, SW_EINVAL,
+			"missing job file (usage: sweep [OPTIONS] JOB.yaml; see sweep --help)");
 		goto fail;
 	}
 	return SW_OK;

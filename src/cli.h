@@ -13,14 +13,14 @@ enum sw_backend_choice { SW_BACKEND_AUTO, SW_BACKEND_CUDA, SW_BACKEND_MODEL };
 enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
 
 struct sw_options {
-	const char *job_path;  /* the one positional argument */
-	const char *output;    /* -o; NULL: <job name>.h5 in the current directory */
+	const char *job_path; /* the one positional argument */
+	const char *output;   /* -o; NULL: <job name>.h5 in the current directory */
 	int force, resume, dry_run, list, quiet, help, version, share_gpu, counters;
 	enum sw_backend_choice backend;
 	enum sw_schedule schedule;
-	const char **sets;     /* --set values, in order (owned array, borrowed strings) */
+	const char **sets; /* --set values, in order (owned array, borrowed strings) */
 	int n_sets;
-	int batch;             /* dynamic: points a worker keeps ahead; default 2 */
+	int batch; /* dynamic: points a worker keeps ahead; default 2 */
 };
 
 /* SW_EINVAL with a message naming the bad option. --help, --version and

@@ -17,7 +17,10 @@ static const struct metric {
 	const char *name;
 	size_t offset;
 } metrics[] = {
+/* clang-format would spread this one-line macro over four */
+/* clang-format off */
 #define M(name, field) { name, offsetof(struct sw_counter_values, field) }
+	/* clang-format on */
 	M("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", ld_requests),
 	M("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", ld_sectors),
 	M("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", st_requests),
@@ -48,9 +51,9 @@ void sw_counters_destroy(struct sw_counters **c)
 	*c = NULL;
 }
 
-enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, sw_counted_fn prepare,
-				   sw_counted_fn run, void *arg, struct sw_counter_values *out,
-				   struct sw_err *err)
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
+				   sw_counted_fn prepare, sw_counted_fn run, void *arg,
+				   struct sw_counter_values *out, struct sw_err *err)
 {
 	(void)c, (void)stream, (void)prepare, (void)run, (void)arg, (void)out;
 	return sw_fail(err, SW_SKIP, "counters unavailable: sweep was built without CUPTI");
@@ -106,7 +109,8 @@ static enum sw_status current_context(CUcontext *ctx, struct sw_err *err)
 	cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get_current,
 							 12000, cudaEnableDefault, &found);
 	if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !get_current)
-		return sw_fail(err, SW_SKIP, "counters unavailable: no cuCtxGetCurrent in the driver");
+		return sw_fail(err, SW_SKIP,
+			       "counters unavailable: no cuCtxGetCurrent in the driver");
 	if (get_current(ctx) != CUDA_SUCCESS || !*ctx)
 		return sw_fail(err, SW_SKIP, "counters unavailable: no current CUDA context");
 	return SW_OK;
@@ -139,8 +143,8 @@ static void name_missing_metric(struct sw_counters *c, const char *chip, const u
 		};
 		cuptiProfilerHostDeinitialize(&fini);
 		if (r != CUPTI_SUCCESS) {
-			sw_fail(err, SW_SKIP, "counters unavailable: chip %s has no metric %s", chip,
-				c->names[i]);
+			sw_fail(err, SW_SKIP, "counters unavailable: chip %s has no metric %s",
+				chip, c->names[i]);
 			return;
 		}
 	}
@@ -163,7 +167,9 @@ enum sw_status sw_counters_create(int device_index, struct sw_counters **out, st
 	if ((st = current_context(&c->ctx, err)) != SW_OK)
 		goto out;
 
-	CUpti_Profiler_Initialize_Params pinit = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+	CUpti_Profiler_Initialize_Params pinit = {
+		.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE
+	};
 	CUPTI_CALL(cuptiProfilerInitialize(&pinit), "initialising the profiler", out);
 	CUpti_Device_GetChipName_Params chip = {
 		.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
@@ -264,7 +270,8 @@ static enum sw_status replay(struct sw_counters *c, CUpti_RangeProfiler_Object *
 		if (e == cudaSuccess)
 			e = cudaStreamSynchronize(stream);
 		if (e != cudaSuccess)
-			return sw_fail(err, SW_ECUDA, "before a counted pass: %s", cudaGetErrorString(e));
+			return sw_fail(err, SW_ECUDA, "before a counted pass: %s",
+				       cudaGetErrorString(e));
 		CUpti_RangeProfiler_Start_Params start = {
 			.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
 			.pRangeProfilerObject = obj,
@@ -290,21 +297,23 @@ static enum sw_status replay(struct sw_counters *c, CUpti_RangeProfiler_Object *
 		};
 		CUptiResult sr = cuptiRangeProfilerStop(&stop);
 		if (e != cudaSuccess)
-			return sw_fail(err, SW_ECUDA, "in a counted pass: %s", cudaGetErrorString(e));
+			return sw_fail(err, SW_ECUDA, "in a counted pass: %s",
+				       cudaGetErrorString(e));
 		CUPTI_CALL(pr, "closing the range", out);
 		CUPTI_CALL(sr, "stopping a pass", out);
 		submitted = stop.isAllPassSubmitted;
 	}
 	if (!submitted)
-		st = sw_fail(err, SW_SKIP, "counters unavailable: the profiler wanted more than %d passes",
+		st = sw_fail(err, SW_SKIP,
+			     "counters unavailable: the profiler wanted more than %d passes",
 			     c->passes + 2);
 out:
 	return st;
 }
 
-enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, sw_counted_fn prepare,
-				   sw_counted_fn run, void *arg, struct sw_counter_values *out,
-				   struct sw_err *err)
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
+				   sw_counted_fn prepare, sw_counted_fn run, void *arg,
+				   struct sw_counter_values *out, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	uint8_t *data = NULL;
@@ -337,7 +346,8 @@ enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, s
 		.counterDataSize = size.counterDataSize,
 		.pCounterData = data,
 	};
-	CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init), "initialising the counter data", disable);
+	CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init),
+		   "initialising the counter data", disable);
 	CUpti_RangeProfiler_SetConfig_Params config = {
 		.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
 		.pRangeProfilerObject = obj,
@@ -367,7 +377,8 @@ enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, s
 		.pCounterDataImage = data,
 		.counterDataImageSize = size.counterDataSize,
 	};
-	CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info), "reading the counter data", disable);
+	CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info), "reading the counter data",
+		   disable);
 	if (decode.numOfRangeDropped || info.numTotalRanges != 1) {
 		st = sw_fail(err, SW_SKIP, "counters unavailable: %zu ranges recorded, %zu dropped",
 			     info.numTotalRanges, decode.numOfRangeDropped);

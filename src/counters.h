@@ -18,12 +18,12 @@ struct sw_counters;
 
 /* One point's counts, whole launch summed over all SMs. */
 struct sw_counter_values {
-	double ld_requests, ld_sectors;     /* global loads (LDG), warp-level requests */
-	double st_requests, st_sectors;     /* global stores */
+	double ld_requests, ld_sectors; /* global loads (LDG), warp-level requests */
+	double st_requests, st_sectors; /* global stores */
 	double shared_ld_requests, shared_ld_wavefronts, shared_ld_conflicts;
 	double shared_st_requests, shared_st_wavefronts, shared_st_conflicts;
 	double dram_read_bytes, dram_write_bytes;
-	int passes;                         /* replays the metrics needed */
+	int passes; /* replays the metrics needed */
 };
 
 /* Sets up profiling on the current device (device_index, as cudaSetDevice
@@ -42,8 +42,8 @@ typedef cudaError_t (*sw_counted_fn)(void *arg, cudaStream_t stream);
  * outside the range (an L2 flush), then run inside it. SW_ECUDA when the work
  * itself failed (the caller decides whether the context survives); SW_SKIP
  * with CUPTI's reason when profiling failed but the GPU is fine. */
-enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream, sw_counted_fn prepare,
-				   sw_counted_fn run, void *arg, struct sw_counter_values *out,
-				   struct sw_err *err);
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
+				   sw_counted_fn prepare, sw_counted_fn run, void *arg,
+				   struct sw_counter_values *out, struct sw_err *err);
 
 #endif

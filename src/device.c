@@ -50,7 +50,8 @@ enum sw_status sw_device_bind(int local_rank, struct sw_device_info *info, struc
 	strcpy(info->backend, "cuda");
 	int count = sw_device_count();
 	if (count == 0)
-		return sw_fail(err, SW_ECUDA, "no CUDA device is visible (CUDA_VISIBLE_DEVICES='%s')",
+		return sw_fail(err, SW_ECUDA,
+			       "no CUDA device is visible (CUDA_VISIBLE_DEVICES='%s')",
 			       info->visible_devices);
 	/* Slurm's --gpus-per-task leaves one device visible per task: index 0.
 	 * Otherwise node-local ranks take the visible devices in turn. */
@@ -60,7 +61,8 @@ enum sw_status sw_device_bind(int local_rank, struct sw_device_info *info, struc
 	if (e == cudaSuccess)
 		e = cudaGetDeviceProperties(&prop, dev);
 	if (e != cudaSuccess)
-		return sw_fail(err, SW_ECUDA, "cannot use CUDA device %d: %s", dev, cudaGetErrorString(e));
+		return sw_fail(err, SW_ECUDA, "cannot use CUDA device %d: %s", dev,
+			       cudaGetErrorString(e));
 
 	info->device_index = dev;
 	snprintf(info->name, sizeof info->name, "%s", prop.name);
@@ -70,8 +72,9 @@ enum sw_status sw_device_bind(int local_rank, struct sw_device_info *info, struc
 	cudaDeviceGetPCIBusId(info->pci_bus_id, sizeof info->pci_bus_id, dev);
 	const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
 	snprintf(info->uuid, sizeof info->uuid,
-		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+		 u[14], u[15]);
 	int v = 0;
 	cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, dev);
 	info->mem_clock_khz = v;

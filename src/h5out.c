@@ -25,10 +25,10 @@
 
 #include "kernel.h"
 
-#define MEAS_CHUNK_ROWS 256
-#define DEV_CHUNK_ROWS 16
-#define SAMPLES_CHUNK 4096
-#define AUTO_FLUSH_ROWS 1024           /* sw_h5_append flushes at this many rows */
+#define MEAS_CHUNK_ROWS    256
+#define DEV_CHUNK_ROWS     16
+#define SAMPLES_CHUNK      4096
+#define AUTO_FLUSH_ROWS    1024         /* sw_h5_append flushes at this many rows */
 #define AUTO_FLUSH_SAMPLES (256 * 1024) /* ... or this many buffered samples (2 MiB) */
 
 /* A /measurements row in memory: struct sw_record up to its samples. */
@@ -58,8 +58,10 @@ struct col {
 	const char *units; /* NULL: a count, an id or a ratio */
 };
 
-#define COL(type, field, kind, units) \
-	{ #field, offsetof(type, field), sizeof(((type *)0)->field), kind, units }
+#define COL(type, field, kind, units)                                                              \
+	{                                                                                          \
+#field, offsetof(type, field), sizeof(((type *)0)->field), kind, units             \
+	}
 #define RCOL(field, kind, units) COL(struct sw_record, field, kind, units)
 #define DCOL(field, kind, units) COL(struct sw_device_info, field, kind, units)
 
@@ -152,7 +154,7 @@ static const struct col dev_cols[] = {
 };
 
 #define N_MEAS_COLS (sizeof meas_cols / sizeof meas_cols[0])
-#define N_DEV_COLS (sizeof dev_cols / sizeof dev_cols[0])
+#define N_DEV_COLS  (sizeof dev_cols / sizeof dev_cols[0])
 
 static const char meas_about[] =
 	"One row per plan point and backend. Axis columns hold -1 where the "
@@ -296,8 +298,8 @@ static size_t type_bytes(const struct col *cols, size_t n_cols)
 	return bytes;
 }
 
-static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct col *c,
-		     int in_file, struct sw_err *err)
+static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct col *c, int in_file,
+		     struct sw_err *err)
 {
 	hid_t mt = c->kind == COL_STR ? str_type(c->size, err) : num_type(c->kind, in_file);
 	herr_t rc;
@@ -574,8 +576,7 @@ enum format {
 
 static const H5F_libver_t format_low[] = { H5F_LIBVER_LATEST, H5F_LIBVER_EARLIEST,
 					   H5F_LIBVER_EARLIEST };
-static const H5F_libver_t format_high[] = { H5F_LIBVER_LATEST, H5F_LIBVER_V18,
-					    H5F_LIBVER_LATEST };
+static const H5F_libver_t format_high[] = { H5F_LIBVER_LATEST, H5F_LIBVER_V18, H5F_LIBVER_LATEST };
 
 /* A file access property list for fmt. clear_flags: the open clears the
  * consistency flags (only with our lock held: they may be a live writer's).
@@ -717,15 +718,16 @@ static enum sw_status check_target(const char *path, int force, const char *job_
 		if (S_ISDIR(sb.st_mode))
 			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", path);
 		else if (!S_ISREG(sb.st_mode))
-			st = sw_fail(err, SW_EIO, "cannot create %s: it exists and is not a regular file",
-				     path);
+			st = sw_fail(err, SW_EIO,
+				     "cannot create %s: it exists and is not a regular file", path);
 		else if (job_path && stat(job_path, &job) == 0 && job.st_dev == sb.st_dev &&
 			 job.st_ino == sb.st_ino)
 			st = sw_fail(err, SW_EINVAL,
 				     "%s is the job file; write the results to another file", path);
 		else if (!force)
 			st = sw_fail(err, SW_EIO,
-				     "%s already exists; use --force to overwrite it or --resume to continue it",
+				     "%s already exists; use --force to overwrite it or --resume "
+				     "to continue it",
 				     path);
 	}
 free_dir:
@@ -842,9 +844,9 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 	ftype = table_type(meas_cols, N_MEAS_COLS, 0, 1, err);
 	if (ftype < 0)
 		return sw_wrap(err, "cannot build the /measurements type");
-	h->measurements = create_table(h->file, "measurements", ftype, MEAS_CHUNK_ROWS,
-				       h->meas_mtype, &blank, meas_about, meas_cols, N_MEAS_COLS,
-				       err);
+	h->measurements =
+		create_table(h->file, "measurements", ftype, MEAS_CHUNK_ROWS, h->meas_mtype, &blank,
+			     meas_about, meas_cols, N_MEAS_COLS, err);
 	H5Tclose(ftype);
 	if (h->measurements < 0)
 		return err ? err->status : SW_EHDF5;
@@ -874,9 +876,10 @@ static enum sw_status start_swmr(struct sw_h5 *h, struct sw_err *err)
 static enum sw_status hold_old_file(const char *path, int *fd, struct sw_err *err)
 {
 	if (take_lock(path, 0, fd) == LOCK_BUSY)
-		return sw_fail(err, SW_EIO,
-			       "cannot replace %s: another sweep is writing it (it holds the file's lock)",
-			       path);
+		return sw_fail(
+			err, SW_EIO,
+			"cannot replace %s: another sweep is writing it (it holds the file's lock)",
+			path);
 	return SW_OK;
 }
 
@@ -925,8 +928,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	 * HDF5's flock(), which NFS would make collide with it. */
 	switch (take_lock(tmp, 1, &h->lock_fd)) {
 	case LOCK_OURS:
-	case LOCK_NONE:
-		break;
+	case LOCK_NONE: break;
 	case LOCK_BUSY:
 	case LOCK_ERROR:
 		st = sw_fail(err, SW_EIO, "cannot lock %s: %s", tmp, strerror(errno));
@@ -937,8 +939,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 		goto remove_tmp;
 	}
 	if (rename(tmp, path) != 0) {
-		st = sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tmp, path,
-			     strerror(errno));
+		st = sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
 		goto remove_tmp;
 	}
 	free(tmp);
@@ -964,8 +965,8 @@ release_old:
 
 /* The table exists, is 1-D, has a column for every field we write, and
  * tells its row count. */
-static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_type,
-				 hid_t *dset, uint64_t *rows, struct sw_err *err)
+static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_type, hid_t *dset,
+				 uint64_t *rows, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	hid_t space, ftype = H5I_INVALID_HID;
@@ -998,8 +999,8 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_ty
 		goto close_space;
 	}
 	if (H5Tget_class(ftype) != H5T_COMPOUND) {
-		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not a table",
-			     h->path, name);
+		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not a table", h->path,
+			     name);
 		goto close_ftype;
 	}
 	for (int i = 0; i < H5Tget_nmembers(mem_type); i++) {
@@ -1008,7 +1009,8 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_ty
 
 		if (!found)
 			st = sw_fail(err, SW_EINVAL,
-				     "%s: /%s has no column '%s'; it was written by an older sweep or one with other kernels, so write a new file",
+				     "%s: /%s has no column '%s'; it was written by an older sweep "
+				     "or one with other kernels, so write a new file",
 				     h->path, name, col ? col : "?");
 		H5free_memory(col);
 		if (!found)
@@ -1022,8 +1024,8 @@ close_space:
 }
 
 /* One column of the first rows of a table, into buf (rows x H5Tget_size(type)). */
-static enum sw_status read_column(hid_t dset, const char *table, const char *name,
-				  hid_t type, uint64_t rows, void *buf, struct sw_err *err)
+static enum sw_status read_column(hid_t dset, const char *table, const char *name, hid_t type,
+				  uint64_t rows, void *buf, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	hid_t one;
@@ -1095,11 +1097,13 @@ static enum sw_status check_identity(struct sw_h5 *h, const struct sw_h5_meta *m
 
 	rc = get_attr(h->file, "schema_version", H5T_NATIVE_INT, &schema);
 	if (rc != 1)
-		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: %s schema_version attribute",
-			       h->path, rc == 0 ? "it has no" : "it has an unreadable");
+		return sw_fail(err, SW_EINVAL,
+			       "%s is not a sweep file: %s schema_version attribute", h->path,
+			       rc == 0 ? "it has no" : "it has an unreadable");
 	if (schema > SW_SCHEMA_VERSION)
 		return sw_fail(err, SW_EINVAL,
-			       "%s has schema version %d, newer than the %d this sweep writes; resume it with a newer sweep",
+			       "%s has schema version %d, newer than the %d this sweep writes; "
+			       "resume it with a newer sweep",
 			       h->path, schema, SW_SCHEMA_VERSION);
 	if (schema < 1)
 		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: schema_version is %d",
@@ -1111,7 +1115,8 @@ static enum sw_status check_identity(struct sw_h5 *h, const struct sw_h5_meta *m
 			       rc == 0 ? "it has no" : "it has an unreadable");
 	if (fingerprint != meta->plan_fingerprint)
 		return sw_fail(err, SW_EINVAL,
-			       "%s was made from a different job (plan fingerprint %016llx, this job's %016llx); write a new file or use --force to overwrite it",
+			       "%s was made from a different job (plan fingerprint %016llx, this "
+			       "job's %016llx); write a new file or use --force to overwrite it",
 			       h->path, (unsigned long long)fingerprint,
 			       (unsigned long long)meta->plan_fingerprint);
 	/* Done ids are not per backend: the other backend would skip them all. */
@@ -1199,9 +1204,10 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum format *fmt, struct 
 	hid_t fapl;
 
 	if (lock == LOCK_BUSY)
-		return sw_fail(err, SW_EIO,
-			       "cannot resume %s: another sweep is writing it (it holds the file's lock)",
-			       h->path);
+		return sw_fail(
+			err, SW_EIO,
+			"cannot resume %s: another sweep is writing it (it holds the file's lock)",
+			h->path);
 	if (lock == LOCK_ERROR)
 		return sw_fail(err, SW_EIO, "cannot open %s for writing: %s", h->path,
 			       strerror(errno));
@@ -1222,7 +1228,8 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum format *fmt, struct 
 			st = h5_fail(err, SW_EIO, "cannot open %s for writing", h->path);
 		else
 			st = h5_fail(err, SW_EINVAL,
-				     "cannot resume %s: HDF5 cannot open it as a sweep file (cut short, damaged, or in a format newer than sweep writes)",
+				     "cannot resume %s: HDF5 cannot open it as a sweep file (cut "
+				     "short, damaged, or in a format newer than sweep writes)",
 				     h->path);
 		H5Pclose(fapl);
 		if (lock == LOCK_NONE && err && strstr(err->msg, "h5clear")) {
@@ -1230,7 +1237,9 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum format *fmt, struct 
 
 			snprintf(why_msg, sizeof why_msg, "%s", err->msg);
 			st = sw_fail(err, st,
-				     "%s; this file system takes no locks, so sweep cannot tell whether a sweep still writes it: if none does, run h5clear -s %s, then resume",
+				     "%s; this file system takes no locks, so sweep cannot tell "
+				     "whether a sweep still writes it: if none does, run h5clear "
+				     "-s %s, then resume",
 				     why_msg, h->path);
 		}
 		return st;
@@ -1353,15 +1362,13 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 	if (!buf)
 		return sw_fail(err, SW_ENOMEM, "out of memory for buffered rows");
 	h->meas_buf = buf;
-	buf = grow(h->samples_buf, &h->samples_cap, h->samples_len, rec->n_samples,
-		   sizeof(double));
+	buf = grow(h->samples_buf, &h->samples_cap, h->samples_len, rec->n_samples, sizeof(double));
 	if (!buf)
 		return sw_fail(err, SW_ENOMEM, "out of memory for buffered samples");
 	h->samples_buf = buf;
 
 	rec->sample_offset = h->n_samples + h->samples_len;
-	memcpy(h->samples_buf + h->samples_len, rec->samples_ns,
-	       rec->n_samples * sizeof(double));
+	memcpy(h->samples_buf + h->samples_len, rec->samples_ns, rec->n_samples * sizeof(double));
 	h->samples_len += rec->n_samples;
 	row = h->meas_buf + h->meas_len++ * MEAS_ROW_BYTES;
 	memcpy(row, rec, MEAS_ROW_BYTES);

@@ -23,11 +23,11 @@ struct sw_h5;
 
 /* Root attributes written at creation. */
 struct sw_h5_meta {
-	const char *tool_version;  /* "0.1.0 (git abc1234)" */
+	const char *tool_version; /* "0.1.0 (git abc1234)" */
 	const char *job_text;
 	const char *job_path;
 	const char *command_line;
-	const char *backend;       /* "cuda" or "model" */
+	const char *backend; /* "cuda" or "model" */
 	int mpi_size;
 	uint64_t plan_fingerprint;
 	uint64_t plan_points;

@@ -27,7 +27,7 @@
 /* libyaml's scanner takes time quadratic in the depth of [ and { nesting:
  * 800 KB of [ holds every rank for some 18 minutes. A job needs a few levels. */
 #define MAX_FLOW_DEPTH 64
-#define ARRAY_SIZE(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define ARRAY_SIZE(a)  ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const struct sw_measure_cfg measure_defaults = {
 	.rse_target = 0.005,
@@ -180,10 +180,10 @@ enum sw_status sw_cc_parse(const char *text, int *cc, struct sw_err *err)
 	return SW_OK;
 
 bad:
-	return sw_fail(
-		err, SW_EINVAL,
-		"\"%.*s\" is not a compute capability: expected MAJOR.MINOR like 9.0, major 1..15, minor 0..9",
-		QUOTE_MAX, text ? text : "");
+	return sw_fail(err, SW_EINVAL,
+		       "\"%.*s\" is not a compute capability: expected MAJOR.MINOR like 9.0, major "
+		       "1..15, minor 0..9",
+		       QUOTE_MAX, text ? text : "");
 }
 
 /* ---- the YAML walk ---- */
@@ -442,14 +442,15 @@ static enum sw_status parse_measure(struct ctx *c, yaml_node_t *n, struct sw_mea
 	}
 	if (m->min_samples > m->max_samples) {
 		if (max_node)
-			return fail_at(
-				c, max_node,
-				"measure.max_samples: %d is below min_samples %d: expected an integer %d..%d",
-				m->max_samples, m->min_samples, m->min_samples, SW_MAX_SAMPLES);
-		return fail_at(
-			c, min_node,
-			"measure.min_samples: %d is above max_samples %d (the default); set max_samples too",
-			m->min_samples, m->max_samples);
+			return fail_at(c, max_node,
+				       "measure.max_samples: %d is below min_samples %d: expected "
+				       "an integer %d..%d",
+				       m->max_samples, m->min_samples, m->min_samples,
+				       SW_MAX_SAMPLES);
+		return fail_at(c, min_node,
+			       "measure.min_samples: %d is above max_samples %d (the default); set "
+			       "max_samples too",
+			       m->min_samples, m->max_samples);
 	}
 	return SW_OK;
 }
@@ -842,10 +843,10 @@ static enum sw_status check_text(const char *path, const char *text, size_t len,
 			depth--;
 		if (depth > MAX_FLOW_DEPTH) {
 			position(text, len, i, &line, &col);
-			return sw_fail(
-				err, SW_EINVAL,
-				"%s:%d:%d: [ and { nested more than %d deep; a job file needs a few",
-				path, line, col, MAX_FLOW_DEPTH);
+			return sw_fail(err, SW_EINVAL,
+				       "%s:%d:%d: [ and { nested more than %d deep; a job file "
+				       "needs a few",
+				       path, line, col, MAX_FLOW_DEPTH);
 		}
 		if (s[i] && w) {
 			i += w;
@@ -853,10 +854,10 @@ static enum sw_status check_text(const char *path, const char *text, size_t len,
 		}
 		position(text, len, i, &line, &col);
 		if (!s[i])
-			return sw_fail(
-				err, SW_EINVAL,
-				"%s:%d:%d: NUL byte: a job file is YAML text, this looks like a binary file",
-				path, line, col);
+			return sw_fail(err, SW_EINVAL,
+				       "%s:%d:%d: NUL byte: a job file is YAML text, this looks "
+				       "like a binary file",
+				       path, line, col);
 		return sw_fail(
 			err, SW_EINVAL,
 			"%s:%d:%d: invalid UTF-8 (byte 0x%02X): a job file must be UTF-8 text",

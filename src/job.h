@@ -13,7 +13,7 @@
 #include "kernel.h"
 #include "status.h"
 
-#define SW_MAX_CCS 32
+#define SW_MAX_CCS       32
 #define SW_JOB_MAX_BYTES (1 << 20) /* a job file is a page of text, not data */
 
 struct sw_src_loc {
@@ -27,8 +27,8 @@ struct sw_job_axis {
 
 struct sw_job_family {
 	const struct sw_family *family;
-	int index;                         /* in the registry */
-	unsigned variants;                 /* bit v: run variant v; all by default */
+	int index;                            /* in the registry */
+	unsigned variants;                    /* bit v: run variant v; all by default */
 	struct sw_job_axis axes[SW_MAX_AXES]; /* family axis order; defaults filled in */
 	struct sw_src_loc loc;
 };
@@ -37,23 +37,23 @@ enum sw_flush_l2 { SW_FLUSH_AUTO, SW_FLUSH_ALWAYS, SW_FLUSH_NEVER };
 
 /* Measurement settings (the `measure:` section), with their defaults. */
 struct sw_measure_cfg {
-	double rse_target;     /* stop when the relative std. error of the mean is below; 0.005 */
-	int min_samples;       /* 10 */
-	int max_samples;       /* <= SW_MAX_SAMPLES; 200 */
-	int warmup;            /* untimed launches first; 2 */
-	double time_cap_s;     /* GPU time per point before giving up on rse; 1.0 */
-	double min_sample_s;   /* batch launches so a sample lasts at least this; 20e-6 */
+	double rse_target;   /* stop when the relative std. error of the mean is below; 0.005 */
+	int min_samples;     /* 10 */
+	int max_samples;     /* <= SW_MAX_SAMPLES; 200 */
+	int warmup;          /* untimed launches first; 2 */
+	double time_cap_s;   /* GPU time per point before giving up on rse; 1.0 */
+	double min_sample_s; /* batch launches so a sample lasts at least this; 20e-6 */
 	enum sw_flush_l2 flush_l2; /* auto: when the working set could fit in L2 */
 };
 
 struct sw_job {
-	char *path;            /* as given */
-	char *text;            /* the whole file, for the HDF5 root attribute */
+	char *path; /* as given */
+	char *text; /* the whole file, for the HDF5 root attribute */
 	char name[64];
 	struct sw_job_family *families;
 	int n_families;
 	struct sw_measure_cfg measure;
-	int ccs[SW_MAX_CCS];   /* model targets, 10 * major + minor */
+	int ccs[SW_MAX_CCS]; /* model targets, 10 * major + minor */
 	int n_ccs;
 };
 

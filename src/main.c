@@ -13,19 +13,22 @@
 static void print_list(void)
 {
 	printf("Kernel families (%d). Axis values: a list 1,2,4, a range 1:128, a step 0:32:4,\n"
-	       "a geometric range 1:128:x2; K/M/G = powers of 1024. Set with --set FAMILY.AXIS=VALUES.\n",
+	       "a geometric range 1:128:x2; K/M/G = powers of 1024. Set with --set "
+	       "FAMILY.AXIS=VALUES.\n",
 	       sw_n_families);
 	for (int i = 0; i < sw_n_families; i++) {
 		const struct sw_family *f = sw_families[i];
 		printf("\n%s: %s\n  variants:\n", f->name, f->about);
 		for (int v = 0; v < f->n_variants; v++)
 			printf("    %-16s%s%s\n", f->variants[v].name,
-			       f->variants[v].is_reference ? "(reference) " : "", f->variants[v].about);
+			       f->variants[v].is_reference ? "(reference) " : "",
+			       f->variants[v].about);
 		printf("  axes:\n");
 		for (int a = 0; a < f->n_axes; a++) {
 			const struct sw_axis_def *ax = &f->axes[a];
-			printf("    %-10s default %-10s range %lld..%lld %s: %s\n", ax->name, ax->defaults,
-			       (long long)ax->min, (long long)ax->max, ax->units, ax->about);
+			printf("    %-10s default %-10s range %lld..%lld %s: %s\n", ax->name,
+			       ax->defaults, (long long)ax->min, (long long)ax->max, ax->units,
+			       ax->about);
 		}
 	}
 }
@@ -43,7 +46,7 @@ static void print_version(void)
 int main(int argc, char **argv)
 {
 	struct sw_options opt;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	int rank = 0;
 
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {

@@ -20,7 +20,7 @@
 #include "counters.h"
 #include "stats.h"
 
-#define SAMPLE_BATCH 16
+#define SAMPLE_BATCH            16
 #define MAX_LAUNCHES_PER_SAMPLE 1000
 
 struct sw_gpu {
@@ -31,7 +31,7 @@ struct sw_gpu {
 	size_t cap[SW_MAX_BUFFERS];
 	void *host[2][SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
 	size_t host_cap[2][SW_MAX_BUFFERS];
-	int set;                       /* host set the next point copies into */
+	int set; /* host set the next point copies into */
 	/* the check running on its thread, and the record it completes */
 	struct pending {
 		int active;
@@ -41,7 +41,7 @@ struct sw_gpu {
 		struct sw_host_out out;
 		struct sw_record *rec;
 	} pending;
-	void *flush;                /* written before a sample to evict L2 */
+	void *flush; /* written before a sample to evict L2 */
 	size_t flush_bytes;
 	uint64_t nonce;
 	/* --counters: the profiler, or why there is none */
@@ -63,7 +63,8 @@ static uint64_t mix64(uint64_t x)
 
 static enum sw_status cuda_fail(struct sw_err *err, cudaError_t e, const char *what)
 {
-	return sw_fail(err, SW_ECUDA, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+	return sw_fail(err, SW_ECUDA, "%s: %s (%s)", what, cudaGetErrorString(e),
+		       cudaGetErrorName(e));
 }
 
 enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **out,
@@ -127,7 +128,7 @@ void sw_gpu_destroy(struct sw_gpu **gp)
 
 void sw_gpu_use_counters(struct sw_gpu *g)
 {
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	g->counters_wanted = 1;
 	if (sw_counters_create(g->dev.device_index, &g->counters, &err) != SW_OK)
 		snprintf(g->counters_why, sizeof g->counters_why, "%s", err.msg);
@@ -196,8 +197,9 @@ static enum sw_status point_failed(struct sw_record *rec, cudaError_t e, const c
 		       cudaGetErrorString(e));
 }
 
-static cudaError_t fill_inputs(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
-			       const struct sw_sizes *sz, const struct sw_buffers *b)
+static cudaError_t fill_inputs(struct sw_gpu *g, const struct sw_family *f,
+			       const struct sw_point *p, const struct sw_sizes *sz,
+			       const struct sw_buffers *b)
 {
 	if (f->fill)
 		return f->fill(p, b, g->stream);
@@ -216,7 +218,7 @@ static enum sw_status copy_outputs(struct sw_gpu *g, const struct sw_sizes *sz,
 				   const struct sw_buffers *b, struct sw_host_out *out,
 				   struct sw_record *rec, struct sw_err *err)
 {
-	*out = (struct sw_host_out){.seed = b->seed, .sample_seed = mix64(b->seed ^ 0x5eed)};
+	*out = (struct sw_host_out){ .seed = b->seed, .sample_seed = mix64(b->seed ^ 0x5eed) };
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
 		cudaError_t e = ensure_host(g, g->set, i, sz->bytes[i]);
 		if (e == cudaSuccess)
@@ -234,7 +236,7 @@ static enum sw_status copy_outputs(struct sw_gpu *g, const struct sw_sizes *sz,
 static void check_copied(const struct sw_family *f, const struct sw_point *p,
 			 const struct sw_host_out *out, struct sw_record *rec)
 {
-	struct sw_check c = {0};
+	struct sw_check c = { 0 };
 	f->check(p, out, &c);
 	snprintf(rec->check_mode, sizeof rec->check_mode, "%s",
 		 c.mode == SW_CHECK_FULL ? "full" : "sampled");
@@ -243,8 +245,8 @@ static void check_copied(const struct sw_family *f, const struct sw_point *p,
 	if (!c.ok) {
 		/* recorded as such, and its timings do not count */
 		rec->status = SW_ROW_INVALID;
-		snprintf(rec->message, sizeof rec->message, "output differs from the CPU reference: %s",
-			 c.msg);
+		snprintf(rec->message, sizeof rec->message,
+			 "output differs from the CPU reference: %s", c.msg);
 		rec->median_ns = rec->min_ns = rec->mean_ns = rec->stddev_ns = rec->rse = NAN;
 		rec->gbps = rec->gflops = NAN;
 	}
@@ -301,7 +303,8 @@ static cudaError_t enqueue_sample(struct sw_gpu *g, const struct sw_variant *v,
 static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
-				 struct sw_record *rec, struct sw_host_out *out, struct sw_err *err);
+				 struct sw_record *rec, struct sw_host_out *out,
+				 struct sw_err *err);
 
 /* What a counted pass needs: the point's launch, and the L2 to evict first. */
 struct counted {
@@ -333,11 +336,11 @@ static enum sw_status count_point(struct sw_gpu *g, const struct sw_variant *v,
 		snprintf(rec->counter_note, sizeof rec->counter_note, "%s", g->counters_why);
 		return SW_OK;
 	}
-	struct counted arg = {g, v, p, b};
+	struct counted arg = { g, v, p, b };
 	struct sw_counter_values cv;
-	struct sw_err why = {0};
-	enum sw_status st = sw_counters_collect(g->counters, g->stream, counted_evict, counted_launch,
-						&arg, &cv, &why);
+	struct sw_err why = { 0 };
+	enum sw_status st = sw_counters_collect(g->counters, g->stream, counted_evict,
+						counted_launch, &arg, &cv, &why);
 	if (st == SW_ECUDA) { /* the point's own launch failed this time */
 		rec->status = SW_ROW_FAILED;
 		snprintf(rec->message, sizeof rec->message, "counting: %s", why.msg);
@@ -370,11 +373,12 @@ static enum sw_status count_point(struct sw_gpu *g, const struct sw_variant *v,
 /* The GPU part of a point: buffers, fresh input, the checked launch with its
  * output copied to the host, warm-up and samples. *checkable says whether
  * out holds an output for the CPU check. */
-static enum sw_status gpu_part(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
-			       const struct sw_measure_cfg *cfg, struct sw_record *rec,
-			       struct sw_host_out *out, int *checkable, struct sw_err *err)
+static enum sw_status gpu_part(struct sw_gpu *g, const struct sw_family *f,
+			       const struct sw_point *p, const struct sw_measure_cfg *cfg,
+			       struct sw_record *rec, struct sw_host_out *out, int *checkable,
+			       struct sw_err *err)
 {
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	f->sizes(p, &sz);
 
 	size_t working_set = 0;
@@ -388,7 +392,7 @@ static enum sw_status gpu_part(struct sw_gpu *g, const struct sw_family *f, cons
 		return SW_OK;
 	}
 
-	struct sw_buffers b = {.sm_count = g->dev.sm_count};
+	struct sw_buffers b = { .sm_count = g->dev.sm_count };
 	for (int i = 0; i < sz.n_buffers; i++) {
 		cudaError_t e = ensure_buffer(g, i, sz.bytes[i]);
 		if (e == cudaErrorMemoryAllocation) { /* fragmentation: start over once */
@@ -440,9 +444,9 @@ enum sw_status sw_gpu_start_point(struct sw_gpu *g, const struct sw_family *f,
 	return st;
 }
 
-enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
-				const struct sw_measure_cfg *cfg, struct sw_record *rec,
-				struct sw_err *err)
+enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f,
+				const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				struct sw_record *rec, struct sw_err *err)
 {
 	int queued;
 	struct sw_record *earlier;
@@ -466,7 +470,8 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 		working_set += sz.bytes[i];
 	/* the test-only switch puts its fault where the checked launch goes */
 	int inject = g->fault_kind && g->fault_id == rec->point_id;
-	cudaError_t e = inject ? sw_inject_fault(g->fault_kind, g->stream) : v->launch(p, &b, g->stream);
+	cudaError_t e =
+		inject ? sw_inject_fault(g->fault_kind, g->stream) : v->launch(p, &b, g->stream);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
 	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);
@@ -475,8 +480,9 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 
 	/* auto: flush while the working set is under four L2 sizes (twice the
 	 * flush buffer): below that, lines from the last launch can still hit. */
-	int flush = g->flush && (cfg->flush_l2 == SW_FLUSH_ALWAYS ||
-				 (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < 2 * g->flush_bytes));
+	int flush =
+		g->flush && (cfg->flush_l2 == SW_FLUSH_ALWAYS ||
+			     (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < 2 * g->flush_bytes));
 	rec->l2_flushed = flush;
 
 	/* Warm-up, timed once to size the samples; its end also means the

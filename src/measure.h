@@ -33,9 +33,9 @@ const char *sw_gpu_counters_unavailable(const struct sw_gpu *g);
  * recorded as failed, with the CUDA error text, and SW_OK is returned;
  * SW_ECUDA means the context is no longer usable and the rank must stop
  * taking points. */
-enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
-				const struct sw_measure_cfg *cfg, struct sw_record *rec,
-				struct sw_err *err);
+enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f,
+				const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				struct sw_record *rec, struct sw_err *err);
 
 /* The same, pipelined: runs p on the GPU and leaves its CPU check running on
  * a thread while the caller starts the next point. *queued = 1: rec is

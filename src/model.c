@@ -14,8 +14,16 @@ int sw_model_supports(int cc)
 {
 	switch (cc / 10) {
 	case 1: return cc == 10 || cc == 11 || cc == 12 || cc == 13;
-	case 2: case 3: case 5: case 6: case 7: case 8: case 9: case 10: case 11: case 12:
-		return 1;
+	case 2:
+	case 3:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12: return 1;
 	default: return 0;
 	}
 }
@@ -45,7 +53,8 @@ static int units_touched(const struct sw_request *r, int first, int last, uint64
 	for (int l = first; l < last; l++) {
 		if (!(r->active & (1u << l)))
 			continue;
-		for (uint64_t u = r->addr[l] / unit; u <= (r->addr[l] + r->word_bytes - 1) / unit; u++)
+		for (uint64_t u = r->addr[l] / unit; u <= (r->addr[l] + r->word_bytes - 1) / unit;
+		     u++)
 			out[n++] = u;
 	}
 	return distinct(out, n);
@@ -152,7 +161,7 @@ static void shared_cost(const struct sw_request *r, int cc, struct sw_model_cost
 				for (int k = 0; k < (r->word_bytes + 3) / 4; k++)
 					words[n++] = r->addr[l] / 4 + (uint64_t)k;
 		n = distinct(words, n);
-		int per_bank[32] = {0};
+		int per_bank[32] = { 0 };
 		for (int i = 0; i < n; i++) {
 			int b = (int)(words[i] % (uint64_t)banks);
 			if (++per_bank[b] > worst)
@@ -228,7 +237,8 @@ enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *
 	for (uint64_t k = 0; k < sampled; k++) {
 		/* Evenly spread over [0, total), last request included. */
 		uint64_t r = sampled == 1 ? 0
-					  : (uint64_t)((double)k * (double)(total - 1) / (double)(sampled - 1));
+					  : (uint64_t)((double)k * (double)(total - 1) /
+						       (double)(sampled - 1));
 		v->requests(p, r, &req);
 		if (!req.active)
 			continue; /* a warp with no lane left issues nothing */

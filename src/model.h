@@ -18,24 +18,24 @@
 
 /* The cost of one warp-level request on one CC. */
 struct sw_model_cost {
-	int transactions;   /* global: memory transactions (sectors from 6.0 on) */
-	int moved_bytes;    /* global: bytes those transactions carry */
-	int useful_bytes;   /* bytes the active lanes asked for */
-	int conflict_degree; /* shared: serialised passes (1 = conflict free); constant:
+	int transactions;     /* global: memory transactions (sectors from 6.0 on) */
+	int moved_bytes;      /* global: bytes those transactions carry */
+	int useful_bytes;     /* bytes the active lanes asked for */
+	int conflict_degree;  /* shared: serialised passes (1 = conflict free); constant:
 			      * distinct addresses (1 = broadcast) */
-	int wavefronts;     /* shared, 2.x on: passes summed over the request's phases */
+	int wavefronts;       /* shared, 2.x on: passes summed over the request's phases */
 	int ideal_wavefronts; /* the same without conflicts: one per phase with a lane */
 };
 
 struct sw_model_figures {
-	double requests;                /* warp-level requests the point issues (all spaces) */
+	double requests; /* warp-level requests the point issues (all spaces) */
 	double global_requests;
 	double transactions_per_request; /* global, averaged over sampled requests */
-	double sectors_per_request;     /* the same from CC 6.0 on; NaN before */
-	double useful_bytes;            /* global, whole point */
-	double moved_bytes;             /* global, whole point */
-	double efficiency;              /* useful over moved; NaN without global requests */
-	double conflict_degree;         /* shared/constant, averaged; NaN without such requests */
+	double sectors_per_request;      /* the same from CC 6.0 on; NaN before */
+	double useful_bytes;             /* global, whole point */
+	double moved_bytes;              /* global, whole point */
+	double efficiency;               /* useful over moved; NaN without global requests */
+	double conflict_degree;          /* shared/constant, averaged; NaN without such requests */
 	/* Whole-point totals by kind, the figures hardware counters also give
 	 * (docs/model.md): global loads and stores, and shared loads. */
 	double ld_requests, ld_transactions;

@@ -25,8 +25,8 @@ uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc
 	int len = snprintf(text, sizeof text, "%s/%s", f->name, f->variants[p->variant].name);
 	for (int a = 0; a < f->n_axes && len < (int)sizeof text; a++)
 		if (p->axis[a] != SW_AXIS_UNUSED)
-			len += snprintf(text + len, sizeof text - len, ";%s=%" PRId64, f->axes[a].name,
-					p->axis[a]);
+			len += snprintf(text + len, sizeof text - len, ";%s=%" PRId64,
+					f->axes[a].name, p->axis[a]);
 	if (cc && len < (int)sizeof text)
 		len += snprintf(text + len, sizeof text - len, ";cc=%d", cc);
 	return fnv1a(FNV_OFFSET, text, strlen(text));
@@ -65,14 +65,16 @@ enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct
 			if (!(jf->variants & (1u << v)))
 				continue;
 			uint64_t n = variant_points(jf, v);
-			if (!n || n > SW_PLAN_MAX_POINTS || (total += n * targets) > SW_PLAN_MAX_POINTS)
+			if (!n || n > SW_PLAN_MAX_POINTS ||
+			    (total += n * targets) > SW_PLAN_MAX_POINTS)
 				return sw_fail(err, SW_EINVAL,
 					       "the plan has more than %d points; narrow the axes",
 					       SW_PLAN_MAX_POINTS);
 		}
 	}
 	if (total == 0)
-		return sw_fail(err, SW_EINVAL, "the plan is empty: no family, variant or CC selected");
+		return sw_fail(err, SW_EINVAL,
+			       "the plan is empty: no family, variant or CC selected");
 
 	plan->points = calloc(total, sizeof *plan->points);
 	if (!plan->points)
@@ -85,9 +87,9 @@ enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct
 			if (!(jf->variants & (1u << v)))
 				continue;
 			unsigned used = f->variants[v].axes_used;
-			size_t pos[SW_MAX_AXES] = {0}; /* odometer over the used axes */
+			size_t pos[SW_MAX_AXES] = { 0 }; /* odometer over the used axes */
 			for (uint64_t k = variant_points(jf, v); k > 0; k--) {
-				struct sw_point p = {.variant = v};
+				struct sw_point p = { .variant = v };
 				for (int a = 0; a < SW_MAX_AXES; a++)
 					p.axis[a] = a < f->n_axes && (used & (1u << a))
 							    ? jf->axes[a].values.v[pos[a]]
@@ -127,8 +129,10 @@ enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct
 			uint64_t dup = ids[i];
 			free(ids);
 			sw_plan_fini(plan);
-			return sw_fail(err, SW_EINVAL, "two plan points share id %016" PRIx64
-				       " (duplicate axis values?)", dup);
+			return sw_fail(err, SW_EINVAL,
+				       "two plan points share id %016" PRIx64
+				       " (duplicate axis values?)",
+				       dup);
 		}
 	free(ids);
 	return SW_OK;

@@ -18,15 +18,15 @@
 
 struct sw_plan_point {
 	uint64_t id;
-	int family;        /* registry index */
-	int cc;            /* model target (10 * major + minor), 0 for a measured point */
+	int family; /* registry index */
+	int cc;     /* model target (10 * major + minor), 0 for a measured point */
 	struct sw_point p;
 };
 
 struct sw_plan {
 	struct sw_plan_point *points; /* owned */
 	size_t n;
-	uint64_t fingerprint;         /* hash of every id in order: "the same job" */
+	uint64_t fingerprint; /* hash of every id in order: "the same job" */
 };
 
 /* Expands job. With model_targets, every point is repeated for each of the

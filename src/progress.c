@@ -66,7 +66,8 @@ void sw_progress_format(char *buf, size_t len, size_t done, size_t total, double
 	else if (done == 0 || !(elapsed_s > 0.0))
 		format_duration(eta, sizeof(eta), NAN);
 	else
-		format_duration(eta, sizeof(eta), (double)(total - done) * elapsed_s / (double)done);
+		format_duration(eta, sizeof(eta),
+				(double)(total - done) * elapsed_s / (double)done);
 
 	snprintf(buf, len, "  %zu/%zu points (%u%%)  %s  ETA %s", done, total, pct, rate, eta);
 }
@@ -111,8 +112,8 @@ void sw_progress_finish(struct sw_progress *p, size_t done, double now_s)
 		return;
 	format_duration(took, sizeof(took), elapsed_s);
 	format_rate(rate, sizeof(rate), done, elapsed_s);
-	fprintf(p->f, "%s  %zu/%zu points in %s (%s)%s\n", p->tty ? "\r" : "", done, p->total,
-		took, rate, p->tty ? "\033[K" : "");
+	fprintf(p->f, "%s  %zu/%zu points in %s (%s)%s\n", p->tty ? "\r" : "", done, p->total, took,
+		rate, p->tty ? "\033[K" : "");
 	fflush(p->f);
 	p->last_s = now_s;
 	p->last_done = done;

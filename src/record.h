@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #define SW_MAX_AXIS_COLUMNS 24 /* distinct axis names over all families */
-#define SW_MAX_SAMPLES 512
-#define SW_TEXT_LEN 32
-#define SW_MSG_LEN 160
+#define SW_MAX_SAMPLES      512
+#define SW_TEXT_LEN         32
+#define SW_MSG_LEN          160
 
 /* Row status, as stored in the file's `status` column. */
 enum sw_row_status {
@@ -26,38 +26,38 @@ struct sw_record {
 	uint64_t point_id;
 	uint32_t plan_index;
 	int32_t rank;
-	int32_t session;               /* 0 for the first run, +1 per --resume */
+	int32_t session; /* 0 for the first run, +1 per --resume */
 	char family[SW_TEXT_LEN];
 	char variant[SW_TEXT_LEN];
-	char backend[8];               /* "cuda" or "model" */
+	char backend[8]; /* "cuda" or "model" */
 	int32_t is_reference;
-	int32_t cc;                    /* 10 * major + minor: measured device or modelled target */
+	int32_t cc; /* 10 * major + minor: measured device or modelled target */
 	int64_t axis[SW_MAX_AXIS_COLUMNS]; /* by sw_axis_columns(); -1 where not used */
-	int32_t status;                /* enum sw_row_status */
+	int32_t status;                    /* enum sw_row_status */
 	char message[SW_MSG_LEN];
 	/* validation */
-	char check_mode[12];           /* "full", "sampled" or "none" */
+	char check_mode[12]; /* "full", "sampled" or "none" */
 	uint64_t checked_elems;
 	double max_rel_err;
-	uint64_t seed;                 /* random input seed, to reproduce the check */
+	uint64_t seed; /* random input seed, to reproduce the check */
 	/* timing (cuda backend); NaN when not timed */
 	uint32_t n_samples;
 	uint32_t launches_per_sample;
 	int32_t l2_flushed;
 	double median_ns, min_ns, mean_ns, stddev_ns, rse;
 	double useful_bytes, flops;
-	double gbps, gflops;           /* from the median */
-	double timed_s;                /* GPU time spent in timed samples */
+	double gbps, gflops; /* from the median */
+	double timed_s;      /* GPU time spent in timed samples */
 	uint32_t sm_clock_mhz, mem_clock_mhz;
-	uint64_t throttle_reasons;     /* NVML bit mask; 0 when none or unknown */
+	uint64_t throttle_reasons; /* NVML bit mask; 0 when none or unknown */
 	/* model figures, for this row's cc; NaN when not modelled */
 	double model_requests;
 	double model_transactions_per_request; /* global; sectors from CC 6.0 on */
-	double model_sectors_per_request; /* the same, CC 6.0 and later only */
+	double model_sectors_per_request;      /* the same, CC 6.0 and later only */
 	double model_moved_bytes;
-	double model_efficiency;       /* useful over moved bytes */
-	double model_conflict_degree;  /* shared banks (or constant addresses) per request */
-	double model_time_bound_ns;    /* moved bytes at the device's peak; NaN for a model row */
+	double model_efficiency;      /* useful over moved bytes */
+	double model_conflict_degree; /* shared banks (or constant addresses) per request */
+	double model_time_bound_ns;   /* moved bytes at the device's peak; NaN for a model row */
 	/* whole-point totals, comparable with the counters below */
 	double model_ld_requests, model_ld_transactions; /* global loads */
 	double model_st_requests, model_st_transactions; /* global stores */
@@ -71,8 +71,8 @@ struct sw_record {
 	double ctr_shared_ld_requests, ctr_shared_ld_wavefronts, ctr_shared_ld_conflicts;
 	double ctr_shared_st_requests, ctr_shared_st_wavefronts, ctr_shared_st_conflicts;
 	double ctr_dram_read_bytes, ctr_dram_write_bytes;
-	double start_unix;             /* when the point started */
-	uint64_t sample_offset;        /* into /samples; set by the writer */
+	double start_unix;      /* when the point started */
+	uint64_t sample_offset; /* into /samples; set by the writer */
 	/* not in the compound type: */
 	double samples_ns[SW_MAX_SAMPLES];
 };

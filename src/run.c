@@ -35,9 +35,9 @@
 #include "version.h"
 
 enum { TAG_RECORD = 1, TAG_REQUEST, TAG_WORK, TAG_RETURN, TAG_BYE };
-#define MAX_BATCH 64
+#define MAX_BATCH        64
 #define FLUSH_INTERVAL_S 2.0
-#define SEND_POOL 8
+#define SEND_POOL        8
 
 /* Set by SIGINT/SIGTERM: stop taking points, keep what was measured. */
 static volatile sig_atomic_t interrupted;
@@ -71,19 +71,19 @@ struct ctx {
 	struct sw_plan plan;
 	struct sw_device_info dev;
 	struct sw_gpu *gpu;
-	int gpu_lock_fd;   /* --share-gpu: flock()ed around each point; -1 otherwise */
+	int gpu_lock_fd; /* --share-gpu: flock()ed around each point; -1 otherwise */
 	/* records of points in flight: the one measured, the one being checked */
 	struct sw_record *slot[2];
 	int next_slot;
-	int gpu_dead;      /* the context failed: take no more points */
+	int gpu_dead;           /* the context failed: take no more points */
 	uint64_t fault_dead_id; /* SW_TEST_FAULT=dead:ID (tests only): act as if ID killed the context */
 	struct sw_err gpu_err;
 	/* rank 0 only */
 	struct sw_h5 *h5;
 	struct sw_progress progress;
 	size_t written, n_todo;
-	size_t counts[4];  /* rows by enum sw_row_status */
-	double timed_s;    /* GPU time in timed samples, all ranks */
+	size_t counts[4]; /* rows by enum sw_row_status */
+	double timed_s;   /* GPU time in timed samples, all ranks */
 	double t_start;
 	double last_flush;
 	enum sw_status write_status;
@@ -118,7 +118,7 @@ static void add_model(const struct sw_variant *v, const struct sw_point *p, int 
 		      struct sw_record *rec, int model_row)
 {
 	struct sw_model_figures m;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	enum sw_status st = sw_model_eval(v, p, cc, &m, &err);
 	if (st == SW_OK) {
 		rec->model_requests = m.requests;
@@ -166,8 +166,8 @@ static void run_point(struct ctx *c, uint32_t index, emit_fn emit, void *to)
 	if (c->fault_dead_id == pt->id && !c->gpu_dead) {
 		/* the test-only switch: this rank's device "dies" on this point */
 		c->gpu_dead = 1;
-		sw_fail(&c->gpu_err, SW_ECUDA, "injected fault (SW_TEST_FAULT) on point %016" PRIx64,
-			pt->id);
+		sw_fail(&c->gpu_err, SW_ECUDA,
+			"injected fault (SW_TEST_FAULT) on point %016" PRIx64, pt->id);
 		rec->status = SW_ROW_FAILED;
 		snprintf(rec->message, sizeof rec->message, "%s", c->gpu_err.msg);
 	} else if (f->refuse(&pt->p, why, sizeof why)) {
@@ -183,13 +183,14 @@ static void run_point(struct ctx *c, uint32_t index, emit_fn emit, void *to)
 			add_model(v, &pt->p, rec->cc, rec, 0);
 			/* a lower bound: predicted bytes at the device's peak (GB/s = bytes/ns) */
 			if (c->dev.peak_gbps > 0)
-				rec->model_time_bound_ns = rec->model_moved_bytes / c->dev.peak_gbps;
+				rec->model_time_bound_ns =
+					rec->model_moved_bytes / c->dev.peak_gbps;
 		}
 		int queued = 0;
 		struct sw_record *done = NULL;
 		gpu_lock(c, LOCK_EX);
-		enum sw_status st = sw_gpu_start_point(c->gpu, f, &pt->p, &c->job.measure, rec, &queued,
-						       &done, &c->gpu_err);
+		enum sw_status st = sw_gpu_start_point(c->gpu, f, &pt->p, &c->job.measure, rec,
+						       &queued, &done, &c->gpu_err);
 		gpu_lock(c, LOCK_UN);
 		if (st != SW_OK)
 			c->gpu_dead = 1;
@@ -243,7 +244,7 @@ static void emit_write(struct ctx *c, void *to, struct sw_record *rec)
 
 struct coordinator {
 	struct sw_dispenser disp;
-	int byes;          /* workers that said BYE */
+	int byes; /* workers that said BYE */
 	int dynamic;
 	struct sw_record *rec;
 };
@@ -253,20 +254,23 @@ static int serve(struct ctx *c, struct coordinator *co)
 {
 	int handled = 0, flag;
 	MPI_Status st;
-	while (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag) {
+	while (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS &&
+	       flag) {
 		handled = 1;
 		int src = st.MPI_SOURCE;
 		switch (st.MPI_TAG) {
 		case TAG_RECORD:
-			MPI_Recv(co->rec, sizeof *co->rec, MPI_BYTE, src, TAG_RECORD, MPI_COMM_WORLD,
-				 MPI_STATUS_IGNORE);
+			MPI_Recv(co->rec, sizeof *co->rec, MPI_BYTE, src, TAG_RECORD,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			write_record(c, co->rec);
 			break;
 		case TAG_REQUEST: {
 			int want;
 			uint32_t idx[MAX_BATCH];
-			MPI_Recv(&want, 1, MPI_INT, src, TAG_REQUEST, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			size_t k = interrupted ? 0 : sw_dispenser_take(&co->disp, (size_t)want, idx);
+			MPI_Recv(&want, 1, MPI_INT, src, TAG_REQUEST, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			size_t k =
+				interrupted ? 0 : sw_dispenser_take(&co->disp, (size_t)want, idx);
 			MPI_Send(idx, (int)k, MPI_UINT32_T, src, TAG_WORK, MPI_COMM_WORLD);
 			break;
 		}
@@ -274,18 +278,21 @@ static int serve(struct ctx *c, struct coordinator *co)
 			int n;
 			MPI_Get_count(&st, MPI_UINT32_T, &n);
 			uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-			MPI_Recv(idx, n, MPI_UINT32_T, src, TAG_RETURN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Recv(idx, n, MPI_UINT32_T, src, TAG_RETURN, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
 			if (idx)
 				sw_dispenser_give_back(&co->disp, idx, (size_t)n);
 			free(idx);
 			break;
 		}
 		case TAG_BYE:
-			MPI_Recv(NULL, 0, MPI_BYTE, src, TAG_BYE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Recv(NULL, 0, MPI_BYTE, src, TAG_BYE, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
 			co->byes++;
 			break;
 		default: /* unknown tag: drain it rather than spin */
-			MPI_Recv(NULL, 0, MPI_BYTE, src, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Recv(NULL, 0, MPI_BYTE, src, st.MPI_TAG, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
 		}
 	}
 	return handled;
@@ -293,7 +300,7 @@ static int serve(struct ctx *c, struct coordinator *co)
 
 static void coordinate(struct ctx *c, const uint32_t *todo, size_t n_todo, int dynamic)
 {
-	struct coordinator co = {.dynamic = dynamic};
+	struct coordinator co = { .dynamic = dynamic };
 	co.rec = malloc(sizeof *co.rec);
 	uint32_t *mine = malloc((n_todo ? n_todo : 1) * sizeof *mine);
 	size_t n_mine = 0, next = 0;
@@ -314,7 +321,8 @@ static void coordinate(struct ctx *c, const uint32_t *todo, size_t n_todo, int d
 	for (;;) {
 		serve(c, &co);
 		int own_work = !interrupted && !c->gpu_dead && mine;
-		if (own_work && next == n_mine && c->size > 1 && !dynamic && sw_dispenser_left(&co.disp))
+		if (own_work && next == n_mine && c->size > 1 && !dynamic &&
+		    sw_dispenser_left(&co.disp))
 			n_mine = next = 0, n_mine = sw_dispenser_take(&co.disp, 1, mine);
 		if (own_work && next == n_mine && (dynamic || c->size == 1))
 			n_mine = next = 0, n_mine = sw_dispenser_take(&co.disp, 1, mine);
@@ -334,7 +342,7 @@ static void coordinate(struct ctx *c, const uint32_t *todo, size_t n_todo, int d
 			}
 			if (c->write_status != SW_OK)
 				interrupted = 1;
-			nanosleep(&(struct timespec){0, 200000}, NULL);
+			nanosleep(&(struct timespec){ 0, 200000 }, NULL);
 		}
 	}
 	drain(c, emit_write, NULL);
@@ -371,7 +379,7 @@ static void emit_send(struct ctx *c, void *to, struct sw_record *rec)
 
 static void work(struct ctx *c, const uint32_t *todo, size_t n_todo, int dynamic)
 {
-	struct send_pool pool = {.next = 0};
+	struct send_pool pool = { .next = 0 };
 	int ok = 1;
 	for (int i = 0; i < SEND_POOL; i++) {
 		pool.req[i] = MPI_REQUEST_NULL;
@@ -392,14 +400,15 @@ static void work(struct ctx *c, const uint32_t *todo, size_t n_todo, int dynamic
 	MPI_Request req = MPI_REQUEST_NULL;
 	int no_more = !dynamic;
 	while (ok) {
-		if (dynamic && !no_more && req == MPI_REQUEST_NULL && !interrupted && !c->gpu_dead &&
-		    n - head <= (size_t)ahead) {
+		if (dynamic && !no_more && req == MPI_REQUEST_NULL && !interrupted &&
+		    !c->gpu_dead && n - head <= (size_t)ahead) {
 			/* compact, then ask for enough to stay `ahead` past the point running */
 			memmove(queue, queue + head, (n - head) * sizeof *queue);
 			n -= head;
 			head = 0;
 			int want = ahead + 1 - (int)n;
-			MPI_Irecv(incoming, MAX_BATCH, MPI_UINT32_T, 0, TAG_WORK, MPI_COMM_WORLD, &req);
+			MPI_Irecv(incoming, MAX_BATCH, MPI_UINT32_T, 0, TAG_WORK, MPI_COMM_WORLD,
+				  &req);
 			MPI_Send(&want, 1, MPI_INT, 0, TAG_REQUEST, MPI_COMM_WORLD);
 		}
 		if (req != MPI_REQUEST_NULL) {
@@ -438,7 +447,8 @@ static void work(struct ctx *c, const uint32_t *todo, size_t n_todo, int dynamic
 	/* Points this rank will not run go back to rank 0, which may give them to
 	 * another rank (a dead GPU) or leave them for --resume (an interrupt). */
 	if (n > head && queue)
-		MPI_Send(queue + head, (int)(n - head), MPI_UINT32_T, 0, TAG_RETURN, MPI_COMM_WORLD);
+		MPI_Send(queue + head, (int)(n - head), MPI_UINT32_T, 0, TAG_RETURN,
+			 MPI_COMM_WORLD);
 	for (int i = 0; i < SEND_POOL; i++)
 		if (pool.req[i] != MPI_REQUEST_NULL)
 			MPI_Wait(&pool.req[i], MPI_STATUS_IGNORE);
@@ -494,24 +504,25 @@ static enum sw_status choose_backend(struct ctx *c, struct sw_err *err)
 	MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	MPI_Allreduce(&have, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (c->opt->counters && c->opt->backend == SW_BACKEND_MODEL)
-		return sw_fail(err, SW_EINVAL, "--counters needs the cuda backend: hardware counters "
-				"come from a GPU, not from the model");
+		return sw_fail(err, SW_EINVAL,
+			       "--counters needs the cuda backend: hardware counters "
+			       "come from a GPU, not from the model");
 	if (c->opt->counters && !all && !c->opt->dry_run)
 		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device",
 			       any ? "at least one rank" : "this machine");
 	switch (c->opt->backend) {
-	case SW_BACKEND_MODEL:
-		c->model = 1;
-		return SW_OK;
+	case SW_BACKEND_MODEL: c->model = 1; return SW_OK;
 	case SW_BACKEND_CUDA:
 		if (!all && !c->opt->dry_run) /* a plan needs no GPU */
-			return sw_fail(err, SW_ECUDA, "--backend cuda: %s has no usable CUDA device",
+			return sw_fail(err, SW_ECUDA,
+				       "--backend cuda: %s has no usable CUDA device",
 				       any ? "at least one rank" : "this machine");
 		return SW_OK;
 	case SW_BACKEND_AUTO:
 		c->model = !all;
 		if (c->model && c->rank == 0 && !c->opt->quiet)
-			fprintf(stderr, "sweep: %s: using the model backend (predictions, no timings)\n",
+			fprintf(stderr,
+				"sweep: %s: using the model backend (predictions, no timings)\n",
 				any ? "not every rank has a CUDA device" : "no CUDA device found");
 		return SW_OK;
 	}
@@ -532,7 +543,8 @@ static void print_plan(struct ctx *c, const uint32_t *todo, size_t n_todo)
 				k += c->plan.points[i].family == c->job.families[j].index &&
 				     c->plan.points[i].p.variant == v;
 			if (k)
-				printf("  %-14s %-14s %6zu points\n", f->name, f->variants[v].name, k);
+				printf("  %-14s %-14s %6zu points\n", f->name, f->variants[v].name,
+				       k);
 		}
 	}
 	if (c->opt->schedule == SW_SCHED_STATIC) {
@@ -544,7 +556,8 @@ static void print_plan(struct ctx *c, const uint32_t *todo, size_t n_todo)
 		}
 	} else {
 		printf("  points are handed out on request, each worker keeping %d ahead; rank 0 "
-		       "measures too\n", c->opt->batch > 0 ? c->opt->batch : 2);
+		       "measures too\n",
+		       c->opt->batch > 0 ? c->opt->batch : 2);
 	}
 	printf("%-6s %-16s %-6s %s\n", "index", "id", "rank", "point");
 	for (size_t i = 0; i < n_todo; i++) {
@@ -552,7 +565,8 @@ static void print_plan(struct ctx *c, const uint32_t *todo, size_t n_todo)
 		sw_point_label(&c->plan.points[todo[i]], label, sizeof label);
 		if (c->opt->schedule == SW_SCHED_STATIC)
 			snprintf(who, sizeof who, "%d", sw_sched_static_owner(i, c->size, 1));
-		printf("%-6u %016" PRIx64 " %-6s %s\n", todo[i], c->plan.points[todo[i]].id, who, label);
+		printf("%-6u %016" PRIx64 " %-6s %s\n", todo[i], c->plan.points[todo[i]].id, who,
+		       label);
 	}
 }
 
@@ -562,14 +576,14 @@ static enum sw_status bind_devices(struct ctx *c, struct sw_device_info **table,
 {
 	MPI_Comm local;
 	int local_rank = 0;
-	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &local) !=
-	    MPI_SUCCESS)
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL,
+				&local) != MPI_SUCCESS)
 		return sw_fail(err, SW_EMPI, "MPI_Comm_split_type failed");
 	MPI_Comm_rank(local, &local_rank);
 	MPI_Comm_free(&local);
 
 	enum sw_status st = SW_OK;
-	struct sw_err mine = {0};
+	struct sw_err mine = { 0 };
 	if (c->model)
 		sw_device_model_info(local_rank, &c->dev);
 	else
@@ -593,7 +607,8 @@ static enum sw_status bind_devices(struct ctx *c, struct sw_device_info **table,
 	*table = calloc(c->size, sizeof **table);
 	if (!*table)
 		return sw_fail(err, SW_ENOMEM, "no memory for the device table");
-	MPI_Allgather(&c->dev, sizeof c->dev, MPI_BYTE, *table, sizeof c->dev, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Allgather(&c->dev, sizeof c->dev, MPI_BYTE, *table, sizeof c->dev, MPI_BYTE,
+		      MPI_COMM_WORLD);
 	if (c->model)
 		return SW_OK;
 
@@ -604,15 +619,17 @@ static enum sw_status bind_devices(struct ctx *c, struct sw_device_info **table,
 			shared_with = r;
 	if (shared_with >= 0 && !c->opt->share_gpu) {
 		st = sw_fail(err, SW_EINVAL,
-			     "ranks %d and %d would time kernels on the same GPU (%s, %s on %s): give each "
+			     "ranks %d and %d would time kernels on the same GPU (%s, %s on %s): "
+			     "give each "
 			     "rank its own GPU, or pass --share-gpu to take turns on it",
 			     shared_with < c->rank ? shared_with : c->rank,
-			     shared_with < c->rank ? c->rank : shared_with, c->dev.name, c->dev.uuid,
-			     c->dev.host);
+			     shared_with < c->rank ? c->rank : shared_with, c->dev.name,
+			     c->dev.uuid, c->dev.host);
 	} else if (shared_with >= 0) {
 		char path[256];
 		const char *tmp = getenv("TMPDIR");
-		snprintf(path, sizeof path, "%s/sweep-%s.lock", tmp && *tmp ? tmp : "/tmp", c->dev.uuid);
+		snprintf(path, sizeof path, "%s/sweep-%s.lock", tmp && *tmp ? tmp : "/tmp",
+			 c->dev.uuid);
 		c->gpu_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 		if (c->gpu_lock_fd < 0)
 			st = sw_fail(err, SW_EIO, "--share-gpu: cannot open lock file %s: %s", path,
@@ -631,13 +648,14 @@ static enum sw_status bind_devices(struct ctx *c, struct sw_device_info **table,
 /* The binding table, so a job log shows which rank measured on which GPU. */
 static void print_bindings(const struct sw_device_info *t, int n)
 {
-	fprintf(stderr, "sweep: %-5s %-16s %-5s %-14s %-40s %s\n", "rank", "host", "local", "pci bus",
-		"uuid", "device");
+	fprintf(stderr, "sweep: %-5s %-16s %-5s %-14s %-40s %s\n", "rank", "host", "local",
+		"pci bus", "uuid", "device");
 	for (int r = 0; r < n; r++)
 		fprintf(stderr, "sweep: %-5d %-16s %-5d %-14s %-40s %s%s%s\n", t[r].rank, t[r].host,
 			t[r].local_rank, t[r].device_index < 0 ? "-" : t[r].pci_bus_id,
 			t[r].device_index < 0 ? "-" : t[r].uuid, t[r].name,
-			t[r].visible_devices[0] ? " CUDA_VISIBLE_DEVICES=" : "", t[r].visible_devices);
+			t[r].visible_devices[0] ? " CUDA_VISIBLE_DEVICES=" : "",
+			t[r].visible_devices);
 }
 
 static void join_args(int argc, char **argv, char *buf, size_t len)
@@ -695,7 +713,8 @@ static enum sw_status open_output(struct ctx *c, const char *path, char *cmdline
 	if (c->rank == 0 && *todo) {
 		qsort(done, n_done, sizeof *done, cmp_u64);
 		for (size_t i = 0; i < c->plan.n; i++)
-			if (!done || !bsearch(&c->plan.points[i].id, done, n_done, sizeof *done, cmp_u64))
+			if (!done ||
+			    !bsearch(&c->plan.points[i].id, done, n_done, sizeof *done, cmp_u64))
 				(*todo)[n++] = (uint32_t)i;
 	}
 	free(done);
@@ -709,7 +728,7 @@ static enum sw_status open_output(struct ctx *c, const char *path, char *cmdline
 
 enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struct sw_err *err)
 {
-	struct ctx c = {.opt = opt, .gpu_lock_fd = -1};
+	struct ctx c = { .opt = opt, .gpu_lock_fd = -1 };
 	struct sw_device_info *table = NULL;
 	uint32_t *todo = NULL;
 	size_t n_todo = 0;
@@ -729,7 +748,7 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &c.size);
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
@@ -779,7 +798,9 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 		if (!opt->quiet)
 			print_bindings(table, c.size);
 		if (!opt->quiet) {
-			fprintf(stderr, "sweep: %s: %zu of %zu points to run on %d rank%s (%s), writing %s\n",
+			fprintf(stderr,
+				"sweep: %s: %zu of %zu points to run on %d rank%s (%s), writing "
+				"%s\n",
 				c.job.name, n_todo, c.plan.n, c.size, c.size == 1 ? "" : "s",
 				c.model ? "model" : c.dev.name, path);
 			if (opt->resume)
@@ -804,7 +825,8 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 			*err = c.write_err;
 	}
 	if (c.gpu_dead) {
-		fprintf(stderr, "sweep: rank %d stopped taking points: %s\n", c.rank, c.gpu_err.msg);
+		fprintf(stderr, "sweep: rank %d stopped taking points: %s\n", c.rank,
+			c.gpu_err.msg);
 		mine = mine > SW_ECUDA ? mine : SW_ECUDA;
 		if (c.rank == 0 && c.write_status == SW_OK)
 			*err = c.gpu_err;
@@ -815,7 +837,7 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 
 out_file:
 	if (c.rank == 0 && c.h5) {
-		struct sw_err cerr = {0};
+		struct sw_err cerr = { 0 };
 		enum sw_status cst = sw_h5_close(&c.h5, unix_s(), &cerr);
 		if (cst != SW_OK && st == SW_OK) {
 			st = cst;
@@ -824,17 +846,22 @@ out_file:
 		if (st == SW_OK || st == SW_ECUDA || c.written) {
 			if (!opt->quiet || st != SW_OK)
 				fprintf(stderr,
-					"sweep: %zu rows written to %s: %zu ok, %zu skipped, %zu invalid, %zu failed\n",
-					c.written, path, c.counts[SW_ROW_OK], c.counts[SW_ROW_SKIPPED],
-					c.counts[SW_ROW_INVALID], c.counts[SW_ROW_FAILED]);
+					"sweep: %zu rows written to %s: %zu ok, %zu skipped, %zu "
+					"invalid, %zu failed\n",
+					c.written, path, c.counts[SW_ROW_OK],
+					c.counts[SW_ROW_SKIPPED], c.counts[SW_ROW_INVALID],
+					c.counts[SW_ROW_FAILED]);
 			double wall = now_s() - c.t_start;
 			if (!c.model && c.written && wall > 0 && !opt->quiet)
 				fprintf(stderr,
-					"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency %.2f\n",
+					"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: "
+					"sweep efficiency %.2f\n",
 					c.timed_s, wall, c.size, c.size == 1 ? "" : "s",
 					c.timed_s / (wall * c.size));
 			if (c.written < c.n_todo)
-				fprintf(stderr, "sweep: %zu points not run; `--resume -o %s` completes the file\n",
+				fprintf(stderr,
+					"sweep: %zu points not run; `--resume -o %s` completes the "
+					"file\n",
 					c.n_todo - c.written, path);
 		}
 	}
@@ -846,8 +873,10 @@ out_file:
 		MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
 		if (bad) {
 			st = (enum sw_status)bad;
-			sw_fail(err, st, "%s", bad == SW_EVALIDATE ? "some points failed validation (status 2 rows)"
-								     : "some points failed on the GPU (status 3 rows)");
+			sw_fail(err, st, "%s",
+				bad == SW_EVALIDATE
+					? "some points failed validation (status 2 rows)"
+					: "some points failed on the GPU (status 3 rows)");
 		}
 	}
 	int stopped = interrupted, any_stopped = 0;

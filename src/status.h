@@ -14,7 +14,7 @@ enum sw_status {
 	SW_EVALIDATE, /* output differs from the CPU reference */
 	SW_EINVAL,    /* bad input: job file, option, argument */
 	SW_ENOMEM,
-	SW_EIO,       /* file system: missing directory, unwritable output */
+	SW_EIO, /* file system: missing directory, unwritable output */
 	SW_EHDF5,
 	SW_ECUDA,
 	SW_EMPI,

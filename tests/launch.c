@@ -151,8 +151,7 @@ const char *launch_slurp(const char *path)
 	return buf;
 }
 
-static hssize_t rows_opened(const char *path, const char *dataset, uint64_t **ids,
-			    unsigned flags)
+static hssize_t rows_opened(const char *path, const char *dataset, uint64_t **ids, unsigned flags)
 {
 	/* a killed writer's lock goes with its process, which a loaded machine
 	 * may take a few seconds to reap */
@@ -208,7 +207,8 @@ int launch_h5clear_h5dump(const char *path)
 	if (system("command -v h5clear >/dev/null 2>&1 && command -v h5dump >/dev/null 2>&1") != 0)
 		return 77;
 	snprintf(cmd, sizeof cmd,
-		 "cp '%s' '%s.cleared' && h5clear -s '%s.cleared' && h5dump -H '%s.cleared' >/dev/null",
+		 "cp '%s' '%s.cleared' && h5clear -s '%s.cleared' && h5dump -H '%s.cleared' "
+		 ">/dev/null",
 		 path, path, path, path);
 	return system(cmd);
 }

@@ -21,10 +21,10 @@ static void expect_values(const char *text, const int64_t *want, size_t n)
 	sw_axis_values_fini(&a);
 }
 
-#define EXPECT(text, ...)                                                   \
-	do {                                                                \
-		static const int64_t want_[] = { __VA_ARGS__ };             \
-		expect_values(text, want_, sizeof want_ / sizeof want_[0]); \
+#define EXPECT(text, ...)                                                                          \
+	do {                                                                                       \
+		static const int64_t want_[] = { __VA_ARGS__ };                                    \
+		expect_values(text, want_, sizeof want_ / sizeof want_[0]);                        \
 	} while (0)
 
 /* Parsing fails with SW_EINVAL, leaves the list empty and says `needle`. */

@@ -24,9 +24,9 @@
 #include <hdf5.h>
 
 #define PARALLEL_RUNS 4
-#define RUN_LIMIT_S 60.0
-#define MAX_FILES 16 /* in a row's directory */
-#define MAX_ARGS 12
+#define RUN_LIMIT_S   60.0
+#define MAX_FILES     16 /* in a row's directory */
+#define MAX_ARGS      12
 
 static char tmpdir[256];
 static char ci_job[512];             /* jobs/ci.yaml */
@@ -300,14 +300,14 @@ static const struct bad table[] = {
 	{ "B08 top level is a sequence",
 	  { "@bad_not_mapping.yaml", O },
 	  .rc = 2,
-	  .msg =
-	      "expected a mapping with keys name, measure, model and families, found a sequence" },
+	  .msg = "expected a mapping with keys name, measure, model and families, found a "
+		 "sequence" },
 	/* keys */
 	{ "B09 unknown top-level key",
 	  { "@bad_top_key.yaml", O },
 	  .rc = 2,
-	  .msg =
-	      "unknown key `famlies` in the job; expected one of: name, measure, model, families" },
+	  .msg = "unknown key `famlies` in the job; expected one of: name, measure, model, "
+		 "families" },
 	{ "B10 unknown key in measure",
 	  { "job.yaml", O },
 	  .job = "measure:\n  colour: red\nfamilies:\n  strided_read:\n",
@@ -455,8 +455,8 @@ static const struct bad table[] = {
 	  .msg = "more than 100000 values" },
 	{ "B43 a plan of more than 10^7 points",
 	  { "job.yaml", O },
-	  .job =
-	      "families:\n  rowsum:\n    variants: thread_per_row\n    axes:\n      rows: 32:100031\n      cols: 32:65536\n",
+	  .job = "families:\n  rowsum:\n    variants: thread_per_row\n    axes:\n      rows: "
+		 "32:100031\n      cols: 32:65536\n",
 	  .rc = 2,
 	  .msg = "the plan has more than 10000000 points; narrow the axes" },
 	{ "B44 reversed range",
@@ -485,8 +485,8 @@ static const struct bad table[] = {
 	{ "B51 unknown variant",
 	  { "@bad_variant.yaml", O },
 	  .rc = 2,
-	  .msg =
-	      "unknown variant `fancy` of family strided_read; expected one of: course, tuned, stream_read, memcpy" },
+	  .msg = "unknown variant `fancy` of family strided_read; expected one of: course, tuned, "
+		 "stream_read, memcpy" },
 	{ "B52 bad compute capability",
 	  { "@bad_cc.yaml", O },
 	  .rc = 2,
@@ -515,8 +515,8 @@ static const struct bad table[] = {
 	{ "B58 --set without =",
 	  { "--set", "strided_read.stride", "@ci", O },
 	  .rc = 2,
-	  .msg =
-	      "--set strided_read.stride: expected FAMILY.AXIS=VALUES or FAMILY.variants=NAMES" },
+	  .msg = "--set strided_read.stride: expected FAMILY.AXIS=VALUES or "
+		 "FAMILY.variants=NAMES" },
 	{ "B59 --set without a family",
 	  { "--set", "stride=4", "@ci", O },
 	  .rc = 2,
@@ -532,8 +532,8 @@ static const struct bad table[] = {
 	{ "B62 --set unknown axis",
 	  { "--set", "strided_read.strides=4", "@ci", O },
 	  .rc = 2,
-	  .msg =
-	      "family strided_read has no axis `strides`; expected one of: stride, n, variants" },
+	  .msg = "family strided_read has no axis `strides`; expected one of: stride, n, "
+		 "variants" },
 	{ "B63 --set out of range",
 	  { "--set", "strided_read.stride=0", "@ci", O },
 	  .rc = 2,
@@ -674,9 +674,9 @@ static const struct bad table[] = {
 	  { "--resume", "@ci", O },
 	  .make = make_truncated,
 	  .rc = 2,
-	  .msg =
-	      "cannot resume out.h5: HDF5 cannot open it as a sweep file (cut short, damaged, or in a format "
-	      "newer than sweep writes): truncated file" },
+	  .msg = "cannot resume out.h5: HDF5 cannot open it as a sweep file (cut short, damaged, "
+		 "or in a format "
+		 "newer than sweep writes): truncated file" },
 	{ "B90 --resume of a sweep file with a damaged superblock",
 	  { "--resume", "@ci", O },
 	  .make = make_damaged,
@@ -1082,10 +1082,11 @@ START_TEST(test_largest_sizes_in_64_bit)
 	ck_assert(mkdir(dir, 0755) == 0);
 	ck_assert(chdir(dir) == 0);
 	write_text(
-	    "job.yaml",
-	    "model:\n  ccs: [9.0]\nfamilies:\n"
-	    "  strided_read:\n    variants: course\n    axes:\n      stride: 128\n      n: 4G\n"
-	    "  rowsum:\n    variants: thread_per_row\n    axes:\n      rows: 1M\n      cols: 64K\n");
+		"job.yaml",
+		"model:\n  ccs: [9.0]\nfamilies:\n"
+		"  strided_read:\n    variants: course\n    axes:\n      stride: 128\n      n: 4G\n"
+		"  rowsum:\n    variants: thread_per_row\n    axes:\n      rows: 1M\n      cols: "
+		"64K\n");
 	ck_assert(chdir(tmpdir) == 0);
 	static const struct bad run = { .what = "B47", .args = { "-q", "job.yaml", O } };
 	struct outcome o = { 0 };

@@ -34,14 +34,13 @@ static enum sw_status parse_list(const char *const *args)
 #define PARSE(...) parse_list((const char *const[]){ "sweep", __VA_ARGS__, NULL })
 
 /* Asserts an SW_EINVAL whose message contains want. */
-#define ASSERT_FAILS(want, ...)                                                      \
-	do {                                                                         \
-		ck_assert_int_eq(PARSE(__VA_ARGS__), SW_EINVAL);                     \
-		ck_assert_int_eq(err.status, SW_EINVAL);                             \
-		ck_assert_msg(strstr(err.msg, want), "message '%s' lacks '%s'", err.msg, \
-			      want);                                                 \
-		ck_assert_ptr_null(opt.sets);                                        \
-		ck_assert_int_eq(opt.n_sets, 0);                                     \
+#define ASSERT_FAILS(want, ...)                                                                    \
+	do {                                                                                       \
+		ck_assert_int_eq(PARSE(__VA_ARGS__), SW_EINVAL);                                   \
+		ck_assert_int_eq(err.status, SW_EINVAL);                                           \
+		ck_assert_msg(strstr(err.msg, want), "message '%s' lacks '%s'", err.msg, want);    \
+		ck_assert_ptr_null(opt.sets);                                                      \
+		ck_assert_int_eq(opt.n_sets, 0);                                                   \
 	} while (0)
 
 static void teardown(void)
@@ -96,9 +95,9 @@ END_TEST
 
 START_TEST(test_flags_long)
 {
-	ck_assert_int_eq(PARSE("--dry-run", "--force", "--quiet", "--list", "--share-gpu",
-			       "job.yaml"),
-			 SW_OK);
+	ck_assert_int_eq(
+		PARSE("--dry-run", "--force", "--quiet", "--list", "--share-gpu", "job.yaml"),
+		SW_OK);
 	ck_assert_int_eq(opt.dry_run, 1);
 	ck_assert_int_eq(opt.force, 1);
 	ck_assert_int_eq(opt.quiet, 1);
@@ -286,14 +285,15 @@ END_TEST
 
 START_TEST(test_err_batch)
 {
-	static const char *const bad[] = { "0", "65", "-1", "abc", "2x", "", " ", "1.5",
-					   "99999999999999999999" };
+	static const char *const bad[] = { "0",   "65",  "-1",
+					   "abc", "2x",  "",
+					   " ",   "1.5", "99999999999999999999" };
 	char want[64];
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(want, sizeof(want), "bad --batch '%s': expected a whole number from 1 to 64",
-			 bad[i]);
+		snprintf(want, sizeof(want),
+			 "bad --batch '%s': expected a whole number from 1 to 64", bad[i]);
 		ASSERT_FAILS(want, "--batch", bad[i], "job.yaml");
 	}
 }
@@ -359,18 +359,46 @@ START_TEST(test_usage)
 {
 	static const char *const want[] = {
 		"Usage: sweep [OPTIONS] JOB.yaml",
-		"-h, --help", "-V, --version", "-l, --list", "-n, --dry-run", "-o, --output FILE",
-		"-f, --force", "-r, --resume", "-b, --backend cuda|model|auto", "(default: auto)",
-		"-s, --set FAMILY.AXIS=VALUES", "--schedule dynamic|static", "(default: dynamic)",
-		"--batch N", "(default: 2)", "--share-gpu", "-q, --quiet",
-		"1,2,4", "1:128 ", "0:32:4", "1:128:x2", "K, M or G", "powers of 1024",
+		"-h, --help",
+		"-V, --version",
+		"-l, --list",
+		"-n, --dry-run",
+		"-o, --output FILE",
+		"-f, --force",
+		"-r, --resume",
+		"-b, --backend cuda|model|auto",
+		"(default: auto)",
+		"-s, --set FAMILY.AXIS=VALUES",
+		"--schedule dynamic|static",
+		"(default: dynamic)",
+		"--batch N",
+		"(default: 2)",
+		"--share-gpu",
+		"-q, --quiet",
+		"1,2,4",
+		"1:128 ",
+		"0:32:4",
+		"1:128:x2",
+		"K, M or G",
+		"powers of 1024",
 		"mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5",
 		"sweep --backend model jobs/ci.yaml",
 		"sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml",
 		"sweep --resume -o run.h5 jobs/full.yaml",
-		"<job name>.h5", "current directory", "existing file is never", "overwritten without --force",
-		"  0  success", "  1  ", "  2  bad input", "  3  ", "validation", "  4  I/O or HDF5",
-		"  5  CUDA", "  6  MPI", "docs/job-format.md", "docs/hdf5-schema.md",
+		"<job name>.h5",
+		"current directory",
+		"existing file is never",
+		"overwritten without --force",
+		"  0  success",
+		"  1  ",
+		"  2  bad input",
+		"  3  ",
+		"validation",
+		"  4  I/O or HDF5",
+		"  5  CUDA",
+		"  6  MPI",
+		"docs/job-format.md",
+		"docs/hdf5-schema.md",
 	};
 	char buf[8192], *line;
 	FILE *f = tmpfile();

@@ -18,7 +18,7 @@
 #include "model.h"
 
 #define TOLERANCE 0.02
-#define CC 90
+#define CC        90
 
 /* Documented deviations (docs/results/h200-counters.md): the counter adds
  * 2-5% wavefronts to conflict-free tile reads that run beside tile stores. */
@@ -28,8 +28,8 @@ static struct deviation {
 	double lo, hi; /* counter over model, outside the tolerance */
 	int seen;
 } deviations[] = {
-	{"transpose", "copy", "", "shared wavefronts/request", 1.02, 1.06, 0},
-	{"transpose", "shared", "pad=1", "shared wavefronts/request", 1.02, 1.06, 0},
+	{ "transpose", "copy", "", "shared wavefronts/request", 1.02, 1.06, 0 },
+	{ "transpose", "shared", "pad=1", "shared wavefronts/request", 1.02, 1.06, 0 },
 };
 #define N_DEVIATIONS (sizeof deviations / sizeof deviations[0])
 
@@ -63,7 +63,7 @@ static int parse_row(char *line, struct fixture_row *r)
 /* The point a row names: its axes field is name=value pairs split by ';'. */
 static struct sw_point point_of(const struct sw_family *f, const struct fixture_row *r)
 {
-	struct sw_point p = {.variant = sw_variant_find(f, r->variant)};
+	struct sw_point p = { .variant = sw_variant_find(f, r->variant) };
 	ck_assert_msg(p.variant >= 0, "no variant %s/%s", r->family, r->variant);
 	for (int a = 0; a < SW_MAX_AXES; a++)
 		p.axis[a] = SW_AXIS_UNUSED;
@@ -94,16 +94,17 @@ static void compare(const struct fixture_row *r, const char *figure, double mode
 		struct deviation *d = &deviations[i];
 		if (!strcmp(d->family, r->family) && !strcmp(d->variant, r->variant) &&
 		    strstr(r->axes, d->axis_match) && !strcmp(d->figure, figure)) {
-			ck_assert_msg(q >= d->lo && q <= d->hi, "%s/%s %s: %s counter/model %.4f "
-				      "outside the documented %.2f-%.2f", r->family, r->variant,
-				      r->axes, figure, q, d->lo, d->hi);
+			ck_assert_msg(q >= d->lo && q <= d->hi,
+				      "%s/%s %s: %s counter/model %.4f "
+				      "outside the documented %.2f-%.2f",
+				      r->family, r->variant, r->axes, figure, q, d->lo, d->hi);
 			d->seen++;
 			deviated++;
 			return;
 		}
 	}
-	ck_abort_msg("%s/%s %s: %s: model %.4f, counters %.4f (%.1f%% apart)", r->family, r->variant,
-		     r->axes, figure, model, counter, 100 * fabs(q - 1));
+	ck_abort_msg("%s/%s %s: %s: model %.4f, counters %.4f (%.1f%% apart)", r->family,
+		     r->variant, r->axes, figure, model, counter, 100 * fabs(q - 1));
 }
 
 START_TEST(test_model_matches_counters)
@@ -119,7 +120,8 @@ START_TEST(test_model_matches_counters)
 		if (line[0] == '#')
 			continue;
 		if (!header++) {
-			ck_assert_msg(strncmp(line, "family,variant,axes,ctr_ld_requests,", 36) == 0,
+			ck_assert_msg(strncmp(line, "family,variant,axes,ctr_ld_requests,", 36) ==
+					      0,
 				      "unexpected header: %s", line);
 			continue;
 		}
@@ -130,34 +132,37 @@ START_TEST(test_model_matches_counters)
 		ck_assert_msg(fam != NULL, "no family %s", r.family);
 		struct sw_point p = point_of(fam, &r);
 		struct sw_model_figures m;
-		struct sw_err err = {0};
+		struct sw_err err = { 0 };
 		if (sw_model_eval(&fam->variants[p.variant], &p, CC, &m, &err) != SW_OK)
 			continue; /* not modelled (cuBLAS, memcpy): nothing to compare */
 		if (m.ld_requests > 0) {
-			compare(&r, "global load sectors/request", m.ld_transactions / m.ld_requests,
-				r.ld_sectors / r.ld_requests);
+			compare(&r, "global load sectors/request",
+				m.ld_transactions / m.ld_requests, r.ld_sectors / r.ld_requests);
 			compare(&r, "global load requests", m.ld_requests, r.ld_requests);
 		}
 		if (m.shared_ld_requests > 0) {
 			compare(&r, "shared wavefronts/request",
 				m.shared_ld_wavefronts / m.shared_ld_requests,
 				r.shared_ld_wavefronts / r.shared_ld_requests);
-			compare(&r, "shared load requests", m.shared_ld_requests, r.shared_ld_requests);
+			compare(&r, "shared load requests", m.shared_ld_requests,
+				r.shared_ld_requests);
 			shared_compared++;
 		}
 	}
 	fclose(f);
 	printf("%d fixture rows: %d figures compared (%d shared-memory rows), %d documented "
-	       "deviations, the rest within %.0f%%\n", rows, compared, shared_compared, deviated,
-	       100 * TOLERANCE);
+	       "deviations, the rest within %.0f%%\n",
+	       rows, compared, shared_compared, deviated, 100 * TOLERANCE);
 	/* the whole of seeds.yaml, and enough of each kind that a pass means something */
 	ck_assert_int_eq(rows, 113);
 	ck_assert_int_ge(compared, 180);
 	ck_assert_int_ge(shared_compared, 15);
 	for (size_t i = 0; i < N_DEVIATIONS; i++)
-		ck_assert_msg(deviations[i].seen > 0, "documented deviation %s/%s %s never met: "
-			      "update docs/results/h200-counters.md", deviations[i].family,
-			      deviations[i].variant, deviations[i].axis_match);
+		ck_assert_msg(deviations[i].seen > 0,
+			      "documented deviation %s/%s %s never met: "
+			      "update docs/results/h200-counters.md",
+			      deviations[i].family, deviations[i].variant,
+			      deviations[i].axis_match);
 }
 END_TEST
 

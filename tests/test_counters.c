@@ -16,7 +16,7 @@
 START_TEST(test_create_or_say_why)
 {
 	struct sw_counters *c = (struct sw_counters *)1;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	enum sw_status st = sw_counters_create(0, &c, &err);
 	if (sw_device_count() == 0) {
 		ck_assert_int_eq(st, SW_SKIP);

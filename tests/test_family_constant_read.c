@@ -8,7 +8,7 @@
 #include "kernel.h"
 #include "model.h"
 
-#define T (8192u * 256u)
+#define T     (8192u * 256u)
 #define LOADS 1024
 
 static const struct sw_family *fam(void)
@@ -18,7 +18,7 @@ static const struct sw_family *fam(void)
 
 static struct sw_point cr_point(const char *variant, int64_t distinct)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {distinct}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { distinct } };
 	return p;
 }
 
@@ -47,7 +47,7 @@ static float *expected(uint64_t seed, uint32_t distinct)
 
 static void run_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 17};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 17 };
 	o.out[1] = out;
 	o.bytes[1] = T * sizeof(float);
 	memset(c, 0, sizeof *c);
@@ -56,15 +56,16 @@ static void run_check(const struct sw_point *p, const float *out, uint64_t seed,
 
 START_TEST(test_check_accepts_and_rejects)
 {
-	const char *variants[] = {"constant", "global", "readonly"};
-	const int64_t distinct[] = {1, 3, 32};
+	const char *variants[] = { "constant", "global", "readonly" };
+	const int64_t distinct[] = { 1, 3, 32 };
 	for (int v = 0; v < 3; v++)
 		for (int d = 0; d < 3; d++) {
 			struct sw_point p = cr_point(variants[v], distinct[d]);
 			float *out = expected(21, (uint32_t)distinct[d]);
 			struct sw_check c;
 			run_check(&p, out, 21, &c);
-			ck_assert_msg(c.ok, "%s distinct %d: %s", variants[v], (int)distinct[d], c.msg);
+			ck_assert_msg(c.ok, "%s distinct %d: %s", variants[v], (int)distinct[d],
+				      c.msg);
 			ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
 			ck_assert_uint_eq(c.checked, 4096);
 			ck_assert_double_lt(c.max_rel_err, 1e-6);
@@ -92,7 +93,7 @@ END_TEST
 START_TEST(test_bytes_and_sizes)
 {
 	struct sw_point p = cr_point("global", 8);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	/* every thread reads 1024 words of 4 bytes */
 	ck_assert_double_eq(fam()->useful_bytes(&p), (double)T * LOADS * 4);
 	ck_assert_double_eq(fam()->flops(&p), 0);
@@ -123,7 +124,7 @@ static int distinct_addrs(const struct sw_request *req)
 
 START_TEST(test_requests)
 {
-	const char *variants[] = {"global", "readonly", "constant"};
+	const char *variants[] = { "global", "readonly", "constant" };
 	for (int v = 0; v < 3; v++)
 		for (int64_t d = 1; d <= 32; d++) {
 			struct sw_point p = cr_point(variants[v], d);
@@ -133,14 +134,16 @@ START_TEST(test_requests)
 			for (uint64_t r = 0; r < 3 * LOADS; r += 131) {
 				var->requests(&p, r, &req);
 				ck_assert_int_eq(req.word_bytes, 4);
-				ck_assert_int_eq(req.space, v == 2 ? SW_SPACE_CONSTANT : SW_SPACE_GLOBAL);
+				ck_assert_int_eq(req.space,
+						 v == 2 ? SW_SPACE_CONSTANT : SW_SPACE_GLOBAL);
 				ck_assert_uint_eq(req.active, 0xffffffffu);
 				ck_assert_int_eq(distinct_addrs(&req), d);
 				/* all in one 128-byte line of the first 1 KB */
 				ck_assert_uint_eq(req.addr[0] / 128, req.addr[31] / 128);
 				ck_assert_uint_lt(req.addr[31], 1024);
 				for (uint32_t l = 0; l < 32; l++)
-					ck_assert_uint_eq(req.addr[l], 4 * word_of(r % LOADS, l, (uint32_t)d));
+					ck_assert_uint_eq(req.addr[l],
+							  4 * word_of(r % LOADS, l, (uint32_t)d));
 			}
 		}
 	/* a known point: distinct 4, load 1: lanes 0-7 read word 96, 8-15 word 97, ... */
@@ -160,14 +163,17 @@ START_TEST(test_model_c17)
 {
 	for (int64_t d = 1; d <= 32; d *= 2) {
 		struct sw_model_figures c, g;
-		struct sw_err err = {0};
+		struct sw_err err = { 0 };
 		struct sw_point pc = cr_point("constant", d), pg = cr_point("global", d);
-		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 90, &c, &err), SW_OK);
-		ck_assert_int_eq(sw_model_eval(&fam()->variants[pg.variant], &pg, 90, &g, &err), SW_OK);
+		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 90, &c, &err),
+				 SW_OK);
+		ck_assert_int_eq(sw_model_eval(&fam()->variants[pg.variant], &pg, 90, &g, &err),
+				 SW_OK);
 		ck_assert_double_eq_tol(c.conflict_degree, (double)d, 1e-9);
 		ck_assert_double_le(g.sectors_per_request, 4); /* one 128-byte line, flat */
 		/* on 1.x a half-warp is served at a time: half the distinct words */
-		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 10, &c, &err), SW_OK);
+		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 10, &c, &err),
+				 SW_OK);
 		ck_assert_double_eq_tol(c.conflict_degree, d > 1 ? (double)d / 2 : 1, 1e-9);
 	}
 }

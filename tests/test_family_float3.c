@@ -15,7 +15,7 @@ static const struct sw_family *fam(void)
 
 static struct sw_point point(const char *variant, int64_t n)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {n}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { n } };
 	return p;
 }
 
@@ -41,14 +41,14 @@ static float *expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
 static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
 		      struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 99};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
 	o.out[1] = out;
 	o.bytes[1] = n_out * sizeof(float);
 	memset(c, 0, sizeof *c);
 	fam()->check(p, &o, c);
 }
 
-static const char *variants[] = {"aos", "staged", "soa", "copy", "memcpy"};
+static const char *variants[] = { "aos", "staged", "soa", "copy", "memcpy" };
 
 START_TEST(test_check_accepts_and_rejects)
 {
@@ -109,7 +109,7 @@ START_TEST(test_check_samples_large_points)
 		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
 		ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
 		ck_assert_uint_eq(c.checked, 4096); /* SW_CHECK_SAMPLES */
-		for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
+		for (size_t i = 0; i < n_out; i++)  /* everything off by 1%: any sample sees it */
 			out[i] = out[i] * 1.01f + 0.01f;
 		run_check(&p, out, n_out, 11, &c);
 		ck_assert_msg(!c.ok, "%s", variants[v]);
@@ -123,10 +123,11 @@ START_TEST(test_bytes_and_sizes)
 	const struct sw_family *f = fam();
 	for (int v = 0; v < 5; v++) {
 		struct sw_point p = point(variants[v], 16 << 20);
-		ck_assert_double_eq(f->useful_bytes(&p), 384.0 * (1 << 20)); /* 12 read + 12 written */
+		ck_assert_double_eq(f->useful_bytes(&p),
+				    384.0 * (1 << 20)); /* 12 read + 12 written */
 		int adds = v < 3;
 		ck_assert_double_eq(f->flops(&p), adds ? 48.0 * (1 << 20) : 0);
-		struct sw_sizes sz = {0};
+		struct sw_sizes sz = { 0 };
 		f->sizes(&p, &sz);
 		ck_assert_int_eq(sz.n_buffers, 2);
 		ck_assert_int_eq(sz.n_inputs, 1);
@@ -135,7 +136,7 @@ START_TEST(test_bytes_and_sizes)
 	}
 	/* the largest point: 12 GiB each, sizes in 64 bits */
 	struct sw_point p = point("staged", (int64_t)1 << 30);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	f->sizes(&p, &sz);
 	ck_assert_uint_eq(sz.bytes[0], (size_t)12 << 30);
 }
@@ -164,7 +165,7 @@ END_TEST
 static struct sw_model_figures model(const char *variant, int64_t n)
 {
 	struct sw_model_figures m;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	struct sw_point p = point(variant, n);
 	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
 	return m;

@@ -16,7 +16,8 @@ static const struct sw_family *fam(void)
 
 static struct sw_point hist_point(const char *variant, int64_t bins, int64_t dist, int64_t n)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {bins, dist, n}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
+			      .axis = { bins, dist, n } };
 	return p;
 }
 
@@ -70,7 +71,7 @@ static uint32_t *expected_stream(const struct sw_point *p, uint64_t seed)
 static void run_check(const struct sw_point *p, const uint32_t *out, size_t bytes, uint64_t seed,
 		      struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 5};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 5 };
 	o.out[1] = out;
 	o.bytes[1] = bytes;
 	memset(c, 0, sizeof *c);
@@ -79,18 +80,19 @@ static void run_check(const struct sw_point *p, const uint32_t *out, size_t byte
 
 START_TEST(test_check_accepts_and_rejects)
 {
-	const char *variants[] = {"global_atomic", "shared_priv", "shared_wide"};
-	const int64_t bins[] = {256, 16};
+	const char *variants[] = { "global_atomic", "shared_priv", "shared_wide" };
+	const int64_t bins[] = { 256, 16 };
 	for (int v = 0; v < 3; v++)
 		for (int b = 0; b < 2; b++)
 			for (int dist = 0; dist <= 2; dist++) {
 				/* n not a multiple of 16: the tail counts too */
-				struct sw_point p = hist_point(variants[v], bins[b], dist, (1 << 20) + 13);
+				struct sw_point p =
+					hist_point(variants[v], bins[b], dist, (1 << 20) + 13);
 				uint32_t *h = expected_hist(&p, 42);
 				struct sw_check c;
 				run_check(&p, h, bins[b] * 4, 42, &c);
-				ck_assert_msg(c.ok, "%s bins %d dist %d: %s", variants[v], (int)bins[b], dist,
-					      c.msg);
+				ck_assert_msg(c.ok, "%s bins %d dist %d: %s", variants[v],
+					      (int)bins[b], dist, c.msg);
 				ck_assert_int_eq(c.mode, SW_CHECK_FULL);
 				ck_assert_uint_eq(c.checked, bins[b]);
 				ck_assert_double_eq(c.max_rel_err, 0);
@@ -102,10 +104,11 @@ START_TEST(test_check_accepts_and_rejects)
 				h[bins[b] - 1]--;
 				/* as is input from another seed, unless both seeds give one
 				 * value in the same bin */
-				int same = dist == 2 && ((mix64(42) ^ mix64(43)) & (bins[b] - 1)) == 0;
+				int same =
+					dist == 2 && ((mix64(42) ^ mix64(43)) & (bins[b] - 1)) == 0;
 				run_check(&p, h, bins[b] * 4, 43, &c);
-				ck_assert_msg(!c.ok || same, "%s dist %d: another seed passed", variants[v],
-					      dist);
+				ck_assert_msg(!c.ok || same, "%s dist %d: another seed passed",
+					      variants[v], dist);
 				free(h);
 			}
 }
@@ -167,7 +170,7 @@ END_TEST
 START_TEST(test_bytes_and_sizes)
 {
 	struct sw_point p = hist_point("shared_wide", 256, 1, 256 << 20);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	ck_assert_double_eq(fam()->useful_bytes(&p), 256.0 * (1 << 20));
 	ck_assert_double_eq(fam()->flops(&p), 0);
 	fam()->sizes(&p, &sz);

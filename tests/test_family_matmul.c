@@ -16,7 +16,8 @@ static const struct sw_family *fam(void)
 
 static struct sw_point mm_point(const char *variant, int64_t n, int64_t tile, int64_t pad)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {n, tile, pad}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
+			      .axis = { n, tile, pad } };
 	ck_assert_int_ge(p.variant, 0);
 	return p;
 }
@@ -48,14 +49,14 @@ static float *mm_expected(uint64_t n, uint64_t seed, int in_float)
 
 static void mm_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 77};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 77 };
 	o.out[2] = out;
 	o.bytes[2] = (size_t)p->axis[SIZE] * (size_t)p->axis[SIZE] * sizeof(float);
 	memset(c, 0, sizeof *c);
 	fam()->check(p, &o, c);
 }
 
-static const char *variants[] = {"naive", "tiled", "tiled_reg", "cublas"};
+static const char *variants[] = { "naive", "tiled", "tiled_reg", "cublas" };
 
 START_TEST(test_check_full)
 {
@@ -117,14 +118,14 @@ START_TEST(test_bytes_and_sizes)
 	struct sw_point p = mm_point("cublas", 4096, SW_AXIS_UNUSED, SW_AXIS_UNUSED);
 	ck_assert_double_eq(fam()->flops(&p), 2.0 * 4096 * 4096 * 4096);
 	ck_assert_double_eq(fam()->useful_bytes(&p), 3.0 * 4096 * 4096 * 4);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	fam()->sizes(&p, &sz);
 	ck_assert_int_eq(sz.n_buffers, 3);
 	ck_assert_int_eq(sz.n_inputs, 2);
 	for (int i = 0; i < 3; i++)
 		ck_assert_uint_eq(sz.bytes[i], (size_t)4096 * 4096 * 4);
 	/* prepare makes a cuBLAS handle for cublas alone: no CUDA call here */
-	struct sw_buffers b = {0};
+	struct sw_buffers b = { 0 };
 	p = mm_point("naive", 64, 8, SW_AXIS_UNUSED);
 	ck_assert_ptr_nonnull(fam()->prepare);
 	ck_assert_int_eq(fam()->prepare(&p, &b, NULL), cudaSuccess);
@@ -150,7 +151,8 @@ START_TEST(test_refusals)
 	ck_assert(!fam()->refuse(&p, why, sizeof why));
 	/* the largest points run */
 	for (int v = 0; v < 4; v++) {
-		p = mm_point(variants[v], 16384, v < 2 ? 32 : SW_AXIS_UNUSED, v == 1 ? 1 : SW_AXIS_UNUSED);
+		p = mm_point(variants[v], 16384, v < 2 ? 32 : SW_AXIS_UNUSED,
+			     v == 1 ? 1 : SW_AXIS_UNUSED);
 		ck_assert_msg(!fam()->refuse(&p, why, sizeof why), "%s", why);
 	}
 }
@@ -203,7 +205,8 @@ START_TEST(test_requests)
 		ck_assert_uint_eq(req.addr[l], 4 * (3 * 64 + 32 + l)); /* A[3][32 + l] */
 	v->requests(&p, 4 * 32 * 2 + r, &req);
 	for (int l = 0; l < 32; l++)
-		ck_assert_uint_eq(req.addr[l], 4 * ((32 + 3) * 64 + 32 + l)); /* B[32 + 3][32 + l] */
+		ck_assert_uint_eq(req.addr[l],
+				  4 * ((32 + 3) * 64 + 32 + l)); /* B[32 + 3][32 + l] */
 }
 END_TEST
 

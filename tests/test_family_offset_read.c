@@ -16,14 +16,14 @@ static const struct sw_family *fam(void)
 
 static struct sw_point point(const char *variant, int64_t offset, int64_t n)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {offset, n}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { offset, n } };
 	return p;
 }
 
 /* The output each variant's kernel writes, recomputed independently. */
 static float *expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
 {
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	fam()->sizes(p, &sz);
 	*n_out = sz.bytes[1] / sizeof(float);
 	float *out = calloc(*n_out, sizeof *out);
@@ -43,7 +43,7 @@ static float *expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
 static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
 		      struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 99};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
 	o.out[1] = out;
 	o.bytes[1] = n_out * sizeof(float);
 	memset(c, 0, sizeof *c);
@@ -52,7 +52,7 @@ static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64
 
 START_TEST(test_check_accepts_and_rejects)
 {
-	const char *variants[] = {"aligned", "offset", "stream_read"};
+	const char *variants[] = { "aligned", "offset", "stream_read" };
 	for (int v = 0; v < 3; v++) {
 		struct sw_point p = point(variants[v], 5, (3 << 20) + 1000);
 		if (strcmp(variants[v], "offset"))
@@ -121,7 +121,7 @@ START_TEST(test_bytes_and_sizes)
 	struct sw_point p = point("offset", 7, 64 << 20);
 	ck_assert_double_eq(f->useful_bytes(&p), 256.0 * (1 << 20));
 	ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	f->sizes(&p, &sz);
 	ck_assert_int_eq(sz.n_buffers, 2);
 	ck_assert_int_eq(sz.n_inputs, 1);
@@ -147,7 +147,7 @@ START_TEST(test_refusal)
 	ck_assert(!f->refuse(&p, why, sizeof why));
 	p = point("offset", 32, (int64_t)4 << 30); /* the largest point */
 	ck_assert(!f->refuse(&p, why, sizeof why));
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	f->sizes(&p, &sz);
 	ck_assert_uint_eq(sz.bytes[0], ((size_t)16 << 30) + 128);
 }
@@ -156,7 +156,7 @@ END_TEST
 static double sectors(const char *variant, int64_t offset, int64_t n)
 {
 	struct sw_model_figures m;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	struct sw_point p = point(variant, offset, n);
 	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
 	return m.sectors_per_request;

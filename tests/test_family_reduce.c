@@ -17,7 +17,7 @@ static const struct sw_family *fam(void)
 
 static struct sw_point red_point(const char *variant, int64_t n)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {n}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { n } };
 	return p;
 }
 
@@ -52,7 +52,7 @@ static float *expected_stream(uint64_t seed, uint64_t n)
 	uint64_t n4 = n / 4;
 	float *out = calloc(T, sizeof *out);
 	for (uint64_t t = 0; t < T; t++) {
-		float acc[4] = {0, 0, 0, 0};
+		float acc[4] = { 0, 0, 0, 0 };
 		uint64_t j = t;
 		for (; j + 3 * (uint64_t)T < n4; j += 4 * (uint64_t)T)
 			for (int u = 0; u < 4; u++)
@@ -62,7 +62,8 @@ static float *expected_stream(uint64_t seed, uint64_t n)
 				}
 		for (; j < n4; j += T)
 			for (int c = 0; c < 4; c++)
-				acc[0] = fmaf(value(seed, 0, 4 * j + c), value(seed, 1, 4 * j + c), acc[0]);
+				acc[0] = fmaf(value(seed, 0, 4 * j + c), value(seed, 1, 4 * j + c),
+					      acc[0]);
 		out[t] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
 	}
 	return out;
@@ -71,7 +72,7 @@ static float *expected_stream(uint64_t seed, uint64_t n)
 static void run_check(const struct sw_point *p, const float *out, size_t bytes, uint64_t seed,
 		      struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 9};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 9 };
 	o.out[2] = out;
 	o.bytes[2] = bytes;
 	memset(c, 0, sizeof *c);
@@ -80,7 +81,7 @@ static void run_check(const struct sw_point *p, const float *out, size_t bytes, 
 
 START_TEST(test_dot_check)
 {
-	const char *variants[] = {"atomic", "shared_tree", "warp_shuffle"};
+	const char *variants[] = { "atomic", "shared_tree", "warp_shuffle" };
 	uint64_t n = 1 << 20;
 	double want = dot_double(3, n);
 	for (int v = 0; v < 3; v++) {
@@ -156,10 +157,10 @@ END_TEST
 
 START_TEST(test_bytes_and_sizes)
 {
-	const char *variants[] = {"atomic", "shared_tree", "warp_shuffle", "stream_read"};
+	const char *variants[] = { "atomic", "shared_tree", "warp_shuffle", "stream_read" };
 	for (int v = 0; v < 4; v++) {
 		struct sw_point p = red_point(variants[v], 64 << 20);
-		struct sw_sizes sz = {0};
+		struct sw_sizes sz = { 0 };
 		ck_assert_double_eq(fam()->useful_bytes(&p), 512.0 * (1 << 20)); /* 2 x n x 4 */
 		ck_assert_double_eq(fam()->flops(&p), 128.0 * (1 << 20));
 		fam()->sizes(&p, &sz);

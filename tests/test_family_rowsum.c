@@ -17,7 +17,7 @@ static const struct sw_family *fam(void)
 
 static struct sw_point point(const char *variant, int64_t rows, int64_t cols)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {rows, cols}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { rows, cols } };
 	return p;
 }
 
@@ -44,14 +44,15 @@ static float *expected(const struct sw_point *p, uint64_t seed, int shift, size_
 static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
 		      struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 99};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
 	o.out[1] = out;
 	o.bytes[1] = n_out * sizeof(float);
 	memset(c, 0, sizeof *c);
 	fam()->check(p, &o, c);
 }
 
-static const char *variants[] = {"thread_per_row", "block_per_row", "warp_per_row", "stream_read"};
+static const char *variants[] = { "thread_per_row", "block_per_row", "warp_per_row",
+				  "stream_read" };
 
 START_TEST(test_check_accepts_and_rejects)
 {
@@ -126,9 +127,10 @@ START_TEST(test_bytes_and_sizes)
 		struct sw_point p = point(variants[v], 8192, 8192);
 		int stream = v == 3;
 		/* the matrix read, and the row sums written */
-		ck_assert_double_eq(f->useful_bytes(&p), 256.0 * (1 << 20) + (stream ? 0 : 8192 * 4));
+		ck_assert_double_eq(f->useful_bytes(&p),
+				    256.0 * (1 << 20) + (stream ? 0 : 8192 * 4));
 		ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
-		struct sw_sizes sz = {0};
+		struct sw_sizes sz = { 0 };
 		f->sizes(&p, &sz);
 		ck_assert_int_eq(sz.n_buffers, 2);
 		ck_assert_int_eq(sz.n_inputs, 1);
@@ -137,10 +139,11 @@ START_TEST(test_bytes_and_sizes)
 	}
 	/* the largest point: 256 GiB, sizes in 64 bits (the harness refuses it) */
 	struct sw_point p = point("block_per_row", 1 << 20, 64 << 10);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	f->sizes(&p, &sz);
 	ck_assert_uint_eq(sz.bytes[0], (size_t)256 << 30);
-	ck_assert_double_eq(f->useful_bytes(&p), 4.0 * ((double)(1 << 20) * (64 << 10) + (1 << 20)));
+	ck_assert_double_eq(f->useful_bytes(&p),
+			    4.0 * ((double)(1 << 20) * (64 << 10) + (1 << 20)));
 }
 END_TEST
 
@@ -165,7 +168,7 @@ END_TEST
 static double sectors(const char *variant, int64_t rows, int64_t cols)
 {
 	struct sw_model_figures m;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	struct sw_point p = point(variant, rows, cols);
 	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
 	/* the model scales a sample of requests: exact when every request is full */

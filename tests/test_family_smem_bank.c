@@ -7,8 +7,8 @@
 #include "kernel.h"
 
 #define THREADS (2048u * 256u)
-#define LOADS 2048u
-#define UNROLL 8u
+#define LOADS   2048u
+#define UNROLL  8u
 
 static const struct sw_family *fam(void)
 {
@@ -17,7 +17,7 @@ static const struct sw_family *fam(void)
 
 static struct sw_point sb_point(const char *variant, int64_t word_stride)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {word_stride}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { word_stride } };
 	ck_assert_int_ge(p.variant, 0);
 	return p;
 }
@@ -53,9 +53,10 @@ static uint32_t *sb_expected(const struct sw_point *p, const char *variant, uint
 	return out;
 }
 
-static void sb_check(const struct sw_point *p, const uint32_t *out, uint64_t seed, struct sw_check *c)
+static void sb_check(const struct sw_point *p, const uint32_t *out, uint64_t seed,
+		     struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 5};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 5 };
 	o.out[1] = out;
 	o.bytes[1] = THREADS * sizeof(uint32_t);
 	memset(c, 0, sizeof *c);
@@ -64,7 +65,7 @@ static void sb_check(const struct sw_point *p, const uint32_t *out, uint64_t see
 
 START_TEST(test_check)
 {
-	const char *variants[] = {"stride", "broadcast", "two_way", "conflict_free"};
+	const char *variants[] = { "stride", "broadcast", "two_way", "conflict_free" };
 	for (int v = 0; v < 4; v++) {
 		struct sw_point p = sb_point(variants[v], v == 0 ? 7 : SW_AXIS_UNUSED);
 		struct sw_check c;
@@ -100,7 +101,7 @@ START_TEST(test_bytes_and_sizes)
 	/* 2^19 threads x 2048 loads x 4 bytes */
 	ck_assert_double_eq(fam()->useful_bytes(&p), 4294967296.0);
 	ck_assert_double_eq(fam()->flops(&p), 0);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	fam()->sizes(&p, &sz);
 	ck_assert_int_eq(sz.n_buffers, 2);
 	ck_assert_int_eq(sz.n_inputs, 1);
@@ -160,7 +161,7 @@ START_TEST(test_requests)
 	struct {
 		const char *name;
 		int degree;
-	} fixed[] = {{"broadcast", 1}, {"two_way", 2}, {"conflict_free", 1}};
+	} fixed[] = { { "broadcast", 1 }, { "two_way", 2 }, { "conflict_free", 1 } };
 	for (int i = 0; i < 3; i++) {
 		struct sw_point p = sb_point(fixed[i].name, SW_AXIS_UNUSED);
 		fam()->variants[p.variant].requests(&p, 5 * warps, &req);

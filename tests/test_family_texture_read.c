@@ -15,7 +15,8 @@ static const struct sw_family *fam(void)
 
 static struct sw_point tex_point(const char *variant, int64_t pattern, int64_t size)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant), .axis = {pattern, size}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
+			      .axis = { pattern, size } };
 	return p;
 }
 
@@ -54,7 +55,8 @@ static float *expected(int pattern, uint32_t size, uint64_t seed)
 		float s = 0;
 		for (uint32_t j = 0; j < 8; j++) {
 			uint32_t row, col;
-			pixel(pattern, size, (uint32_t)(o % size), (uint32_t)(o / size), j, &row, &col);
+			pixel(pattern, size, (uint32_t)(o % size), (uint32_t)(o / size), j, &row,
+			      &col);
 			s += sw_input_value(seed, (uint64_t)row * size + col);
 		}
 		out[o] = s;
@@ -64,7 +66,7 @@ static float *expected(int pattern, uint32_t size, uint64_t seed)
 
 static void run_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 31};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 31 };
 	o.out[1] = out;
 	o.bytes[1] = (size_t)p->axis[1] * p->axis[1] / 8 * sizeof(float);
 	memset(c, 0, sizeof *c);
@@ -73,7 +75,7 @@ static void run_check(const struct sw_point *p, const float *out, uint64_t seed,
 
 START_TEST(test_check_accepts_and_rejects)
 {
-	const char *variants[] = {"texture", "global", "readonly"};
+	const char *variants[] = { "texture", "global", "readonly" };
 	for (int v = 0; v < 3; v++)
 		for (int pattern = 0; pattern <= 2; pattern++) {
 			struct sw_point p = tex_point(variants[v], pattern, 256);
@@ -117,7 +119,7 @@ END_TEST
 START_TEST(test_bytes_sizes_refusals)
 {
 	struct sw_point p = tex_point("global", 1, 4096);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	/* the image read once, one float written per 8 pixels */
 	ck_assert_double_eq(fam()->useful_bytes(&p), 4096.0 * 4096 * 4 * 9 / 8);
 	ck_assert_double_eq(fam()->flops(&p), 0);
@@ -174,8 +176,10 @@ START_TEST(test_requests)
 		v->requests(&p, r, &req);
 		v->requests(&p0, r, &rows);
 		for (uint32_t l = 0; l < 32; l++) {
-			int64_t dr = (int64_t)(req.addr[l] / 4 / size) - (int64_t)(rows.addr[l] / 4 / size);
-			int64_t dc = (int64_t)(req.addr[l] / 4 % size) - (int64_t)(rows.addr[l] / 4 % size);
+			int64_t dr = (int64_t)(req.addr[l] / 4 / size) -
+				     (int64_t)(rows.addr[l] / 4 / size);
+			int64_t dc = (int64_t)(req.addr[l] / 4 % size) -
+				     (int64_t)(rows.addr[l] / 4 % size);
 			ck_assert(dr >= -4 && dr <= 3 && dc >= -4 && dc <= 3);
 			uint32_t row, col, x = (uint32_t)(rows.addr[l] / 4 % size);
 			pixel(1, size, x, (uint32_t)(rows.addr[l] / 4 / size / 8),

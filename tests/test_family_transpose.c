@@ -17,8 +17,8 @@ static const struct sw_family *fam(void)
 static struct sw_point tp_point(const char *variant, int64_t rows, int64_t cols, int64_t tile,
 				int64_t block_rows, int64_t pad)
 {
-	struct sw_point p = {.variant = sw_variant_find(fam(), variant),
-			     .axis = {rows, cols, tile, block_rows, pad}};
+	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
+			      .axis = { rows, cols, tile, block_rows, pad } };
 	ck_assert_int_ge(p.variant, 0);
 	return p;
 }
@@ -32,13 +32,14 @@ static float *tp_expected(const struct sw_point *p, uint64_t seed)
 	int copy = strcmp(fam()->variants[p->variant].name, "copy") == 0;
 	for (uint64_t r = 0; r < rows; r++)
 		for (uint64_t c = 0; c < cols; c++)
-			out[copy ? r * cols + c : c * rows + r] = sw_input_value(seed, r * cols + c);
+			out[copy ? r * cols + c : c * rows + r] =
+				sw_input_value(seed, r * cols + c);
 	return out;
 }
 
 static void tp_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 1234};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 1234 };
 	o.out[1] = out;
 	o.bytes[1] = (size_t)p->axis[ROWS] * (size_t)p->axis[COLS] * sizeof(float);
 	memset(c, 0, sizeof *c);
@@ -47,9 +48,10 @@ static void tp_check(const struct sw_point *p, const float *out, uint64_t seed, 
 
 START_TEST(test_check_full)
 {
-	const char *variants[] = {"copy", "naive", "shared"};
+	const char *variants[] = { "copy", "naive", "shared" };
 	for (int v = 0; v < 3; v++) {
-		struct sw_point p = tp_point(variants[v], 96, 160, 32, 8, v == 2 ? 1 : SW_AXIS_UNUSED);
+		struct sw_point p =
+			tp_point(variants[v], 96, 160, 32, 8, v == 2 ? 1 : SW_AXIS_UNUSED);
 		size_t n = 96 * 160;
 		struct sw_check c;
 		float *out = tp_expected(&p, 42);
@@ -98,7 +100,7 @@ START_TEST(test_bytes_and_sizes)
 	struct sw_point p = tp_point("shared", 4096, 8192, 32, 8, 1);
 	ck_assert_double_eq(fam()->useful_bytes(&p), 2.0 * 4096 * 8192 * 4); /* read and written */
 	ck_assert_double_eq(fam()->flops(&p), 0);
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	fam()->sizes(&p, &sz);
 	ck_assert_int_eq(sz.n_buffers, 2);
 	ck_assert_int_eq(sz.n_inputs, 1);
@@ -126,7 +128,8 @@ START_TEST(test_refusals)
 	p = tp_point("naive", 4096, 4100, 32, 8, SW_AXIS_UNUSED);
 	ck_assert(fam()->refuse(&p, why, sizeof why));
 	ck_assert_ptr_nonnull(strstr(why, "multiples of tile"));
-	int64_t ok[][2] = {{32, 1}, {32, 8}, {32, 32}, {16, 2}, {16, 16}, {8, 4}, {8, 8}};
+	int64_t ok[][2] = { { 32, 1 },  { 32, 8 }, { 32, 32 }, { 16, 2 },
+			    { 16, 16 }, { 8, 4 },  { 8, 8 } };
 	for (int i = 0; i < 7; i++) {
 		p = tp_point("shared", 65536, 65536, ok[i][0], ok[i][1], 4);
 		ck_assert_msg(!fam()->refuse(&p, why, sizeof why), "%s", why);

@@ -33,7 +33,8 @@
 
 static char tmpdir[256];
 static char ci_job[1024];
-static const char *const big_sets[] = {"strided_read.stride=1:128", "strided_read.n=1K:4G:x2", NULL};
+static const char *const big_sets[] = { "strided_read.stride=1:128", "strided_read.n=1K:4G:x2",
+					NULL };
 
 /* The long model job, on np ranks, into out. */
 static pid_t start(int np, const char *log, const char *out, int resume)
@@ -98,7 +99,7 @@ static size_t planned(void)
 {
 	struct sw_job job;
 	struct sw_plan plan;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	ck_assert_msg(sw_job_load(ci_job, &job, &err) == SW_OK, "%s", err.msg);
 	for (int i = 0; big_sets[i]; i++)
 		ck_assert_int_eq(sw_job_set(&job, big_sets[i], &err), SW_OK);
@@ -183,7 +184,7 @@ START_TEST(test_second_writer_refused)
 	int resumed = launch_finish(start(1, log2, out, 1));
 	char said[2][1024];
 	snprintf(said[0], sizeof said[0], "%s", launch_slurp(log2));
-	const char *force[] = {"--backend", "model", "-q", "--force", ci_job, "-o", out, NULL};
+	const char *force[] = { "--backend", "model", "-q", "--force", ci_job, "-o", out, NULL };
 	int forced = launch_run(1, log2, force);
 	snprintf(said[1], sizeof said[1], "%s", launch_slurp(log2));
 	for (int i = 0; i < n_ranks; i++)
@@ -217,7 +218,7 @@ END_TEST
 static void ci_plan(struct sw_plan *plan)
 {
 	struct sw_job job;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	ck_assert_msg(sw_job_load(ci_job, &job, &err) == SW_OK, "%s", err.msg);
 	ck_assert_int_eq(sw_plan_build(&job, 1, plan, &err), SW_OK);
 	sw_job_fini(&job);
@@ -236,8 +237,8 @@ static void dead_rank(const char *schedule, size_t victim_index)
 	snprintf(fault, sizeof fault, "dead:%016llx",
 		 (unsigned long long)plan.points[victim_index].id);
 	setenv("SW_TEST_FAULT", fault, 1);
-	const char *args[] = {"--backend", "model", "-q", "--batch", "4", "--schedule", schedule,
-			      ci_job, "-o", out, NULL};
+	const char *args[] = { "--backend", "model", "-q", "--batch", "4", "--schedule",
+			       schedule,    ci_job,  "-o", out,       NULL };
 	int rc = launch_run(4, log, args);
 	unsetenv("SW_TEST_FAULT");
 	ck_assert_msg(rc == 5, "exit %d, not 5 (a point failed): %s", rc, launch_slurp(log));
@@ -259,7 +260,10 @@ static void dead_rank(const char *schedule, size_t victim_index)
 	hid_t t = H5Tcreate(H5T_COMPOUND, 16);
 	H5Tinsert(t, "point_id", 0, H5T_NATIVE_UINT64);
 	H5Tinsert(t, "status", 8, H5T_NATIVE_INT32);
-	struct { uint64_t id; int32_t status, pad; } *row = calloc((size_t)rows, 16);
+	struct {
+		uint64_t id;
+		int32_t status, pad;
+	} *row = calloc((size_t)rows, 16);
 	ck_assert(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, row) >= 0);
 	int failed = 0;
 	for (hssize_t r = 0; r < rows; r++)
@@ -302,7 +306,8 @@ START_TEST(test_disk_full_at_creation)
 	snprintf(dir, sizeof dir, "%s/tiny", tmpdir);
 	snprintf(out, sizeof out, "%s/out.h5", dir);
 	snprintf(log, sizeof log, "%s/tiny.log", tmpdir);
-	ck_assert_msg(small_disk(dir, 4096), "cannot mount a tmpfs at %s: %s", dir, strerror(errno));
+	ck_assert_msg(small_disk(dir, 4096), "cannot mount a tmpfs at %s: %s", dir,
+		      strerror(errno));
 	/* fill it, so not even the file's first blocks fit */
 	char filler[512];
 	snprintf(filler, sizeof filler, "%s/filler", dir);
@@ -325,7 +330,8 @@ START_TEST(test_disk_full_midway)
 	snprintf(out, sizeof out, "%s/out.h5", dir);
 	snprintf(log, sizeof log, "%s/small.log", tmpdir);
 	/* a full run writes about 4 MB */
-	ck_assert_msg(small_disk(dir, 1 << 20), "cannot mount a tmpfs at %s: %s", dir, strerror(errno));
+	ck_assert_msg(small_disk(dir, 1 << 20), "cannot mount a tmpfs at %s: %s", dir,
+		      strerror(errno));
 	int rc = launch_finish(start(2, log, out, 0));
 	char copy[512];
 	snprintf(copy, sizeof copy, "%s/after-full.h5", tmpdir);

@@ -17,7 +17,7 @@
 #include "measure.h"
 #include "record.h"
 
-#define SKIPPED 77
+#define SKIPPED        77
 #define MAX_TEST_ELEMS (INT64_C(64) << 20) /* keeps each point well under a second */
 
 static struct sw_device_info dev;
@@ -28,7 +28,7 @@ static int quick;
 static int axis_values(const struct sw_axis_def *ax, int64_t out[2])
 {
 	struct sw_axis_values v;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	ck_assert_msg(sw_axis_parse(ax->defaults, &v, &err) == SW_OK, "%s", err.msg);
 	int64_t lo = v.v[0], hi = v.v[0];
 	for (size_t i = 0; i < v.n; i++) {
@@ -48,8 +48,13 @@ static int axis_values(const struct sw_axis_def *ax, int64_t out[2])
 START_TEST(test_every_variant_validates)
 {
 	const struct sw_measure_cfg cfg = {
-		.rse_target = 0.05, .min_samples = 3, .max_samples = 10, .warmup = 1,
-		.time_cap_s = 0.2, .min_sample_s = 20e-6, .flush_l2 = SW_FLUSH_AUTO,
+		.rse_target = 0.05,
+		.min_samples = 3,
+		.max_samples = 10,
+		.warmup = 1,
+		.time_cap_s = 0.2,
+		.min_sample_s = 20e-6,
+		.flush_l2 = SW_FLUSH_AUTO,
 	};
 	int points = 0;
 	for (int fi = 0; fi < sw_n_families; fi++) {
@@ -61,7 +66,7 @@ START_TEST(test_every_variant_validates)
 		for (int v = 0; v < f->n_variants; v++) {
 			/* every corner of the used axes' {smallest, largest} */
 			for (unsigned corner = 0; corner < (1u << f->n_axes); corner++) {
-				struct sw_point p = {.variant = v};
+				struct sw_point p = { .variant = v };
 				int dup = 0;
 				for (int a = 0; a < f->n_axes; a++) {
 					int hi = (corner >> a) & 1;
@@ -73,19 +78,22 @@ START_TEST(test_every_variant_validates)
 				if (dup || f->refuse(&p, why, sizeof why))
 					continue;
 				struct sw_record *rec = malloc(sizeof *rec);
-				struct sw_err err = {0};
+				struct sw_err err = { 0 };
 				sw_record_init(rec);
 				rec->useful_bytes = f->useful_bytes(&p);
 				rec->flops = f->flops(&p);
-				ck_assert_int_eq(sw_gpu_run_point(gpu, f, &p, &cfg, rec, &err), SW_OK);
-				ck_assert_msg(rec->status == SW_ROW_OK, "%s/%s corner %u: status %d: %s",
-					      f->name, f->variants[v].name, corner, rec->status, rec->message);
+				ck_assert_int_eq(sw_gpu_run_point(gpu, f, &p, &cfg, rec, &err),
+						 SW_OK);
+				ck_assert_msg(rec->status == SW_ROW_OK,
+					      "%s/%s corner %u: status %d: %s", f->name,
+					      f->variants[v].name, corner, rec->status,
+					      rec->message);
 				ck_assert_str_ne(rec->check_mode, "none");
 				ck_assert_uint_ge(rec->n_samples, cfg.min_samples);
 				ck_assert(rec->median_ns > 0 && rec->gbps > 0);
-				printf("%-14s %-12s corner %u  %-7s check  %9.1f us  %7.1f GB/s\n", f->name,
-				       f->variants[v].name, corner, rec->check_mode, rec->median_ns / 1e3,
-				       rec->gbps);
+				printf("%-14s %-12s corner %u  %-7s check  %9.1f us  %7.1f GB/s\n",
+				       f->name, f->variants[v].name, corner, rec->check_mode,
+				       rec->median_ns / 1e3, rec->gbps);
 				free(rec);
 				points++;
 			}
@@ -99,12 +107,16 @@ START_TEST(test_too_big_is_skipped)
 {
 	/* a point larger than the device's memory is skipped with a reason, not failed */
 	const struct sw_family *f = sw_family_find("strided_read");
-	const struct sw_measure_cfg cfg = {.rse_target = 0.05, .min_samples = 3, .max_samples = 10,
-					   .warmup = 1, .time_cap_s = 0.2};
-	struct sw_point p = {.variant = sw_variant_find(f, "memcpy"), .axis = {SW_AXIS_UNUSED, 0}};
+	const struct sw_measure_cfg cfg = { .rse_target = 0.05,
+					    .min_samples = 3,
+					    .max_samples = 10,
+					    .warmup = 1,
+					    .time_cap_s = 0.2 };
+	struct sw_point p = { .variant = sw_variant_find(f, "memcpy"),
+			      .axis = { SW_AXIS_UNUSED, 0 } };
 	p.axis[1] = (int64_t)(dev.mem_bytes / 4 / 2 + (1 << 20)); /* in + out > memory */
 	struct sw_record *rec = malloc(sizeof *rec);
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	sw_record_init(rec);
 	ck_assert_int_eq(sw_gpu_run_point(gpu, f, &p, &cfg, rec, &err), SW_OK);
 	ck_assert_int_eq(rec->status, SW_ROW_SKIPPED);
@@ -119,16 +131,20 @@ END_TEST
 START_TEST(test_counters)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
-	const struct sw_measure_cfg cfg = {.rse_target = 0.05, .min_samples = 3, .max_samples = 5,
-					   .warmup = 1, .time_cap_s = 0.1};
+	const struct sw_measure_cfg cfg = { .rse_target = 0.05,
+					    .min_samples = 3,
+					    .max_samples = 5,
+					    .warmup = 1,
+					    .time_cap_s = 0.1 };
 	struct sw_gpu *g = NULL;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
 	sw_gpu_use_counters(g);
 	const char *why = sw_gpu_counters_unavailable(g);
-	const int64_t n = 16 << 20, strides[] = {1, 32};
+	const int64_t n = 16 << 20, strides[] = { 1, 32 };
 	for (int i = 0; i < 2; i++) {
-		struct sw_point p = {.variant = sw_variant_find(f, "course"), .axis = {strides[i], n}};
+		struct sw_point p = { .variant = sw_variant_find(f, "course"),
+				      .axis = { strides[i], n } };
 		struct sw_record *rec = malloc(sizeof *rec);
 		sw_record_init(rec);
 		rec->point_id = 1 + i;
@@ -147,16 +163,20 @@ START_TEST(test_counters)
 		ck_assert_int_ge(rec->counter_passes, 1);
 		double requests = (double)(n / strides[i]) / 32;
 		ck_assert_double_eq(rec->ctr_ld_requests, requests);
-		ck_assert_double_eq(rec->ctr_ld_sectors / rec->ctr_ld_requests, strides[i] == 1 ? 4 : 32);
+		ck_assert_double_eq(rec->ctr_ld_sectors / rec->ctr_ld_requests,
+				    strides[i] == 1 ? 4 : 32);
 		ck_assert_double_eq(rec->ctr_shared_ld_wavefronts, 0);
 		/* a cold L2 reads every sector the loads touch once, within 5%;
 		 * DRAM may fetch a lone sector with its 64-byte neighbour (the H200
 		 * reads 2.0x at stride 32), never more */
 		double ratio = rec->ctr_dram_read_bytes / (rec->ctr_ld_sectors * 32);
-		ck_assert_msg(strides[i] == 1 ? fabs(ratio - 1) < 0.05 : ratio > 0.95 && ratio < 2.1,
+		ck_assert_msg(strides[i] == 1 ? fabs(ratio - 1) < 0.05
+					      : ratio > 0.95 && ratio < 2.1,
 			      "DRAM read %.3fx the bytes of the sectors loaded", ratio);
-		printf("counters: stride %2lld: %.0f requests, %.1f sectors/request, %.3g DRAM bytes "
-		       "read, %d passes\n", (long long)strides[i], rec->ctr_ld_requests,
+		printf("counters: stride %2lld: %.0f requests, %.1f sectors/request, %.3g DRAM "
+		       "bytes "
+		       "read, %d passes\n",
+		       (long long)strides[i], rec->ctr_ld_requests,
 		       rec->ctr_ld_sectors / rec->ctr_ld_requests, rec->ctr_dram_read_bytes,
 		       rec->counter_passes);
 		free(rec);
@@ -172,11 +192,14 @@ END_TEST
 static void run_faulted(const char *fault, struct sw_record *rec, enum sw_status *st)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
-	const struct sw_measure_cfg cfg = {.rse_target = 0.05, .min_samples = 3, .max_samples = 5,
-					   .warmup = 1, .time_cap_s = 0.1};
-	struct sw_point p = {.variant = 0, .axis = {1, 1 << 20}};
+	const struct sw_measure_cfg cfg = { .rse_target = 0.05,
+					    .min_samples = 3,
+					    .max_samples = 5,
+					    .warmup = 1,
+					    .time_cap_s = 0.1 };
+	struct sw_point p = { .variant = 0, .axis = { 1, 1 << 20 } };
 	struct sw_gpu *g = NULL;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	setenv("SW_TEST_FAULT", fault, 1);
 	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
 	unsetenv("SW_TEST_FAULT");
@@ -221,7 +244,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--probe") == 0)
 		return 0;
 	quick = getenv("SW_TEST_QUICK") != NULL;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	if (sw_device_bind(0, &dev, &err) != SW_OK || sw_gpu_create(&dev, &gpu, &err) != SW_OK) {
 		fprintf(stderr, "%s\n", err.msg);
 		return EXIT_FAILURE;

@@ -24,7 +24,7 @@
 #include "h5out.h"
 #include "kernel.h"
 
-#define N_RECS 5
+#define N_RECS          5
 #define AUTO_FLUSH_ROWS 1024 /* docs/hdf5-schema.md: append flushes at this many rows */
 
 static char dir[256];
@@ -158,13 +158,25 @@ static void make_record(struct sw_record *r, int i, int session)
 	r->model_time_bound_ns = 100.0 * i;
 	/* the totals and counters: distinct per column, so a swap shows */
 	double *totals[] = {
-		&r->model_ld_requests, &r->model_ld_transactions, &r->model_st_requests,
-		&r->model_st_transactions, &r->model_shared_ld_requests,
-		&r->model_shared_ld_wavefronts, &r->model_shared_ld_conflicts, &r->ctr_ld_requests,
-		&r->ctr_ld_sectors, &r->ctr_st_requests, &r->ctr_st_sectors,
-		&r->ctr_shared_ld_requests, &r->ctr_shared_ld_wavefronts, &r->ctr_shared_ld_conflicts,
-		&r->ctr_shared_st_requests, &r->ctr_shared_st_wavefronts, &r->ctr_shared_st_conflicts,
-		&r->ctr_dram_read_bytes, &r->ctr_dram_write_bytes,
+		&r->model_ld_requests,
+		&r->model_ld_transactions,
+		&r->model_st_requests,
+		&r->model_st_transactions,
+		&r->model_shared_ld_requests,
+		&r->model_shared_ld_wavefronts,
+		&r->model_shared_ld_conflicts,
+		&r->ctr_ld_requests,
+		&r->ctr_ld_sectors,
+		&r->ctr_st_requests,
+		&r->ctr_st_sectors,
+		&r->ctr_shared_ld_requests,
+		&r->ctr_shared_ld_wavefronts,
+		&r->ctr_shared_ld_conflicts,
+		&r->ctr_shared_st_requests,
+		&r->ctr_shared_st_wavefronts,
+		&r->ctr_shared_st_conflicts,
+		&r->ctr_dram_read_bytes,
+		&r->ctr_dram_write_bytes,
 	};
 	for (size_t k = 0; k < sizeof totals / sizeof totals[0]; k++)
 		*totals[k] = 1000.0 * (double)k + i + 0.5;
@@ -238,47 +250,47 @@ static hid_t fixed_str(size_t len)
 }
 
 /* Each compares rows [0, n) of column `field` with rows[i].field, and counts it. */
-#define EXPECT_INT(dset, rows, n, field, counter)                                  \
-	do {                                                                       \
-		int64_t got_[16];                                                  \
-		read_col(dset, #field, H5T_NATIVE_INT64, got_);                    \
-		for (size_t i_ = 0; i_ < (n); i_++)                                \
-			ck_assert_msg(got_[i_] == (int64_t)(rows)[i_].field,       \
-				      "%s[%zu]: %lld", #field, i_, (long long)got_[i_]); \
-		(counter)++;                                                       \
+#define EXPECT_INT(dset, rows, n, field, counter)                                                  \
+	do {                                                                                       \
+		int64_t got_[16];                                                                  \
+		read_col(dset, #field, H5T_NATIVE_INT64, got_);                                    \
+		for (size_t i_ = 0; i_ < (n); i_++)                                                \
+			ck_assert_msg(got_[i_] == (int64_t)(rows)[i_].field, "%s[%zu]: %lld",      \
+				      #field, i_, (long long)got_[i_]);                            \
+		(counter)++;                                                                       \
 	} while (0)
-#define EXPECT_U64(dset, rows, n, field, counter)                                  \
-	do {                                                                       \
-		uint64_t got_[16];                                                 \
-		read_col(dset, #field, H5T_NATIVE_UINT64, got_);                   \
-		for (size_t i_ = 0; i_ < (n); i_++)                                \
-			ck_assert_msg(got_[i_] == (rows)[i_].field, "%s[%zu]", #field, i_); \
-		(counter)++;                                                       \
+#define EXPECT_U64(dset, rows, n, field, counter)                                                  \
+	do {                                                                                       \
+		uint64_t got_[16];                                                                 \
+		read_col(dset, #field, H5T_NATIVE_UINT64, got_);                                   \
+		for (size_t i_ = 0; i_ < (n); i_++)                                                \
+			ck_assert_msg(got_[i_] == (rows)[i_].field, "%s[%zu]", #field, i_);        \
+		(counter)++;                                                                       \
 	} while (0)
-#define EXPECT_F64(dset, rows, n, field, counter)                                  \
-	do {                                                                       \
-		double got_[16];                                                   \
-		read_col(dset, #field, H5T_NATIVE_DOUBLE, got_);                   \
-		for (size_t i_ = 0; i_ < (n); i_++) {                              \
-			double want_ = (rows)[i_].field;                           \
-			ck_assert_msg(isnan(want_) ? isnan(got_[i_]) : got_[i_] == want_, \
-				      "%s[%zu]: %g, want %g", #field, i_, got_[i_], want_); \
-		}                                                                  \
-		(counter)++;                                                       \
+#define EXPECT_F64(dset, rows, n, field, counter)                                                  \
+	do {                                                                                       \
+		double got_[16];                                                                   \
+		read_col(dset, #field, H5T_NATIVE_DOUBLE, got_);                                   \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                              \
+			double want_ = (rows)[i_].field;                                           \
+			ck_assert_msg(isnan(want_) ? isnan(got_[i_]) : got_[i_] == want_,          \
+				      "%s[%zu]: %g, want %g", #field, i_, got_[i_], want_);        \
+		}                                                                                  \
+		(counter)++;                                                                       \
 	} while (0)
-#define EXPECT_STR(dset, rows, n, field, counter)                                  \
-	do {                                                                       \
-		char got_[16][sizeof(rows)[0].field];                              \
-		hid_t t_ = fixed_str(sizeof(rows)[0].field);                       \
-		read_col(dset, #field, t_, got_);                                  \
-		H5Tclose(t_);                                                      \
-		for (size_t i_ = 0; i_ < (n); i_++) {                              \
-			size_t len_ = strlen((rows)[i_].field);                    \
-			ck_assert_str_eq(got_[i_], (rows)[i_].field);              \
-			for (size_t k_ = len_; k_ < sizeof got_[i_]; k_++)         \
-				ck_assert_int_eq(got_[i_][k_], 0);                 \
-		}                                                                  \
-		(counter)++;                                                       \
+#define EXPECT_STR(dset, rows, n, field, counter)                                                  \
+	do {                                                                                       \
+		char got_[16][sizeof(rows)[0].field];                                              \
+		hid_t t_ = fixed_str(sizeof(rows)[0].field);                                       \
+		read_col(dset, #field, t_, got_);                                                  \
+		H5Tclose(t_);                                                                      \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                              \
+			size_t len_ = strlen((rows)[i_].field);                                    \
+			ck_assert_str_eq(got_[i_], (rows)[i_].field);                              \
+			for (size_t k_ = len_; k_ < sizeof got_[i_]; k_++)                         \
+				ck_assert_int_eq(got_[i_][k_], 0);                                 \
+		}                                                                                  \
+		(counter)++;                                                                       \
 	} while (0)
 
 static void expect_measurements(hid_t file, const struct sw_record *recs, size_t n)

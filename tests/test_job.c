@@ -419,9 +419,8 @@ START_TEST(test_parse_memory)
 	parse_fails("families: *nope\n", "YAML syntax error: found undefined alias");
 	parse_fails("# only a comment\n", "1:1: the job file is empty");
 	parse_fails("---\n", "the job file is empty");
-	parse_fails(
-		"\"just text\"\n",
-		"1:1: expected a mapping with keys name, measure, model and families, found \"just text\"");
+	parse_fails("\"just text\"\n", "1:1: expected a mapping with keys name, measure, model and "
+				       "families, found \"just text\"");
 	parse_fails("families: {strided_read: }\r\nname: \x01\r\n", "2:7:");
 }
 END_TEST
@@ -574,8 +573,8 @@ START_TEST(test_many_families_fast)
 	ck_assert_int_eq(sw_job_parse("many.yaml", text, len, &job, &err), SW_EINVAL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "many.yaml:2:3: unknown family `k0`"));
-	ck_assert_double_lt((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
-			    10.0);
+	ck_assert_double_lt(
+		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), 10.0);
 	assert_empty(&job);
 	free(text);
 }
@@ -658,9 +657,9 @@ START_TEST(test_set_errors)
 	set_fails(&job, "stride=4", "--set stride=4: expected FAMILY.AXIS=VALUES");
 	set_fails(&job, "", "expected FAMILY.AXIS=VALUES");
 	set_fails(&job, "nosuch.stride=4", "--set nosuch.stride=4: unknown family `nosuch`");
-	set_fails(
-		&job, "strided_read.strides=4",
-		"--set strided_read.strides=4: family strided_read has no axis `strides`; expected one of: stride, n, variants");
+	set_fails(&job, "strided_read.strides=4",
+		  "--set strided_read.strides=4: family strided_read has no axis `strides`; "
+		  "expected one of: stride, n, variants");
 	set_fails(&job, "strided_read.variants=fancy",
 		  "--set strided_read.variants=fancy: unknown variant `fancy`");
 	set_fails(&job, "strided_read.variants=", "empty variant name");
@@ -693,8 +692,8 @@ START_TEST(test_cc_parse)
 		int cc;
 	} good[] = { { "9.0", 90 },   { "12.0", 120 }, { "1.0", 10 },  { "1.3", 13 },
 		     { " 8.6 ", 86 }, { "15.9", 159 }, { "10.3", 103 } };
-	static const char *const bad[] = { "9", "9.",	".0",	"9.10",	 "0.0", "16.0", "a.b",
-					   "",	"9.0a", "-9.0", "100.0", "9,0", "9 .0" };
+	static const char *const bad[] = { "9", "9.",   ".0",   "9.10",  "0.0", "16.0", "a.b",
+					   "",  "9.0a", "-9.0", "100.0", "9,0", "9 .0" };
 	struct sw_err err = { 0 };
 	int cc;
 

@@ -25,11 +25,11 @@ START_TEST(test_descriptors)
 		for (int a = 0; a < f->n_axes; a++) {
 			const struct sw_axis_def *ax = &f->axes[a];
 			struct sw_axis_values vals;
-			struct sw_err err = {0};
+			struct sw_err err = { 0 };
 			ck_assert_int_eq(sw_axis_find(f, ax->name), a);
 			ck_assert_int_le(ax->min, ax->max);
-			ck_assert_msg(sw_axis_parse(ax->defaults, &vals, &err) == SW_OK, "%s.%s: %s",
-				      f->name, ax->name, err.msg);
+			ck_assert_msg(sw_axis_parse(ax->defaults, &vals, &err) == SW_OK,
+				      "%s.%s: %s", f->name, ax->name, err.msg);
 			for (size_t k = 0; k < vals.n; k++)
 				ck_assert(vals.v[k] >= ax->min && vals.v[k] <= ax->max);
 			sw_axis_values_fini(&vals);
@@ -51,7 +51,7 @@ END_TEST
 static struct sw_point sr_point(const char *variant, int64_t stride, int64_t n)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
-	struct sw_point p = {.variant = sw_variant_find(f, variant), .axis = {stride, n}};
+	struct sw_point p = { .variant = sw_variant_find(f, variant), .axis = { stride, n } };
 	return p;
 }
 
@@ -59,7 +59,7 @@ static struct sw_point sr_point(const char *variant, int64_t stride, int64_t n)
 static float *sr_expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	f->sizes(p, &sz);
 	*n_out = sz.bytes[1] / sizeof(float);
 	float *out = calloc(*n_out, sizeof *out);
@@ -85,7 +85,7 @@ static float *sr_expected(const struct sw_point *p, uint64_t seed, size_t *n_out
 static void sr_run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
 			 struct sw_check *c)
 {
-	struct sw_host_out o = {.seed = seed, .sample_seed = 99};
+	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
 	o.out[1] = out;
 	o.bytes[1] = n_out * sizeof(float);
 	memset(c, 0, sizeof *c);
@@ -94,7 +94,7 @@ static void sr_run_check(const struct sw_point *p, float *out, size_t n_out, uin
 
 START_TEST(test_strided_check_accepts_and_rejects)
 {
-	const char *variants[] = {"course", "tuned", "stream_read", "memcpy"};
+	const char *variants[] = { "course", "tuned", "stream_read", "memcpy" };
 	for (int v = 0; v < 4; v++) {
 		struct sw_point p = sr_point(variants[v], 3, 3 << 20);
 		if (strcmp(variants[v], "course") && strcmp(variants[v], "tuned"))
@@ -147,7 +147,7 @@ START_TEST(test_strided_bytes_and_sizes)
 	p = sr_point("course", 1, 64 << 20);
 	ck_assert_double_eq(f->useful_bytes(&p), 256.0 * (1 << 20));
 	ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
-	struct sw_sizes sz = {0};
+	struct sw_sizes sz = { 0 };
 	f->sizes(&p, &sz);
 	ck_assert_int_eq(sz.n_inputs, 1);
 	ck_assert_int_eq(sz.n_buffers, 2);

@@ -15,10 +15,10 @@ static const struct sw_family *fam(void)
 static struct sw_model_figures eval(const char *variant, int64_t stride, int64_t n, int cc)
 {
 	struct sw_model_figures m;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	const struct sw_family *f = fam();
 	int v = sw_variant_find(f, variant);
-	struct sw_point p = {.variant = v, .axis = {stride, n}};
+	struct sw_point p = { .variant = v, .axis = { stride, n } };
 	ck_assert_int_eq(sw_model_eval(&f->variants[v], &p, cc, &m, &err), SW_OK);
 	return m;
 }
@@ -26,8 +26,8 @@ static struct sw_model_figures eval(const char *variant, int64_t stride, int64_t
 /* C9: 4 sectors per request at stride 1, 32 once every lane has its own sector. */
 START_TEST(test_c9_sectors_per_request)
 {
-	const int64_t strides[] = {1, 2, 4, 8, 16, 32, 64, 128};
-	const double want[] = {4, 8, 16, 32, 32, 32, 32, 32};
+	const int64_t strides[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+	const double want[] = { 4, 8, 16, 32, 32, 32, 32, 32 };
 	for (int i = 0; i < 8; i++) {
 		struct sw_model_figures m = eval("course", strides[i], 64 << 20, 90);
 		ck_assert_double_eq_tol(m.sectors_per_request, want[i], 1e-9);
@@ -43,7 +43,7 @@ START_TEST(test_bytes_match_useful)
 	const struct sw_family *f = fam();
 	/* the model's useful bytes agree with the family's formula */
 	for (int64_t s = 1; s <= 128; s *= 2) {
-		struct sw_point p = {.variant = 0, .axis = {s, 64 << 20}};
+		struct sw_point p = { .variant = 0, .axis = { s, 64 << 20 } };
 		struct sw_model_figures m = eval("course", s, 64 << 20, 90);
 		ck_assert_double_eq_tol(m.useful_bytes / f->useful_bytes(&p), 1.0, 1e-3);
 		ck_assert_double_eq_tol(m.moved_bytes, m.useful_bytes / m.efficiency, 1);
@@ -69,8 +69,9 @@ START_TEST(test_refusals)
 {
 	const struct sw_family *f = fam();
 	struct sw_model_figures m;
-	struct sw_err err = {0};
-	struct sw_point p = {.variant = sw_variant_find(f, "memcpy"), .axis = {SW_AXIS_UNUSED, 1 << 20}};
+	struct sw_err err = { 0 };
+	struct sw_point p = { .variant = sw_variant_find(f, "memcpy"),
+			      .axis = { SW_AXIS_UNUSED, 1 << 20 } };
 	ck_assert_int_eq(sw_model_eval(&f->variants[p.variant], &p, 90, &m, &err), SW_SKIP);
 	ck_assert_ptr_nonnull(strstr(err.msg, "memcpy"));
 	p.variant = 0;
@@ -87,14 +88,14 @@ END_TEST
 
 static struct sw_request req_of(enum sw_space space, int word, uint32_t active)
 {
-	struct sw_request r = {.space = space, .word_bytes = word, .active = active};
+	struct sw_request r = { .space = space, .word_bytes = word, .active = active };
 	return r;
 }
 
 static struct sw_model_cost cost(const struct sw_request *r, int cc)
 {
 	struct sw_model_cost c;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	ck_assert_msg(sw_model_request(r, cc, &c, &err) == SW_OK, "%s", err.msg);
 	return c;
 }
@@ -110,16 +111,16 @@ static struct sw_request half_warp(uint64_t base, const int *order)
 
 START_TEST(test_c1_c2_c3_c15_cc10)
 {
-	static const int crossed[16] = {1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+	static const int crossed[16] = { 1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 	struct sw_request r = half_warp(128, NULL);
-	ck_assert_int_eq(cost(&r, 10).transactions, 1);       /* C2: in order from 128 */
+	ck_assert_int_eq(cost(&r, 10).transactions, 1); /* C2: in order from 128 */
 	ck_assert_int_eq(cost(&r, 10).moved_bytes, 64);
-	r.active = 0xffffu & ~0x0f0u;                         /* C2: some threads idle */
+	r.active = 0xffffu & ~0x0f0u; /* C2: some threads idle */
 	ck_assert_int_eq(cost(&r, 11).transactions, 1);
-	r = half_warp(132, NULL);                             /* C1: start at 132 */
+	r = half_warp(132, NULL); /* C1: start at 132 */
 	ck_assert_int_eq(cost(&r, 10).transactions, 16);
 	ck_assert_int_eq(cost(&r, 10).moved_bytes, 16 * 32); /* C15: 32 B each */
-	r = half_warp(128, crossed);                          /* C1: crossed */
+	r = half_warp(128, crossed);                         /* C1: crossed */
 	ck_assert_int_eq(cost(&r, 10).transactions, 16);
 	struct sw_request f3 = req_of(SW_SPACE_GLOBAL, 12, 0xffffu); /* C3: float3 */
 	for (int k = 0; k < 16; k++)
@@ -132,19 +133,19 @@ END_TEST
 
 START_TEST(test_c4_cc12)
 {
-	static const int shuffled[16] = {3, 1, 2, 0, 7, 5, 6, 4, 11, 9, 10, 8, 15, 13, 14, 12};
-	struct sw_request r = half_warp(64, shuffled);  /* within one 64 B block, any order */
+	static const int shuffled[16] = { 3, 1, 2, 0, 7, 5, 6, 4, 11, 9, 10, 8, 15, 13, 14, 12 };
+	struct sw_request r = half_warp(64, shuffled); /* within one 64 B block, any order */
 	struct sw_model_cost c = cost(&r, 12);
 	ck_assert_int_eq(c.transactions, 1);
 	ck_assert_int_eq(c.moved_bytes, 64);
-	r = half_warp(4, NULL);                          /* misaligned within one 128 B segment */
+	r = half_warp(4, NULL); /* misaligned within one 128 B segment */
 	c = cost(&r, 13);
 	ck_assert_int_eq(c.transactions, 1);
 	ck_assert_int_eq(c.moved_bytes, 128);
-	r = half_warp(116, NULL);                        /* 116..179: crosses 128 */
+	r = half_warp(116, NULL); /* 116..179: crosses 128 */
 	c = cost(&r, 12);
 	ck_assert_int_eq(c.transactions, 2);
-	ck_assert_int_eq(c.moved_bytes, 32 + 64);        /* 32 B below 128, 64 B above */
+	ck_assert_int_eq(c.moved_bytes, 32 + 64); /* 32 B below 128, 64 B above */
 }
 END_TEST
 
@@ -153,11 +154,11 @@ START_TEST(test_later_ccs)
 	struct sw_request r = req_of(SW_SPACE_GLOBAL, 4, 0xffffffffu);
 	for (int l = 0; l < 32; l++)
 		r.addr[l] = 4 * (uint64_t)l;
-	ck_assert_int_eq(cost(&r, 20).transactions, 1);  /* one 128-byte L1 line */
-	ck_assert_int_eq(cost(&r, 35).transactions, 4);  /* four 32-byte segments */
-	ck_assert_int_eq(cost(&r, 90).transactions, 4);  /* C9: four sectors */
+	ck_assert_int_eq(cost(&r, 20).transactions, 1); /* one 128-byte L1 line */
+	ck_assert_int_eq(cost(&r, 35).transactions, 4); /* four 32-byte segments */
+	ck_assert_int_eq(cost(&r, 90).transactions, 4); /* C9: four sectors */
 	for (int l = 0; l < 32; l++)
-		r.addr[l] = 32 * 4 * (uint64_t)l;            /* stride 32 floats */
+		r.addr[l] = 32 * 4 * (uint64_t)l; /* stride 32 floats */
 	ck_assert_int_eq(cost(&r, 20).transactions, 32);
 	ck_assert_int_eq(cost(&r, 90).transactions, 32); /* C9: 32 sectors */
 	ck_assert_int_eq(cost(&r, 90).moved_bytes, 32 * 32);
@@ -178,13 +179,13 @@ START_TEST(test_c11_c12_c13_banks)
 	struct sw_request r = tile_column(0);
 	ck_assert_int_eq(cost(&r, 90).conflict_degree, 32); /* C11 */
 	r = tile_column(1);
-	ck_assert_int_eq(cost(&r, 90).conflict_degree, 1);  /* C12 */
+	ck_assert_int_eq(cost(&r, 90).conflict_degree, 1); /* C12 */
 	struct sw_request b = req_of(SW_SPACE_SHARED, 4, 0xffffffffu);
-	ck_assert_int_eq(cost(&b, 90).conflict_degree, 1);  /* C13: broadcast of word 0 */
+	ck_assert_int_eq(cost(&b, 90).conflict_degree, 1); /* C13: broadcast of word 0 */
 	for (int l = 0; l < 32; l++)
 		b.addr[l] = 4 * (uint64_t)((l % 2) * 32);
-	ck_assert_int_eq(cost(&b, 90).conflict_degree, 2);  /* C13: (tid % 2) * 32 */
-	for (int s = 1; s <= 32; s *= 2) {                  /* word stride s: gcd(s, 32)-way */
+	ck_assert_int_eq(cost(&b, 90).conflict_degree, 2); /* C13: (tid % 2) * 32 */
+	for (int s = 1; s <= 32; s *= 2) {                 /* word stride s: gcd(s, 32)-way */
 		for (int l = 0; l < 32; l++)
 			b.addr[l] = 4 * (uint64_t)(l * s);
 		ck_assert_int_eq(cost(&b, 70).conflict_degree, s);
@@ -197,10 +198,11 @@ START_TEST(test_c16_sixteen_banks)
 	struct sw_request r = req_of(SW_SPACE_SHARED, 4, 0xffffffffu);
 	for (int l = 0; l < 32; l++)
 		r.addr[l] = 4 * (uint64_t)l;
-	ck_assert_int_eq(cost(&r, 10).conflict_degree, 1);  /* per half-warp, 16 banks */
+	ck_assert_int_eq(cost(&r, 10).conflict_degree, 1); /* per half-warp, 16 banks */
 	for (int l = 0; l < 32; l++)
 		r.addr[l] = 4 * 16 * (uint64_t)l;
-	ck_assert_int_eq(cost(&r, 13).conflict_degree, 16); /* every lane of a half-warp in bank 0 */
+	ck_assert_int_eq(cost(&r, 13).conflict_degree,
+			 16); /* every lane of a half-warp in bank 0 */
 	ck_assert_int_eq(cost(&r, 20).conflict_degree, 16); /* 32 banks: two lanes per bank */
 }
 END_TEST
@@ -212,7 +214,8 @@ START_TEST(test_c17_constant)
 	for (int d = 1; d <= 16; d *= 2) {
 		for (int l = 0; l < 32; l++)
 			r.addr[l] = 4 * (uint64_t)(l % d);
-		ck_assert_int_eq(cost(&r, 10).conflict_degree, d); /* linear in distinct addresses */
+		ck_assert_int_eq(cost(&r, 10).conflict_degree,
+				 d); /* linear in distinct addresses */
 	}
 }
 END_TEST
@@ -223,9 +226,9 @@ static struct sw_model_figures transpose(const char *variant, int64_t pad)
 {
 	const struct sw_family *f = sw_family_find("transpose");
 	int v = sw_variant_find(f, variant);
-	struct sw_point p = {.variant = v, .axis = {1024, 1024, 32, 8, pad}};
+	struct sw_point p = { .variant = v, .axis = { 1024, 1024, 32, 8, pad } };
 	struct sw_model_figures m;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	ck_assert_int_eq(sw_model_eval(&f->variants[v], &p, 90, &m, &err), SW_OK);
 	return m;
 }
@@ -240,7 +243,8 @@ START_TEST(test_totals_by_kind)
 	ck_assert_double_eq_tol(s0.ld_requests, rows, tol);
 	ck_assert_double_eq_tol(s0.st_requests, rows, tol);
 	ck_assert_double_eq_tol(s0.ld_requests + s0.st_requests, s0.global_requests, 1e-6);
-	ck_assert_double_eq_tol(s0.ld_transactions / s0.ld_requests, 4, 1e-9); /* 128 B: 4 sectors */
+	ck_assert_double_eq_tol(s0.ld_transactions / s0.ld_requests, 4,
+				1e-9); /* 128 B: 4 sectors */
 	ck_assert_double_eq_tol(s0.st_transactions / s0.st_requests, 4, 1e-9);
 	ck_assert_double_eq_tol(nv.st_transactions / nv.st_requests, 32, 1e-9); /* a column */
 	/* C11/C12: the tile's column read takes 32 wavefronts at pad 0, one at pad 1 */

@@ -6,21 +6,23 @@
 #include "job.h"
 #include "plan.h"
 
-static const char *JOB = "name: t\n"
-			 "model:\n  ccs: [6.0, 9.0]\n"
-			 "families:\n  strided_read:\n    axes:\n      stride: 1,2,4\n      n: 1M,4M\n";
+static const char *JOB =
+	"name: t\n"
+	"model:\n  ccs: [6.0, 9.0]\n"
+	"families:\n  strided_read:\n    axes:\n      stride: 1,2,4\n      n: 1M,4M\n";
 
 static void load(struct sw_job *job, const char *text)
 {
-	struct sw_err err = {0};
-	ck_assert_msg(sw_job_parse("t.yaml", text, strlen(text), job, &err) == SW_OK, "%s", err.msg);
+	struct sw_err err = { 0 };
+	ck_assert_msg(sw_job_parse("t.yaml", text, strlen(text), job, &err) == SW_OK, "%s",
+		      err.msg);
 }
 
 START_TEST(test_counts)
 {
 	struct sw_job job;
 	struct sw_plan plan;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	load(&job, JOB);
 	ck_assert_int_eq(sw_plan_build(&job, 0, &plan, &err), SW_OK);
 	/* course, tuned: 3 strides x 2 n; stream_read, memcpy: 2 n each */
@@ -49,7 +51,7 @@ START_TEST(test_ids_stable_and_unique)
 {
 	struct sw_job a, b;
 	struct sw_plan pa, pb;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	load(&a, JOB);
 	load(&b, JOB);
 	ck_assert_int_eq(sw_plan_build(&a, 1, &pa, &err), SW_OK);
@@ -71,7 +73,7 @@ END_TEST
 START_TEST(test_id_golden)
 {
 	/* FNV-1a 64 of "strided_read/course;stride=4;n=1048576", computed independently. */
-	struct sw_point p = {.variant = 0, .axis = {4, 1 << 20}};
+	struct sw_point p = { .variant = 0, .axis = { 4, 1 << 20 } };
 	const char *text = "strided_read/course;stride=4;n=1048576";
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	for (const char *c = text; *c; c++) {
@@ -87,7 +89,7 @@ START_TEST(test_fingerprint_changes_with_job)
 {
 	struct sw_job a, b;
 	struct sw_plan pa, pb;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	load(&a, JOB);
 	load(&b, JOB);
 	ck_assert_int_eq(sw_job_set(&b, "strided_read.stride=1,2,8", &err), SW_OK);
@@ -105,7 +107,7 @@ START_TEST(test_label)
 {
 	struct sw_job job;
 	struct sw_plan plan;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	char label[128];
 	load(&job, JOB);
 	ck_assert_int_eq(sw_plan_build(&job, 1, &plan, &err), SW_OK);
@@ -120,7 +122,7 @@ START_TEST(test_too_big)
 {
 	struct sw_job job;
 	struct sw_plan plan;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	load(&job, JOB);
 	ck_assert_int_eq(sw_job_set(&job, "strided_read.stride=1:128", &err), SW_OK);
 	ck_assert_int_eq(sw_job_set(&job, "strided_read.n=1024:100000000:1024", &err), SW_OK);

@@ -30,7 +30,7 @@ static int position(uint32_t idx)
 START_TEST(test_static_once)
 {
 	for (int ranks = 1; ranks <= 8; ranks++) {
-		int seen[N] = {0}, per_rank[8] = {0};
+		int seen[N] = { 0 }, per_rank[8] = { 0 };
 		for (int r = 0; r < ranks; r++)
 			for (size_t i = 0; i < N; i++)
 				if (sw_sched_static_owner(i, ranks, 1) == r) {
@@ -51,7 +51,7 @@ START_TEST(test_dynamic_once)
 {
 	for (int ranks = 1; ranks <= 8; ranks++) {
 		struct sw_dispenser d;
-		int seen[N] = {0};
+		int seen[N] = { 0 };
 		ck_assert_int_eq(sw_dispenser_init(&d, todo, N), 0);
 		uint32_t out[16];
 		size_t k;
@@ -72,7 +72,7 @@ END_TEST
 START_TEST(test_give_back)
 {
 	struct sw_dispenser d;
-	int seen[N] = {0};
+	int seen[N] = { 0 };
 	uint32_t out[N];
 	ck_assert_int_eq(sw_dispenser_init(&d, todo, N), 0);
 	/* a rank takes 40 and dies after running 10: 30 come back */

@@ -51,7 +51,7 @@ static int cmp_u64(const void *a, const void *b)
 static void plan_of(const char *const *sets, struct sw_plan *plan)
 {
 	struct sw_job job;
-	struct sw_err err = {0};
+	struct sw_err err = { 0 };
 	ck_assert_msg(sw_job_load(ci_job, &job, &err) == SW_OK, "%s", err.msg);
 	for (int i = 0; sets && sets[i]; i++)
 		ck_assert_msg(sw_job_set(&job, sets[i], &err) == SW_OK, "%s", err.msg);
@@ -83,7 +83,7 @@ START_TEST(test_four_ranks_file)
 	char out[512], log[512];
 	snprintf(out, sizeof out, "%s/four.h5", tmpdir);
 	snprintf(log, sizeof log, "%s/four.log", tmpdir);
-	const char *args[] = {"--backend", "model", ci_job, "-o", out, NULL};
+	const char *args[] = { "--backend", "model", ci_job, "-o", out, NULL };
 	ck_assert_msg(launch_run(4, log, args) == 0, "%s", launch_slurp(log));
 	ck_assert_int_eq(launch_rows(out, "/devices", NULL), 4);
 	struct sw_plan plan;
@@ -95,8 +95,8 @@ END_TEST
 
 START_TEST(test_ranks_and_schedules)
 {
-	static const int ranks[] = {1, 2, 3, 5, 8};
-	static const char *const schedules[] = {"dynamic", "static"};
+	static const int ranks[] = { 1, 2, 3, 5, 8 };
+	static const char *const schedules[] = { "dynamic", "static" };
 	struct sw_plan plan;
 	plan_of(NULL, &plan);
 	for (int s = 0; s < 2; s++)
@@ -104,10 +104,11 @@ START_TEST(test_ranks_and_schedules)
 			char out[512], log[512];
 			snprintf(out, sizeof out, "%s/np%d-%s.h5", tmpdir, ranks[r], schedules[s]);
 			snprintf(log, sizeof log, "%s/np%d-%s.log", tmpdir, ranks[r], schedules[s]);
-			const char *args[] = {"--backend", "model", "-q", "--schedule", schedules[s],
-					      "--batch", "1", ci_job, "-o", out, NULL};
-			ck_assert_msg(launch_run(ranks[r], log, args) == 0, "%d ranks %s: %s", ranks[r],
-				      schedules[s], launch_slurp(log));
+			const char *args[] = { "--backend",  "model",   "-q", "--schedule",
+					       schedules[s], "--batch", "1",  ci_job,
+					       "-o",         out,       NULL };
+			ck_assert_msg(launch_run(ranks[r], log, args) == 0, "%d ranks %s: %s",
+				      ranks[r], schedules[s], launch_slurp(log));
 			assert_complete(out, &plan);
 		}
 	sw_plan_fini(&plan);
@@ -123,15 +124,17 @@ START_TEST(test_bad_job_writes_nothing)
 	FILE *f = fopen(job, "w");
 	fputs("families:\n  strided_read:\n    axes:\n      stride: [1, 2\n", f);
 	fclose(f);
-	const char *args[] = {"--backend", "model", job, "-o", out, NULL};
+	const char *args[] = { "--backend", "model", job, "-o", out, NULL };
 	int rc = launch_run(2, log, args);
 	ck_assert_int_eq(rc, 2);
-	ck_assert_msg(strstr(launch_slurp(log), "bad.yaml:5:1:") || strstr(launch_slurp(log), "bad.yaml:4:"),
+	ck_assert_msg(strstr(launch_slurp(log), "bad.yaml:5:1:") ||
+			      strstr(launch_slurp(log), "bad.yaml:4:"),
 		      "no file:line:column in: %s", launch_slurp(log));
 	ck_assert(!exists(out));
 
 	/* a job error found only on --set: also nothing written */
-	const char *args2[] = {"--backend", "model", "--set", "strided_read.stride=0", ci_job, "-o", out, NULL};
+	const char *args2[] = { "--backend", "model", "--set", "strided_read.stride=0",
+				ci_job,      "-o",    out,     NULL };
 	ck_assert_int_eq(launch_run(2, log, args2), 2);
 	ck_assert_ptr_nonnull(strstr(launch_slurp(log), "out of range"));
 	ck_assert(!exists(out));
@@ -146,11 +149,11 @@ START_TEST(test_never_overwrites)
 	FILE *f = fopen(out, "w");
 	fputs("precious", f);
 	fclose(f);
-	const char *args[] = {"--backend", "model", "-q", ci_job, "-o", out, NULL};
+	const char *args[] = { "--backend", "model", "-q", ci_job, "-o", out, NULL };
 	ck_assert_int_ne(launch_run(1, log, args), 0);
 	ck_assert_str_eq(launch_slurp(out), "precious");
 	ck_assert_ptr_nonnull(strstr(launch_slurp(log), "--force"));
-	const char *forced[] = {"--backend", "model", "-q", "--force", ci_job, "-o", out, NULL};
+	const char *forced[] = { "--backend", "model", "-q", "--force", ci_job, "-o", out, NULL };
 	ck_assert_int_eq(launch_run(1, log, forced), 0);
 	struct sw_plan plan;
 	plan_of(NULL, &plan);
@@ -164,7 +167,8 @@ START_TEST(test_dry_run)
 	char out[512], log[512];
 	snprintf(out, sizeof out, "%s/dry.h5", tmpdir);
 	snprintf(log, sizeof log, "%s/dry.log", tmpdir);
-	const char *args[] = {"--backend", "model", "--dry-run", "--schedule", "static", ci_job, "-o", out, NULL};
+	const char *args[] = { "--backend", "model", "--dry-run", "--schedule", "static",
+			       ci_job,      "-o",    out,         NULL };
 	ck_assert_int_eq(launch_run(3, log, args), 0);
 	ck_assert(!exists(out));
 	const char *text = launch_slurp(log);
@@ -192,12 +196,13 @@ START_TEST(test_live_read)
 {
 	/* 23736 rows, about 4 s on 2 ranks of a 2-core machine, flushed every
 	 * 1024 rows (or 2 s) */
-	static const char *const sets[] = {"strided_read.stride=1:128", "strided_read.n=1K:4G:x2", NULL};
+	static const char *const sets[] = { "strided_read.stride=1:128", "strided_read.n=1K:4G:x2",
+					    NULL };
 	char out[512], log[512];
 	snprintf(out, sizeof out, "%s/live.h5", tmpdir);
 	snprintf(log, sizeof log, "%s/live.log", tmpdir);
-	const char *args[] = {"--backend", "model", "-q", "--set", sets[0], "--set", sets[1],
-			      ci_job, "-o", out, NULL};
+	const char *args[] = { "--backend", "model", "-q", "--set", sets[0], "--set",
+			       sets[1],     ci_job,  "-o", out,     NULL };
 	pid_t pid = launch_start(2, log, args);
 	/* the file takes its name once it is complete and in SWMR mode */
 	ck_assert_msg(launch_wait_for_size(out, 0, pid) == 0, "no file: %s", launch_slurp(log));
@@ -232,13 +237,14 @@ END_TEST
 /* kill -9 of the whole 4-rank run at half its duration, then --resume. */
 START_TEST(test_kill_and_resume)
 {
-	static const char *const sets[] = {"strided_read.stride=1:128", "strided_read.n=1M:64M:x2", NULL};
+	static const char *const sets[] = { "strided_read.stride=1:128", "strided_read.n=1M:64M:x2",
+					    NULL };
 	char out[512], log[512], ref[512];
 	snprintf(ref, sizeof ref, "%s/full.h5", tmpdir);
 	snprintf(out, sizeof out, "%s/killed.h5", tmpdir);
 	snprintf(log, sizeof log, "%s/killed.log", tmpdir);
-	const char *args[] = {"--backend", "model", "-q", "--set", sets[0], "--set", sets[1],
-			      ci_job, "-o", ref, NULL};
+	const char *args[] = { "--backend", "model", "-q", "--set", sets[0], "--set",
+			       sets[1],     ci_job,  "-o", ref,     NULL };
 	double t0 = now_s();
 	ck_assert_msg(launch_run(4, log, args) == 0, "%s", launch_slurp(log));
 	double full_s = now_s() - t0;
@@ -259,12 +265,12 @@ START_TEST(test_kill_and_resume)
 	 * consistency flags stay set, and a plain open fails on them */
 	hssize_t partial = launch_rows_swmr(out, "/measurements", NULL);
 	ck_assert_msg(partial >= 0, "%s unreadable after kill -9", out);
-	ck_assert_msg((size_t)partial < plan.n, "the run finished before the kill (%.1f s): nothing to resume",
-		      full_s);
+	ck_assert_msg((size_t)partial < plan.n,
+		      "the run finished before the kill (%.1f s): nothing to resume", full_s);
 	ck_assert(launch_flags_set(out));
 
-	const char *resume[] = {"--backend", "model", "-q", "--resume", "--set", sets[0], "--set",
-				sets[1], ci_job, "-o", out, NULL};
+	const char *resume[] = { "--backend", "model", "-q",   "--resume", "--set", sets[0],
+				 "--set",     sets[1], ci_job, "-o",       out,     NULL };
 	ck_assert_msg(launch_run(4, log, resume) == 0, "%s", launch_slurp(log));
 	assert_complete(out, &plan);
 	ck_assert_int_eq(launch_rows(out, "/devices", NULL), 8); /* two sessions of 4 ranks */
@@ -274,7 +280,7 @@ START_TEST(test_kill_and_resume)
 	assert_complete(out, &plan);
 
 	/* --resume with another job is refused */
-	const char *foreign[] = {"--backend", "model", "-q", "--resume", ci_job, "-o", out, NULL};
+	const char *foreign[] = { "--backend", "model", "-q", "--resume", ci_job, "-o", out, NULL };
 	ck_assert_int_ne(launch_run(2, log, foreign), 0);
 	ck_assert_ptr_nonnull(strstr(launch_slurp(log), "different job"));
 	assert_complete(out, &plan);

@@ -16,10 +16,10 @@
 /* Prints "contract broken: what (file:line)" and aborts. */
 _Noreturn void fz_broken(const char *what, const char *file, int line);
 
-#define FZ_REQUIRE(cond)                                    \
-	do {                                                \
-		if (!(cond))                                \
-			fz_broken(#cond, __FILE__, __LINE__); \
+#define FZ_REQUIRE(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			fz_broken(#cond, __FILE__, __LINE__);                                      \
 	} while (0)
 
 /* An accepted axis list: 1..SW_AXIS_MAX_VALUES values, no duplicates. */

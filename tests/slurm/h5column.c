@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 	else if (cls == H5T_STRING && !H5Tis_variable_str(member))
 		mtype = H5Tcopy(member);
 	if (mtype < 0) {
-		fprintf(stderr, "h5column: column %s is neither an integer nor a fixed string\n", argv[3]);
+		fprintf(stderr, "h5column: column %s is neither an integer nor a fixed string\n",
+			argv[3]);
 		goto out;
 	}
 	size_t size = H5Tget_size(mtype);
