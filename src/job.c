@@ -21,6 +21,7 @@
 
 #include <yaml.h>
 
+#include "model.h"
 #include "record.h"
 
 #define QUOTE_MAX 60
@@ -512,7 +513,7 @@ static enum sw_status parse_ccs(struct ctx *c, const yaml_node_t *n, struct sw_j
 
 static enum sw_status parse_model(struct ctx *c, yaml_node_t *n, struct sw_job *job)
 {
-	static const char *const keys[] = { "ccs" };
+	static const char *const keys[] = { "ccs", "kepler_bank_bytes" };
 	yaml_node_t *map;
 	enum sw_status st;
 
@@ -521,8 +522,20 @@ static enum sw_status parse_model(struct ctx *c, yaml_node_t *n, struct sw_job *
 		return st;
 	st = check_keys(c, map, keys, ARRAY_SIZE(keys), "key", "model");
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
-	     !st && p < map->data.mapping.pairs.top; p++)
-		st = parse_ccs(c, node_at(c, p->value), job);
+	     !st && p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+		if (!strcmp((const char *)k->data.scalar.value, "ccs")) {
+			st = parse_ccs(c, v, job);
+		} else {
+			st = get_int(c, v, "model.kepler_bank_bytes", 4, 8,
+				     &job->kepler_bank_bytes);
+			if (!st && job->kepler_bank_bytes != 4 && job->kepler_bank_bytes != 8)
+				st = fail_at(c, v,
+					     "model.kepler_bank_bytes: %d: Kepler's banks are "
+					     "4 or 8 bytes wide",
+					     job->kepler_bank_bytes);
+		}
+	}
 	return st;
 }
 
@@ -996,6 +1009,7 @@ enum sw_status sw_job_parse(const char *path, const char *text, size_t len, stru
 	job->measure = measure_defaults;
 	memcpy(job->ccs, cc_defaults, sizeof cc_defaults);
 	job->n_ccs = (int)(sizeof cc_defaults / sizeof cc_defaults[0]);
+	job->kepler_bank_bytes = SW_KEPLER_BANK_BYTES_DEFAULT;
 	st = parse_text(&c, job->text, len, job);
 	if (st)
 		goto fail;

@@ -55,6 +55,7 @@ struct sw_job {
 	struct sw_measure_cfg measure;
 	int ccs[SW_MAX_CCS]; /* model targets, 10 * major + minor */
 	int n_ccs;
+	int kepler_bank_bytes; /* model.kepler_bank_bytes: 4 (default) or 8, for CC 3.x targets */
 };
 
 /* Reads and parses path. Refuses directories, files over SW_JOB_MAX_BYTES,

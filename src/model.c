@@ -147,19 +147,23 @@ static void global_cost(const struct sw_request *r, int cc, struct sw_model_cost
  * serves each half-warp with 16 banks (C16); later GPUs serve the warp with 32,
  * 4-byte banks, in phases of 128 bytes for wider words. The degree is the
  * worst phase; wavefronts add up the phases, as hardware counters count them. */
-static void shared_cost(const struct sw_request *r, int cc, struct sw_model_cost *c)
+static void shared_cost(const struct sw_request *r, int cc, int kepler_bank_bytes,
+			struct sw_model_cost *c)
 {
+	/* Kepler's 8-byte mode: banks of 8-byte words, 256 bytes per pass */
+	int unit = cc / 10 == 3 && kepler_bank_bytes == 8 ? 8 : 4;
 	int banks = cc < 20 ? 16 : 32;
 	int group = cc < 20 ? 16 : 32;
-	if (cc >= 20 && r->word_bytes > 4)
-		group = 128 / r->word_bytes; /* 8-byte words: half-warps; 16-byte: quarters */
+	if (cc >= 20 && r->word_bytes > unit)
+		group = 32 * unit / r->word_bytes; /* 4-byte banks: half-warps of 8-byte words... */
 	for (int first = 0; first < 32; first += group) {
 		uint64_t words[32 * 4];
 		int n = 0, worst = 0;
 		for (int l = first; l < first + group; l++)
 			if (r->active & (1u << l))
-				for (int k = 0; k < (r->word_bytes + 3) / 4; k++)
-					words[n++] = r->addr[l] / 4 + (uint64_t)k;
+				for (uint64_t w = r->addr[l] / unit;
+				     w <= (r->addr[l] + r->word_bytes - 1) / unit; w++)
+					words[n++] = w;
 		n = distinct(words, n);
 		int per_bank[32] = { 0 };
 		for (int i = 0; i < n; i++) {
@@ -193,9 +197,18 @@ static int constant_degree(const struct sw_request *r, int cc)
 enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_model_cost *cost,
 				struct sw_err *err)
 {
+	return sw_model_request_banked(req, cc, SW_KEPLER_BANK_BYTES_DEFAULT, cost, err);
+}
+
+enum sw_status sw_model_request_banked(const struct sw_request *req, int cc, int kepler_bank_bytes,
+				       struct sw_model_cost *cost, struct sw_err *err)
+{
 	memset(cost, 0, sizeof *cost);
 	if (!sw_model_supports(cc))
 		return sw_fail(err, SW_EINVAL, "no model rules for CC %d.%d", cc / 10, cc % 10);
+	if (kepler_bank_bytes != 4 && kepler_bank_bytes != 8)
+		return sw_fail(err, SW_EINVAL, "banks of %d bytes: Kepler has 4 or 8",
+			       kepler_bank_bytes);
 	if (req->word_bytes < 1 || req->word_bytes > 32)
 		return sw_fail(err, SW_EINVAL, "word of %d bytes", req->word_bytes);
 	/* Useful bytes are the distinct words asked for: lanes sharing a word
@@ -208,7 +221,7 @@ enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_
 	cost->useful_bytes = distinct(a, n) * req->word_bytes;
 	switch (req->space) {
 	case SW_SPACE_GLOBAL: global_cost(req, cc, cost); break;
-	case SW_SPACE_SHARED: shared_cost(req, cc, cost); break;
+	case SW_SPACE_SHARED: shared_cost(req, cc, kepler_bank_bytes, cost); break;
 	case SW_SPACE_CONSTANT: cost->conflict_degree = constant_degree(req, cc); break;
 	}
 	return SW_OK;
@@ -216,6 +229,13 @@ enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_
 
 enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *p, int cc,
 			     struct sw_model_figures *out, struct sw_err *err)
+{
+	return sw_model_eval_banked(v, p, cc, SW_KEPLER_BANK_BYTES_DEFAULT, out, err);
+}
+
+enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
+				    int kepler_bank_bytes, struct sw_model_figures *out,
+				    struct sw_err *err)
 {
 	memset(out, 0, sizeof *out);
 	out->transactions_per_request = out->sectors_per_request = NAN;
@@ -242,7 +262,7 @@ enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *
 		v->requests(p, r, &req);
 		if (!req.active)
 			continue; /* a warp with no lane left issues nothing */
-		if (sw_model_request(&req, cc, &c, err) != SW_OK)
+		if (sw_model_request_banked(&req, cc, kepler_bank_bytes, &c, err) != SW_OK)
 			return sw_wrap(err, "%s request %llu", v->name, (unsigned long long)r);
 		issued++;
 		if (req.space == SW_SPACE_GLOBAL) {

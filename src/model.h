@@ -46,12 +46,23 @@ struct sw_model_figures {
 /* Nonzero when the model has rules for cc (10 * major + minor). */
 int sw_model_supports(int cc);
 
+/* Kepler (CC 3.x) can run shared memory in banks of 8-byte words
+ * (cudaDeviceSetSharedMemConfig with cudaSharedMemBankSizeEightByte); 4 is
+ * its default mode, and the only one of every other CC. */
+#define SW_KEPLER_BANK_BYTES_DEFAULT 4
+
 /* The cost of one request; SW_EINVAL for an unknown CC or word size. */
 enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_model_cost *cost,
 				struct sw_err *err);
+/* The same with the bank width a CC 3.x target uses: 4 or 8 bytes. */
+enum sw_status sw_model_request_banked(const struct sw_request *req, int cc, int kepler_bank_bytes,
+				       struct sw_model_cost *cost, struct sw_err *err);
 
 /* SW_SKIP with a reason when the variant is not modelled or cc has no rules. */
 enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *p, int cc,
 			     struct sw_model_figures *out, struct sw_err *err);
+enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
+				    int kepler_bank_bytes, struct sw_model_figures *out,
+				    struct sw_err *err);
 
 #endif

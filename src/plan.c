@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
+
 static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 {
 	const unsigned char *p = data;
@@ -122,6 +124,9 @@ enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct
 		ids[i] = plan->points[i].id;
 		fp = fnv1a(fp, &ids[i], sizeof ids[i]);
 	}
+	/* Kepler's 8-byte banks change what model rows of 3.x mean: another plan */
+	if (model_targets && job->kepler_bank_bytes != SW_KEPLER_BANK_BYTES_DEFAULT)
+		fp = fnv1a(fp, &job->kepler_bank_bytes, sizeof job->kepler_bank_bytes);
 	plan->fingerprint = fp;
 	qsort(ids, plan->n, sizeof *ids, cmp_u64);
 	for (size_t i = 1; i < plan->n; i++)

@@ -114,12 +114,15 @@ static void fill_identity(struct ctx *c, uint32_t index, struct sw_record *rec)
 	rec->start_unix = unix_s();
 }
 
-static void add_model(const struct sw_variant *v, const struct sw_point *p, int cc,
-		      struct sw_record *rec, int model_row)
+/* The model's figures for cc into rec. A measured row's model is the GPU's
+ * own CC in its default bank mode; a model row's takes the job's. */
+static void add_model(const struct ctx *c, const struct sw_variant *v, const struct sw_point *p,
+		      int cc, struct sw_record *rec, int model_row)
 {
 	struct sw_model_figures m;
 	struct sw_err err = { 0 };
-	enum sw_status st = sw_model_eval(v, p, cc, &m, &err);
+	int bank_bytes = model_row ? c->job.kepler_bank_bytes : SW_KEPLER_BANK_BYTES_DEFAULT;
+	enum sw_status st = sw_model_eval_banked(v, p, cc, bank_bytes, &m, &err);
 	if (st == SW_OK) {
 		rec->model_requests = m.requests;
 		rec->model_transactions_per_request = m.transactions_per_request;
@@ -174,13 +177,13 @@ static void run_point(struct ctx *c, uint32_t index, emit_fn emit, void *to)
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why);
 	} else if (c->model) {
-		add_model(v, &pt->p, pt->cc, rec, 1);
+		add_model(c, v, &pt->p, pt->cc, rec, 1);
 	} else if (c->gpu_dead) {
 		rec->status = SW_ROW_FAILED;
 		snprintf(rec->message, sizeof rec->message, "not run: %s", c->gpu_err.msg);
 	} else {
 		if (sw_model_supports(rec->cc)) {
-			add_model(v, &pt->p, rec->cc, rec, 0);
+			add_model(c, v, &pt->p, rec->cc, rec, 0);
 			/* a lower bound: predicted bytes at the device's peak (GB/s = bytes/ns) */
 			if (c->dev.peak_gbps > 0)
 				rec->model_time_bound_ns =

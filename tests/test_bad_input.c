@@ -764,6 +764,12 @@ static const struct bad table[] = {
 	  { O },
 	  .rc = 2,
 	  .msg = "missing job file (usage: sweep [OPTIONS] JOB.yaml" },
+	{ "B113 a bank width Kepler does not have",
+	  { "job.yaml", O },
+	  .job = "model: {kepler_bank_bytes: 6}\nfamilies: {strided_read: }\n",
+	  .rc = 2,
+	  .msg = "job.yaml:1:28: model.kepler_bank_bytes: 6: Kepler's banks are 4 or 8 bytes "
+		 "wide" },
 	{ "B110 --counters with the model backend",
 	  { "--counters", "@ci", O },
 	  .rc = 2,

@@ -414,6 +414,10 @@ START_TEST(test_parse_memory)
 		    "1:20: model.ccs: expected a compute capability like 9.0, found a sequence");
 	parse_fails("model: {cc: [9.0]}\nfamilies: {strided_read: }\n",
 		    "unknown key `cc` in model");
+	parse_fails("model: {kepler_bank_bytes: 6}\nfamilies: {strided_read: }\n",
+		    "1:28: model.kepler_bank_bytes: 6: Kepler's banks are 4 or 8 bytes wide");
+	parse_fails("model: {kepler_bank_bytes: 16}\nfamilies: {strided_read: }\n",
+		    "model.kepler_bank_bytes: 16 is out of range");
 	parse_fails("{[a]: 1}\n", "1:2: expected a key name in the job, found a sequence");
 	parse_fails("families: {strided_read: }\n---\n", "2:1: a second YAML document");
 	parse_fails("families: *nope\n", "YAML syntax error: found undefined alias");

@@ -277,6 +277,45 @@ START_TEST(test_wide_shared_words)
 }
 END_TEST
 
+/* Kepler's 8-byte bank mode (CUDA C Programming Guide, compute capability
+ * 3.x, Shared Memory): banks hold 8-byte words, so two lanes reading the two
+ * halves of one are not a conflict, and a warp of doubles is one pass. */
+static struct sw_model_cost banked(const struct sw_request *r, int cc, int bank_bytes)
+{
+	struct sw_model_cost c;
+	struct sw_err err = { 0 };
+	ck_assert_msg(sw_model_request_banked(r, cc, bank_bytes, &c, &err) == SW_OK, "%s", err.msg);
+	return c;
+}
+
+START_TEST(test_kepler_eight_byte_banks)
+{
+	struct sw_request r = req_of(SW_SPACE_SHARED, 4, 0xffffffffu);
+	for (int l = 0; l < 32; l++)
+		r.addr[l] = 8 * (uint64_t)l; /* word stride 2 */
+	ck_assert_int_eq(banked(&r, 35, 4).conflict_degree, 2);
+	ck_assert_int_eq(banked(&r, 35, 8).conflict_degree, 1);
+	ck_assert_int_eq(banked(&r, 70, 8).conflict_degree, 2); /* 4-byte banks only after 3.x */
+	for (int l = 0; l < 32; l++)
+		r.addr[l] = 128 * (uint64_t)l; /* a column of float tile[32][32] */
+	ck_assert_int_eq(banked(&r, 35, 4).conflict_degree, 32);
+	ck_assert_int_eq(banked(&r, 35, 8).conflict_degree, 16);
+	for (int l = 0; l < 32; l++)
+		r.addr[l] = 132 * (uint64_t)l; /* of tile[32][33] */
+	ck_assert_int_eq(banked(&r, 35, 8).conflict_degree, 1);
+	struct sw_request d = req_of(SW_SPACE_SHARED, 8, 0xffffffffu);
+	for (int l = 0; l < 32; l++)
+		d.addr[l] = 8 * (uint64_t)l; /* doubles in lane order */
+	struct sw_model_cost c4 = banked(&d, 35, 4), c8 = banked(&d, 35, 8);
+	ck_assert_int_eq(c4.wavefronts, 2); /* two half-warp passes */
+	ck_assert_int_eq(c8.wavefronts, 1); /* the whole warp at once */
+	ck_assert_int_eq(c8.conflict_degree, 1);
+	struct sw_err err = { 0 };
+	struct sw_model_cost c;
+	ck_assert_int_eq(sw_model_request_banked(&d, 35, 6, &c, &err), SW_EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -293,6 +332,7 @@ int main(void)
 	tcase_add_test(tc, test_c17_constant);
 	tcase_add_test(tc, test_totals_by_kind);
 	tcase_add_test(tc, test_wide_shared_words);
+	tcase_add_test(tc, test_kepler_eight_byte_banks);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

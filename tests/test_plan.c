@@ -98,6 +98,21 @@ START_TEST(test_fingerprint_changes_with_job)
 	ck_assert_uint_ne(pa.fingerprint, pb.fingerprint);
 	sw_plan_fini(&pa);
 	sw_plan_fini(&pb);
+	/* Kepler's 8-byte banks change the model rows: another plan; not the GPU's */
+	ck_assert_int_eq(a.kepler_bank_bytes, 4);
+	sw_job_fini(&b);
+	load(&b, JOB);
+	b.kepler_bank_bytes = 8;
+	ck_assert_int_eq(sw_plan_build(&a, 1, &pa, &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&b, 1, &pb, &err), SW_OK);
+	ck_assert_uint_ne(pa.fingerprint, pb.fingerprint);
+	sw_plan_fini(&pa);
+	sw_plan_fini(&pb);
+	ck_assert_int_eq(sw_plan_build(&a, 0, &pa, &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&b, 0, &pb, &err), SW_OK);
+	ck_assert_uint_eq(pa.fingerprint, pb.fingerprint);
+	sw_plan_fini(&pa);
+	sw_plan_fini(&pb);
 	sw_job_fini(&a);
 	sw_job_fini(&b);
 }
