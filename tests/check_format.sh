@@ -6,11 +6,14 @@
 # usage: check_format.sh SOURCE_DIR
 top=$1
 want=14
-for cf in clang-format-$want clang-format; do
-	command -v "$cf" >/dev/null 2>&1 || continue
-	major=$("$cf" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
-	[ "$major" = "$want" ] && break
-	cf=""
+cf=""
+for candidate in clang-format-$want clang-format; do
+	command -v "$candidate" >/dev/null 2>&1 || continue
+	major=$("$candidate" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
+	if [ "$major" = "$want" ]; then
+		cf=$candidate
+		break
+	fi
 done
 if [ -z "$cf" ]; then
 	echo "clang-format $want not found: SKIPPED"
