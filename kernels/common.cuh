@@ -7,6 +7,9 @@
 #define SW_COMMON_CUH
 
 #include <stdint.h>
+#include <stdio.h>
+
+#include "kernel.h"
 
 #define SW_HD __host__ __device__ __forceinline__
 
@@ -31,6 +34,22 @@ static inline double sw_rel_err(double got, double want)
 	double d = got > want ? got - want : want - got;
 	double m = want > 0 ? want : -want;
 	return m > 1.0 ? d / m : d;
+}
+
+/* One output element against its reference in a family's CPU check: keeps
+ * the largest relative error, and the first element beyond tol fails the
+ * check with its index and both values. */
+static inline void sw_check_element(struct sw_check *c, uint64_t i, double got, double want,
+				    double tol)
+{
+	double err = sw_rel_err(got, want);
+	if (err > c->max_rel_err)
+		c->max_rel_err = err;
+	if (err > tol && c->ok) {
+		c->ok = 0;
+		snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
+			 (unsigned long long)i, got, want);
+	}
 }
 
 /* A fresh, repeatable sequence of sample indices for sampled checks. */

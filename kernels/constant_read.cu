@@ -180,14 +180,7 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	for (uint64_t k = 0; k < SW_CHECK_SAMPLES; k++) {
 		uint64_t t = sw_sample_index(o->sample_seed, k, SW_CONST_T);
 		double want = thread_sum(p, o->seed, t);
-		double err = sw_rel_err(out[t], want);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
-				 (unsigned long long)t, out[t], want);
-		}
+		sw_check_element(c, t, out[t], want, tol);
 	}
 }
 

@@ -159,17 +159,10 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, n_out);
 		uint64_t terms;
 		double want = thread_sum(p, o->seed, t, &terms);
-		double err = sw_rel_err(out[t], want);
 		/* float accumulation of positive terms: each add rounds by at most
 		 * 2^-24 of the running sum, so terms x 2^-24 bounds the error */
 		double tol = 1e-6 + 2e-7 * (double)terms;
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
-				 (unsigned long long)t, out[t], want);
-		}
+		sw_check_element(c, t, out[t], want, tol);
 	}
 }
 

@@ -260,7 +260,6 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		uint64_t e = full ? k : sw_sample_index(o->sample_seed, k, n_out);
 		double chain;
 		double want = want_of(p, o->seed, e, &chain);
-		double err = sw_rel_err(out[e], want);
 		/* Float sums of positive terms: the worst case, chain x 2^-24, is far
 		 * looser than what random inputs produce. Their rounding errors are
 		 * unbiased and add like a random walk, about 2^-24 sqrt(chain) / 3 of
@@ -268,13 +267,7 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		 * deviations, yet 30 times smaller than the error of summing a
 		 * neighbouring row instead. */
 		double tol = 1e-6 + 8 * 0x1p-24 * sqrt(chain);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
-				 (unsigned long long)e, out[e], want);
-		}
+		sw_check_element(c, e, out[e], want, tol);
 	}
 }
 

@@ -190,16 +190,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		uint64_t terms = 1;
 		double want = p->variant == V_MEMCPY ? sw_uniform(o->seed, t)
 						     : thread_sum(p, o->seed, t, &terms);
-		double err = sw_rel_err(out[t], want);
 		/* float accumulation: each add may round by 2^-24 of the running sum */
 		double tol = 1e-6 + 2e-7 * (double)terms;
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
-				 (unsigned long long)t, out[t], want);
-		}
+		sw_check_element(c, t, out[t], want, tol);
 	}
 }
 

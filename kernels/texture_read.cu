@@ -271,14 +271,7 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	for (uint64_t k = 0; k < count; k++) {
 		uint64_t i = full ? k : sw_sample_index(o->sample_seed, k, n_out);
 		double want = output_sum(p, o->seed, i);
-		double err = sw_rel_err(out[i], want);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
-				 (unsigned long long)i, out[i], want);
-		}
+		sw_check_element(c, i, out[i], want, tol);
 	}
 }
 

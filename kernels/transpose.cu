@@ -228,15 +228,8 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		/* out[i] of the cols x rows output is input element (i % rows, i / rows) */
 		uint64_t src = p->variant == V_COPY ? i : (i % rows) * cols + i / rows;
 		double want = sw_uniform(o->seed, src);
-		double err = sw_rel_err(out[i], want);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
 		/* a copy moves bits: any difference is an error */
-		if (err > 0 && c->ok) {
-			c->ok = 0;
-			snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
-				 (unsigned long long)i, out[i], want);
-		}
+		sw_check_element(c, i, out[i], want, 0);
 	}
 }
 
