@@ -49,7 +49,9 @@ int main(int argc, char **argv)
 	struct sw_err err = { 0 };
 	int rank = 0;
 
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+	/* SERIALIZED: rank 0's coordinator serves on a thread of its own (coord.h) */
+	int provided = MPI_THREAD_SINGLE;
+	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
 		fprintf(stderr, "sweep: MPI_Init failed\n");
 		return sw_status_exit_code(SW_EMPI);
 	}

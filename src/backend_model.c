@@ -1,0 +1,82 @@
+/*
+ * The model backend: a row per point and target CC with the model's
+ * predicted transactions and efficiency (model.h), and no timings. Needs no
+ * GPU, so it serves wherever CUDA cannot run.
+ */
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "model.h"
+
+enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int kepler_bank_bytes,
+				    struct sw_record *rec, struct sw_err *err)
+{
+	const struct sw_variant *v = &sw_families[pt->family]->variants[pt->p.variant];
+	struct sw_model_figures m;
+	enum sw_status st = sw_model_eval_banked(v, &pt->p, cc, kepler_bank_bytes, &m, err);
+	if (st != SW_OK)
+		return st;
+	rec->model_requests = m.requests;
+	rec->model_transactions_per_request = m.transactions_per_request;
+	rec->model_sectors_per_request = m.sectors_per_request;
+	rec->model_moved_bytes = m.moved_bytes;
+	rec->model_efficiency = m.efficiency;
+	rec->model_conflict_degree = m.conflict_degree;
+	rec->model_ld_requests = m.ld_requests;
+	rec->model_ld_transactions = m.ld_transactions;
+	rec->model_st_requests = m.st_requests;
+	rec->model_st_transactions = m.st_transactions;
+	rec->model_shared_ld_requests = m.shared_ld_requests;
+	rec->model_shared_ld_wavefronts = m.shared_ld_wavefronts;
+	rec->model_shared_ld_conflicts = m.shared_ld_conflicts;
+	return SW_OK;
+}
+
+struct model_state {
+	int kepler_bank_bytes;
+};
+
+static enum sw_status model_open(const struct sw_backend_args *a, struct sw_device_info *dev,
+				 void **state, struct sw_err *err)
+{
+	struct model_state *s = malloc(sizeof *s);
+	if (!s)
+		return sw_fail(err, SW_ENOMEM, "no memory for the model backend");
+	s->kepler_bank_bytes = a->job->kepler_bank_bytes;
+	sw_device_model_info(a->local_rank, dev);
+	*state = s;
+	return SW_OK;
+}
+
+/* A row the model cannot predict is skipped with the model's reason. */
+static enum sw_status model_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
+				struct sw_record **done, int *n_done, struct sw_err *err)
+{
+	const struct model_state *s = state;
+	struct sw_err why = { 0 };
+	(void)err;
+	if (sw_backend_add_model(pt, pt->cc, s->kepler_bank_bytes, rec, &why) != SW_OK) {
+		rec->status = SW_ROW_SKIPPED;
+		snprintf(rec->message, sizeof rec->message, "%s", why.msg);
+	}
+	done[0] = rec;
+	*n_done = 1;
+	return SW_OK;
+}
+
+static void model_close(void **state)
+{
+	free(*state);
+	*state = NULL;
+}
+
+const struct sw_backend sw_backend_model = {
+	.name = "model",
+	.about = "predictions of the model for every CC of the job, no timings, no GPU",
+	.model_targets = 1,
+	.open = model_open,
+	.run = model_run,
+	.close = model_close,
+};

@@ -1,0 +1,406 @@
+/*
+ * The coordinator (coord.h). One round of serving: take every message
+ * waiting (a record's receive is only started, never waited for, so a large
+ * record still in its sender's hands blocks nothing), write the records
+ * whose receives completed, and flush when due. All state is under one
+ * mutex, which rank 0's worker takes for its own calls.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "coord.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "comm.h"
+#include "h5out.h"
+#include "progress.h"
+#include "sched.h"
+
+#define FLUSH_INTERVAL_S 2.0
+
+struct sw_coord {
+	struct sw_run *r;
+	struct sw_dispenser disp;
+	int remote_left; /* worker ranks that have not said bye */
+	int local_done;  /* rank 0's worker said bye */
+	int local_want;  /* rank 0's outstanding ask, or 0 */
+	int threaded;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t changed; /* points came back or a worker left */
+	/* records on their way in: receives started, buffers they land in */
+	MPI_Request *recv;
+	struct sw_record **buf;
+	int n_recv;
+	/* what was written */
+	struct sw_coord_totals t;
+	struct sw_progress progress;
+	double last_flush;
+	enum sw_status write_status;
+	struct sw_err write_err;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static void flush_if_due(struct sw_coord *co, double t)
+{
+	if (co->write_status == SW_OK && t - co->last_flush >= FLUSH_INTERVAL_S) {
+		co->write_status = sw_h5_flush(co->r->h5, &co->write_err);
+		co->last_flush = t;
+	}
+	/* A file that cannot take rows (disk full, I/O error): stop measuring
+	 * what could not be kept; the rows flushed so far stay readable. */
+	if (co->write_status != SW_OK)
+		sw_run_interrupted = 1;
+}
+
+static void write_record(struct sw_coord *co, struct sw_record *rec)
+{
+	if (rec->status >= 0 && rec->status < 4)
+		co->t.counts[rec->status]++;
+	if (rec->timed_s > 0)
+		co->t.timed_s += rec->timed_s;
+	co->t.written++;
+	if (co->write_status == SW_OK)
+		co->write_status = sw_h5_append(co->r->h5, rec, &co->write_err);
+	double t = now_s();
+	flush_if_due(co, t);
+	sw_progress_update(&co->progress, co->t.written, t);
+}
+
+/* ---- serving workers over MPI ---------------------------------------------- */
+
+/* A free receive slot, growing the pool when all are in use; -1: no memory. */
+static int free_slot(struct sw_coord *co)
+{
+	for (int i = 0; i < co->n_recv; i++)
+		if (co->recv[i] == MPI_REQUEST_NULL)
+			return i;
+	int n = co->n_recv ? 2 * co->n_recv : 8;
+	MPI_Request *recv = realloc(co->recv, n * sizeof *recv);
+	if (recv)
+		co->recv = recv;
+	struct sw_record **buf = recv ? realloc(co->buf, n * sizeof *buf) : NULL;
+	if (!buf)
+		return -1;
+	co->buf = buf;
+	for (int i = co->n_recv; i < n; i++) {
+		co->recv[i] = MPI_REQUEST_NULL;
+		co->buf[i] = NULL;
+	}
+	int first = co->n_recv;
+	co->n_recv = n;
+	return first;
+}
+
+static void start_record(struct sw_coord *co, MPI_Message *msg)
+{
+	int i = free_slot(co);
+	if (i >= 0 && !co->buf[i])
+		co->buf[i] = malloc(sizeof *co->buf[i]);
+	if (i < 0 || !co->buf[i]) {
+		/* rank 0 cannot hold the record: nothing else can keep it */
+		fprintf(stderr, "sweep: rank 0: no memory for a record; aborting the job\n");
+		MPI_Abort(MPI_COMM_WORLD, 6);
+	}
+	MUST_MPI(MPI_Imrecv(co->buf[i], sizeof *co->buf[i], MPI_BYTE, msg, &co->recv[i]));
+}
+
+/* Up to want points for a worker; 0 when none are left or the run stops. */
+static size_t hand_out(struct sw_coord *co, int want, uint32_t *idx)
+{
+	if (sw_run_interrupted || want <= 0)
+		return 0;
+	if (want > SW_WORKER_MAX_BATCH)
+		want = SW_WORKER_MAX_BATCH;
+	return sw_dispenser_take(&co->disp, (size_t)want, idx);
+}
+
+static void answer_request(struct sw_coord *co, int src, MPI_Message *msg)
+{
+	int want = 0;
+	uint32_t idx[SW_WORKER_MAX_BATCH];
+	MUST_MPI(MPI_Mrecv(&want, 1, MPI_INT, msg, MPI_STATUS_IGNORE));
+	size_t k = hand_out(co, want, idx);
+	MUST_MPI(MPI_Send(idx, (int)k, MPI_UINT32_T, src, SW_TAG_WORK, MPI_COMM_WORLD));
+}
+
+static void take_back(struct sw_coord *co, MPI_Message *msg, MPI_Status *st)
+{
+	int n = 0;
+	MUST_MPI(MPI_Get_count(st, MPI_UINT32_T, &n));
+	uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+	if (!idx) {
+		fprintf(stderr, "sweep: rank 0: no memory for returned points; aborting the job\n");
+		MPI_Abort(MPI_COMM_WORLD, 6);
+	}
+	MUST_MPI(MPI_Mrecv(idx, n, MPI_UINT32_T, msg, MPI_STATUS_IGNORE));
+	if (sw_dispenser_give_back(&co->disp, idx, (size_t)n) != 0)
+		fprintf(stderr,
+			"sweep: rank 0: no memory: %d returned points are left for "
+			"--resume\n",
+			n);
+	free(idx);
+}
+
+static void discard(MPI_Message *msg, MPI_Status *st)
+{
+	int n = 0;
+	MUST_MPI(MPI_Get_count(st, MPI_BYTE, &n));
+	char *junk = malloc(n ? n : 1);
+	if (!junk)
+		MPI_Abort(MPI_COMM_WORLD, 6);
+	MUST_MPI(MPI_Mrecv(junk, n, MPI_BYTE, msg, MPI_STATUS_IGNORE));
+	free(junk);
+}
+
+/* Takes every message waiting; 1 if there was any. */
+static int take_messages(struct sw_coord *co)
+{
+	int any = 0, flag = 0;
+	MPI_Message msg;
+	MPI_Status st;
+	for (;;) {
+		MUST_MPI(
+			MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
+		if (!flag)
+			return any;
+		any = 1;
+		switch (st.MPI_TAG) {
+		case SW_TAG_RECORD: start_record(co, &msg); break;
+		case SW_TAG_REQUEST: answer_request(co, st.MPI_SOURCE, &msg); break;
+		case SW_TAG_RETURN: take_back(co, &msg, &st); break;
+		case SW_TAG_BYE:
+			MUST_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+			co->remote_left--;
+			break;
+		default: discard(&msg, &st); /* not ours: drain it rather than spin */
+		}
+	}
+}
+
+/* Writes the records whose receives completed; 1 if there was any. Tests
+ * in windows of 64, so the index array stays on the stack. */
+static int take_records(struct sw_coord *co)
+{
+	int any = 0, done = 0, idx[64];
+	for (int base = 0; base < co->n_recv; base += 64) {
+		int len = co->n_recv - base < 64 ? co->n_recv - base : 64;
+		MUST_MPI(MPI_Testsome(len, co->recv + base, &done, idx, MPI_STATUSES_IGNORE));
+		if (done == MPI_UNDEFINED)
+			continue;
+		for (int k = 0; k < done; k++)
+			write_record(co, co->buf[base + idx[k]]);
+		any |= done > 0;
+	}
+	return any;
+}
+
+static int records_in_flight(const struct sw_coord *co)
+{
+	for (int i = 0; i < co->n_recv; i++)
+		if (co->recv[i] != MPI_REQUEST_NULL)
+			return 1;
+	return 0;
+}
+
+/* One round; 1 if anything happened. Called with the mutex held. */
+static int serve_round(struct sw_coord *co)
+{
+	int busy = 0;
+	if (co->r->size > 1)
+		busy = take_messages(co) | take_records(co);
+	flush_if_due(co, now_s());
+	if (busy)
+		pthread_cond_broadcast(&co->changed);
+	return busy;
+}
+
+static int all_gone(const struct sw_coord *co)
+{
+	return co->remote_left == 0 && co->local_done && !records_in_flight(co);
+}
+
+static void *serve_thread(void *arg)
+{
+	struct sw_coord *co = arg;
+	int idle = 0;
+	pthread_mutex_lock(&co->mu);
+	while (!all_gone(co)) {
+		if (serve_round(co)) {
+			idle = 0;
+			continue;
+		}
+		pthread_mutex_unlock(&co->mu);
+		sw_idle_pause(&idle);
+		pthread_mutex_lock(&co->mu);
+	}
+	pthread_mutex_unlock(&co->mu);
+	return NULL;
+}
+
+/* ---- rank 0's own worker: the local channel ---------------------------------- */
+
+static void local_ask(void *impl, int want)
+{
+	struct sw_coord *co = impl;
+	pthread_mutex_lock(&co->mu);
+	co->local_want = want;
+	pthread_mutex_unlock(&co->mu);
+}
+
+/* Rank 0's worker hears "none left" only once no other worker can give
+ * points back: it is the one that runs what a stopped rank left. */
+static int local_answer(struct sw_coord *co, uint32_t *idx, int max, int *n)
+{
+	int want = co->local_want < max ? co->local_want : max;
+	size_t k = hand_out(co, want, idx);
+	if (k == 0 && !sw_run_interrupted && co->remote_left > 0)
+		return 0;
+	*n = (int)k;
+	co->local_want = 0;
+	return 1;
+}
+
+static int local_reply(void *impl, int block, uint32_t *idx, int max, int *n)
+{
+	struct sw_coord *co = impl;
+	int got, idle = 0;
+	pthread_mutex_lock(&co->mu);
+	if (!co->threaded)
+		serve_round(co);
+	while (!(got = local_answer(co, idx, max, n)) && block) {
+		if (co->threaded) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 10000000; /* a bound, should a wake-up be missed */
+			until.tv_sec += until.tv_nsec / 1000000000;
+			until.tv_nsec %= 1000000000;
+			pthread_cond_timedwait(&co->changed, &co->mu, &until);
+		} else if (!serve_round(co)) {
+			pthread_mutex_unlock(&co->mu);
+			sw_idle_pause(&idle);
+			pthread_mutex_lock(&co->mu);
+		}
+	}
+	pthread_mutex_unlock(&co->mu);
+	return got;
+}
+
+static void local_record(void *impl, const struct sw_record *rec)
+{
+	struct sw_coord *co = impl;
+	pthread_mutex_lock(&co->mu);
+	write_record(co, (struct sw_record *)rec);
+	if (!co->threaded)
+		serve_round(co);
+	pthread_mutex_unlock(&co->mu);
+}
+
+static void local_give_back(void *impl, const uint32_t *idx, int n)
+{
+	struct sw_coord *co = impl;
+	pthread_mutex_lock(&co->mu);
+	if (sw_dispenser_give_back(&co->disp, idx, (size_t)n) != 0)
+		fprintf(stderr,
+			"sweep: rank 0: no memory: %d returned points are left for "
+			"--resume\n",
+			n);
+	pthread_mutex_unlock(&co->mu);
+}
+
+static void local_bye(void *impl)
+{
+	struct sw_coord *co = impl;
+	pthread_mutex_lock(&co->mu);
+	co->local_done = 1;
+	pthread_mutex_unlock(&co->mu);
+}
+
+static const struct sw_channel_ops local_ops = {
+	.ask = local_ask,
+	.reply = local_reply,
+	.record = local_record,
+	.give_back = local_give_back,
+	.bye = local_bye,
+};
+
+void sw_coord_channel(struct sw_coord *co, struct sw_channel *ch)
+{
+	ch->ops = &local_ops;
+	ch->impl = co;
+}
+
+/* ---- life cycle ---------------------------------------------------------------- */
+
+static void coord_free(struct sw_coord *co)
+{
+	for (int i = 0; i < co->n_recv; i++)
+		free(co->buf[i]);
+	free(co->buf);
+	free(co->recv);
+	sw_dispenser_fini(&co->disp);
+	pthread_cond_destroy(&co->changed);
+	pthread_mutex_destroy(&co->mu);
+	free(co);
+}
+
+enum sw_status sw_coord_start(struct sw_run *r, int dynamic, struct sw_coord **out,
+			      struct sw_err *err)
+{
+	struct sw_coord *co = calloc(1, sizeof *co);
+	if (!co)
+		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
+	co->r = r;
+	co->remote_left = r->size - 1;
+	pthread_mutex_init(&co->mu, NULL);
+	pthread_cond_init(&co->changed, NULL);
+	/* static: the dispenser receives only a stopped rank's points */
+	if (sw_dispenser_init(&co->disp, dynamic ? r->todo : NULL, dynamic ? r->n_todo : 0) != 0) {
+		coord_free(co);
+		return sw_fail(err, SW_ENOMEM, "no memory for the dispenser");
+	}
+	co->last_flush = now_s();
+	sw_progress_init(&co->progress, stderr, r->n_todo, r->opt->quiet, co->last_flush);
+	int level = MPI_THREAD_SINGLE;
+	MUST_MPI(MPI_Query_thread(&level));
+	co->threaded = level >= MPI_THREAD_SERIALIZED &&
+		       pthread_create(&co->thread, NULL, serve_thread, co) == 0;
+	*out = co;
+	return SW_OK;
+}
+
+enum sw_status sw_coord_finish(struct sw_coord **cop, struct sw_coord_totals *t, struct sw_err *err)
+{
+	struct sw_coord *co = *cop;
+	if (co->threaded) {
+		pthread_join(co->thread, NULL);
+	} else {
+		int idle = 0;
+		pthread_mutex_lock(&co->mu);
+		while (!all_gone(co))
+			if (!serve_round(co)) {
+				pthread_mutex_unlock(&co->mu);
+				sw_idle_pause(&idle);
+				pthread_mutex_lock(&co->mu);
+			}
+		pthread_mutex_unlock(&co->mu);
+	}
+	sw_progress_finish(&co->progress, co->t.written, now_s());
+	*t = co->t;
+	enum sw_status st = co->write_status;
+	if (st != SW_OK)
+		*err = co->write_err;
+	coord_free(co);
+	*cop = NULL;
+	return st;
+}

@@ -1,0 +1,41 @@
+/*
+ * The test-only fault switch, SW_TEST_FAULT, so tests can make a run fail
+ * where real failures are rare: `dead:ID` (this rank's backend dies on
+ * point ID), `stage:NAME` or `stage:NAME@RANK` (the stage fails on every
+ * rank where it runs, or on RANK only). measure.c reads its own GPU faults
+ * (`launch:ID`, `trap:ID`). Pure; never set outside tests.
+ */
+#ifndef SW_FAULTS_H
+#define SW_FAULTS_H
+
+#include <stdint.h>
+
+/* The stages of a run, in order; each can fail on each rank it runs on. */
+enum sw_stage {
+	SW_STAGE_JOB,   /* reading the job and broadcasting its text */
+	SW_STAGE_BIND,  /* binding the backend (a GPU) */
+	SW_STAGE_OPEN,  /* creating or resuming the output (rank 0) */
+	SW_STAGE_FIRST, /* the rank's first point */
+	SW_STAGE_LAST,  /* the rank's last point */
+	SW_STAGE_CLOSE, /* closing the output (rank 0) */
+	SW_STAGE_COUNT
+};
+
+/* "job broadcast", "binding", ... for messages. */
+const char *sw_stage_name(enum sw_stage s);
+
+struct sw_faults {
+	int dead; /* dead:ID given */
+	uint64_t dead_id;
+	int stage;      /* enum sw_stage, or -1 */
+	int stage_rank; /* -1: every rank */
+};
+
+/* Reads text (NULL or empty: no faults). Unknown text means no faults:
+ * measure.c's kinds share the variable. */
+void sw_faults_parse(const char *text, struct sw_faults *f);
+
+/* Nonzero when stage s is to fail on rank. */
+int sw_fault_at(const struct sw_faults *f, enum sw_stage s, int rank);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * What the parts of a run share (private to run.c, setup.c, coord.c and
+ * worker.c): one struct per rank, filled by the set-up stages in order.
+ */
+#ifndef SW_RUN_CTX_H
+#define SW_RUN_CTX_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "device.h"
+#include "faults.h"
+#include "job.h"
+#include "plan.h"
+#include "status.h"
+
+struct sw_h5;
+
+struct sw_run {
+	const struct sw_options *opt;
+	int rank, size, session;
+	struct sw_faults faults;
+	struct sw_job job;
+	struct sw_plan plan;
+	const struct sw_backend *backend;
+	void *backend_state;            /* this rank's */
+	struct sw_device_info dev;      /* this rank's binding */
+	struct sw_device_info *devices; /* every rank's, in rank order */
+	int share_lock_fd;              /* --share-gpu: flock()ed around each point; -1 */
+	uint32_t *todo;                 /* plan indices still to run, the same on every rank */
+	size_t n_todo;
+	char path[4096];    /* the output */
+	char cmdline[4096]; /* for the file's command_line attribute */
+	struct sw_h5 *h5;   /* rank 0 */
+};
+
+/* Set by SIGINT/SIGTERM (and by rank 0 when the file cannot take rows):
+ * stop taking points, keep what was measured. */
+extern volatile sig_atomic_t sw_run_interrupted;
+
+/* Ends stage s on every rank (collective): a rank whose status is bad says
+ * so, naming itself and the stage; rank 0's message becomes err. Returns the
+ * worst status, the same on every rank. */
+enum sw_status sw_stage_end(const struct sw_run *r, enum sw_stage s, enum sw_status mine,
+			    struct sw_err *err);
+
+/* The set-up stages (setup.c), each collective, each ending in sw_stage_end. */
+enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err);
+enum sw_status sw_setup_backend(struct sw_run *r, struct sw_err *err);
+enum sw_status sw_setup_plan(struct sw_run *r, struct sw_err *err);
+enum sw_status sw_setup_bind(struct sw_run *r, struct sw_err *err);
+enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_err *err);
+/* Rank 0: the plan, as --dry-run prints it. */
+void sw_setup_print_plan(const struct sw_run *r);
+/* Releases what the set-up made; safe after any stage. */
+void sw_setup_fini(struct sw_run *r);
+
+#endif

@@ -1,0 +1,377 @@
+/*
+ * A run's set-up, stage by stage (run_ctx.h): the job travels from rank 0 to
+ * every rank, each builds the same plan, binds its backend, and rank 0 opens
+ * the output and tells every rank what is left to run. Every stage ends on
+ * every rank with one reduction, so one rank's failure stops all of them at
+ * the same point, and no rank leaves another waiting in a collective.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comm.h"
+#include "h5out.h"
+#include "run_ctx.h"
+#include "sched.h"
+#include "version.h"
+
+/* The worst and the best status over all ranks, in one reduction. */
+static void reduce_status(enum sw_status mine, enum sw_status *worst, enum sw_status *best)
+{
+	int in[2] = { (int)mine, -(int)mine }, out[2];
+	MUST_MPI(MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	*worst = (enum sw_status)out[0];
+	*best = (enum sw_status) - out[1];
+}
+
+enum sw_status sw_stage_end(const struct sw_run *r, enum sw_stage s, enum sw_status mine,
+			    struct sw_err *err)
+{
+	enum sw_status worst, best;
+	reduce_status(mine, &worst, &best);
+	if (best != SW_OK) /* the same failure everywhere (bad input): rank 0 says it once */
+		return worst;
+	if (mine != SW_OK && r->rank != 0)
+		fprintf(stderr, "sweep: rank %d, %s: %s\n", r->rank, sw_stage_name(s), err->msg);
+	else if (mine != SW_OK)
+		sw_wrap(err, "rank 0, %s", sw_stage_name(s));
+	else if (worst != SW_OK)
+		sw_fail(err, worst, "%s failed on another rank (see the messages above)",
+			sw_stage_name(s));
+	return worst;
+}
+
+static enum sw_status injected(const struct sw_run *r, enum sw_stage s, enum sw_status st,
+			       struct sw_err *err)
+{
+	if (st != SW_OK || !sw_fault_at(&r->faults, s, r->rank))
+		return st;
+	return sw_fail(err, SW_EIO, "injected fault (SW_TEST_FAULT) in %s on rank %d",
+		       sw_stage_name(s), r->rank);
+}
+
+/* Every rank parses the text rank 0 read, and applies the same --set. */
+static enum sw_status receive_job(struct sw_run *r, long len, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	char *text = r->rank == 0 ? r->job.text : malloc(len + 1);
+	if (!text)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the job text");
+	if (sw_mpi_worst(st) != SW_OK) /* no broadcast; the stage's end says who failed */
+		return st;
+	st = CHECK_MPI(MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD), err);
+	if (st == SW_OK && r->rank != 0) {
+		text[len] = 0;
+		st = sw_job_parse(r->opt->job_path, text, (size_t)len, &r->job, err);
+	}
+	if (r->rank != 0)
+		free(text);
+	for (int i = 0; st == SW_OK && i < r->opt->n_sets; i++)
+		st = sw_job_set(&r->job, r->opt->sets[i], err);
+	return st;
+}
+
+enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	long len = 0;
+	if (r->rank == 0) {
+		st = sw_job_load(r->opt->job_path, &r->job, err);
+		len = st == SW_OK ? (long)strlen(r->job.text) : 0;
+	}
+	/* rank 0's failure to read is the job's: stop before the broadcast */
+	if ((st = sw_mpi_worst(st)) != SW_OK ||
+	    (st = sw_stage_end(r, SW_STAGE_JOB, injected(r, SW_STAGE_JOB, SW_OK, err), err)) !=
+		    SW_OK)
+		return st;
+	MUST_MPI(MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD));
+	return sw_stage_end(r, SW_STAGE_JOB, receive_job(r, len, err), err);
+}
+
+static int available_everywhere(const struct sw_backend *b, int *anywhere)
+{
+	int have = !b->available || b->available(), all = 0, any = 0;
+	MUST_MPI(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Allreduce(&have, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	if (anywhere)
+		*anywhere = any;
+	return all;
+}
+
+/* --backend NAME, or auto: the GPU when every rank has one, else the model. */
+static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
+{
+	const struct sw_options *o = r->opt;
+	const struct sw_backend *cuda = sw_backend_find("cuda"), *model = sw_backend_find("model");
+	if (o->counters && o->backend == SW_BACKEND_MODEL)
+		return sw_fail(err, SW_EINVAL,
+			       "--counters needs the cuda backend: hardware counters come from "
+			       "a GPU, not from the model");
+	int any = 0, all = available_everywhere(cuda, &any);
+	const char *who = any ? "at least one rank" : "this machine";
+	if (o->counters && !all && !o->dry_run)
+		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device", who);
+	switch (o->backend) {
+	case SW_BACKEND_MODEL: r->backend = model; break;
+	case SW_BACKEND_CUDA:
+		r->backend = cuda;
+		if (!all && !o->dry_run) /* a plan needs no GPU */
+			return sw_fail(err, SW_ECUDA,
+				       "--backend cuda: %s has no usable CUDA device", who);
+		break;
+	case SW_BACKEND_AUTO:
+		r->backend = all ? cuda : model;
+		if (!all && r->rank == 0 && !o->quiet)
+			fprintf(stderr,
+				"sweep: %s: using the model backend (predictions, no timings)\n",
+				any ? "not every rank has a CUDA device" : "no CUDA device found");
+		break;
+	}
+	return SW_OK;
+}
+
+enum sw_status sw_setup_backend(struct sw_run *r, struct sw_err *err)
+{
+	/* the same on every rank: only rank 0 prints, and reductions agree */
+	return sw_mpi_worst(pick_backend(r, err));
+}
+
+enum sw_status sw_setup_plan(struct sw_run *r, struct sw_err *err)
+{
+	return sw_mpi_worst(sw_plan_build(&r->job, r->backend->model_targets, &r->plan, err));
+}
+
+/* The rank's node-local rank, from MPI rather than a launcher's variables. */
+static int local_rank_of(struct sw_err *err, int *local_rank)
+{
+	MPI_Comm local;
+	enum sw_status st = CHECK_MPI(
+		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local),
+		err);
+	if (st != SW_OK)
+		return st;
+	st = CHECK_MPI(MPI_Comm_rank(local, local_rank), err);
+	MPI_Comm_free(&local);
+	return st;
+}
+
+static enum sw_status open_backend(struct sw_run *r, struct sw_err *err)
+{
+	struct sw_backend_args a = { .opt = r->opt, .job = &r->job, .rank = r->rank };
+	enum sw_status st = local_rank_of(err, &a.local_rank);
+	if (st == SW_OK)
+		st = injected(r, SW_STAGE_BIND, st, err);
+	if (st == SW_OK)
+		st = r->backend->open(&a, &r->dev, &r->backend_state, err);
+	r->dev.rank = r->rank;
+	if (st == SW_OK && r->backend->note) {
+		const char *note = r->backend->note(r->backend_state);
+		if (note) /* the run goes on; each row says why too */
+			fprintf(stderr, "sweep: rank %d on %s: %s\n", r->rank, r->dev.host, note);
+	}
+	return st;
+}
+
+/* The rank another one shares its GPU with, or -1. */
+static int sharing_rank(const struct sw_run *r)
+{
+	if (r->dev.device_index < 0) /* nothing bound: nothing to share */
+		return -1;
+	for (int k = 0; k < r->size; k++)
+		if (k != r->rank && strcmp(r->devices[k].uuid, r->dev.uuid) == 0 &&
+		    strcmp(r->devices[k].host, r->dev.host) == 0)
+			return k;
+	return -1;
+}
+
+/* Two ranks never time kernels on one GPU at once: refused, or taking turns
+ * under a lock with --share-gpu. */
+static enum sw_status check_sharing(struct sw_run *r, struct sw_err *err)
+{
+	int other = sharing_rank(r);
+	if (other < 0)
+		return SW_OK;
+	if (!r->opt->share_gpu)
+		return sw_fail(err, SW_EINVAL,
+			       "ranks %d and %d would time kernels on the same GPU (%s, %s on "
+			       "%s): give each rank its own GPU, or pass --share-gpu to take "
+			       "turns on it",
+			       other < r->rank ? other : r->rank, other < r->rank ? r->rank : other,
+			       r->dev.name, r->dev.uuid, r->dev.host);
+	char path[256];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof path, "%s/sweep-%s.lock", tmp && *tmp ? tmp : "/tmp", r->dev.uuid);
+	r->share_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (r->share_lock_fd < 0)
+		return sw_fail(err, SW_EIO, "--share-gpu: cannot open lock file %s: %s", path,
+			       strerror(errno));
+	return SW_OK;
+}
+
+enum sw_status sw_setup_bind(struct sw_run *r, struct sw_err *err)
+{
+	enum sw_status st = sw_stage_end(r, SW_STAGE_BIND, open_backend(r, err), err);
+	if (st != SW_OK)
+		return st;
+	r->devices = calloc(r->size, sizeof *r->devices);
+	if (!r->devices)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the device table");
+	if ((st = sw_stage_end(r, SW_STAGE_BIND, st, err)) != SW_OK)
+		return st;
+	MUST_MPI(MPI_Allgather(&r->dev, sizeof r->dev, MPI_BYTE, r->devices, sizeof r->dev,
+			       MPI_BYTE, MPI_COMM_WORLD));
+	return sw_stage_end(r, SW_STAGE_BIND, check_sharing(r, err), err);
+}
+
+static double unix_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void join_args(int argc, char **argv, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < argc && n + 1 < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Rank 0: creates or resumes the file; *done the ids it already holds. */
+static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_done,
+				struct sw_err *err)
+{
+	char version[128];
+	snprintf(version, sizeof version, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
+	struct sw_h5_meta meta = {
+		.tool_version = version,
+		.job_text = r->job.text,
+		.job_path = r->job.path,
+		.command_line = r->cmdline,
+		.backend = r->backend->name,
+		.mpi_size = r->size,
+		.plan_fingerprint = r->plan.fingerprint,
+		.plan_points = r->plan.n,
+		.start_unix = unix_s(),
+	};
+	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
+	if (st == SW_OK && r->opt->resume)
+		st = sw_h5_resume(r->path, &meta, &r->h5, done, n_done, &r->session, err);
+	else if (st == SW_OK)
+		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);
+	for (int k = 0; st == SW_OK && k < r->size; k++)
+		r->devices[k].session = r->session;
+	if (st == SW_OK)
+		st = sw_h5_append_devices(r->h5, r->devices, r->size, err);
+	if (st == SW_OK)
+		st = sw_h5_flush(r->h5, err);
+	return st;
+}
+
+/* Rank 0: the plan indices whose ids the file lacks, in plan order. */
+static size_t missing_points(const struct sw_run *r, uint64_t *done, size_t n_done)
+{
+	size_t n = 0;
+	qsort(done, n_done, sizeof *done, cmp_u64);
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (!done || !bsearch(&r->plan.points[i].id, done, n_done, sizeof *done, cmp_u64))
+			r->todo[n++] = (uint32_t)i;
+	return n;
+}
+
+enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_err *err)
+{
+	uint64_t *done = NULL;
+	size_t n_done = 0;
+	enum sw_status st = SW_OK;
+	if (r->opt->output)
+		snprintf(r->path, sizeof r->path, "%s", r->opt->output);
+	else
+		snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
+	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
+	r->todo = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->todo);
+	if (!r->todo)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the to-do list");
+	if (st == SW_OK && r->rank == 0)
+		st = open_file(r, &done, &n_done, err);
+	unsigned long n = 0;
+	if (st == SW_OK && r->rank == 0)
+		n = missing_points(r, done, n_done);
+	free(done);
+	if ((st = sw_mpi_worst(st)) != SW_OK) /* rank 0's failure is the job's */
+		return st;
+	/* computed on rank 0 and broadcast: ranks agree by construction */
+	MUST_MPI(MPI_Bcast(&r->session, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Bcast(r->todo, (int)n, MPI_UINT32_T, 0, MPI_COMM_WORLD));
+	r->n_todo = n;
+	return SW_OK;
+}
+
+void sw_setup_print_plan(const struct sw_run *r)
+{
+	const char *sched = r->opt->schedule == SW_SCHED_STATIC ? "static" : "dynamic";
+	printf("job %s (%s): backend %s, %d rank%s, schedule %s\n", r->job.name, r->job.path,
+	       r->backend->name, r->size, r->size == 1 ? "" : "s", sched);
+	printf("plan: %zu points, fingerprint %016" PRIx64 "\n", r->plan.n, r->plan.fingerprint);
+	for (int j = 0; j < r->job.n_families; j++) {
+		const struct sw_family *f = r->job.families[j].family;
+		for (int v = 0; v < f->n_variants; v++) {
+			size_t k = 0;
+			for (size_t i = 0; i < r->plan.n; i++)
+				k += r->plan.points[i].family == r->job.families[j].index &&
+				     r->plan.points[i].p.variant == v;
+			if (k)
+				printf("  %-14s %-14s %6zu points\n", f->name, f->variants[v].name,
+				       k);
+		}
+	}
+	if (r->opt->schedule == SW_SCHED_STATIC) {
+		for (int k = 0; k < r->size; k++) {
+			size_t c = 0;
+			for (size_t i = 0; i < r->plan.n; i++)
+				c += sw_sched_static_owner(i, r->size, 1) == k;
+			printf("  rank %d runs %zu points\n", k, c);
+		}
+	} else {
+		printf("  points are handed out on request, each worker keeping %d ahead; rank 0 "
+		       "measures too\n",
+		       r->opt->batch > 0 ? r->opt->batch : 2);
+	}
+	printf("%-6s %-16s %-6s %s\n", "index", "id", "rank", "point");
+	for (size_t i = 0; i < r->plan.n; i++) {
+		char label[256], who[8] = "any";
+		sw_point_label(&r->plan.points[i], label, sizeof label);
+		if (r->opt->schedule == SW_SCHED_STATIC)
+			snprintf(who, sizeof who, "%d", sw_sched_static_owner(i, r->size, 1));
+		printf("%-6zu %016" PRIx64 " %-6s %s\n", i, r->plan.points[i].id, who, label);
+	}
+}
+
+void sw_setup_fini(struct sw_run *r)
+{
+	if (r->backend && r->backend->close)
+		r->backend->close(&r->backend_state);
+	if (r->share_lock_fd >= 0)
+		close(r->share_lock_fd);
+	r->share_lock_fd = -1;
+	free(r->devices);
+	free(r->todo);
+	r->devices = NULL;
+	r->todo = NULL;
+	sw_plan_fini(&r->plan);
+	sw_job_fini(&r->job);
+}
