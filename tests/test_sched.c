@@ -1,6 +1,11 @@
 /* Scheduling bookkeeping: every point handed out exactly once, for 1 to 8
- * ranks, static and dynamic, also when a rank gives its points back. */
+ * ranks, static and dynamic, also when a rank gives its points back; LPT's
+ * makespan on known inputs and against the bound max(T1/N, longest), on the
+ * H200 sweep's durations too; the cost dispenser's longest-first order, its
+ * batches by cost and its give-back. */
 #include <check.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +108,337 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/* ---- LPT ------------------------------------------------------------- */
+
+static double makespan(const double *load, int ranks)
+{
+	double m = 0;
+	for (int r = 0; r < ranks; r++)
+		m = load[r] > m ? load[r] : m;
+	return m;
+}
+
+/* The loads owner[] implies must be the ones LPT reported. */
+static void assert_loads(const double *cost, size_t n, const int *owner, const double *load,
+			 int ranks)
+{
+	double *sum = calloc((size_t)ranks, sizeof *sum);
+	ck_assert_ptr_nonnull(sum);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_ge(owner[i], 0);
+		ck_assert_int_lt(owner[i], ranks);
+		sum[owner[i]] += cost[i] > 0 ? cost[i] : 0;
+	}
+	for (int r = 0; r < ranks; r++)
+		ck_assert_double_eq_tol(sum[r], load[r], 1e-9 * (1 + load[r]));
+	free(sum);
+}
+
+START_TEST(test_lpt_known)
+{
+	/* Two ranks: 3,3 apart, then 2,2,2 to the lighter: 7 and 5 (the optimum is 6). */
+	const double a[] = { 2, 3, 2, 3, 2 };
+	int owner[7];
+	double load[3];
+	ck_assert_int_eq(sw_sched_lpt(a, 5, 2, owner, load), SW_OK);
+	const int want_a[] = { 0, 0, 1, 1, 0 };
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(owner[i], want_a[i]);
+	ck_assert_double_eq(load[0], 7);
+	ck_assert_double_eq(load[1], 5);
+
+	/* Graham's worst case for three ranks: 11 against the optimum 9 = 4/3 - 1/9. */
+	const double b[] = { 5, 5, 4, 4, 3, 3, 3 };
+	ck_assert_int_eq(sw_sched_lpt(b, 7, 3, owner, load), SW_OK);
+	const int want_b[] = { 0, 1, 2, 2, 0, 1, 0 };
+	for (int i = 0; i < 7; i++)
+		ck_assert_int_eq(owner[i], want_b[i]);
+	ck_assert_double_eq(load[0], 11);
+	ck_assert_double_eq(load[1], 8);
+	ck_assert_double_eq(load[2], 8);
+
+	/* Ties: equal costs go in entry order to ranks in turn; NaN and negative
+	 * count 0, so both go to the lightest rank, the lower of two equal ones. */
+	const double c[] = { 1, 1, 1, 1, NAN, -2 };
+	ck_assert_int_eq(sw_sched_lpt(c, 6, 3, owner, NULL), SW_OK);
+	const int want_c[] = { 0, 1, 2, 0, 1, 1 };
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(owner[i], want_c[i]);
+	ck_assert_double_eq(sw_sched_bound_s(c, 6, 3), 4.0 / 3);
+
+	ck_assert_int_eq(sw_sched_lpt(a, 5, 0, owner, load), SW_EINVAL);
+	ck_assert_int_eq(sw_sched_lpt(NULL, 0, 4, owner, load), SW_OK);
+	for (int r = 0; r < 3; r++)
+		ck_assert_double_eq(load[r], 0);
+}
+END_TEST
+
+/* A point longer than T1/N bounds the makespan: it runs alone and the rest
+ * share the other ranks; equal points divide evenly. */
+START_TEST(test_lpt_longest_point)
+{
+	static double cost[N];
+	static int owner[N];
+	double load[8];
+	cost[0] = 100;
+	for (int i = 1; i <= 100; i++)
+		cost[i] = 1;
+	ck_assert_double_eq(sw_sched_bound_s(cost, 101, 4), 100); /* T1/N = 50 */
+	ck_assert_int_eq(sw_sched_lpt(cost, 101, 4, owner, load), SW_OK);
+	ck_assert_double_eq(makespan(load, 4), 100);
+	for (int i = 1; i <= 100; i++)
+		ck_assert_int_ne(owner[i], owner[0]);
+	ck_assert_double_eq(load[owner[0]], 100);
+
+	for (int i = 0; i < N; i++)
+		cost[i] = 1;
+	ck_assert_double_eq(sw_sched_bound_s(cost, N, 8), N / 8);
+	ck_assert_int_eq(sw_sched_lpt(cost, N, 8, owner, load), SW_OK);
+	ck_assert_double_eq(makespan(load, 8), N / 8);
+}
+END_TEST
+
+/* Heavy-tailed costs like a real sweep's: for 1 to 16 ranks, the makespan
+ * lies between the bound and the list-scheduling guarantee. */
+START_TEST(test_lpt_bound)
+{
+	static double cost[N];
+	static int owner[N];
+	double load[16];
+	uint64_t x = 12345;
+	for (int i = 0; i < N; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		double u = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+		cost[i] = 1e-3 * exp(12 * u * u * u);              /* 1 ms to 160 s */
+	}
+	for (int ranks = 1; ranks <= 16; ranks++) {
+		double t1 = 0, longest = 0;
+		for (int i = 0; i < N; i++) {
+			t1 += cost[i];
+			longest = cost[i] > longest ? cost[i] : longest;
+		}
+		double bound = sw_sched_bound_s(cost, N, ranks);
+		ck_assert_double_eq_tol(bound, fmax(t1 / ranks, longest), 1e-9 * bound);
+		ck_assert_int_eq(sw_sched_lpt(cost, N, ranks, owner, load), SW_OK);
+		assert_loads(cost, N, owner, load, ranks);
+		double m = makespan(load, ranks);
+		ck_assert(m >= bound * (1 - 1e-12));
+		ck_assert(m <= t1 / ranks + (1 - 1.0 / ranks) * longest + 1e-9);
+	}
+}
+END_TEST
+
+/* The H200 full sweep's real durations: LPT reaches the bound. */
+START_TEST(test_lpt_h200)
+{
+	static double cost[4096];
+	static int owner[4096];
+	double load[16];
+	char path[1024], line[256];
+	size_t n = 0;
+	snprintf(path, sizeof path, "%s/replay/h200-full-durations.csv", getenv("SW_TEST_DATA"));
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
+	while (fgets(line, sizeof line, f)) {
+		const char *comma = strrchr(line, ',');
+		ck_assert_ptr_nonnull(comma);
+		ck_assert_uint_lt(n, 4096);
+		cost[n++] = strtod(comma + 1, NULL);
+	}
+	fclose(f);
+	ck_assert_uint_eq(n, 3937);
+	for (int ranks = 2; ranks <= 16; ranks *= 2) {
+		double bound = sw_sched_bound_s(cost, n, ranks);
+		ck_assert_int_eq(sw_sched_lpt(cost, n, ranks, owner, load), SW_OK);
+		assert_loads(cost, n, owner, load, ranks);
+		ck_assert_msg(makespan(load, ranks) <= bound * 1.001, "%d ranks: %g s, bound %g s",
+			      ranks, makespan(load, ranks), bound);
+	}
+}
+END_TEST
+
+/* ---- the dispenser with costs ---------------------------------------- */
+
+#define PLAN_N (3 * N + 7) /* the largest index of todo[] is below it */
+
+static double plan_cost[PLAN_N];
+
+static void random_costs(uint64_t seed)
+{
+	for (int i = 0; i < PLAN_N; i++) {
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		plan_cost[i] = (double)(seed >> 54) * 1e-3; /* 0 to 1023 ms, many ties */
+	}
+}
+
+START_TEST(test_longest_first)
+{
+	struct sw_dispenser d;
+	int seen[N] = { 0 };
+	uint32_t out[1];
+	double total = 0, prev = INFINITY;
+	uint32_t prev_idx = 0;
+	random_costs(7);
+	for (int i = 0; i < N; i++)
+		total += plan_cost[todo[i]];
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, todo, N, plan_cost, PLAN_N), SW_OK);
+	ck_assert_double_eq_tol(sw_dispenser_left_s(&d), total, 1e-9);
+	while (sw_dispenser_take(&d, 1, out) == 1) {
+		double c = plan_cost[out[0]];
+		ck_assert(c <= prev);
+		if (c == prev) /* ties: the lower plan index first */
+			ck_assert_uint_gt(out[0], prev_idx);
+		prev = c;
+		prev_idx = out[0];
+		seen[position(out[0])]++;
+	}
+	assert_each_once(seen);
+	ck_assert_double_eq(sw_dispenser_left_s(&d), 0);
+	sw_dispenser_fini(&d);
+
+	/* an index outside the plan is refused */
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, todo, N, plan_cost, todo[N - 1]), SW_EINVAL);
+	ck_assert_ptr_null(d.queue);
+	sw_dispenser_fini(&d);
+}
+END_TEST
+
+/* Three long points one per request, then a 30 ms point topped up with
+ * 1/1024 s points to the 48/1024 s target, then 48 of those at a time. */
+START_TEST(test_batches_by_cost)
+{
+	enum { SHORT = 100, ALL = SHORT + 4 };
+	static uint32_t idx[ALL], out[ALL];
+	static double cost[ALL];
+	const double unit = 1.0 / 1024, target = 48 * unit;
+	const size_t want[] = { 1, 1, 1, 19, 48, 34 };
+	struct sw_dispenser d;
+	int seen[ALL] = { 0 };
+	double batch_s;
+	for (int i = 0; i < ALL; i++) {
+		idx[i] = (uint32_t)i;
+		cost[i] = i < SHORT ? unit : i < SHORT + 3 ? 0.2 : 0.03;
+	}
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, idx, ALL, cost, ALL), SW_OK);
+	for (size_t r = 0; r < sizeof want / sizeof want[0]; r++) {
+		size_t k = sw_dispenser_take_batch(&d, target, 64, out, &batch_s);
+		ck_assert_uint_eq(k, want[r]);
+		double sum = 0;
+		for (size_t i = 0; i < k; i++) {
+			sum += cost[out[i]];
+			seen[out[i]]++;
+		}
+		ck_assert_double_eq(batch_s, sum);
+		if (r == 3)
+			ck_assert_double_eq(batch_s, 0.03 + 18 * unit);
+	}
+	ck_assert_uint_eq(sw_dispenser_take_batch(&d, target, 64, out, &batch_s), 0);
+	ck_assert_double_eq(batch_s, 0);
+	for (int i = 0; i < ALL; i++)
+		ck_assert_int_eq(seen[i], 1);
+	sw_dispenser_fini(&d);
+
+	/* at most max a batch */
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, idx, SHORT, cost, ALL), SW_OK);
+	ck_assert_uint_eq(sw_dispenser_take_batch(&d, target, 16, out, NULL), 16);
+	ck_assert_uint_eq(sw_dispenser_take_batch(&d, target, 0, out, NULL), 0);
+	ck_assert_uint_eq(sw_dispenser_left(&d), SHORT - 16);
+	sw_dispenser_fini(&d);
+
+	/* without costs: one point per request */
+	ck_assert_int_eq(sw_dispenser_init(&d, idx, 5), 0);
+	ck_assert_uint_eq(sw_dispenser_take_batch(&d, target, 64, out, &batch_s), 1);
+	ck_assert_uint_eq(out[0], 0);
+	ck_assert_double_eq(batch_s, 0);
+	ck_assert_double_eq(sw_dispenser_left_s(&d), 0);
+	sw_dispenser_fini(&d);
+}
+END_TEST
+
+/* 100,000 points of 1 ms at a 50 ms target: each batch is the shortest
+ * that reaches the target, about 2000 requests in all, not 100,000. */
+START_TEST(test_many_short_points)
+{
+	enum { MANY = 100000 };
+	static uint32_t idx[MANY], out[MANY];
+	static double cost[MANY];
+	struct sw_dispenser d;
+	size_t requests = 0, k, handed = 0;
+	double batch_s;
+	for (int i = 0; i < MANY; i++) {
+		idx[i] = (uint32_t)i;
+		cost[i] = 1e-3;
+	}
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, idx, MANY, cost, MANY), SW_OK);
+	while ((k = sw_dispenser_take_batch(&d, 0.05, 1000, out, &batch_s)) > 0) {
+		requests++;
+		handed += k;
+		if (sw_dispenser_left(&d) > 0) /* all but the last reach the target */
+			ck_assert(batch_s >= 0.05);
+		ck_assert(batch_s - 1e-3 < 0.05); /* one point fewer would not */
+	}
+	ck_assert_uint_eq(handed, MANY);
+	ck_assert_uint_le(requests, MANY / 49 + 1);
+	ck_assert_uint_ge(requests, MANY / 51);
+	sw_dispenser_fini(&d);
+}
+END_TEST
+
+/* A rank that dies gives its points back: they go into cost order and
+ * every point still runs once; an index outside the plan changes nothing. */
+START_TEST(test_give_back_cost)
+{
+	struct sw_dispenser d;
+	int seen[N] = { 0 };
+	static uint32_t out[N];
+	random_costs(99);
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, todo, N, plan_cost, PLAN_N), SW_OK);
+	size_t k = sw_dispenser_take_batch(&d, 1e9, 40, out, NULL); /* the 40 longest */
+	ck_assert_uint_eq(k, 40);
+	for (size_t i = 0; i < 10; i++)
+		seen[position(out[i])]++;
+	double before = sw_dispenser_left_s(&d);
+	uint32_t bad = PLAN_N;
+	ck_assert_int_eq(sw_dispenser_give_back(&d, &bad, 1), -1);
+	ck_assert_uint_eq(sw_dispenser_left(&d), N - 40);
+	ck_assert_int_eq(sw_dispenser_give_back(&d, out + 10, 30), 0);
+	ck_assert_uint_eq(sw_dispenser_left(&d), N - 10);
+	double back = 0;
+	for (size_t i = 10; i < 40; i++)
+		back += plan_cost[out[i]];
+	ck_assert_double_eq_tol(sw_dispenser_left_s(&d), before + back, 1e-9);
+	/* the returned points were the longest: they come out first again */
+	uint32_t again[30];
+	ck_assert_uint_eq(sw_dispenser_take(&d, 30, again), 30);
+	for (size_t i = 0; i < 30; i++) {
+		ck_assert_uint_eq(again[i], out[10 + i]);
+		seen[position(again[i])]++;
+	}
+	double prev = INFINITY;
+	while ((k = sw_dispenser_take_batch(&d, 0.5, 64, out, NULL)) > 0)
+		for (size_t i = 0; i < k; i++) {
+			ck_assert(plan_cost[out[i]] <= prev);
+			prev = plan_cost[out[i]];
+			seen[position(out[i])]++;
+		}
+	assert_each_once(seen);
+	sw_dispenser_fini(&d);
+
+	/* static schedule: rank 0 starts empty and runs a dead rank's points, longest first */
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, NULL, 0, plan_cost, PLAN_N), SW_OK);
+	ck_assert_int_eq(sw_dispenser_give_back(&d, todo, 5), 0);
+	prev = INFINITY;
+	for (int i = 0; i < 5; i++) {
+		ck_assert_uint_eq(sw_dispenser_take(&d, 1, out), 1);
+		ck_assert(plan_cost[out[0]] <= prev);
+		prev = plan_cost[out[0]];
+	}
+	ck_assert_uint_eq(sw_dispenser_take(&d, 1, out), 0);
+	sw_dispenser_fini(&d);
+}
+END_TEST
+
 int main(void)
 {
 	setup();
@@ -112,6 +448,14 @@ int main(void)
 	tcase_add_test(tc, test_dynamic_once);
 	tcase_add_test(tc, test_give_back);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_lpt_known);
+	tcase_add_test(tc, test_lpt_longest_point);
+	tcase_add_test(tc, test_lpt_bound);
+	tcase_add_test(tc, test_lpt_h200);
+	tcase_add_test(tc, test_longest_first);
+	tcase_add_test(tc, test_batches_by_cost);
+	tcase_add_test(tc, test_many_short_points);
+	tcase_add_test(tc, test_give_back_cost);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
