@@ -20,6 +20,7 @@
 struct sw_backend_args {
 	const struct sw_options *opt;
 	const struct sw_job *job;
+	const char *arg;      /* --backend NAME=ARG's ARG, or NULL */
 	int rank, local_rank; /* in MPI_COMM_WORLD, and among the ranks of this node */
 };
 

@@ -20,7 +20,10 @@ struct sw_options {
 	enum sw_schedule schedule;
 	const char **sets; /* --set values, in order (owned array, borrowed strings) */
 	int n_sets;
-	int batch; /* dynamic: points a worker keeps ahead; default 2 */
+	int batch;          /* dynamic: at most this many points queued ahead; 0: by time */
+	const char *costs;  /* --costs FILE: expected point times from an earlier result */
+	const char *backend_arg; /* --backend NAME=ARG: the part after '=' (replay's file) */
+	double replay_speed;     /* --replay-speed X; 1 by default */
 };
 
 /* SW_EINVAL with a message naming the bad option. --help, --version and

@@ -32,6 +32,8 @@ struct sw_run {
 	int share_lock_fd;              /* --share-gpu: flock()ed around each point; -1 */
 	uint32_t *todo;                 /* plan indices still to run, the same on every rank */
 	size_t n_todo;
+	double *cost_s; /* expected seconds of each plan point (cost.h), the same everywhere */
+	size_t cost_sources[3]; /* rank 0: estimates by enum sw_cost_source */
 	char path[4096];    /* the output */
 	char cmdline[4096]; /* for the file's command_line attribute */
 	struct sw_h5 *h5;   /* rank 0 */
@@ -51,6 +53,13 @@ enum sw_status sw_stage_end(const struct sw_run *r, enum sw_stage s, enum sw_sta
 enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err);
 enum sw_status sw_setup_backend(struct sw_run *r, struct sw_err *err);
 enum sw_status sw_setup_plan(struct sw_run *r, struct sw_err *err);
+/* Expected seconds of every plan point: from --costs, else rates learned
+ * from the default result file when it exists, else bytes and flops. */
+enum sw_status sw_setup_costs(struct sw_run *r, struct sw_err *err);
+/* Static schedule: the rank of each of the n plan indices todo (NULL: the
+ * whole plan), by expected cost (LPT), the same on every rank. The caller
+ * frees it; NULL without memory. */
+int *sw_setup_static_owners(const struct sw_run *r, const uint32_t *todo, size_t n);
 enum sw_status sw_setup_bind(struct sw_run *r, struct sw_err *err);
 enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_err *err);
 /* Rank 0: the plan, as --dry-run prints it. */

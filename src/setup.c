@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "cost.h"
+#include "durations.h"
 #include "h5out.h"
 #include "run_ctx.h"
 #include "sched.h"
@@ -147,6 +149,68 @@ enum sw_status sw_setup_plan(struct sw_run *r, struct sw_err *err)
 	return sw_mpi_worst(sw_plan_build(&r->job, r->backend->model_targets, &r->plan, err));
 }
 
+/* Rank 0: the cost model, from --costs or the default result file. */
+static enum sw_status load_costs(const struct sw_run *r, struct sw_cost_model *m,
+				 struct sw_err *err)
+{
+	struct sw_durations d = { 0 };
+	const char *path = r->opt->costs;
+	enum sw_status st = SW_OK;
+	if (path)
+		st = sw_durations_read(path, &d, err);
+	else if (access(SW_DEFAULT_COSTS, R_OK) != 0 ||
+		 sw_durations_read(SW_DEFAULT_COSTS, &d, err) != SW_OK)
+		sw_durations_fini(&d); /* no default file: bytes and flops alone */
+	if (st != SW_OK)
+		return sw_wrap(err, "--costs %s", path);
+	st = sw_cost_init(m, d.rows, d.n, err);
+	sw_durations_fini(&d);
+	if (st == SW_OK && !path) { /* another job's file: its rates, not its points */
+		free(m->known);
+		m->known = NULL;
+		m->n_known = 0;
+	}
+	return st;
+}
+
+enum sw_status sw_setup_costs(struct sw_run *r, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	r->cost_s = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->cost_s);
+	if (!r->cost_s)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the points' expected times");
+	if (st == SW_OK && r->rank == 0) {
+		struct sw_cost_model m = { 0 };
+		st = load_costs(r, &m, err);
+		if (st == SW_OK)
+			sw_cost_todo(&m, &r->plan, NULL, r->plan.n, r->cost_s, r->cost_sources);
+		sw_cost_fini(&m);
+	}
+	if ((st = sw_mpi_worst(st)) != SW_OK)
+		return st;
+	MUST_MPI(MPI_Bcast(r->cost_s, (int)r->plan.n, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	return SW_OK;
+}
+
+int *sw_setup_static_owners(const struct sw_run *r, const uint32_t *todo, size_t n)
+{
+	int *owner = malloc((n ? n : 1) * sizeof *owner);
+	double *cost = malloc((n ? n : 1) * sizeof *cost);
+	if (owner && cost) {
+		for (size_t i = 0; i < n; i++)
+			cost[i] = r->cost_s[todo ? todo[i] : i];
+		if (sw_sched_lpt(cost, n, r->size, owner, NULL) != SW_OK) {
+			free(owner);
+			owner = NULL;
+		}
+	} else {
+		free(owner);
+		owner = NULL;
+	}
+	free(cost);
+	return owner;
+}
+
 /* The rank's node-local rank, from MPI rather than a launcher's variables. */
 static int local_rank_of(struct sw_err *err, int *local_rank)
 {
@@ -163,7 +227,9 @@ static int local_rank_of(struct sw_err *err, int *local_rank)
 
 static enum sw_status open_backend(struct sw_run *r, struct sw_err *err)
 {
-	struct sw_backend_args a = { .opt = r->opt, .job = &r->job, .rank = r->rank };
+	struct sw_backend_args a = {
+		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
+	};
 	enum sw_status st = local_rank_of(err, &a.local_rank);
 	if (st == SW_OK)
 		st = injected(r, SW_STAGE_BIND, st, err);
@@ -339,26 +405,29 @@ void sw_setup_print_plan(const struct sw_run *r)
 				       k);
 		}
 	}
-	if (r->opt->schedule == SW_SCHED_STATIC) {
+	int *owner = r->opt->schedule == SW_SCHED_STATIC
+			     ? sw_setup_static_owners(r, NULL, r->plan.n)
+			     : NULL;
+	if (owner) {
 		for (int k = 0; k < r->size; k++) {
 			size_t c = 0;
 			for (size_t i = 0; i < r->plan.n; i++)
-				c += sw_sched_static_owner(i, r->size, 1) == k;
+				c += owner[i] == k;
 			printf("  rank %d runs %zu points\n", k, c);
 		}
 	} else {
-		printf("  points are handed out on request, each worker keeping %d ahead; rank 0 "
-		       "measures too\n",
-		       r->opt->batch > 0 ? r->opt->batch : 2);
+		printf("  points are handed out on request, longest expected first; rank 0 "
+		       "measures too\n");
 	}
 	printf("%-6s %-16s %-6s %s\n", "index", "id", "rank", "point");
 	for (size_t i = 0; i < r->plan.n; i++) {
 		char label[256], who[8] = "any";
 		sw_point_label(&r->plan.points[i], label, sizeof label);
-		if (r->opt->schedule == SW_SCHED_STATIC)
-			snprintf(who, sizeof who, "%d", sw_sched_static_owner(i, r->size, 1));
+		if (owner)
+			snprintf(who, sizeof who, "%d", owner[i]);
 		printf("%-6zu %016" PRIx64 " %-6s %s\n", i, r->plan.points[i].id, who, label);
 	}
+	free(owner);
 }
 
 void sw_setup_fini(struct sw_run *r)
@@ -370,6 +439,8 @@ void sw_setup_fini(struct sw_run *r)
 	r->share_lock_fd = -1;
 	free(r->devices);
 	free(r->todo);
+	free(r->cost_s);
+	r->cost_s = NULL;
 	r->devices = NULL;
 	r->todo = NULL;
 	sw_plan_fini(&r->plan);
