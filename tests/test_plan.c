@@ -1,5 +1,8 @@
-/* Plan expansion: cartesian products, unused axes, model targets, stable ids. */
+/* Plan expansion: cartesian products, unused axes, model targets, stable ids
+ * (against the committed ids of jobs/seeds.yaml in tests/data/ids). */
 #include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +88,59 @@ START_TEST(test_id_golden)
 }
 END_TEST
 
+/* A file under the source tree; ctest sets SW_SOURCE_DIR. */
+static void source_path(char *buf, size_t len, const char *rel)
+{
+	const char *src = getenv("SW_SOURCE_DIR");
+	ck_assert_msg(src != NULL, "SW_SOURCE_DIR is not set (run the test through ctest)");
+	ck_assert_int_lt(snprintf(buf, len, "%s/%s", src, rel), (int)len);
+}
+
+/* Builds jobs/seeds.yaml's plan and compares every id and label, in order,
+ * with the golden file: ids written by an earlier version must not move. */
+static void expect_golden_ids(int model_targets, const char *golden)
+{
+	char path[4096], line[512], label[256];
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = { 0 };
+	size_t i = 0;
+
+	source_path(path, sizeof path, "jobs/seeds.yaml");
+	ck_assert_msg(sw_job_load(path, &job, &err) == SW_OK, "%s", err.msg);
+	ck_assert_msg(sw_plan_build(&job, model_targets, &plan, &err) == SW_OK, "%s", err.msg);
+	source_path(path, sizeof path, golden);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long id;
+		int at = 0;
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		ck_assert_msg(sscanf(line, "%16llx %n", &id, &at) == 1 && at == 17,
+			      "%s: bad line '%s'", golden, line);
+		ck_assert_msg(i < plan.n, "%s: more lines than the plan's %zu points", golden,
+			      plan.n);
+		sw_point_label(&plan.points[i], label, sizeof label);
+		ck_assert_msg(plan.points[i].id == id && strcmp(label, line + at) == 0,
+			      "%s point %zu: %016" PRIx64 " %s, golden %s", golden, i,
+			      plan.points[i].id, label, line);
+		i++;
+	}
+	fclose(f);
+	ck_assert_msg(i == plan.n, "%s: %zu lines, the plan has %zu points", golden, i, plan.n);
+	sw_plan_fini(&plan);
+	sw_job_fini(&job);
+}
+
+START_TEST(test_ids_golden_seeds)
+{
+	expect_golden_ids(0, "tests/data/ids/seeds-cuda.txt");
+	expect_golden_ids(1, "tests/data/ids/seeds-model.txt");
+}
+END_TEST
+
 START_TEST(test_fingerprint_changes_with_job)
 {
 	struct sw_job a, b;
@@ -155,6 +211,7 @@ int main(void)
 	tcase_add_test(tc, test_counts);
 	tcase_add_test(tc, test_ids_stable_and_unique);
 	tcase_add_test(tc, test_id_golden);
+	tcase_add_test(tc, test_ids_golden_seeds);
 	tcase_add_test(tc, test_fingerprint_changes_with_job);
 	tcase_add_test(tc, test_label);
 	tcase_add_test(tc, test_too_big);
