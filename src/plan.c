@@ -20,13 +20,20 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 
 #define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 
+/* Whether an axis value enters a point id: not when unused, nor at the
+ * axis's baseline, which is what the family did before the axis existed. */
+static int axis_in_id(const struct sw_axis_def *def, int64_t v)
+{
+	return v != SW_AXIS_UNUSED && !(def->baseline.set && v == def->baseline.value);
+}
+
 uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc)
 {
 	/* Names, not indices: ids survive families and variants being reordered. */
 	char text[512];
 	int len = snprintf(text, sizeof text, "%s/%s", f->name, f->variants[p->variant].name);
 	for (int a = 0; a < f->n_axes && len < (int)sizeof text; a++)
-		if (p->axis[a] != SW_AXIS_UNUSED)
+		if (axis_in_id(&f->axes[a], p->axis[a]))
 			len += snprintf(text + len, sizeof text - len, ";%s=%" PRId64,
 					f->axes[a].name, p->axis[a]);
 	if (cc && len < (int)sizeof text)
