@@ -22,6 +22,17 @@ extern "C" {
 #define SW_MAX_BUFFERS 4
 #define SW_NAME_LEN    32
 
+/* An axis's baseline: the value that means what the family did before the
+ * axis existed. Optional; an axis without one always enters point ids. */
+struct sw_axis_baseline {
+	int set;
+	int64_t value;
+};
+#define SW_BASELINE(v)                                                                             \
+	{                                                                                          \
+		1, (v)                                                                             \
+	}
+
 /* One parameter a family sweeps, with its valid range (inclusive). */
 struct sw_axis_def {
 	const char *name;  /* also the HDF5 column name */
@@ -29,6 +40,9 @@ struct sw_axis_def {
 	int64_t min, max;
 	const char *defaults; /* axis syntax: "1,2,4", "1:128", "1:128:x2" */
 	const char *about;
+	/* A point at the baseline leaves this axis out of its id (plan.h), so an
+	 * axis added to a family later keeps the ids of the points it had. */
+	struct sw_axis_baseline baseline;
 };
 
 /* One point as a kernel sees it. Axis values follow the family's axis order;

@@ -133,112 +133,162 @@ static enum sw_status too_many(struct span whole, struct sw_err *err)
 		       QUOTE_ARGS(whole.s, whole.len), SW_AXIS_MAX_VALUES);
 }
 
-/* One comma-separated element: an integer or a range. Appends its values. */
-static enum sw_status parse_element(struct span whole, struct span el, struct sw_axis_values *a,
-				    size_t *cap, struct sw_err *err)
-{
+/* One list element as written, START[:END[:STEP or :xFACTOR]], and its values. */
+struct range {
 	struct span part[3];
-	int n_parts = 0;
-	const char *p = el.s, *end = el.s + el.len;
-	int64_t lo, hi, step = 1, factor = 0;
-	uint64_t count;
-	enum sw_status st;
+	int n_parts;
+	int64_t lo, hi, step;
+	int64_t factor; /* 0: arithmetic, by step */
+};
 
-	if (!el.len)
-		return sw_fail(err, SW_EINVAL, QUOTE_FMT ": empty list element",
-			       QUOTE_ARGS(whole.s, whole.len));
+/* Splits el at its colons into r->part, refusing empty and extra parts. */
+static enum sw_status split_parts(struct span el, struct range *r, struct sw_err *err)
+{
+	const char *p = el.s, *end = el.s + el.len;
+
 	for (;;) {
 		const char *c = memchr(p, ':', (size_t)(end - p));
 		const char *pe = c ? c : end;
-		if (n_parts == 3)
+		if (r->n_parts == 3)
 			return sw_fail(err, SW_EINVAL,
 				       QUOTE_FMT
 				       ": a range has at most three parts, START:END:STEP",
 				       QUOTE_ARGS(el.s, el.len));
-		part[n_parts] = trim(p, (size_t)(pe - p));
-		if (!part[n_parts].len)
+		r->part[r->n_parts] = trim(p, (size_t)(pe - p));
+		if (!r->part[r->n_parts].len)
 			return sw_fail(err, SW_EINVAL,
 				       QUOTE_FMT ": empty range part (expected START:END, "
 						 "START:END:STEP or START:END:xFACTOR)",
 				       QUOTE_ARGS(el.s, el.len));
-		n_parts++;
+		r->n_parts++;
 		if (!c)
-			break;
+			return SW_OK;
 		p = c + 1;
 	}
+}
 
-	st = parse_int_span(part[0], &lo, err);
+/* Parses the integer t, a part of element el of the text whole. */
+static enum sw_status parse_part(struct span whole, struct span el, const struct range *r,
+				 struct span t, int64_t *out, struct sw_err *err)
+{
+	enum sw_status st = parse_int_span(t, out, err);
+
+	/* Quote the range or list the bad integer was only a part of. */
+	if (st && r->n_parts > 1)
+		sw_wrap(err, QUOTE_FMT, QUOTE_ARGS(el.s, el.len));
+	else if (st && el.len != whole.len)
+		sw_wrap(err, QUOTE_FMT, QUOTE_ARGS(whole.s, whole.len));
+	return st;
+}
+
+/* The third part: a step of at least 1, or "x" and a factor of at least 2. */
+static enum sw_status parse_step(struct span whole, struct span el, struct range *r,
+				 struct sw_err *err)
+{
+	struct span s = r->part[2];
+	int geometric = s.s[0] == 'x' || s.s[0] == 'X';
+	enum sw_status st;
+
+	if (geometric)
+		s = trim(s.s + 1, s.len - 1);
+	st = parse_part(whole, el, r, s, geometric ? &r->factor : &r->step, err);
 	if (st)
-		goto bad_part;
-	if (n_parts == 1) {
-		if (a->n + 1 > SW_AXIS_MAX_VALUES)
-			return too_many(whole, err);
-		st = reserve(a, cap, a->n + 1, err);
-		if (st)
-			return st;
-		a->v[a->n++] = lo;
+		return st;
+	if (geometric && r->factor < 2)
+		return sw_fail(err, SW_EINVAL,
+			       QUOTE_FMT ": the geometric factor must be at least 2",
+			       QUOTE_ARGS(el.s, el.len));
+	if (!geometric && r->step < 1)
+		return sw_fail(err, SW_EINVAL, QUOTE_FMT ": the step must be at least 1",
+			       QUOTE_ARGS(el.s, el.len));
+	return SW_OK;
+}
+
+/* Fills r's bounds and step from its parts; a single integer is lo == hi. */
+static enum sw_status parse_range(struct span whole, struct span el, struct range *r,
+				  struct sw_err *err)
+{
+	enum sw_status st = parse_part(whole, el, r, r->part[0], &r->lo, err);
+
+	if (st)
+		return st;
+	r->hi = r->lo;
+	if (r->n_parts > 1 && (st = parse_part(whole, el, r, r->part[1], &r->hi, err)))
+		return st;
+	if (r->n_parts == 3 && (st = parse_step(whole, el, r, err)))
+		return st;
+	if (r->lo > r->hi)
+		return sw_fail(err, SW_EINVAL, QUOTE_FMT ": the start %.*s is above the end %.*s",
+			       QUOTE_ARGS(el.s, el.len), (int)r->part[0].len, r->part[0].s,
+			       (int)r->part[1].len, r->part[1].s);
+	if (r->factor && r->lo < 1)
+		return sw_fail(err, SW_EINVAL,
+			       QUOTE_FMT ": a geometric range must start at 1 or more",
+			       QUOTE_ARGS(el.s, el.len));
+	return SW_OK;
+}
+
+/* How many values r holds; over SW_AXIS_MAX_VALUES is too many. */
+static enum sw_status range_count(struct span whole, const struct range *r, uint64_t *count,
+				  struct sw_err *err)
+{
+	if (r->factor) {
+		int64_t v = r->lo;
+		/* v <= hi / factor is v * factor <= hi without overflow. */
+		for (*count = 1; v <= r->hi / r->factor; ++*count)
+			v *= r->factor;
 		return SW_OK;
 	}
-	st = parse_int_span(part[1], &hi, err);
-	if (st)
-		goto bad_part;
-	if (n_parts == 3) {
-		struct span s = part[2];
-		int geometric = s.s[0] == 'x' || s.s[0] == 'X';
-		if (geometric)
-			s = trim(s.s + 1, s.len - 1);
-		st = parse_int_span(s, geometric ? &factor : &step, err);
-		if (st)
-			goto bad_part;
-		if (geometric && factor < 2)
-			return sw_fail(err, SW_EINVAL,
-				       QUOTE_FMT ": the geometric factor must be at least 2",
-				       QUOTE_ARGS(el.s, el.len));
-		if (!geometric && step < 1)
-			return sw_fail(err, SW_EINVAL, QUOTE_FMT ": the step must be at least 1",
-				       QUOTE_ARGS(el.s, el.len));
-	}
-	if (lo > hi)
-		return sw_fail(err, SW_EINVAL, QUOTE_FMT ": the start %.*s is above the end %.*s",
-			       QUOTE_ARGS(el.s, el.len), (int)part[0].len, part[0].s,
-			       (int)part[1].len, part[1].s);
+	/* hi - lo in unsigned arithmetic cannot overflow when lo <= hi. */
+	uint64_t q = ((uint64_t)r->hi - (uint64_t)r->lo) / (uint64_t)r->step;
+	if (q >= SW_AXIS_MAX_VALUES)
+		return too_many(whole, err);
+	*count = q + 1;
+	return SW_OK;
+}
 
-	if (factor) {
-		int64_t v = lo;
-		if (lo < 1)
-			return sw_fail(err, SW_EINVAL,
-				       QUOTE_FMT ": a geometric range must start at 1 or more",
-				       QUOTE_ARGS(el.s, el.len));
-		/* v <= hi / factor is v * factor <= hi without overflow. */
-		for (count = 1; v <= hi / factor; count++)
-			v *= factor;
-	} else {
-		/* hi - lo in unsigned arithmetic cannot overflow when lo <= hi. */
-		uint64_t q = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)step;
-		if (q >= SW_AXIS_MAX_VALUES)
-			return too_many(whole, err);
-		count = q + 1;
-	}
+/* Appends r's count values to a, within SW_AXIS_MAX_VALUES in all. */
+static enum sw_status append_range(struct span whole, const struct range *r, uint64_t count,
+				   struct sw_axis_values *a, size_t *cap, struct sw_err *err)
+{
+	int64_t v = r->lo;
+	enum sw_status st;
+
 	if (count > SW_AXIS_MAX_VALUES - a->n)
 		return too_many(whole, err);
 	st = reserve(a, cap, a->n + (size_t)count, err);
 	if (st)
 		return st;
 	for (uint64_t i = 0; i < count; i++) {
-		a->v[a->n++] = lo;
-		/* The last value is not advanced: lo + step may exceed INT64_MAX. */
+		a->v[a->n++] = v;
+		/* The last value is not advanced: v + step may exceed INT64_MAX. */
 		if (i + 1 < count)
-			lo = factor ? lo * factor : lo + step;
+			v = r->factor ? v * r->factor : v + r->step;
 	}
 	return SW_OK;
+}
 
-bad_part:
-	/* Quote the range or list the bad integer was only a part of. */
-	if (n_parts > 1)
-		sw_wrap(err, QUOTE_FMT, QUOTE_ARGS(el.s, el.len));
-	else if (el.len != whole.len)
-		sw_wrap(err, QUOTE_FMT, QUOTE_ARGS(whole.s, whole.len));
-	return st;
+/* One comma-separated element: an integer or a range. Appends its values. */
+static enum sw_status parse_element(struct span whole, struct span el, struct sw_axis_values *a,
+				    size_t *cap, struct sw_err *err)
+{
+	struct range r = { .step = 1 };
+	uint64_t count = 0;
+	enum sw_status st;
+
+	if (!el.len)
+		return sw_fail(err, SW_EINVAL, QUOTE_FMT ": empty list element",
+			       QUOTE_ARGS(whole.s, whole.len));
+	st = split_parts(el, &r, err);
+	if (st)
+		return st;
+	st = parse_range(whole, el, &r, err);
+	if (st)
+		return st;
+	st = range_count(whole, &r, &count, err);
+	if (st)
+		return st;
+	return append_range(whole, &r, count, a, cap, err);
 }
 
 static int cmp_i64(const void *pa, const void *pb)

@@ -1,8 +1,10 @@
 /*
- * Command-line parsing of cli.h with getopt_long. Checks the options alone
- * (values, conflicts, one job file); what --set assigns and whether the job
- * file exists are for the job loader. Never prints: getopt's own messages
- * are off and every error is returned in struct sw_err.
+ * Command-line parsing of cli.h with getopt_long, driven by one table row
+ * per option (getopt's tables are built from it): a new option is a row and
+ * its help text. Checks the options alone (values, conflicts, one job file);
+ * what --set assigns and whether the job file exists are for the job loader.
+ * Never prints: getopt's own messages are off and every error is returned in
+ * struct sw_err.
  */
 #define _GNU_SOURCE /* getopt_long */
 
@@ -10,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,52 +20,137 @@
 #define SW_BATCH_MAX     64
 #define SW_BATCH_DEFAULT 2
 
-/* Long-only options take values past any character. */
-enum { OPT_SCHEDULE = 256, OPT_BATCH, OPT_SHARE_GPU, OPT_COUNTERS };
-
-/* The leading ':' makes a missing argument return ':' rather than '?'. */
-static const char short_opts[] = ":hVlno:frb:s:q";
-
-static const struct option long_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "list", no_argument, NULL, 'l' },
-	{ "dry-run", no_argument, NULL, 'n' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "resume", no_argument, NULL, 'r' },
-	{ "backend", required_argument, NULL, 'b' },
-	{ "set", required_argument, NULL, 's' },
-	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "share-gpu", no_argument, NULL, OPT_SHARE_GPU },
-	{ "counters", no_argument, NULL, OPT_COUNTERS },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* What an option's argument looks like, for "needs an argument" messages. */
-static const char *arg_hint(int val)
+static enum sw_status set_output(struct sw_options *o, const char *arg, struct sw_err *err)
 {
-	switch (val) {
-	case 'o': return "FILE";
-	case 'b': return "cuda, model or auto";
-	case 's': return "FAMILY.AXIS=VALUES";
-	case OPT_SCHEDULE: return "dynamic or static";
-	case OPT_BATCH: return "N, 1 to 64";
-	}
-	return "a value";
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL, "empty --output: expected FILE");
+	o->output = arg;
+	return SW_OK;
 }
 
-/* The long option whose value is val; NULL for an unknown letter. */
-static const struct option *find_val(int val)
+static enum sw_status set_backend(struct sw_options *o, const char *arg, struct sw_err *err)
 {
-	const struct option *lo;
+	if (strcmp(arg, "auto") == 0)
+		o->backend = SW_BACKEND_AUTO;
+	else if (strcmp(arg, "cuda") == 0)
+		o->backend = SW_BACKEND_CUDA;
+	else if (strcmp(arg, "model") == 0)
+		o->backend = SW_BACKEND_MODEL;
+	else
+		return sw_fail(err, SW_EINVAL, "bad --backend '%s': expected cuda, model or auto",
+			       arg);
+	return SW_OK;
+}
 
-	for (lo = long_opts; lo->name; lo++)
-		if (lo->val == val)
-			return lo;
+static enum sw_status set_schedule(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (strcmp(arg, "dynamic") == 0)
+		o->schedule = SW_SCHED_DYNAMIC;
+	else if (strcmp(arg, "static") == 0)
+		o->schedule = SW_SCHED_STATIC;
+	else
+		return sw_fail(err, SW_EINVAL, "bad --schedule '%s': expected dynamic or static",
+			       arg);
+	return SW_OK;
+}
+
+static enum sw_status set_batch(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || v < SW_BATCH_MIN || v > SW_BATCH_MAX)
+		return sw_fail(err, SW_EINVAL,
+			       "bad --batch '%s': expected a whole number from %d to %d", arg,
+			       SW_BATCH_MIN, SW_BATCH_MAX);
+	o->batch = (int)v;
+	return SW_OK;
+}
+
+static enum sw_status add_set(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	const char **sets = realloc(o->sets, (size_t)(o->n_sets + 1) * sizeof(*sets));
+
+	if (!sets)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --set '%s'", arg);
+	sets[o->n_sets++] = arg;
+	o->sets = sets;
+	return SW_OK;
+}
+
+/*
+ * Every option, one row each: a flag sets the int at `flag`; an option with
+ * a value has the hint its "needs a value" message shows and the function
+ * that takes the value. The getopt tables are built from these rows, in this
+ * order (the order an ambiguous abbreviation's candidates are listed in).
+ */
+struct cli_opt {
+	const char *name;
+	char letter; /* 0: long only */
+	size_t flag; /* offset of the int a flag sets */
+	const char *hint;
+	enum sw_status (*take)(struct sw_options *o, const char *arg, struct sw_err *err);
+};
+
+/* clang-format would spread these one-line macros over four lines each */
+/* clang-format off */
+#define FLAG(name, letter, field) { name, letter, offsetof(struct sw_options, field), NULL, NULL }
+#define VALUE(name, letter, hint, take) { name, letter, 0, hint, take }
+/* clang-format on */
+static const struct cli_opt opts[] = {
+	FLAG("help", 'h', help),
+	FLAG("version", 'V', version),
+	FLAG("list", 'l', list),
+	FLAG("dry-run", 'n', dry_run),
+	VALUE("output", 'o', "FILE", set_output),
+	FLAG("force", 'f', force),
+	FLAG("resume", 'r', resume),
+	VALUE("backend", 'b', "cuda, model or auto", set_backend),
+	VALUE("set", 's', "FAMILY.AXIS=VALUES", add_set),
+	VALUE("schedule", 0, "dynamic or static", set_schedule),
+	VALUE("batch", 0, "N, 1 to 64", set_batch),
+	FLAG("share-gpu", 0, share_gpu),
+	FLAG("counters", 0, counters),
+	FLAG("quiet", 'q', quiet),
+};
+#undef FLAG
+#undef VALUE
+#define N_OPTS (sizeof opts / sizeof opts[0])
+
+/* What getopt_long returns for row i: its letter, or past any character. */
+static int opt_val(size_t i)
+{
+	return opts[i].letter ? opts[i].letter : 256 + (int)i;
+}
+
+/* The row whose getopt value is val; NULL for an unknown letter. */
+static const struct cli_opt *find_val(int val)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (opt_val(i) == val)
+			return &opts[i];
 	return NULL;
+}
+
+/* getopt's tables from the rows. The leading ':' makes a missing argument
+ * return ':' rather than '?'. */
+static void getopt_tables(struct option *longs, char *shorts)
+{
+	*shorts++ = ':';
+	for (size_t i = 0; i < N_OPTS; i++) {
+		longs[i] = (struct option){ opts[i].name,
+					    opts[i].hint ? required_argument : no_argument, NULL,
+					    opt_val(i) };
+		if (!opts[i].letter)
+			continue;
+		*shorts++ = opts[i].letter;
+		if (opts[i].hint)
+			*shorts++ = ':';
+	}
+	longs[N_OPTS] = (struct option){ NULL, 0, NULL, 0 };
+	*shorts = '\0';
 }
 
 /* The option as typed, without "=value"; buf is NUL-terminated. */
@@ -76,6 +164,24 @@ static void typed_name(char *buf, size_t len, const char *arg)
 	buf[n] = '\0';
 }
 
+/* "--a, --b" for the options whose names start with prefix; how many do. */
+static int candidates(const char *prefix, size_t n, char *list, size_t len)
+{
+	int matches = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < N_OPTS; i++) {
+		if (strncmp(opts[i].name, prefix, n))
+			continue;
+		matches++;
+		if (strlen(list) + strlen(opts[i].name) + 5 < len) {
+			strcat(list, matches > 1 ? ", --" : "--");
+			strcat(list, opts[i].name);
+		}
+	}
+	return matches;
+}
+
 /*
  * getopt returned '?'. Three causes: an unknown or ambiguous long option
  * (optopt 0, argv[optind - 1] is it), "--flag=value" for a flag (optopt is
@@ -85,7 +191,6 @@ static void typed_name(char *buf, size_t len, const char *arg)
 static enum sw_status bad_option(char **argv, struct sw_err *err)
 {
 	char name[64], list[256] = "";
-	const struct option *lo;
 	size_t n;
 	int matches = 0;
 
@@ -102,17 +207,8 @@ static enum sw_status bad_option(char **argv, struct sw_err *err)
 	typed_name(name, sizeof(name), argv[optind - 1]);
 
 	n = strlen(name);
-	if (n > 2 && strncmp(name, "--", 2) == 0) {
-		for (lo = long_opts; lo->name; lo++) {
-			if (strncmp(lo->name, name + 2, n - 2))
-				continue;
-			matches++;
-			if (strlen(list) + strlen(lo->name) + 5 < sizeof(list)) {
-				strcat(list, matches > 1 ? ", --" : "--");
-				strcat(list, lo->name);
-			}
-		}
-	}
+	if (n > 2 && strncmp(name, "--", 2) == 0)
+		matches = candidates(name + 2, n - 2, list, sizeof(list));
 	if (matches > 1)
 		return sw_fail(err, SW_EINVAL, "ambiguous option '%s': could be %s", name, list);
 	return sw_fail(err, SW_EINVAL, "unknown option '%s' (see sweep --help)", name);
@@ -122,46 +218,80 @@ static enum sw_status bad_option(char **argv, struct sw_err *err)
  * it; a long one is named in full even when abbreviated. */
 static enum sw_status missing_arg(char **argv, struct sw_err *err)
 {
-	const struct option *lo = find_val(optopt);
+	const struct cli_opt *opt = find_val(optopt);
 	char name[64];
 
-	if (strncmp(argv[optind - 1], "--", 2) == 0 && lo)
-		snprintf(name, sizeof(name), "--%s", lo->name);
+	if (strncmp(argv[optind - 1], "--", 2) == 0 && opt)
+		snprintf(name, sizeof(name), "--%s", opt->name);
 	else
 		snprintf(name, sizeof(name), "-%c", optopt);
-	return sw_fail(err, SW_EINVAL, "option '%s' needs a value: %s", name, arg_hint(optopt));
+	return sw_fail(err, SW_EINVAL, "option '%s' needs a value: %s", name,
+		       opt && opt->hint ? opt->hint : "a value");
 }
 
-static enum sw_status parse_batch(const char *text, int *batch, struct sw_err *err)
+/* Runs getopt_long over argv, applying each option's row to o. */
+static enum sw_status parse_options(int argc, char **argv, struct sw_options *o, struct sw_err *err)
 {
-	char *end;
-	long v;
+	struct option longs[N_OPTS + 1];
+	char shorts[2 * N_OPTS + 2];
+	int c;
 
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (end == text || *end || errno || v < SW_BATCH_MIN || v > SW_BATCH_MAX)
-		return sw_fail(err, SW_EINVAL,
-			       "bad --batch '%s': expected a whole number from %d to %d", text,
-			       SW_BATCH_MIN, SW_BATCH_MAX);
-	*batch = (int)v;
+	getopt_tables(longs, shorts);
+	/* Parsing may run more than once per process (tests do): restart getopt.
+	 * glibc reinitialises fully only on 0, which also clears a half-read
+	 * cluster of short options left by an earlier error. */
+	opterr = 0;
+#ifdef __GLIBC__
+	optind = 0;
+#else
+	optind = 1;
+#endif
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct cli_opt *opt = find_val(c); /* NULL for '?' */
+		enum sw_status st;
+
+		if (c == ':')
+			return missing_arg(argv, err);
+		if (!opt)
+			return bad_option(argv, err);
+		if (!opt->take) {
+			*(int *)((char *)o + opt->flag) = 1;
+			continue;
+		}
+		st = opt->take(o, optarg, err);
+		if (st)
+			return st;
+	}
 	return SW_OK;
 }
 
-static enum sw_status add_set(struct sw_options *o, const char *assignment, struct sw_err *err)
+/* What the options say together, and the one job file. */
+static enum sw_status check_line(int argc, char **argv, struct sw_options *o, struct sw_err *err)
 {
-	const char **sets = realloc(o->sets, (size_t)(o->n_sets + 1) * sizeof(*sets));
+	/* getopt_long moved the positional arguments to the end, in order. */
+	int n_pos = argc - optind;
 
-	if (!sets)
-		return sw_fail(err, SW_ENOMEM, "out of memory storing --set '%s'", assignment);
-	sets[o->n_sets++] = assignment;
-	o->sets = sets;
+	if (o->force && o->resume)
+		return sw_fail(err, SW_EINVAL,
+			       "--force and --resume conflict: --force replaces the output file, "
+			       "--resume continues it");
+	if (n_pos > 1)
+		return sw_fail(err, SW_EINVAL,
+			       "one job file expected, got '%s' and '%s'%s (quote --set values "
+			       "that contain spaces)",
+			       argv[optind], argv[optind + 1], n_pos > 2 ? " and more" : "");
+	if (n_pos == 1)
+		o->job_path = argv[optind];
+	else if (!o->list)
+		return sw_fail(
+			err, SW_EINVAL,
+			"missing job file (usage: sweep [OPTIONS] JOB.yaml; see sweep --help)");
 	return SW_OK;
 }
 
 enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct sw_err *err)
 {
-	enum sw_status st = SW_OK;
-	int c, n_pos;
+	enum sw_status st;
 
 	memset(o, 0, sizeof(*o));
 	o->backend = SW_BACKEND_AUTO;
@@ -175,106 +305,12 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 		return sw_fail(err, SW_EINVAL,
 			       "missing job file (usage: sweep [OPTIONS] JOB.yaml)");
 
-	/* Parsing may run more than once per process (tests do): restart getopt.
-	 * glibc reinitialises fully only on 0, which also clears a half-read
-	 * cluster of short options left by an earlier error. */
-	opterr = 0;
-#ifdef __GLIBC__
-	optind = 0;
-#else
-	optind = 1;
-#endif
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h': o->help = 1; break;
-		case 'V': o->version = 1; break;
-		case 'l': o->list = 1; break;
-		case 'n': o->dry_run = 1; break;
-		case 'o':
-			if (!*optarg) {
-				st = sw_fail(err, SW_EINVAL, "empty --output: expected FILE");
-				goto fail;
-			}
-			o->output = optarg;
-			break;
-		case 'f': o->force = 1; break;
-		case 'r': o->resume = 1; break;
-		case 'q': o->quiet = 1; break;
-		case OPT_SHARE_GPU: o->share_gpu = 1; break;
-		case OPT_COUNTERS: o->counters = 1; break;
-		case 'b':
-			if (strcmp(optarg, "auto") == 0) {
-				o->backend = SW_BACKEND_AUTO;
-			} else if (strcmp(optarg, "cuda") == 0) {
-				o->backend = SW_BACKEND_CUDA;
-			} else if (strcmp(optarg, "model") == 0) {
-				o->backend = SW_BACKEND_MODEL;
-			} else {
-				st = sw_fail(err, SW_EINVAL,
-					     "bad --backend '%s': expected cuda, model or auto",
-					     optarg);
-				goto fail;
-			}
-			break;
-		case OPT_SCHEDULE:
-			if (strcmp(optarg, "dynamic") == 0) {
-				o->schedule = SW_SCHED_DYNAMIC;
-			} else if (strcmp(optarg, "static") == 0) {
-				o->schedule = SW_SCHED_STATIC;
-			} else {
-				st = sw_fail(err, SW_EINVAL,
-					     "bad --schedule '%s': expected dynamic or static",
-					     optarg);
-				goto fail;
-			}
-			break;
-		case OPT_BATCH:
-			st = parse_batch(optarg, &o->batch, err);
-			if (st)
-				goto fail;
-			break;
-		case 's':
-			st = add_set(o, optarg, err);
-			if (st)
-				goto fail;
-			break;
-		case ':': st = missing_arg(argv, err); goto fail;
-		default: st = bad_option(argv, err); goto fail;
-		}
-	}
-
+	st = parse_options(argc, argv, o, err);
 	/* --help and --version answer whatever else the line holds. */
-	if (o->help || o->version)
-		return SW_OK;
-
-	if (o->force && o->resume) {
-		st = sw_fail(err, SW_EINVAL,
-			     "--force and --resume conflict: --force replaces the output file, "
-			     "--resume continues it");
-		goto fail;
-	}
-
-	/* getopt_long moved the positional arguments to the end, in order. */
-	n_pos = argc - optind;
-	if (n_pos > 1) {
-		st = sw_fail(err, SW_EINVAL,
-			     "one job file expected, got '%s' and '%s'%s (quote --set values "
-			     "that contain spaces)",
-			     argv[optind], argv[optind + 1], n_pos > 2 ? " and more" : "");
-		goto fail;
-	}
-	if (n_pos == 1)
-		o->job_path = argv[optind];
-	else if (!o->list) {
-		st = sw_fail(
-			err, SW_EINVAL,
-			"missing job file (usage: sweep [OPTIONS] JOB.yaml; see sweep --help)");
-		goto fail;
-	}
-	return SW_OK;
-
-fail:
-	sw_cli_fini(o);
+	if (st == SW_OK && !o->help && !o->version)
+		st = check_line(argc, argv, o, err);
+	if (st != SW_OK)
+		sw_cli_fini(o);
 	return st;
 }
 

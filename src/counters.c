@@ -150,48 +150,53 @@ static void name_missing_metric(struct sw_counters *c, const char *chip, const u
 	}
 }
 
-enum sw_status sw_counters_create(int device_index, struct sw_counters **out, struct sw_err *err)
+/* Makes cudart's context and takes it for the profiler. */
+static enum sw_status bind_context(struct sw_counters *c, struct sw_err *err)
+{
+	if (cudaFree(NULL) != cudaSuccess) /* makes the context */
+		return sw_fail(err, SW_SKIP, "counters unavailable: no CUDA context");
+	return current_context(&c->ctx, err);
+}
+
+/* Starts the profiler and asks for the chip's name and which counters it has
+ * (*avail, the caller frees it, also on failure). */
+static enum sw_status chip_and_availability(const struct sw_counters *c, int device_index,
+					    const char **chip, uint8_t **avail, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
-	uint8_t *avail = NULL;
-	*out = NULL;
-	struct sw_counters *c = calloc(1, sizeof *c);
-	if (!c)
-		return sw_fail(err, SW_ENOMEM, "no memory for the counters");
-	for (size_t i = 0; i < N_METRICS; i++)
-		c->names[i] = metrics[i].name;
-	if (cudaFree(NULL) != cudaSuccess) { /* makes the context */
-		st = sw_fail(err, SW_SKIP, "counters unavailable: no CUDA context");
-		goto out;
-	}
-	if ((st = current_context(&c->ctx, err)) != SW_OK)
-		goto out;
-
 	CUpti_Profiler_Initialize_Params pinit = {
 		.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE
 	};
 	CUPTI_CALL(cuptiProfilerInitialize(&pinit), "initialising the profiler", out);
-	CUpti_Device_GetChipName_Params chip = {
+	CUpti_Device_GetChipName_Params name = {
 		.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
 		.deviceIndex = (size_t)device_index,
 	};
-	CUPTI_CALL(cuptiDeviceGetChipName(&chip), "asking the chip name", out);
+	CUPTI_CALL(cuptiDeviceGetChipName(&name), "asking the chip name", out);
+	*chip = name.pChipName;
 	CUpti_Profiler_GetCounterAvailability_Params av = {
 		.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE,
 		.ctx = c->ctx,
 	};
 	CUPTI_CALL(cuptiProfilerGetCounterAvailability(&av), "asking counter availability", out);
-	if (!(avail = malloc(av.counterAvailabilityImageSize))) {
-		st = sw_fail(err, SW_ENOMEM, "no memory for the counter availability image");
-		goto out;
-	}
-	av.pCounterAvailabilityImage = avail;
+	if (!(*avail = malloc(av.counterAvailabilityImageSize)))
+		return sw_fail(err, SW_ENOMEM, "no memory for the counter availability image");
+	av.pCounterAvailabilityImage = *avail;
 	CUPTI_CALL(cuptiProfilerGetCounterAvailability(&av), "reading counter availability", out);
+out:
+	return st;
+}
 
+/* Makes the metric host object and gives it every metric; names the first
+ * one the chip lacks when they do not configure. */
+static enum sw_status add_metrics(struct sw_counters *c, const char *chip, const uint8_t *avail,
+				  struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
 	CUpti_Profiler_Host_Initialize_Params hinit = {
 		.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
 		.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER,
-		.pChipName = chip.pChipName,
+		.pChipName = chip,
 		.pCounterAvailabilityImage = avail,
 	};
 	CUPTI_CALL(cuptiProfilerHostInitialize(&hinit), "setting up the metric host", out);
@@ -205,18 +210,24 @@ enum sw_status sw_counters_create(int device_index, struct sw_counters **out, st
 	CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add);
 	if (r != CUPTI_SUCCESS) {
 		st = cupti_fail(err, r, "configuring the metrics");
-		name_missing_metric(c, chip.pChipName, avail, err);
-		goto out;
+		name_missing_metric(c, chip, avail, err);
 	}
+out:
+	return st;
+}
+
+/* The config image every point's profiler is set up with, and the passes
+ * it takes. */
+static enum sw_status make_config_image(struct sw_counters *c, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
 	CUpti_Profiler_Host_GetConfigImageSize_Params size = {
 		.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
 		.pHostObject = c->host,
 	};
 	CUPTI_CALL(cuptiProfilerHostGetConfigImageSize(&size), "sizing the config image", out);
-	if (!(c->config = malloc(size.configImageSize))) {
-		st = sw_fail(err, SW_ENOMEM, "no memory for the config image");
-		goto out;
-	}
+	if (!(c->config = malloc(size.configImageSize)))
+		return sw_fail(err, SW_ENOMEM, "no memory for the config image");
 	c->config_bytes = size.configImageSize;
 	CUpti_Profiler_Host_GetConfigImage_Params image = {
 		.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE,
@@ -233,6 +244,28 @@ enum sw_status sw_counters_create(int device_index, struct sw_counters **out, st
 	CUPTI_CALL(cuptiProfilerHostGetNumOfPasses(&passes), "counting passes", out);
 	c->passes = (int)passes.numOfPasses;
 out:
+	return st;
+}
+
+enum sw_status sw_counters_create(int device_index, struct sw_counters **out, struct sw_err *err)
+{
+	const char *chip = NULL;
+	uint8_t *avail = NULL;
+	enum sw_status st;
+
+	*out = NULL;
+	struct sw_counters *c = calloc(1, sizeof *c);
+	if (!c)
+		return sw_fail(err, SW_ENOMEM, "no memory for the counters");
+	for (size_t i = 0; i < N_METRICS; i++)
+		c->names[i] = metrics[i].name;
+	st = bind_context(c, err);
+	if (st == SW_OK)
+		st = chip_and_availability(c, device_index, &chip, &avail, err);
+	if (st == SW_OK)
+		st = add_metrics(c, chip, avail, err);
+	if (st == SW_OK)
+		st = make_config_image(c, err);
 	free(avail);
 	if (st != SW_OK)
 		sw_counters_destroy(&c);
@@ -311,50 +344,69 @@ out:
 	return st;
 }
 
-enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
-				   sw_counted_fn prepare, sw_counted_fn run, void *arg,
-				   struct sw_counter_values *out, struct sw_err *err)
+/* One point's profiling: the profiler enabled on the context, and the
+ * counter data its one range is recorded into. */
+struct session {
+	CUpti_RangeProfiler_Object *obj;
+	uint8_t *data; /* owned */
+	size_t data_bytes;
+};
+
+static enum sw_status enable_profiler(const struct sw_counters *c, struct session *ses,
+				      struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
-	uint8_t *data = NULL;
-	double values[N_METRICS];
-	memset(out, 0, sizeof *out);
-
 	CUpti_RangeProfiler_Enable_Params enable = {
 		.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE,
 		.ctx = c->ctx,
 	};
 	CUPTI_CALL(cuptiRangeProfilerEnable(&enable), "enabling the range profiler", out);
-	CUpti_RangeProfiler_Object *obj = enable.pRangeProfilerObject;
+	ses->obj = enable.pRangeProfilerObject;
+out:
+	return st;
+}
 
+/* A counter-data image for one range of every metric. */
+static enum sw_status make_counter_data(struct sw_counters *c, struct session *ses,
+					struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
 	CUpti_RangeProfiler_GetCounterDataSize_Params size = {
 		.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
-		.pRangeProfilerObject = obj,
+		.pRangeProfilerObject = ses->obj,
 		.pMetricNames = c->names,
 		.numMetrics = N_METRICS,
 		.maxNumOfRanges = 1,
 		.maxNumRangeTreeNodes = 1,
 	};
-	CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize(&size), "sizing the counter data", disable);
-	if (!(data = malloc(size.counterDataSize))) {
-		st = sw_fail(err, SW_ENOMEM, "no memory for the counter data");
-		goto disable;
-	}
+	CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize(&size), "sizing the counter data", out);
+	if (!(ses->data = malloc(size.counterDataSize)))
+		return sw_fail(err, SW_ENOMEM, "no memory for the counter data");
+	ses->data_bytes = size.counterDataSize;
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
 		.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE,
-		.pRangeProfilerObject = obj,
-		.counterDataSize = size.counterDataSize,
-		.pCounterData = data,
+		.pRangeProfilerObject = ses->obj,
+		.counterDataSize = ses->data_bytes,
+		.pCounterData = ses->data,
 	};
 	CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init),
-		   "initialising the counter data", disable);
+		   "initialising the counter data", out);
+out:
+	return st;
+}
+
+/* One user range, replayed by us, into the session's counter data. */
+static enum sw_status set_config(const struct sw_counters *c, const struct session *ses,
+				 struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
 	CUpti_RangeProfiler_SetConfig_Params config = {
 		.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
-		.pRangeProfilerObject = obj,
+		.pRangeProfilerObject = ses->obj,
 		.configSize = c->config_bytes,
 		.pConfig = c->config,
-		.counterDataImageSize = size.counterDataSize,
-		.pCounterDataImage = data,
+		.counterDataImageSize = ses->data_bytes,
+		.pCounterDataImage = ses->data,
 		.range = CUPTI_UserRange,
 		.replayMode = CUPTI_UserReplay,
 		.maxRangesPerPass = 1,
@@ -363,50 +415,93 @@ enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
 		.passIndex = 0,
 		.targetNestingLevel = 1,
 	};
-	CUPTI_CALL(cuptiRangeProfilerSetConfig(&config), "configuring the range profiler", disable);
-	if ((st = replay(c, obj, stream, prepare, run, arg, &out->passes, err)) != SW_OK)
-		goto disable;
+	CUPTI_CALL(cuptiRangeProfilerSetConfig(&config), "configuring the range profiler", out);
+out:
+	return st;
+}
 
+/* Decodes the passes into the counter data, which must hold our one range. */
+static enum sw_status decode_range(const struct session *ses, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
 	CUpti_RangeProfiler_DecodeData_Params decode = {
 		.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,
-		.pRangeProfilerObject = obj,
+		.pRangeProfilerObject = ses->obj,
 	};
-	CUPTI_CALL(cuptiRangeProfilerDecodeData(&decode), "decoding the counters", disable);
+	CUPTI_CALL(cuptiRangeProfilerDecodeData(&decode), "decoding the counters", out);
 	CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
 		.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE,
-		.pCounterDataImage = data,
-		.counterDataImageSize = size.counterDataSize,
+		.pCounterDataImage = ses->data,
+		.counterDataImageSize = ses->data_bytes,
 	};
-	CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info), "reading the counter data",
-		   disable);
-	if (decode.numOfRangeDropped || info.numTotalRanges != 1) {
+	CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info), "reading the counter data", out);
+	if (decode.numOfRangeDropped || info.numTotalRanges != 1)
 		st = sw_fail(err, SW_SKIP, "counters unavailable: %zu ranges recorded, %zu dropped",
 			     info.numTotalRanges, decode.numOfRangeDropped);
-		goto disable;
-	}
+out:
+	return st;
+}
+
+/* The metrics' values of the range, each into its field of out. */
+static enum sw_status evaluate(struct sw_counters *c, const struct session *ses,
+			       struct sw_counter_values *out, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	double values[N_METRICS];
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params eval = {
 		.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE,
 		.pHostObject = c->host,
-		.pCounterDataImage = data,
-		.counterDataImageSize = size.counterDataSize,
+		.pCounterDataImage = ses->data,
+		.counterDataImageSize = ses->data_bytes,
 		.rangeIndex = 0,
 		.ppMetricNames = c->names,
 		.numMetrics = N_METRICS,
 		.pMetricValues = values,
 	};
-	CUPTI_CALL(cuptiProfilerHostEvaluateToGpuValues(&eval), "evaluating the metrics", disable);
+	CUPTI_CALL(cuptiProfilerHostEvaluateToGpuValues(&eval), "evaluating the metrics", out);
 	for (size_t i = 0; i < N_METRICS; i++)
 		*(double *)((char *)out + metrics[i].offset) = values[i];
-disable:;
+out:
+	return st;
+}
+
+/* Disables the profiler, so later timed launches run without it; st is the
+ * session's status so far, which a failure here replaces only if it was ok. */
+static enum sw_status disable_profiler(const struct session *ses, enum sw_status st,
+				       struct sw_err *err)
+{
 	CUpti_RangeProfiler_Disable_Params disable = {
 		.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE,
-		.pRangeProfilerObject = obj,
+		.pRangeProfilerObject = ses->obj,
 	};
 	CUptiResult dr = cuptiRangeProfilerDisable(&disable);
 	if (st == SW_OK && dr != CUPTI_SUCCESS)
 		st = cupti_fail(err, dr, "disabling the range profiler");
-	free(data);
-out:
+	return st;
+}
+
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
+				   sw_counted_fn prepare, sw_counted_fn run, void *arg,
+				   struct sw_counter_values *out, struct sw_err *err)
+{
+	struct session ses = { 0 };
+	enum sw_status st;
+
+	memset(out, 0, sizeof *out);
+	st = enable_profiler(c, &ses, err);
+	if (st != SW_OK)
+		return st;
+	st = make_counter_data(c, &ses, err);
+	if (st == SW_OK)
+		st = set_config(c, &ses, err);
+	if (st == SW_OK)
+		st = replay(c, ses.obj, stream, prepare, run, arg, &out->passes, err);
+	if (st == SW_OK)
+		st = decode_range(&ses, err);
+	if (st == SW_OK)
+		st = evaluate(c, &ses, out, err);
+	st = disable_profiler(&ses, st, err);
+	free(ses.data);
 	return st;
 }
 

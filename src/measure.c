@@ -456,6 +456,147 @@ enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f,
 	return st;
 }
 
+/* What every sample of one point enqueues. */
+struct timing {
+	struct sw_gpu *g;
+	const struct sw_variant *v;
+	const struct sw_point *p;
+	const struct sw_buffers *b;
+	int flush;    /* L2 flushed before each sample */
+	int launches; /* back to back within a sample */
+};
+
+/* Running sums of the samples taken so far. */
+struct tally {
+	int n;
+	double sum, sum_sq; /* of the samples, in ns */
+	double timed_s;     /* GPU time spent sampling */
+};
+
+/* The launch whose output is checked, or the test-only fault in its place. */
+static cudaError_t checked_launch(const struct timing *tm, uint64_t point_id)
+{
+	struct sw_gpu *g = tm->g;
+	if (g->fault_kind && g->fault_id == point_id)
+		return sw_inject_fault(g->fault_kind, g->stream);
+	return tm->v->launch(tm->p, tm->b, g->stream);
+}
+
+/* auto: flush while the working set is under four L2 sizes (twice the
+ * flush buffer): below that, lines from the last launch can still hit. */
+static int wants_flush(const struct sw_gpu *g, const struct sw_sizes *sz,
+		       const struct sw_measure_cfg *cfg)
+{
+	size_t working_set = 0;
+	for (int i = 0; i < sz->n_buffers; i++)
+		working_set += sz->bytes[i];
+	return g->flush && (cfg->flush_l2 == SW_FLUSH_ALWAYS ||
+			    (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < 2 * g->flush_bytes));
+}
+
+/* Warm-up, timed once to size the samples; its end also means the checked
+ * output has reached the host (same stream). *one_s: one launch, in s. */
+static cudaError_t warm_up(const struct timing *tm, int warmup, double *one_s)
+{
+	struct sw_gpu *g = tm->g;
+	float ms = 0;
+	cudaError_t e = enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, warmup, 0);
+	if (e == cudaSuccess)
+		e = cudaEventSynchronize(g->stop[0]);
+	if (e == cudaSuccess)
+		e = cudaEventElapsedTime(&ms, g->start[0], g->stop[0]);
+	*one_s = ms * 1e-3 / warmup;
+	return e;
+}
+
+/* Without a flush, short kernels run back to back within a sample so that
+ * event resolution (about a microsecond) does not dominate. */
+static int launches_per_sample(const struct sw_measure_cfg *cfg, int flush, double one_s)
+{
+	int launches = 1;
+	if (!flush && one_s > 0 && one_s < cfg->min_sample_s) {
+		launches = (int)ceil(cfg->min_sample_s / one_s);
+		if (launches > MAX_LAUNCHES_PER_SAMPLE)
+			launches = MAX_LAUNCHES_PER_SAMPLE;
+	}
+	return launches;
+}
+
+/* Enqueues batch samples, waits for the last and adds them all to rec and t. */
+static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_record *rec,
+				struct tally *t)
+{
+	struct sw_gpu *g = tm->g;
+	cudaError_t e = cudaSuccess;
+	float ms = 0;
+	for (int s = 0; s < batch && e == cudaSuccess; s++)
+		e = enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, tm->launches, s);
+	if (e != cudaSuccess)
+		return e;
+	e = cudaEventSynchronize(g->stop[batch - 1]);
+	for (int s = 0; s < batch && e == cudaSuccess; s++) {
+		e = cudaEventElapsedTime(&ms, g->start[s], g->stop[s]);
+		double ns = ms * 1e6 / tm->launches;
+		rec->samples_ns[t->n++] = ns;
+		t->sum += ns;
+		t->sum_sq += ns * ns;
+		t->timed_s += ms * 1e-3;
+	}
+	return e;
+}
+
+/* The stopping rule after min_samples: the relative standard error of the
+ * mean under rse_target, or time_cap_s of GPU time spent. */
+static int settled(const struct tally *t, const struct sw_measure_cfg *cfg)
+{
+	if (t->n < cfg->min_samples)
+		return 0;
+	double mean = t->sum / t->n;
+	double var = (t->sum_sq - t->n * mean * mean) / (t->n - 1);
+	double rse = sqrt(var > 0 ? var : 0) / sqrt((double)t->n) / mean;
+	return rse < cfg->rse_target || t->timed_s >= cfg->time_cap_s;
+}
+
+/* Batches of samples until the stopping rule or max_samples. */
+static cudaError_t take_samples(const struct timing *tm, const struct sw_measure_cfg *cfg,
+				struct sw_record *rec, struct tally *t)
+{
+	int max = cfg->max_samples < SW_MAX_SAMPLES ? cfg->max_samples : SW_MAX_SAMPLES;
+	for (;;) {
+		int batch = max - t->n < SAMPLE_BATCH ? max - t->n : SAMPLE_BATCH;
+		cudaError_t e = sample_batch(tm, batch, rec, t);
+		if (e != cudaSuccess)
+			return e;
+		if (t->n >= max || settled(t, cfg))
+			return cudaSuccess;
+	}
+}
+
+static void record_clocks(const struct sw_gpu *g, struct sw_record *rec)
+{
+	struct sw_clocks clk;
+	sw_device_clocks(&g->dev, &clk);
+	rec->sm_clock_mhz = clk.sm_mhz;
+	rec->mem_clock_mhz = clk.mem_mhz;
+	rec->throttle_reasons = clk.throttle_reasons;
+}
+
+/* Statistics of the samples, and rates from the median. */
+static void record_stats(struct sw_record *rec, const struct tally *t)
+{
+	struct sw_stats s;
+	sw_stats_compute(rec->samples_ns, (size_t)t->n, &s);
+	rec->n_samples = (uint32_t)t->n;
+	rec->median_ns = s.median;
+	rec->min_ns = s.min;
+	rec->mean_ns = s.mean;
+	rec->stddev_ns = s.stddev;
+	rec->rse = s.rse;
+	rec->timed_s = t->timed_s;
+	rec->gbps = rec->useful_bytes / s.median; /* bytes per ns = GB/s */
+	rec->gflops = rec->flops / s.median;
+}
+
 /* The checked launch, warm-up and samples of a prepared point. */
 static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
@@ -465,95 +606,31 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	const struct sw_variant *v = &f->variants[p->variant];
 	const struct sw_sizes sz = *szp;
 	const struct sw_buffers b = *bp;
-	size_t working_set = 0;
-	for (int i = 0; i < sz.n_buffers; i++)
-		working_set += sz.bytes[i];
+	struct timing tm = { .g = g, .v = v, .p = p, .b = &b };
+	struct tally t = { 0 };
+	double one_s;
+
 	/* the test-only switch puts its fault where the checked launch goes */
-	int inject = g->fault_kind && g->fault_id == rec->point_id;
-	cudaError_t e =
-		inject ? sw_inject_fault(g->fault_kind, g->stream) : v->launch(p, &b, g->stream);
+	cudaError_t e = checked_launch(&tm, rec->point_id);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
 	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);
 	if (st != SW_OK)
 		return st;
 
-	/* auto: flush while the working set is under four L2 sizes (twice the
-	 * flush buffer): below that, lines from the last launch can still hit. */
-	int flush =
-		g->flush && (cfg->flush_l2 == SW_FLUSH_ALWAYS ||
-			     (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < 2 * g->flush_bytes));
-	rec->l2_flushed = flush;
-
-	/* Warm-up, timed once to size the samples; its end also means the
-	 * checked output has reached the host (same stream). */
-	int warmup = cfg->warmup > 0 ? cfg->warmup : 1;
-	e = enqueue_sample(g, v, p, &b, flush, warmup, 0);
-	if (e == cudaSuccess)
-		e = cudaEventSynchronize(g->stop[0]);
-	float ms = 0;
-	if (e == cudaSuccess)
-		e = cudaEventElapsedTime(&ms, g->start[0], g->stop[0]);
+	tm.flush = wants_flush(g, &sz, cfg);
+	rec->l2_flushed = tm.flush;
+	e = warm_up(&tm, cfg->warmup > 0 ? cfg->warmup : 1, &one_s);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "running the checked launch and warm-up", err);
-	double one_s = ms * 1e-3 / warmup;
-	/* Without a flush, short kernels run back to back within a sample so that
-	 * event resolution (about a microsecond) does not dominate. */
-	int launches = 1;
-	if (!flush && one_s > 0 && one_s < cfg->min_sample_s) {
-		launches = (int)ceil(cfg->min_sample_s / one_s);
-		if (launches > MAX_LAUNCHES_PER_SAMPLE)
-			launches = MAX_LAUNCHES_PER_SAMPLE;
-	}
-	rec->launches_per_sample = launches;
+	tm.launches = launches_per_sample(cfg, tm.flush, one_s);
+	rec->launches_per_sample = tm.launches;
+	e = take_samples(&tm, cfg, rec, &t);
+	if (e != cudaSuccess)
+		return point_failed(rec, e, "timing", err);
 
-	int n = 0, max = cfg->max_samples < SW_MAX_SAMPLES ? cfg->max_samples : SW_MAX_SAMPLES;
-	double sum = 0, sum_sq = 0, timed_s = 0;
-	for (;;) {
-		int batch = max - n < SAMPLE_BATCH ? max - n : SAMPLE_BATCH;
-		for (int s = 0; s < batch && e == cudaSuccess; s++)
-			e = enqueue_sample(g, v, p, &b, flush, launches, s);
-		if (e != cudaSuccess)
-			return point_failed(rec, e, "timing", err);
-		e = cudaEventSynchronize(g->stop[batch - 1]);
-		for (int s = 0; s < batch && e == cudaSuccess; s++) {
-			e = cudaEventElapsedTime(&ms, g->start[s], g->stop[s]);
-			double ns = ms * 1e6 / launches;
-			rec->samples_ns[n++] = ns;
-			sum += ns;
-			sum_sq += ns * ns;
-			timed_s += ms * 1e-3;
-		}
-		if (e != cudaSuccess)
-			return point_failed(rec, e, "timing", err);
-		if (n >= max)
-			break;
-		if (n >= cfg->min_samples) {
-			double mean = sum / n;
-			double var = (sum_sq - n * mean * mean) / (n - 1);
-			double rse = sqrt(var > 0 ? var : 0) / sqrt((double)n) / mean;
-			if (rse < cfg->rse_target || timed_s >= cfg->time_cap_s)
-				break;
-		}
-	}
-
-	struct sw_clocks clk;
-	sw_device_clocks(&g->dev, &clk);
-	rec->sm_clock_mhz = clk.sm_mhz;
-	rec->mem_clock_mhz = clk.mem_mhz;
-	rec->throttle_reasons = clk.throttle_reasons;
-
-	struct sw_stats s;
-	sw_stats_compute(rec->samples_ns, (size_t)n, &s);
-	rec->n_samples = (uint32_t)n;
-	rec->median_ns = s.median;
-	rec->min_ns = s.min;
-	rec->mean_ns = s.mean;
-	rec->stddev_ns = s.stddev;
-	rec->rse = s.rse;
-	rec->timed_s = timed_s;
-	rec->gbps = rec->useful_bytes / s.median; /* bytes per ns = GB/s */
-	rec->gflops = rec->flops / s.median;
+	record_clocks(g, rec);
+	record_stats(rec, &t);
 	/* after the timing, in launches of their own */
 	return g->counters_wanted ? count_point(g, v, p, &b, rec, err) : SW_OK;
 }

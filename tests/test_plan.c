@@ -1,5 +1,8 @@
-/* Plan expansion: cartesian products, unused axes, model targets, stable ids. */
+/* Plan expansion: cartesian products, unused axes, model targets, stable ids
+ * (against the committed ids of jobs/seeds.yaml in tests/data/ids). */
 #include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +88,128 @@ START_TEST(test_id_golden)
 }
 END_TEST
 
+/* A file under the source tree; ctest sets SW_SOURCE_DIR. */
+static void source_path(char *buf, size_t len, const char *rel)
+{
+	const char *src = getenv("SW_SOURCE_DIR");
+	ck_assert_msg(src != NULL, "SW_SOURCE_DIR is not set (run the test through ctest)");
+	ck_assert_int_lt(snprintf(buf, len, "%s/%s", src, rel), (int)len);
+}
+
+/* Builds jobs/seeds.yaml's plan and compares every id and label, in order,
+ * with the golden file: ids written by an earlier version must not move. */
+static void expect_golden_ids(int model_targets, const char *golden)
+{
+	char path[4096], line[512], label[256];
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = { 0 };
+	size_t i = 0;
+
+	source_path(path, sizeof path, "jobs/seeds.yaml");
+	ck_assert_msg(sw_job_load(path, &job, &err) == SW_OK, "%s", err.msg);
+	ck_assert_msg(sw_plan_build(&job, model_targets, &plan, &err) == SW_OK, "%s", err.msg);
+	source_path(path, sizeof path, golden);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long id;
+		int at = 0;
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		ck_assert_msg(sscanf(line, "%16llx %n", &id, &at) == 1 && at == 17,
+			      "%s: bad line '%s'", golden, line);
+		ck_assert_msg(i < plan.n, "%s: more lines than the plan's %zu points", golden,
+			      plan.n);
+		sw_point_label(&plan.points[i], label, sizeof label);
+		ck_assert_msg(plan.points[i].id == id && strcmp(label, line + at) == 0,
+			      "%s point %zu: %016" PRIx64 " %s, golden %s", golden, i,
+			      plan.points[i].id, label, line);
+		i++;
+	}
+	fclose(f);
+	ck_assert_msg(i == plan.n, "%s: %zu lines, the plan has %zu points", golden, i, plan.n);
+	sw_plan_fini(&plan);
+	sw_job_fini(&job);
+}
+
+START_TEST(test_ids_golden_seeds)
+{
+	expect_golden_ids(0, "tests/data/ids/seeds-cuda.txt");
+	expect_golden_ids(1, "tests/data/ids/seeds-model.txt");
+}
+END_TEST
+
+/* A copy of strided_read with a third axis, "block", as a later version might
+ * add it; every variant uses it. baseline_set says whether it has baseline 0. */
+struct grown {
+	struct sw_family f;
+	struct sw_axis_def axes[SW_MAX_AXES];
+	struct sw_variant variants[8];
+};
+
+static void grow(struct grown *g, const struct sw_family *orig, int baseline_set)
+{
+	ck_assert_int_lt(orig->n_axes, SW_MAX_AXES);
+	ck_assert_int_le(orig->n_variants, 8);
+	g->f = *orig;
+	memcpy(g->axes, orig->axes, (size_t)orig->n_axes * sizeof *g->axes);
+	g->axes[orig->n_axes] = (struct sw_axis_def){
+		.name = "block",
+		.units = "threads",
+		.min = 0,
+		.max = 1024,
+		.defaults = "0",
+		.about = "threads per block; 0: the variant's own launch",
+		.baseline = SW_BASELINE(0),
+	};
+	g->axes[orig->n_axes].baseline.set = baseline_set;
+	memcpy(g->variants, orig->variants, (size_t)orig->n_variants * sizeof *g->variants);
+	for (int v = 0; v < orig->n_variants; v++)
+		g->variants[v].axes_used |= 1u << orig->n_axes;
+	g->f.axes = g->axes;
+	g->f.n_axes = orig->n_axes + 1;
+	g->f.variants = g->variants;
+}
+
+START_TEST(test_id_baseline_axis)
+{
+	const struct sw_family *orig = sw_family_find("strided_read");
+	struct grown g;
+	/* course stride=4 n=1M, and the reference stream_read, which ignores stride */
+	const struct sw_point old_pts[] = {
+		{ .variant = 0, .axis = { 4, 1 << 20 } },
+		{ .variant = sw_variant_find(orig, "stream_read"),
+		  .axis = { SW_AXIS_UNUSED, 1 << 20 } },
+	};
+	ck_assert_int_eq(orig->n_axes, 2);
+	ck_assert_int_ge(old_pts[1].variant, 0);
+	grow(&g, orig, 1);
+	for (size_t i = 0; i < sizeof old_pts / sizeof old_pts[0]; i++) {
+		for (int cc = 0; cc <= 90; cc += 90) {
+			uint64_t old_id = sw_point_id(orig, &old_pts[i], cc);
+			struct sw_point p = old_pts[i];
+			/* at the baseline: the id of the point before the axis existed */
+			p.axis[2] = 0;
+			ck_assert_uint_eq(sw_point_id(&g.f, &p, cc), old_id);
+			/* off it: a point of its own */
+			p.axis[2] = 256;
+			uint64_t off_id = sw_point_id(&g.f, &p, cc);
+			ck_assert_uint_ne(off_id, old_id);
+			p.axis[2] = 128;
+			ck_assert_uint_ne(sw_point_id(&g.f, &p, cc), off_id);
+			ck_assert_uint_ne(sw_point_id(&g.f, &p, cc), old_id);
+		}
+	}
+	/* Without a baseline the axis counts at every value, as axes always did. */
+	grow(&g, orig, 0);
+	struct sw_point p = old_pts[0];
+	p.axis[2] = 0;
+	ck_assert_uint_ne(sw_point_id(&g.f, &p, 0), sw_point_id(orig, &old_pts[0], 0));
+}
+END_TEST
+
 START_TEST(test_fingerprint_changes_with_job)
 {
 	struct sw_job a, b;
@@ -155,6 +280,8 @@ int main(void)
 	tcase_add_test(tc, test_counts);
 	tcase_add_test(tc, test_ids_stable_and_unique);
 	tcase_add_test(tc, test_id_golden);
+	tcase_add_test(tc, test_ids_golden_seeds);
+	tcase_add_test(tc, test_id_baseline_axis);
 	tcase_add_test(tc, test_fingerprint_changes_with_job);
 	tcase_add_test(tc, test_label);
 	tcase_add_test(tc, test_too_big);
