@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-static const struct sw_backend *const backends[] = { &sw_backend_cuda, &sw_backend_model };
+static const struct sw_backend *const backends[] = { &sw_backend_cuda, &sw_backend_model,
+						     &sw_backend_replay };
 
 const struct sw_backend *sw_backend_find(const char *name)
 {

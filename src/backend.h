@@ -59,6 +59,7 @@ struct sw_backend {
 
 extern const struct sw_backend sw_backend_cuda;
 extern const struct sw_backend sw_backend_model;
+extern const struct sw_backend sw_backend_replay; /* a test instrument (backend_replay.c) */
 
 /* The backend --backend names; NULL when unknown. */
 const struct sw_backend *sw_backend_find(const char *name);

@@ -65,9 +65,8 @@ static void sleep_s(double s)
 		;
 }
 
-static enum sw_status replay_run(void *state, const struct sw_plan_point *pt,
-				 struct sw_record *rec, struct sw_record **done, int *n_done,
-				 struct sw_err *err)
+static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
+				 struct sw_record **done, int *n_done, struct sw_err *err)
 {
 	struct replay_state *s = state;
 	struct sw_duration key = { .point_id = pt->id };
@@ -83,8 +82,8 @@ static enum sw_status replay_run(void *state, const struct sw_plan_point *pt,
 	}
 	sleep_s(d->wall_s / s->speed);
 	rec->status = d->status;
-	snprintf(rec->message, sizeof rec->message, "replay of %.100s: %.6g s at speed %g",
-		 s->file, d->wall_s, s->speed);
+	snprintf(rec->message, sizeof rec->message, "replay of %.100s: %.6g s at speed %g", s->file,
+		 d->wall_s, s->speed);
 	return SW_OK;
 }
 

@@ -18,7 +18,7 @@
 
 #define SW_BATCH_MIN     1
 #define SW_BATCH_MAX     64
-#define SW_BATCH_DEFAULT 2
+#define SW_BATCH_DEFAULT 0 /* by expected time, not by count */
 
 static enum sw_status set_output(struct sw_options *o, const char *arg, struct sw_err *err)
 {
@@ -36,8 +36,11 @@ static enum sw_status set_backend(struct sw_options *o, const char *arg, struct 
 		o->backend = SW_BACKEND_CUDA;
 	else if (strcmp(arg, "model") == 0)
 		o->backend = SW_BACKEND_MODEL;
+	else if (strncmp(arg, "replay=", 7) == 0 && arg[7])
+		o->backend = SW_BACKEND_REPLAY, o->backend_arg = arg + 7;
 	else
-		return sw_fail(err, SW_EINVAL, "bad --backend '%s': expected cuda, model or auto",
+		return sw_fail(err, SW_EINVAL,
+			       "bad --backend '%s': expected cuda, model, auto or replay=FILE",
 			       arg);
 	return SW_OK;
 }
@@ -66,6 +69,27 @@ static enum sw_status set_batch(struct sw_options *o, const char *arg, struct sw
 			       "bad --batch '%s': expected a whole number from %d to %d", arg,
 			       SW_BATCH_MIN, SW_BATCH_MAX);
 	o->batch = (int)v;
+	return SW_OK;
+}
+
+static enum sw_status set_costs(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL, "empty --costs: expected a result FILE");
+	o->costs = arg;
+	return SW_OK;
+}
+
+static enum sw_status set_replay_speed(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || errno || !(v > 0) || v > 1e6)
+		return sw_fail(err, SW_EINVAL,
+			       "bad --replay-speed '%s': expected a number above 0, at most 1e6",
+			       arg);
+	o->replay_speed = v;
 	return SW_OK;
 }
 
@@ -107,10 +131,12 @@ static const struct cli_opt opts[] = {
 	VALUE("output", 'o', "FILE", set_output),
 	FLAG("force", 'f', force),
 	FLAG("resume", 'r', resume),
-	VALUE("backend", 'b', "cuda, model or auto", set_backend),
+	VALUE("backend", 'b', "cuda, model, auto or replay=FILE", set_backend),
 	VALUE("set", 's', "FAMILY.AXIS=VALUES", add_set),
 	VALUE("schedule", 0, "dynamic or static", set_schedule),
 	VALUE("batch", 0, "N, 1 to 64", set_batch),
+	VALUE("costs", 0, "FILE", set_costs),
+	VALUE("replay-speed", 0, "X, above 0", set_replay_speed),
 	FLAG("share-gpu", 0, share_gpu),
 	FLAG("counters", 0, counters),
 	FLAG("quiet", 'q', quiet),
@@ -271,6 +297,8 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 	/* getopt_long moved the positional arguments to the end, in order. */
 	int n_pos = argc - optind;
 
+	if (o->replay_speed != 1.0 && o->backend != SW_BACKEND_REPLAY)
+		return sw_fail(err, SW_EINVAL, "--replay-speed needs --backend replay=FILE");
 	if (o->force && o->resume)
 		return sw_fail(err, SW_EINVAL,
 			       "--force and --resume conflict: --force replaces the output file, "
@@ -297,6 +325,7 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 	o->backend = SW_BACKEND_AUTO;
 	o->schedule = SW_SCHED_DYNAMIC;
 	o->batch = SW_BATCH_DEFAULT;
+	o->replay_speed = 1.0;
 	if (err) {
 		err->status = SW_OK;
 		err->msg[0] = '\0';
@@ -348,11 +377,15 @@ void sw_cli_usage(FILE *f)
 	      "                        replace one axis of the job with VALUES (below);\n"
 	      "                        repeatable, applied in order; FAMILY.variants=a,b\n"
 	      "                        picks variants (default: none, the job as written)\n"
-	      "  -b, --backend cuda|model|auto\n"
+	      "  -b, --backend cuda|model|auto|replay=FILE\n"
 	      "                        cuda: measure on the GPU; model: predict from each\n"
 	      "                        kernel's access pattern, no GPU needed; auto: cuda\n"
-	      "                        when every rank has a GPU, else model, saying so\n"
+	      "                        when every rank has a GPU, else model, saying so;\n"
+	      "                        replay=FILE: a test instrument that sleeps each\n"
+	      "                        point's wall time from the result FILE, to try a\n"
+	      "                        schedule at scale: its rows are no measurements\n"
 	      "                        (default: auto)\n"
+	      "      --replay-speed X  replay X times faster than recorded (default: 1)\n"
 	      "  -n, --dry-run         check the job and show what would run; measures and\n"
 	      "                        writes nothing\n"
 	      "      --counters        cuda backend: after timing each point, count one more\n"
@@ -365,11 +398,18 @@ void sw_cli_usage(FILE *f)
 	      "\n"
 	      "Sharing the work between MPI ranks:\n"
 	      "      --schedule dynamic|static\n"
-	      "                        dynamic: ranks take points as they finish them;\n"
-	      "                        static: a fixed block-cyclic split decided up front\n"
+	      "                        dynamic: ranks take points as they finish them,\n"
+	      "                        longest expected first; static: a split decided up\n"
+	      "                        front that balances expected time (greedy LPT)\n"
 	      "                        (default: dynamic)\n"
-	      "      --batch N         dynamic schedule: points a worker keeps ahead, 1 to 64\n"
-	      "                        (default: 2)\n"
+	      "      --costs FILE      expected point times from an earlier result FILE,\n"
+	      "                        matched by point id (the last run of the same job\n"
+	      "                        is the natural one); without it, rates per variant\n"
+	      "                        learned from the committed H200 results where\n"
+	      "                        installed, else each point's bytes and flops\n"
+	      "      --batch N         dynamic schedule: at most N points queued ahead of\n"
+	      "                        the one running, 1 to 64 (default: as many as keep\n"
+	      "                        about 50 ms of expected work queued)\n"
 	      "      --share-gpu       let several ranks use one GPU, taking turns: one\n"
 	      "                        point at a time is timed on it (default: off, and\n"
 	      "                        two ranks on one GPU is an error)\n"

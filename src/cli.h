@@ -9,7 +9,7 @@
 
 #include "status.h"
 
-enum sw_backend_choice { SW_BACKEND_AUTO, SW_BACKEND_CUDA, SW_BACKEND_MODEL };
+enum sw_backend_choice { SW_BACKEND_AUTO, SW_BACKEND_CUDA, SW_BACKEND_MODEL, SW_BACKEND_REPLAY };
 enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
 
 struct sw_options {
@@ -20,8 +20,8 @@ struct sw_options {
 	enum sw_schedule schedule;
 	const char **sets; /* --set values, in order (owned array, borrowed strings) */
 	int n_sets;
-	int batch;          /* dynamic: at most this many points queued ahead; 0: by time */
-	const char *costs;  /* --costs FILE: expected point times from an earlier result */
+	int batch;               /* dynamic: at most this many points queued ahead; 0: by time */
+	const char *costs;       /* --costs FILE: expected point times from an earlier result */
 	const char *backend_arg; /* --backend NAME=ARG: the part after '=' (replay's file) */
 	double replay_speed;     /* --replay-speed X; 1 by default */
 };

@@ -30,10 +30,13 @@ struct sw_coord {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t changed; /* points came back or a worker left */
-	/* records on their way in: receives started, buffers they land in */
+	/* packs of records on their way in: receives started, the buffers they
+	 * land in (grown to the largest pack), and one record to unpack into */
 	MPI_Request *recv;
-	struct sw_record **buf;
+	char **buf;
+	size_t *cap;
 	int n_recv;
+	struct sw_record *unpacked;
 	/* what was written */
 	struct sw_coord_totals t;
 	struct sw_progress progress;
@@ -89,30 +92,59 @@ static int free_slot(struct sw_coord *co)
 	MPI_Request *recv = realloc(co->recv, n * sizeof *recv);
 	if (recv)
 		co->recv = recv;
-	struct sw_record **buf = recv ? realloc(co->buf, n * sizeof *buf) : NULL;
-	if (!buf)
+	char **buf = recv ? realloc(co->buf, n * sizeof *buf) : NULL;
+	if (buf)
+		co->buf = buf;
+	size_t *cap = buf ? realloc(co->cap, n * sizeof *cap) : NULL;
+	if (!cap)
 		return -1;
-	co->buf = buf;
+	co->cap = cap;
 	for (int i = co->n_recv; i < n; i++) {
 		co->recv[i] = MPI_REQUEST_NULL;
 		co->buf[i] = NULL;
+		co->cap[i] = 0;
 	}
 	int first = co->n_recv;
 	co->n_recv = n;
 	return first;
 }
 
-static void start_record(struct sw_coord *co, MPI_Message *msg)
+/* Rank 0 cannot hold what a worker sent: nothing else can keep it. */
+static void out_of_memory(const char *what)
 {
-	int i = free_slot(co);
-	if (i >= 0 && !co->buf[i])
-		co->buf[i] = malloc(sizeof *co->buf[i]);
-	if (i < 0 || !co->buf[i]) {
-		/* rank 0 cannot hold the record: nothing else can keep it */
-		fprintf(stderr, "sweep: rank 0: no memory for a record; aborting the job\n");
-		MPI_Abort(MPI_COMM_WORLD, 6);
+	fprintf(stderr, "sweep: rank 0: no memory for %s; aborting the job\n", what);
+	MPI_Abort(MPI_COMM_WORLD, 6);
+}
+
+static void start_pack(struct sw_coord *co, MPI_Message *msg, MPI_Status *st)
+{
+	int bytes = 0, i = free_slot(co);
+	MUST_MPI(MPI_Get_count(st, MPI_BYTE, &bytes));
+	if (i < 0)
+		out_of_memory("a receive");
+	if (co->cap[i] < (size_t)bytes) {
+		free(co->buf[i]);
+		co->cap[i] = 0;
+		if (!(co->buf[i] = malloc(bytes)))
+			out_of_memory("a pack of records");
+		co->cap[i] = (size_t)bytes;
 	}
-	MUST_MPI(MPI_Imrecv(co->buf[i], sizeof *co->buf[i], MPI_BYTE, msg, &co->recv[i]));
+	MUST_MPI(MPI_Imrecv(co->buf[i], bytes, MPI_BYTE, msg, &co->recv[i]));
+}
+
+/* Writes every record of a received pack of the given size. */
+static void write_pack(struct sw_coord *co, const char *pack, size_t bytes)
+{
+	const size_t head = offsetof(struct sw_record, samples_ns);
+	for (size_t at = 0; at + head <= bytes;) {
+		memcpy(co->unpacked, pack + at, head);
+		size_t len = sw_record_wire_bytes(co->unpacked);
+		if (at + len > bytes)
+			break; /* cannot happen: every rank runs the same binary */
+		memcpy(co->unpacked, pack + at, len);
+		write_record(co, co->unpacked);
+		at += len;
+	}
 }
 
 /* Up to want points for a worker; 0 when none are left or the run stops. */
@@ -122,7 +154,7 @@ static size_t hand_out(struct sw_coord *co, int want, uint32_t *idx)
 		return 0;
 	if (want > SW_WORKER_MAX_BATCH)
 		want = SW_WORKER_MAX_BATCH;
-	return sw_dispenser_take(&co->disp, (size_t)want, idx);
+	return sw_dispenser_take_batch(&co->disp, SW_WORKER_AHEAD_S, (size_t)want, idx, NULL);
 }
 
 static void answer_request(struct sw_coord *co, int src, MPI_Message *msg)
@@ -176,7 +208,7 @@ static int take_messages(struct sw_coord *co)
 			return any;
 		any = 1;
 		switch (st.MPI_TAG) {
-		case SW_TAG_RECORD: start_record(co, &msg); break;
+		case SW_TAG_RECORD: start_pack(co, &msg, &st); break;
 		case SW_TAG_REQUEST: answer_request(co, st.MPI_SOURCE, &msg); break;
 		case SW_TAG_RETURN: take_back(co, &msg, &st); break;
 		case SW_TAG_BYE:
@@ -188,18 +220,22 @@ static int take_messages(struct sw_coord *co)
 	}
 }
 
-/* Writes the records whose receives completed; 1 if there was any. Tests
- * in windows of 64, so the index array stays on the stack. */
+/* Writes the packs whose receives completed; 1 if there was any. Tests in
+ * windows of 64, so the arrays stay on the stack. */
 static int take_records(struct sw_coord *co)
 {
 	int any = 0, done = 0, idx[64];
+	MPI_Status st[64];
 	for (int base = 0; base < co->n_recv; base += 64) {
 		int len = co->n_recv - base < 64 ? co->n_recv - base : 64;
-		MUST_MPI(MPI_Testsome(len, co->recv + base, &done, idx, MPI_STATUSES_IGNORE));
+		MUST_MPI(MPI_Testsome(len, co->recv + base, &done, idx, st));
 		if (done == MPI_UNDEFINED)
 			continue;
-		for (int k = 0; k < done; k++)
-			write_record(co, co->buf[base + idx[k]]);
+		for (int k = 0; k < done; k++) {
+			int bytes = 0;
+			MUST_MPI(MPI_Get_count(&st[k], MPI_BYTE, &bytes));
+			write_pack(co, co->buf[base + idx[k]], (size_t)bytes);
+		}
 		any |= done > 0;
 	}
 	return any;
@@ -306,6 +342,11 @@ static void local_record(void *impl, const struct sw_record *rec)
 	pthread_mutex_unlock(&co->mu);
 }
 
+static void local_flush(void *impl)
+{
+	(void)impl; /* rank 0's records are written as they come */
+}
+
 static void local_give_back(void *impl, const uint32_t *idx, int n)
 {
 	struct sw_coord *co = impl;
@@ -330,6 +371,7 @@ static const struct sw_channel_ops local_ops = {
 	.ask = local_ask,
 	.reply = local_reply,
 	.record = local_record,
+	.flush = local_flush,
 	.give_back = local_give_back,
 	.bye = local_bye,
 };
@@ -347,7 +389,9 @@ static void coord_free(struct sw_coord *co)
 	for (int i = 0; i < co->n_recv; i++)
 		free(co->buf[i]);
 	free(co->buf);
+	free(co->cap);
 	free(co->recv);
+	free(co->unpacked);
 	sw_dispenser_fini(&co->disp);
 	pthread_cond_destroy(&co->changed);
 	pthread_mutex_destroy(&co->mu);
@@ -362,10 +406,15 @@ enum sw_status sw_coord_start(struct sw_run *r, int dynamic, struct sw_coord **o
 		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
 	co->r = r;
 	co->remote_left = r->size - 1;
+	if (!(co->unpacked = malloc(sizeof *co->unpacked))) {
+		free(co);
+		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
+	}
 	pthread_mutex_init(&co->mu, NULL);
 	pthread_cond_init(&co->changed, NULL);
-	/* static: the dispenser receives only a stopped rank's points */
-	if (sw_dispenser_init(&co->disp, dynamic ? r->todo : NULL, dynamic ? r->n_todo : 0) != 0) {
+	/* longest expected first; static: it receives only a stopped rank's points */
+	if (sw_dispenser_init_cost(&co->disp, r->todo, dynamic ? r->n_todo : 0, r->cost_s,
+				   r->plan.n) != SW_OK) {
 		coord_free(co);
 		return sw_fail(err, SW_ENOMEM, "no memory for the dispenser");
 	}

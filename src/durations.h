@@ -51,6 +51,11 @@ struct sw_durations {
  */
 enum sw_status sw_durations_read(const char *path, struct sw_durations *out, struct sw_err *err);
 
+/* The same from a text table (a name ending in .csv): a header line, then
+ * `point_id_hex,family,variant,seconds` per row, every row ok. Pure. */
+enum sw_status sw_durations_read_csv(const char *path, struct sw_durations *out,
+				     struct sw_err *err);
+
 /* Frees rows; d becomes empty. Safe on an empty or zeroed table. */
 void sw_durations_fini(struct sw_durations *d);
 

@@ -435,6 +435,9 @@ enum sw_status sw_durations_read(const char *path, struct sw_durations *out, str
 	if (!S_ISREG(sb.st_mode))
 		return sw_fail(err, SW_EINVAL, "cannot read durations from %s: not a regular file",
 			       path);
+	size_t len = strlen(path);
+	if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
+		return sw_durations_read_csv(path, out, err);
 	is_h5 = H5Fis_hdf5(path);
 	if (is_h5 < 0)
 		return h5_fail(err, SW_EIO, "cannot read durations from %s", path);

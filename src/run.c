@@ -193,7 +193,7 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 	sigaction(SIGTERM, &sa, NULL);
 
 	if ((st = sw_setup_job(&r, err)) != SW_OK || (st = sw_setup_backend(&r, err)) != SW_OK ||
-	    (st = sw_setup_plan(&r, err)) != SW_OK)
+	    (st = sw_setup_plan(&r, err)) != SW_OK || (st = sw_setup_costs(&r, err)) != SW_OK)
 		goto out;
 	if (opt->dry_run) {
 		if (r.rank == 0)

@@ -34,9 +34,9 @@ struct sw_run {
 	size_t n_todo;
 	double *cost_s; /* expected seconds of each plan point (cost.h), the same everywhere */
 	size_t cost_sources[3]; /* rank 0: estimates by enum sw_cost_source */
-	char path[4096];    /* the output */
-	char cmdline[4096]; /* for the file's command_line attribute */
-	struct sw_h5 *h5;   /* rank 0 */
+	char path[4096];        /* the output */
+	char cmdline[4096];     /* for the file's command_line attribute */
+	struct sw_h5 *h5;       /* rank 0 */
 };
 
 /* Set by SIGINT/SIGTERM (and by rank 0 when the file cannot take rows):

@@ -111,16 +111,17 @@ static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
 {
 	const struct sw_options *o = r->opt;
 	const struct sw_backend *cuda = sw_backend_find("cuda"), *model = sw_backend_find("model");
-	if (o->counters && o->backend == SW_BACKEND_MODEL)
+	if (o->counters && (o->backend == SW_BACKEND_MODEL || o->backend == SW_BACKEND_REPLAY))
 		return sw_fail(err, SW_EINVAL,
 			       "--counters needs the cuda backend: hardware counters come from "
-			       "a GPU, not from the model");
+			       "a GPU, not from the model or a replay");
 	int any = 0, all = available_everywhere(cuda, &any);
 	const char *who = any ? "at least one rank" : "this machine";
 	if (o->counters && !all && !o->dry_run)
 		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device", who);
 	switch (o->backend) {
 	case SW_BACKEND_MODEL: r->backend = model; break;
+	case SW_BACKEND_REPLAY: r->backend = sw_backend_find("replay"); break;
 	case SW_BACKEND_CUDA:
 		r->backend = cuda;
 		if (!all && !o->dry_run) /* a plan needs no GPU */

@@ -130,13 +130,18 @@ static void drain(struct worker *w)
 		w->ch->ops->record(w->ch->impl, rec);
 }
 
-/* The points a static schedule gives this rank, in to-do order. */
-static size_t static_share(const struct sw_run *r, uint32_t *queue)
+/* The points a static schedule gives this rank (LPT by expected time, the
+ * same on every rank), in to-do order; -1 without memory. */
+static long static_share(const struct sw_run *r, uint32_t *queue)
 {
-	size_t n = 0;
+	int *owner = sw_setup_static_owners(r, r->todo, r->n_todo);
+	long n = 0;
+	if (!owner)
+		return -1;
 	for (size_t i = 0; i < r->n_todo; i++)
-		if (sw_sched_static_owner(i, r->size, 1) == r->rank)
+		if (owner[i] == r->rank)
 			queue[n++] = r->todo[i];
+	free(owner);
 	return n;
 }
 
@@ -146,19 +151,31 @@ struct queue {
 	int asked, no_more;
 };
 
-/* Asks for enough to stay `ahead` past the point running; a static worker
- * asks only once its own share is done (for a stopped rank's points). */
+/* Expected seconds queued past the point running. */
+static double queued_s(const struct worker *w, const struct queue *q)
+{
+	double s = 0;
+	for (size_t i = q->head; i < q->n; i++)
+		s += w->r->cost_s[q->idx[i]];
+	return s;
+}
+
+/* Asks while less than SW_WORKER_AHEAD_S of expected work is queued past
+ * the point running (and, with --batch N, fewer than N points); a static
+ * worker asks only once its own share is done (for a stopped rank's
+ * points). */
 static void top_up(struct worker *w, struct queue *q, int dynamic, int ahead)
 {
 	if (q->asked || q->no_more || sw_run_interrupted || w->dead)
 		return;
 	size_t left = q->n - q->head;
-	if (dynamic ? left > (size_t)ahead : left > 0)
+	if (dynamic ? left >= (size_t)ahead || (left && queued_s(w, q) >= SW_WORKER_AHEAD_S)
+		    : left > 0)
 		return;
 	memmove(q->idx, q->idx + q->head, left * sizeof *q->idx);
 	q->n = left;
 	q->head = 0;
-	w->ch->ops->ask(w->ch->impl, ahead + 1 - (int)left);
+	w->ch->ops->ask(w->ch->impl, ahead - (int)left);
 	q->asked = 1;
 }
 
@@ -176,14 +193,16 @@ static void take_reply(struct worker *w, struct queue *q, int block)
 
 static void loop(struct worker *w, struct queue *q, int dynamic)
 {
-	int ahead = w->r->opt->batch > 0 ? w->r->opt->batch : 2;
-	if (ahead >= SW_WORKER_MAX_BATCH)
-		ahead = SW_WORKER_MAX_BATCH - 1;
+	int ahead = w->r->opt->batch > 0 ? w->r->opt->batch : SW_WORKER_MAX_BATCH;
+	if (ahead > SW_WORKER_MAX_BATCH)
+		ahead = SW_WORKER_MAX_BATCH;
 	for (;;) {
 		top_up(w, q, dynamic, ahead);
 		take_reply(w, q, q->head == q->n);
 		if (sw_run_interrupted || w->dead || (q->head == q->n && q->no_more))
 			break;
+		if (q->head < q->n && w->r->cost_s[q->idx[q->head]] >= SW_WORKER_AHEAD_S)
+			w->ch->ops->flush(w->ch->impl); /* a long point: send what is done first */
 		if (q->head < q->n)
 			run_point(w, q->idx[q->head++]);
 		else
@@ -217,8 +236,13 @@ enum sw_status sw_worker_run(struct sw_run *r, const struct sw_channel *ch, int 
 	q.idx = malloc(cap * sizeof *q.idx);
 	if (!w.slot[0] || !w.slot[1] || !q.idx)
 		w.dead = sw_fail(&w.why, SW_ENOMEM, "no memory for the worker's queue");
-	else if (!dynamic)
-		q.n = static_share(r, q.idx);
+	else if (!dynamic) {
+		long n = static_share(r, q.idx);
+		if (n < 0)
+			w.dead = sw_fail(&w.why, SW_ENOMEM, "no memory for the static schedule");
+		else
+			q.n = (size_t)n;
+	}
 	if (!w.dead)
 		loop(&w, &q, dynamic);
 	enum sw_status st = finish(&w, &q);
@@ -232,27 +256,64 @@ enum sw_status sw_worker_run(struct sw_run *r, const struct sw_channel *ch, int 
 
 /* ---- the MPI channel ------------------------------------------------------ */
 
-#define SEND_POOL 8
+/* Records travel in packs, each record with only the samples it has: one
+ * message per pack, not per point, so rank 0 serves thousands of short
+ * points a second. A pack goes when it is full, when it holds its oldest
+ * record for PACK_AGE_S, before a long point, and with every ask. */
+#define PACK_BYTES   (256 * 1024)
+#define PACK_RECORDS 64
+#define PACK_AGE_S   0.25
 
-/* Records wait here until rank 0 takes them; only the samples a record has
- * travel, so a message is as small as the point allows. */
 struct mpi_channel {
-	struct sw_record *rec[SEND_POOL];
-	MPI_Request req[SEND_POOL];
-	int next;
+	char *pack[2]; /* one filling, one maybe still in flight */
+	MPI_Request send[2];
+	int cur, n_packed;
+	size_t used;
+	double first_s; /* when the oldest packed record came */
 	MPI_Request reply;
 	uint32_t incoming[SW_WORKER_MAX_BATCH];
 };
 
-static size_t record_bytes(const struct sw_record *rec)
+static double mono_s(void)
 {
-	uint32_t n = rec->n_samples < SW_MAX_SAMPLES ? rec->n_samples : SW_MAX_SAMPLES;
-	return offsetof(struct sw_record, samples_ns) + n * sizeof rec->samples_ns[0];
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void mpi_flush(void *impl)
+{
+	struct mpi_channel *m = impl;
+	if (m->n_packed == 0)
+		return;
+	MUST_MPI(MPI_Isend(m->pack[m->cur], (int)m->used, MPI_BYTE, 0, SW_TAG_RECORD,
+			   MPI_COMM_WORLD, &m->send[m->cur]));
+	m->cur ^= 1;
+	if (m->send[m->cur] != MPI_REQUEST_NULL)
+		sw_mpi_wait_idle(&m->send[m->cur], NULL);
+	m->used = 0;
+	m->n_packed = 0;
+}
+
+static void mpi_record(void *impl, const struct sw_record *rec)
+{
+	struct mpi_channel *m = impl;
+	size_t bytes = sw_record_wire_bytes(rec);
+	if (m->used + bytes > PACK_BYTES)
+		mpi_flush(m);
+	memcpy(m->pack[m->cur] + m->used, rec, bytes);
+	m->used += bytes;
+	double t = mono_s();
+	if (m->n_packed++ == 0)
+		m->first_s = t;
+	if (m->n_packed >= PACK_RECORDS || t - m->first_s >= PACK_AGE_S)
+		mpi_flush(m);
 }
 
 static void mpi_ask(void *impl, int want)
 {
 	struct mpi_channel *m = impl;
+	mpi_flush(m);
 	MUST_MPI(MPI_Irecv(m->incoming, SW_WORKER_MAX_BATCH, MPI_UINT32_T, 0, SW_TAG_WORK,
 			   MPI_COMM_WORLD, &m->reply));
 	MUST_MPI(MPI_Send(&want, 1, MPI_INT, 0, SW_TAG_REQUEST, MPI_COMM_WORLD));
@@ -276,19 +337,6 @@ static int mpi_reply(void *impl, int block, uint32_t *idx, int max, int *n)
 	return 1;
 }
 
-static void mpi_record(void *impl, const struct sw_record *rec)
-{
-	struct mpi_channel *m = impl;
-	int i = m->next;
-	m->next = (m->next + 1) % SEND_POOL;
-	if (m->req[i] != MPI_REQUEST_NULL)
-		sw_mpi_wait_idle(&m->req[i], NULL);
-	size_t bytes = record_bytes(rec);
-	memcpy(m->rec[i], rec, bytes);
-	MUST_MPI(MPI_Isend(m->rec[i], (int)bytes, MPI_BYTE, 0, SW_TAG_RECORD, MPI_COMM_WORLD,
-			   &m->req[i]));
-}
-
 static void mpi_give_back(void *impl, const uint32_t *idx, int n)
 {
 	(void)impl;
@@ -298,9 +346,10 @@ static void mpi_give_back(void *impl, const uint32_t *idx, int n)
 static void mpi_bye(void *impl)
 {
 	struct mpi_channel *m = impl;
-	for (int i = 0; i < SEND_POOL; i++)
-		if (m->req[i] != MPI_REQUEST_NULL)
-			sw_mpi_wait_idle(&m->req[i], NULL);
+	mpi_flush(m);
+	for (int i = 0; i < 2; i++)
+		if (m->send[i] != MPI_REQUEST_NULL)
+			sw_mpi_wait_idle(&m->send[i], NULL);
 	MUST_MPI(MPI_Send(NULL, 0, MPI_BYTE, 0, SW_TAG_BYE, MPI_COMM_WORLD));
 }
 
@@ -308,6 +357,7 @@ static const struct sw_channel_ops mpi_ops = {
 	.ask = mpi_ask,
 	.reply = mpi_reply,
 	.record = mpi_record,
+	.flush = mpi_flush,
 	.give_back = mpi_give_back,
 	.bye = mpi_bye,
 };
@@ -315,26 +365,27 @@ static const struct sw_channel_ops mpi_ops = {
 enum sw_status sw_channel_mpi_open(struct sw_channel *ch, struct sw_err *err)
 {
 	struct mpi_channel *m = calloc(1, sizeof *m);
-	int ok = m != NULL;
-	for (int i = 0; ok && i < SEND_POOL; i++) {
-		m->req[i] = MPI_REQUEST_NULL;
-		ok &= (m->rec[i] = malloc(sizeof *m->rec[i])) != NULL;
-	}
 	ch->ops = &mpi_ops;
 	ch->impl = m;
-	if (!ok) {
+	if (m) {
+		m->pack[0] = malloc(PACK_BYTES);
+		m->pack[1] = malloc(PACK_BYTES);
+		m->send[0] = m->send[1] = m->reply = MPI_REQUEST_NULL;
+	}
+	if (!m || !m->pack[0] || !m->pack[1]) {
 		sw_channel_mpi_close(ch);
 		return sw_fail(err, SW_ENOMEM, "no memory for the worker's sends");
 	}
-	m->reply = MPI_REQUEST_NULL;
 	return SW_OK;
 }
 
 void sw_channel_mpi_close(struct sw_channel *ch)
 {
 	struct mpi_channel *m = ch->impl;
-	for (int i = 0; m && i < SEND_POOL; i++)
-		free(m->rec[i]);
+	if (m) {
+		free(m->pack[0]);
+		free(m->pack[1]);
+	}
 	free(m);
 	ch->impl = NULL;
 }

@@ -7,6 +7,7 @@
 #ifndef SW_WORKER_H
 #define SW_WORKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "record.h"
@@ -22,6 +23,8 @@ struct sw_channel_ops {
 	int (*reply)(void *impl, int block, uint32_t *idx, int max, int *n);
 	/* A finished record; the channel copies what it needs before returning. */
 	void (*record)(void *impl, const struct sw_record *rec);
+	/* Sends the records held back so far (before a long point). */
+	void (*flush)(void *impl);
 	/* Points this rank took but will not run. */
 	void (*give_back)(void *impl, const uint32_t *idx, int n);
 	/* The rank's last word: nothing more comes from it. */
@@ -33,8 +36,21 @@ struct sw_channel {
 	void *impl;
 };
 
+/* A record as it travels: everything up to the samples, then the samples it
+ * has. Records are packed back to back in one message. */
+static inline size_t sw_record_wire_bytes(const struct sw_record *rec)
+{
+	uint32_t n = rec->n_samples < SW_MAX_SAMPLES ? rec->n_samples : SW_MAX_SAMPLES;
+	return offsetof(struct sw_record, samples_ns) + n * sizeof rec->samples_ns[0];
+}
+
 /* Points asked for at most at once. */
 #define SW_WORKER_MAX_BATCH 64
+/* A worker asks for more when less than this much expected work is queued
+ * past the point it runs, and an answer holds about this much: a long point
+ * goes alone, short ones in batches, so rank 0 serves few requests and no
+ * worker sits on long points another could run. */
+#define SW_WORKER_AHEAD_S 0.05
 
 /* Runs this rank's share of r->todo. Returns SW_OK, or the status that
  * stopped this rank taking points (its backend failed), with the reason in
