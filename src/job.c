@@ -388,11 +388,26 @@ static enum sw_status parse_name(struct ctx *c, const yaml_node_t *n, struct sw_
 	return SW_OK;
 }
 
+static enum sw_status parse_flush_method(struct ctx *c, yaml_node_t *v, struct sw_measure_cfg *m)
+{
+	static const char expected[] = "read or memset";
+	const char *s;
+	enum sw_status st = scalar_of(c, v, "measure.flush_method", expected, &s);
+	if (!st && !strcmp(s, "read"))
+		m->flush_method = SW_FLUSH_BY_READ;
+	else if (!st && !strcmp(s, "memset"))
+		m->flush_method = SW_FLUSH_BY_MEMSET;
+	else if (!st)
+		st = fail_at(c, v, "measure.flush_method: expected %s, found \"%.*s\"", expected,
+			     QUOTE_MAX, s);
+	return st;
+}
+
 static enum sw_status parse_measure(struct ctx *c, yaml_node_t *n, struct sw_measure_cfg *m)
 {
 	static const char *const keys[] = { "rse_target",  "time_cap_s",  "min_sample_s",
 					    "min_samples", "max_samples", "warmup",
-					    "flush_l2" };
+					    "flush_l2",    "flush_method" };
 	const yaml_node_t *min_node = NULL, *max_node = NULL;
 	yaml_node_t *map;
 	enum sw_status st;
@@ -424,6 +439,8 @@ static enum sw_status parse_measure(struct ctx *c, yaml_node_t *n, struct sw_mea
 			max_node = v;
 		} else if (!strcmp(k, "warmup")) {
 			st = get_int(c, v, "measure.warmup", 0, 1000, &m->warmup);
+		} else if (!strcmp(k, "flush_method")) {
+			st = parse_flush_method(c, v, m);
 		} else {
 			static const char expected[] = "auto, always or never";
 			const char *s;

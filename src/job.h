@@ -34,6 +34,10 @@ struct sw_job_family {
 };
 
 enum sw_flush_l2 { SW_FLUSH_AUTO, SW_FLUSH_ALWAYS, SW_FLUSH_NEVER };
+/* How L2 is emptied before a sample: by reading a buffer twice its size,
+ * which leaves only clean lines, or (to measure the bias it brings) by a
+ * memset, whose dirty lines drain to DRAM inside the timed launch. */
+enum sw_flush_method { SW_FLUSH_BY_READ, SW_FLUSH_BY_MEMSET };
 
 /* Measurement settings (the `measure:` section), with their defaults. */
 struct sw_measure_cfg {
@@ -43,7 +47,8 @@ struct sw_measure_cfg {
 	int warmup;          /* untimed launches first; 2 */
 	double time_cap_s;   /* GPU time per point before giving up on rse; 1.0 */
 	double min_sample_s; /* batch launches so a sample lasts at least this; 20e-6 */
-	enum sw_flush_l2 flush_l2; /* auto: when the working set could fit in L2 */
+	enum sw_flush_l2 flush_l2;         /* auto: when the working set could fit in L2 */
+	enum sw_flush_method flush_method; /* read */
 };
 
 struct sw_job {

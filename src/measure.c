@@ -20,7 +20,11 @@
 #include "counters.h"
 #include "stats.h"
 
-#define SAMPLE_BATCH            16
+#define SAMPLE_BATCH 16
+/* The fewest samples a point takes when time_cap_s stops it: three give a
+ * median and a spread; nvbench's ten would cost the H200 full job about 450
+ * s where three cost about 370 (one launch of its atomics takes 1.9 s). */
+#define SW_CAPPED_MIN_SAMPLES   3
 #define MAX_LAUNCHES_PER_SAMPLE 1000
 
 struct sw_gpu {
@@ -283,13 +287,16 @@ static void queue_check(struct sw_gpu *g, const struct sw_family *f, const struc
 	g->set ^= 1; /* the next point copies into the other host set */
 }
 
-/* Enqueues one sample: an optional flush, then the timed launches. */
+/* Enqueues one sample: an optional flush, then the timed launches. flush:
+ * 0, or 1 + enum sw_flush_method. */
 static cudaError_t enqueue_sample(struct sw_gpu *g, const struct sw_variant *v,
 				  const struct sw_point *p, const struct sw_buffers *b, int flush,
 				  int launches, int slot)
 {
 	cudaError_t e = cudaSuccess;
-	if (flush)
+	if (flush == 1 + SW_FLUSH_BY_READ)
+		e = sw_evict_l2(g->flush, g->flush_bytes, g->stream);
+	else if (flush == 1 + SW_FLUSH_BY_MEMSET)
 		e = cudaMemsetAsync(g->flush, slot, g->flush_bytes, g->stream);
 	if (e == cudaSuccess)
 		e = cudaEventRecord(g->start[slot], g->stream);
@@ -462,7 +469,7 @@ struct timing {
 	const struct sw_variant *v;
 	const struct sw_point *p;
 	const struct sw_buffers *b;
-	int flush;    /* L2 flushed before each sample */
+	int flush;    /* L2 flushed before each sample: 0, or 1 + enum sw_flush_method */
 	int launches; /* back to back within a sample */
 };
 
@@ -545,25 +552,48 @@ static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_re
 	return e;
 }
 
-/* The stopping rule after min_samples: the relative standard error of the
- * mean under rse_target, or time_cap_s of GPU time spent. */
+/* The stopping rule: time_cap_s of GPU time spent bounds a point, once it
+ * has SW_CAPPED_MIN_SAMPLES; otherwise, after min_samples, the relative
+ * standard error of the mean under rse_target. */
 static int settled(const struct tally *t, const struct sw_measure_cfg *cfg)
 {
+	if (t->timed_s >= cfg->time_cap_s && t->n >= SW_CAPPED_MIN_SAMPLES)
+		return 1;
 	if (t->n < cfg->min_samples)
 		return 0;
 	double mean = t->sum / t->n;
 	double var = (t->sum_sq - t->n * mean * mean) / (t->n - 1);
 	double rse = sqrt(var > 0 ? var : 0) / sqrt((double)t->n) / mean;
-	return rse < cfg->rse_target || t->timed_s >= cfg->time_cap_s;
+	return rse < cfg->rse_target;
+}
+
+/* The next batch: at most SAMPLE_BATCH, and no more samples than end the
+ * cap's budget by the expected sample time (the warm-up's at first, then
+ * the mean so far), so a point passes time_cap_s by at most about one
+ * sample, or by the floor of SW_CAPPED_MIN_SAMPLES of a very long launch. */
+static int next_batch(const struct tally *t, const struct sw_measure_cfg *cfg, int max,
+		      double sample_s)
+{
+	int batch = max - t->n < SAMPLE_BATCH ? max - t->n : SAMPLE_BATCH;
+	if (t->n)
+		sample_s = t->timed_s / t->n;
+	if (sample_s > 0) {
+		double left = ceil((cfg->time_cap_s - t->timed_s) / sample_s);
+		int floor_left = SW_CAPPED_MIN_SAMPLES - t->n;
+		int budget = left > floor_left ? (left < batch ? (int)left : batch) : floor_left;
+		if (budget < batch)
+			batch = budget > 1 ? budget : 1;
+	}
+	return batch;
 }
 
 /* Batches of samples until the stopping rule or max_samples. */
 static cudaError_t take_samples(const struct timing *tm, const struct sw_measure_cfg *cfg,
-				struct sw_record *rec, struct tally *t)
+				struct sw_record *rec, struct tally *t, double one_s)
 {
 	int max = cfg->max_samples < SW_MAX_SAMPLES ? cfg->max_samples : SW_MAX_SAMPLES;
 	for (;;) {
-		int batch = max - t->n < SAMPLE_BATCH ? max - t->n : SAMPLE_BATCH;
+		int batch = next_batch(t, cfg, max, one_s * tm->launches);
 		cudaError_t e = sample_batch(tm, batch, rec, t);
 		if (e != cudaSuccess)
 			return e;
@@ -618,14 +648,14 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	if (st != SW_OK)
 		return st;
 
-	tm.flush = wants_flush(g, &sz, cfg);
-	rec->l2_flushed = tm.flush;
+	tm.flush = wants_flush(g, &sz, cfg) ? 1 + (int)cfg->flush_method : 0;
+	rec->l2_flushed = tm.flush != 0;
 	e = warm_up(&tm, cfg->warmup > 0 ? cfg->warmup : 1, &one_s);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "running the checked launch and warm-up", err);
 	tm.launches = launches_per_sample(cfg, tm.flush, one_s);
 	rec->launches_per_sample = tm.launches;
-	e = take_samples(&tm, cfg, rec, &t);
+	e = take_samples(&tm, cfg, rec, &t, one_s);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "timing", err);
 
