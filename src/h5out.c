@@ -47,113 +47,37 @@ _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
 /* Point id of a row that was allocated but never written (the fill value). */
 #define FILL_POINT_ID UINT64_MAX
 
-/* One column of a table: where it sits in the C struct, and its units. */
-enum col_kind { COL_I32, COL_U32, COL_I64, COL_U64, COL_F64, COL_STR, COL_AXIS };
-
-struct col {
-	const char *name;
-	size_t offset;
-	size_t size;
-	enum col_kind kind;
-	const char *units; /* NULL: a count, an id or a ratio */
-};
-
-#define COL(type, field, kind, units)                                                              \
+/* The /devices columns, in the order of struct sw_device_info (device.h);
+ * test_h5out checks that they cover it. /measurements has sw_record_columns. */
+#define DCOL(field, kind, units)                                                                   \
 	{                                                                                          \
-#field, offsetof(type, field), sizeof(((type *)0)->field), kind, units             \
+#field, offsetof(struct sw_device_info, field),                                    \
+			sizeof(((struct sw_device_info *)0)->field), kind, units                   \
 	}
-#define RCOL(field, kind, units) COL(struct sw_record, field, kind, units)
-#define DCOL(field, kind, units) COL(struct sw_device_info, field, kind, units)
 
-/* In struct order; COL_AXIS expands to one int64 column per axis name. */
-static const struct col meas_cols[] = {
-	RCOL(point_id, COL_U64, NULL),
-	RCOL(plan_index, COL_U32, NULL),
-	RCOL(rank, COL_I32, NULL),
-	RCOL(session, COL_I32, NULL),
-	RCOL(family, COL_STR, NULL),
-	RCOL(variant, COL_STR, NULL),
-	RCOL(backend, COL_STR, NULL),
-	RCOL(is_reference, COL_I32, NULL),
-	RCOL(cc, COL_I32, NULL),
-	RCOL(axis, COL_AXIS, NULL),
-	RCOL(status, COL_I32, NULL),
-	RCOL(message, COL_STR, NULL),
-	RCOL(check_mode, COL_STR, NULL),
-	RCOL(checked_elems, COL_U64, "elements"),
-	RCOL(max_rel_err, COL_F64, NULL),
-	RCOL(seed, COL_U64, NULL),
-	RCOL(n_samples, COL_U32, NULL),
-	RCOL(launches_per_sample, COL_U32, NULL),
-	RCOL(l2_flushed, COL_I32, NULL),
-	RCOL(median_ns, COL_F64, "ns"),
-	RCOL(min_ns, COL_F64, "ns"),
-	RCOL(mean_ns, COL_F64, "ns"),
-	RCOL(stddev_ns, COL_F64, "ns"),
-	RCOL(rse, COL_F64, NULL),
-	RCOL(useful_bytes, COL_F64, "bytes"),
-	RCOL(flops, COL_F64, "flop"),
-	RCOL(gbps, COL_F64, "GB/s"),
-	RCOL(gflops, COL_F64, "GFLOP/s"),
-	RCOL(timed_s, COL_F64, "s"),
-	RCOL(sm_clock_mhz, COL_U32, "MHz"),
-	RCOL(mem_clock_mhz, COL_U32, "MHz"),
-	RCOL(throttle_reasons, COL_U64, NULL),
-	RCOL(model_requests, COL_F64, "requests"),
-	RCOL(model_transactions_per_request, COL_F64, "transactions/request"),
-	RCOL(model_sectors_per_request, COL_F64, "sectors/request"),
-	RCOL(model_moved_bytes, COL_F64, "bytes"),
-	RCOL(model_efficiency, COL_F64, NULL),
-	RCOL(model_conflict_degree, COL_F64, "passes/request"),
-	RCOL(model_time_bound_ns, COL_F64, "ns"),
-	RCOL(model_ld_requests, COL_F64, "requests"),
-	RCOL(model_ld_transactions, COL_F64, "transactions"),
-	RCOL(model_st_requests, COL_F64, "requests"),
-	RCOL(model_st_transactions, COL_F64, "transactions"),
-	RCOL(model_shared_ld_requests, COL_F64, "requests"),
-	RCOL(model_shared_ld_wavefronts, COL_F64, "wavefronts"),
-	RCOL(model_shared_ld_conflicts, COL_F64, "wavefronts"),
-	RCOL(counter_note, COL_STR, NULL),
-	RCOL(counter_passes, COL_I32, NULL),
-	RCOL(ctr_ld_requests, COL_F64, "requests"),
-	RCOL(ctr_ld_sectors, COL_F64, "sectors"),
-	RCOL(ctr_st_requests, COL_F64, "requests"),
-	RCOL(ctr_st_sectors, COL_F64, "sectors"),
-	RCOL(ctr_shared_ld_requests, COL_F64, "requests"),
-	RCOL(ctr_shared_ld_wavefronts, COL_F64, "wavefronts"),
-	RCOL(ctr_shared_ld_conflicts, COL_F64, "conflicts"),
-	RCOL(ctr_shared_st_requests, COL_F64, "requests"),
-	RCOL(ctr_shared_st_wavefronts, COL_F64, "wavefronts"),
-	RCOL(ctr_shared_st_conflicts, COL_F64, "conflicts"),
-	RCOL(ctr_dram_read_bytes, COL_F64, "bytes"),
-	RCOL(ctr_dram_write_bytes, COL_F64, "bytes"),
-	RCOL(start_unix, COL_F64, "s"),
-	RCOL(sample_offset, COL_U64, NULL),
+static const struct sw_column dev_cols[] = {
+	DCOL(rank, SW_COL_I32, NULL),
+	DCOL(session, SW_COL_I32, NULL),
+	DCOL(host, SW_COL_TEXT, NULL),
+	DCOL(local_rank, SW_COL_I32, NULL),
+	DCOL(device_index, SW_COL_I32, NULL),
+	DCOL(backend, SW_COL_TEXT, NULL),
+	DCOL(pci_bus_id, SW_COL_TEXT, NULL),
+	DCOL(uuid, SW_COL_TEXT, NULL),
+	DCOL(name, SW_COL_TEXT, NULL),
+	DCOL(cc, SW_COL_I32, NULL),
+	DCOL(sm_count, SW_COL_I32, NULL),
+	DCOL(mem_clock_khz, SW_COL_I32, "kHz"),
+	DCOL(mem_bus_width_bits, SW_COL_I32, "bits"),
+	DCOL(peak_gbps, SW_COL_F64, "GB/s"),
+	DCOL(l2_bytes, SW_COL_I64, "bytes"),
+	DCOL(mem_bytes, SW_COL_I64, "bytes"),
+	DCOL(driver_version, SW_COL_I32, NULL),
+	DCOL(runtime_version, SW_COL_I32, NULL),
+	DCOL(visible_devices, SW_COL_TEXT, NULL),
 };
 
-static const struct col dev_cols[] = {
-	DCOL(rank, COL_I32, NULL),
-	DCOL(session, COL_I32, NULL),
-	DCOL(host, COL_STR, NULL),
-	DCOL(local_rank, COL_I32, NULL),
-	DCOL(device_index, COL_I32, NULL),
-	DCOL(backend, COL_STR, NULL),
-	DCOL(pci_bus_id, COL_STR, NULL),
-	DCOL(uuid, COL_STR, NULL),
-	DCOL(name, COL_STR, NULL),
-	DCOL(cc, COL_I32, NULL),
-	DCOL(sm_count, COL_I32, NULL),
-	DCOL(mem_clock_khz, COL_I32, "kHz"),
-	DCOL(mem_bus_width_bits, COL_I32, "bits"),
-	DCOL(peak_gbps, COL_F64, "GB/s"),
-	DCOL(l2_bytes, COL_I64, "bytes"),
-	DCOL(mem_bytes, COL_I64, "bytes"),
-	DCOL(driver_version, COL_I32, NULL),
-	DCOL(runtime_version, COL_I32, NULL),
-	DCOL(visible_devices, COL_STR, NULL),
-};
-
-#define N_MEAS_COLS (sizeof meas_cols / sizeof meas_cols[0])
+#define N_MEAS_COLS ((size_t)sw_record_n_columns)
 #define N_DEV_COLS  (sizeof dev_cols / sizeof dev_cols[0])
 
 static const char meas_about[] =
@@ -274,34 +198,35 @@ static hid_t vstr_type(struct sw_err *err)
 	return t;
 }
 
-static hid_t num_type(enum col_kind kind, int in_file)
+static hid_t num_type(enum sw_column_kind kind, int in_file)
 {
 	switch (kind) {
-	case COL_I32: return in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
-	case COL_U32: return in_file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
-	case COL_AXIS:
-	case COL_I64: return in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
-	case COL_U64: return in_file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
-	case COL_F64: return in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
-	case COL_STR: break;
+	case SW_COL_I32: return in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+	case SW_COL_U32: return in_file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
+	case SW_COL_AXES:
+	case SW_COL_I64: return in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+	case SW_COL_U64: return in_file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+	case SW_COL_F64: return in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+	case SW_COL_TEXT: break;
 	}
 	return H5I_INVALID_HID;
 }
 
-static size_t type_bytes(const struct col *cols, size_t n_cols)
+static size_t type_bytes(const struct sw_column *cols, size_t n_cols)
 {
 	size_t bytes = 0;
 
 	for (size_t i = 0; i < n_cols; i++)
-		bytes += cols[i].kind == COL_AXIS ? (size_t)sw_axis_column_count() * sizeof(int64_t)
-						  : cols[i].size;
+		bytes += cols[i].kind == SW_COL_AXES
+				 ? (size_t)sw_axis_column_count() * sizeof(int64_t)
+				 : cols[i].size;
 	return bytes;
 }
 
-static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct col *c, int in_file,
-		     struct sw_err *err)
+static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct sw_column *c,
+		     int in_file, struct sw_err *err)
 {
-	hid_t mt = c->kind == COL_STR ? str_type(c->size, err) : num_type(c->kind, in_file);
+	hid_t mt = c->kind == SW_COL_TEXT ? str_type(c->size, err) : num_type(c->kind, in_file);
 	herr_t rc;
 
 	if (mt < 0)
@@ -309,7 +234,7 @@ static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct 
 	rc = H5Tinsert(ctype, name, offset, mt);
 	if (rc < 0)
 		h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
-	if (c->kind == COL_STR)
+	if (c->kind == SW_COL_TEXT)
 		H5Tclose(mt);
 	return rc;
 }
@@ -317,7 +242,7 @@ static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct 
 /* The compound type of a table: in memory at the struct's offsets with
  * native types (row_bytes apart), or packed in table order with
  * little-endian types for the file. */
-static hid_t table_type(const struct col *cols, size_t n_cols, size_t row_bytes, int in_file,
+static hid_t table_type(const struct sw_column *cols, size_t n_cols, size_t row_bytes, int in_file,
 			struct sw_err *err)
 {
 	size_t at = 0;
@@ -328,9 +253,9 @@ static hid_t table_type(const struct col *cols, size_t n_cols, size_t row_bytes,
 		return t;
 	}
 	for (size_t i = 0; i < n_cols; i++) {
-		const struct col *c = &cols[i];
+		const struct sw_column *c = &cols[i];
 
-		if (c->kind != COL_AXIS) {
+		if (c->kind != SW_COL_AXES) {
 			if (insert(t, c->name, in_file ? at : c->offset, c, in_file, err) < 0)
 				goto close_type;
 			at += c->size;
@@ -373,13 +298,13 @@ static const char *axis_units(const char *name)
 
 /* Fixed-length strings get their terminator and nothing but zeros after it,
  * so readers see "abc", never "abc\0garbage". */
-static void tidy_strings(const struct col *cols, size_t n_cols, unsigned char *row)
+static void tidy_strings(const struct sw_column *cols, size_t n_cols, unsigned char *row)
 {
 	for (size_t i = 0; i < n_cols; i++) {
 		char *s = (char *)row + cols[i].offset;
 		size_t len;
 
-		if (cols[i].kind != COL_STR)
+		if (cols[i].kind != SW_COL_TEXT)
 			continue;
 		len = strnlen(s, cols[i].size);
 		if (len == cols[i].size)
@@ -551,7 +476,7 @@ static enum sw_status new_handle(const char *path, struct sw_h5 **out, struct sw
 		destroy(h);
 		return sw_fail(err, SW_ENOMEM, "out of memory for the result file handle");
 	}
-	h->meas_mtype = table_type(meas_cols, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
+	h->meas_mtype = table_type(sw_record_columns, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
 	if (h->meas_mtype < 0)
 		goto destroy_h;
 	h->dev_mtype = table_type(dev_cols, N_DEV_COLS, sizeof(struct sw_device_info), 0, err);
@@ -758,7 +683,7 @@ static enum sw_status write_root(hid_t file, const struct sw_h5_meta *m, struct 
 /* An empty extendable 1-D dataset with its description and units. */
 static hid_t create_table(hid_t file, const char *name, hid_t file_type, hsize_t chunk_rows,
 			  hid_t fill_type, const void *fill, const char *about,
-			  const struct col *cols, size_t n_cols, struct sw_err *err)
+			  const struct sw_column *cols, size_t n_cols, struct sw_err *err)
 {
 	hsize_t dims = 0, maxdims = H5S_UNLIMITED;
 	hid_t space, dcpl, dset = H5I_INVALID_HID;
@@ -788,7 +713,7 @@ static hid_t create_table(hid_t file, const char *name, hid_t file_type, hsize_t
 	for (size_t i = 0; i < n_cols; i++) {
 		char attr[80];
 
-		if (cols[i].kind == COL_AXIS) {
+		if (cols[i].kind == SW_COL_AXES) {
 			for (int a = 0; a < sw_axis_column_count(); a++) {
 				const char *units = axis_units(sw_axis_column_name(a));
 
@@ -841,12 +766,12 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 	if (h->devices < 0)
 		return err ? err->status : SW_EHDF5;
 
-	ftype = table_type(meas_cols, N_MEAS_COLS, 0, 1, err);
+	ftype = table_type(sw_record_columns, N_MEAS_COLS, 0, 1, err);
 	if (ftype < 0)
 		return sw_wrap(err, "cannot build the /measurements type");
 	h->measurements =
 		create_table(h->file, "measurements", ftype, MEAS_CHUNK_ROWS, h->meas_mtype, &blank,
-			     meas_about, meas_cols, N_MEAS_COLS, err);
+			     meas_about, sw_record_columns, N_MEAS_COLS, err);
 	H5Tclose(ftype);
 	if (h->measurements < 0)
 		return err ? err->status : SW_EHDF5;
@@ -1372,7 +1297,7 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 	h->samples_len += rec->n_samples;
 	row = h->meas_buf + h->meas_len++ * MEAS_ROW_BYTES;
 	memcpy(row, rec, MEAS_ROW_BYTES);
-	tidy_strings(meas_cols, N_MEAS_COLS, row);
+	tidy_strings(sw_record_columns, N_MEAS_COLS, row);
 
 	if (h->meas_len >= AUTO_FLUSH_ROWS || h->samples_len >= AUTO_FLUSH_SAMPLES)
 		return sw_h5_flush(h, err);

@@ -124,19 +124,7 @@ static void add_model(const struct ctx *c, const struct sw_variant *v, const str
 	int bank_bytes = model_row ? c->job.kepler_bank_bytes : SW_KEPLER_BANK_BYTES_DEFAULT;
 	enum sw_status st = sw_model_eval_banked(v, p, cc, bank_bytes, &m, &err);
 	if (st == SW_OK) {
-		rec->model_requests = m.requests;
-		rec->model_transactions_per_request = m.transactions_per_request;
-		rec->model_sectors_per_request = m.sectors_per_request;
-		rec->model_moved_bytes = m.moved_bytes;
-		rec->model_efficiency = m.efficiency;
-		rec->model_conflict_degree = m.conflict_degree;
-		rec->model_ld_requests = m.ld_requests;
-		rec->model_ld_transactions = m.ld_transactions;
-		rec->model_st_requests = m.st_requests;
-		rec->model_st_transactions = m.st_transactions;
-		rec->model_shared_ld_requests = m.shared_ld_requests;
-		rec->model_shared_ld_wavefronts = m.shared_ld_wavefronts;
-		rec->model_shared_ld_conflicts = m.shared_ld_conflicts;
+		sw_record_set_model(rec, &m);
 	} else if (model_row) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", err.msg);
