@@ -22,6 +22,7 @@ struct sw_counter_values;
 #define SW_MAX_SAMPLES      512
 #define SW_TEXT_LEN         32
 #define SW_MSG_LEN          160
+#define SW_MAX_VARIANTS     32 /* a variant set is a 32-bit mask */
 
 /* Row status, as stored in the file's `status` column. */
 enum sw_row_status {
@@ -90,7 +91,18 @@ void sw_record_set_counters(struct sw_record *r, const struct sw_counter_values 
  * column c of sw_record.axis holds sw_axis_column_name(c). */
 int sw_axis_column_count(void);
 const char *sw_axis_column_name(int c);
-/* Column of a family's axis i. */
+/* Column of axis `axis` of registered family `family`, never -1: main runs
+ * sw_registry_check first, and a registry that fails it aborts here. */
 int sw_axis_column_of(int family, int axis);
+
+/* Whether n families fit the harness and the file: SW_EINVAL, naming the
+ * family and the limit, when a family or variant name is empty or does not
+ * fit SW_NAME_LEN and SW_TEXT_LEN, family names repeat, a family has more
+ * than SW_MAX_AXES axes or SW_MAX_VARIANTS variants, or none, an axis name
+ * is empty, too long, repeated within its family or the name of another
+ * column, or the families bring more than SW_MAX_AXIS_COLUMNS distinct axis
+ * names. Pure: run it once where families register, before any record. */
+enum sw_status sw_registry_check(const struct sw_family *const *families, int n,
+				 struct sw_err *err);
 
 #endif

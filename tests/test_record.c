@@ -2,7 +2,8 @@
  * sw_record_no_counters, the copies from the model and the counters (every
  * field, and nothing else), the column table covering struct sw_record up to
  * its samples, docs/hdf5-schema.md naming every column with its type and
- * units, and the axis columns. */
+ * units, the axis columns, and sw_registry_check on the real registry and on
+ * synthetic ones past each limit. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -253,6 +254,146 @@ START_TEST(every_registered_axis_has_its_column)
 }
 END_TEST
 
+/* ---- the registry check ---------------------------------------------- */
+
+#define MAX_FAMILIES 8
+
+static char axis_names[MAX_FAMILIES][SW_MAX_AXES + 1][8];
+static struct sw_axis_def axes[MAX_FAMILIES][SW_MAX_AXES + 1];
+static struct sw_variant variants[MAX_FAMILIES][SW_MAX_VARIANTS + 1];
+static char variant_names[MAX_FAMILIES][SW_MAX_VARIANTS + 1][8];
+static struct sw_family fams[MAX_FAMILIES];
+static const struct sw_family *list[MAX_FAMILIES];
+static char family_names[MAX_FAMILIES][8];
+
+/* n families of n_axes axes each, named a<first>, a<first+1>, ... with
+ * first = f * stride, and two variants each. */
+static void make_families(int n, int n_axes, int stride)
+{
+	memset(fams, 0, sizeof fams);
+	for (int f = 0; f < n; f++) {
+		snprintf(family_names[f], sizeof family_names[f], "f%d", f);
+		for (int x = 0; x < SW_MAX_AXES + 1; x++) {
+			snprintf(axis_names[f][x], sizeof axis_names[f][x], "a%d", f * stride + x);
+			axes[f][x] = (struct sw_axis_def){ .name = axis_names[f][x], .units = "" };
+		}
+		for (int v = 0; v < SW_MAX_VARIANTS + 1; v++) {
+			snprintf(variant_names[f][v], sizeof variant_names[f][v], "v%d", v);
+			variants[f][v] = (struct sw_variant){ .name = variant_names[f][v] };
+		}
+		fams[f] = (struct sw_family){ .name = family_names[f],
+					      .axes = axes[f],
+					      .n_axes = n_axes,
+					      .variants = variants[f],
+					      .n_variants = 2 };
+		list[f] = &fams[f];
+	}
+}
+
+/* Refused, and the message has each of the words. */
+static void expect_refused(int n, const char *word1, const char *word2)
+{
+	struct sw_err e = { 0 };
+
+	ck_assert_int_eq(sw_registry_check(list, n, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, word1), "'%s' lacks '%s'", e.msg, word1);
+	ck_assert_msg(strstr(e.msg, word2), "'%s' lacks '%s'", e.msg, word2);
+}
+
+static void expect_accepted(int n)
+{
+	struct sw_err e = { 0 };
+
+	ck_assert_msg(sw_registry_check(list, n, &e) == SW_OK, "%s", e.msg);
+}
+
+START_TEST(real_registry_passes)
+{
+	struct sw_err e = { 0 };
+
+	ck_assert_msg(sw_registry_check(sw_families, sw_n_families, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_registry_check(NULL, 0, &e), SW_OK);
+}
+END_TEST
+
+START_TEST(refuses_too_many_axis_names)
+{
+	make_families(3, 8, 8); /* 24 distinct names: the most a record holds */
+	expect_accepted(3);
+	make_families(4, 7, 7); /* 28, the fourth family brings the 25th: a24 */
+	expect_refused(4, "family 'f3'", "axis 'a24'");
+	make_families(4, 8, 6); /* shared names count once: a0..a25, 26 */
+	expect_refused(4, "family 'f3'", "SW_MAX_AXIS_COLUMNS");
+	make_families(4, 6, 6); /* a0..a23 */
+	expect_accepted(4);
+}
+END_TEST
+
+START_TEST(refuses_bad_counts)
+{
+	make_families(2, SW_MAX_AXES, 10);
+	expect_accepted(2);
+	fams[1].n_axes = SW_MAX_AXES + 1;
+	expect_refused(2, "family 'f1'", "SW_MAX_AXES");
+	fams[1].n_axes = -1;
+	expect_refused(2, "family 'f1'", "SW_MAX_AXES");
+	fams[1].n_axes = 1;
+	fams[1].n_variants = SW_MAX_VARIANTS;
+	expect_accepted(2);
+	fams[1].n_variants = SW_MAX_VARIANTS + 1;
+	expect_refused(2, "family 'f1'", "33 variants");
+	fams[1].n_variants = 0;
+	expect_refused(2, "family 'f1'", "0 variants");
+}
+END_TEST
+
+START_TEST(refuses_bad_names)
+{
+	static const char long_name[] = "a_name_of_exactly_32_characters_";
+	static const char just_fits[] = "a_name_of_exactly_31_characters";
+
+	ck_assert_uint_eq(strlen(long_name), 32);
+	make_families(2, 2, 10);
+	fams[1].name = just_fits;
+	expect_accepted(2);
+	fams[1].name = long_name;
+	expect_refused(2, "family 'a_name", "31 characters");
+	fams[1].name = "";
+	expect_refused(2, "family 1 of the registry", "1 to 31");
+	fams[1].name = NULL;
+	expect_refused(2, "family 1 of the registry", "1 to 31");
+	fams[1].name = "f0";
+	expect_refused(2, "family 'f0'", "twice");
+
+	make_families(2, 2, 10);
+	axes[1][1].name = just_fits;
+	expect_accepted(2);
+	axes[1][1].name = long_name;
+	expect_refused(2, "family 'f1'", "axis 1");
+	axes[1][1].name = "";
+	expect_refused(2, "family 'f1'", "axis 1");
+	axes[1][1].name = "a10";
+	expect_refused(2, "family 'f1'", "axis 'a10' twice");
+	axes[1][1].name = "rank"; /* would make a second /measurements column "rank" */
+	expect_refused(2, "axis 'rank'", "column");
+
+	make_families(2, 2, 10);
+	variants[0][1].name = "";
+	expect_refused(2, "family 'f0'", "variant 1");
+	variants[0][1].name = long_name;
+	expect_refused(2, "family 'f0'", "variant 1");
+	variants[0][1].name = "v0";
+	expect_refused(2, "family 'f0'", "variant 'v0' twice");
+}
+END_TEST
+
+START_TEST(axis_names_may_repeat_across_families)
+{
+	make_families(3, 4, 0); /* every family has a0..a3 */
+	expect_accepted(3);
+}
+END_TEST
+
 static Suite *record_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -265,6 +406,11 @@ static Suite *record_suite(void)
 	tcase_add_test(t, columns_cover_the_struct);
 	tcase_add_test(t, doc_names_every_column);
 	tcase_add_test(t, every_registered_axis_has_its_column);
+	tcase_add_test(t, real_registry_passes);
+	tcase_add_test(t, refuses_too_many_axis_names);
+	tcase_add_test(t, refuses_bad_counts);
+	tcase_add_test(t, refuses_bad_names);
+	tcase_add_test(t, axis_names_may_repeat_across_families);
 	suite_add_tcase(s, t);
 	return s;
 }
