@@ -1,5 +1,6 @@
 /*
- * The result file: the only module that includes hdf5.h. Rank 0 alone calls
+ * The result file, written by the HDF5 writer files (h5out.c, h5resume.c
+ * for --resume), the only code that includes hdf5.h. Rank 0 alone calls
  * these. Creates or resumes one file (docs/hdf5-schema.md) in the HDF5 1.10
  * format, written in SWMR mode so that h5py reads it while the sweep runs;
  * appends device rows and measurement rows with their raw samples, and
