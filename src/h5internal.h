@@ -31,6 +31,11 @@ struct sw_h5 {
 	size_t samples_len, samples_cap;
 };
 
+/* The /devices columns (struct sw_device_info), as sw_record_columns are
+ * those of /measurements. */
+extern const struct sw_column sw_h5_device_columns[];
+extern const int sw_h5_n_device_columns;
+
 /* Point id of a row that was allocated but never written (the fill value). */
 #define FILL_POINT_ID UINT64_MAX
 

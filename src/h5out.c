@@ -54,7 +54,7 @@ _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
 			sizeof(((struct sw_device_info *)0)->field), kind, units                   \
 	}
 
-static const struct sw_column dev_cols[] = {
+const struct sw_column sw_h5_device_columns[] = {
 	DCOL(rank, SW_COL_I32, NULL),
 	DCOL(session, SW_COL_I32, NULL),
 	DCOL(host, SW_COL_TEXT, NULL),
@@ -75,9 +75,11 @@ static const struct sw_column dev_cols[] = {
 	DCOL(runtime_version, SW_COL_I32, NULL),
 	DCOL(visible_devices, SW_COL_TEXT, NULL),
 };
+const int sw_h5_n_device_columns =
+	(int)(sizeof sw_h5_device_columns / sizeof sw_h5_device_columns[0]);
 
 #define N_MEAS_COLS ((size_t)sw_record_n_columns)
-#define N_DEV_COLS  (sizeof dev_cols / sizeof dev_cols[0])
+#define N_DEV_COLS  ((size_t)sw_h5_n_device_columns)
 
 static const char meas_about[] =
 	"One row per plan point and backend. Axis columns hold -1 where the "
@@ -455,7 +457,8 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->meas_mtype = table_type(sw_record_columns, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
 	if (h->meas_mtype < 0)
 		goto destroy_h;
-	h->dev_mtype = table_type(dev_cols, N_DEV_COLS, sizeof(struct sw_device_info), 0, err);
+	h->dev_mtype =
+		table_type(sw_h5_device_columns, N_DEV_COLS, sizeof(struct sw_device_info), 0, err);
 	if (h->dev_mtype < 0)
 		goto destroy_h;
 	*out = h;
@@ -724,11 +727,11 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 	memset(&no_device, 0, sizeof no_device);
 	no_device.rank = no_device.session = no_device.device_index = -1;
 
-	ftype = table_type(dev_cols, N_DEV_COLS, 0, 1, err);
+	ftype = table_type(sw_h5_device_columns, N_DEV_COLS, 0, 1, err);
 	if (ftype < 0)
 		return sw_wrap(err, "cannot build the /devices type");
 	h->devices = create_table(h->file, "devices", ftype, DEV_CHUNK_ROWS, h->dev_mtype,
-				  &no_device, dev_about, dev_cols, N_DEV_COLS, err);
+				  &no_device, dev_about, sw_h5_device_columns, N_DEV_COLS, err);
 	H5Tclose(ftype);
 	if (h->devices < 0)
 		return err ? err->status : SW_EHDF5;
@@ -883,7 +886,7 @@ enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info
 		struct sw_device_info *d = &h->dev_buf[h->dev_len++];
 
 		*d = rows[i];
-		tidy_strings(dev_cols, N_DEV_COLS, (unsigned char *)d);
+		tidy_strings(sw_h5_device_columns, N_DEV_COLS, (unsigned char *)d);
 	}
 	return SW_OK;
 }

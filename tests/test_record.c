@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "counters.h"
-#include "doc_table.h"
+#include "column_check.h"
 #include "kernel.h"
 #include "model.h"
 #include "record.h"
@@ -142,47 +142,16 @@ END_TEST
 
 /* ---- the column table ------------------------------------------------ */
 
-static size_t kind_align(enum sw_column_kind k)
-{
-	switch (k) {
-	case SW_COL_I32:
-	case SW_COL_U32: return 4;
-	case SW_COL_TEXT: return 1;
-	default: return 8;
-	}
-}
-
-static size_t kind_size(const struct sw_column *c)
-{
-	switch (c->kind) {
-	case SW_COL_I32:
-	case SW_COL_U32: return 4;
-	case SW_COL_TEXT: return c->size;
-	case SW_COL_AXES: return SW_MAX_AXIS_COLUMNS * sizeof(int64_t);
-	default: return 8;
-	}
-}
-
 /* Laid out as C lays out the columns one after another, nothing between
  * them but alignment, so no field hides between two columns. */
 START_TEST(columns_cover_the_struct)
 {
-	size_t end = 0;
+	char why[256];
 
 	ck_assert_int_gt(sw_record_n_columns, 50);
-	for (int i = 0; i < sw_record_n_columns; i++) {
-		const struct sw_column *c = &sw_record_columns[i];
-		size_t align = kind_align(c->kind);
-
-		ck_assert_msg(c->offset == (end + align - 1) / align * align,
-			      "column %s at %zu, not right after the previous one (%zu)", c->name,
-			      c->offset, end);
-		ck_assert_uint_eq(c->size, kind_size(c));
-		for (int j = 0; j < i; j++)
-			ck_assert_str_ne(sw_record_columns[j].name, c->name);
-		end = c->offset + c->size;
-	}
-	ck_assert_uint_eq((end + 7) / 8 * 8, offsetof(struct sw_record, samples_ns));
+	ck_assert_msg(columns_tile(sw_record_columns, sw_record_n_columns,
+				   offsetof(struct sw_record, samples_ns), why, sizeof why),
+		      "sw_record_columns: %s", why);
 	ck_assert_str_eq(sw_record_columns[0].name, "point_id");
 	ck_assert_str_eq(sw_record_columns[sw_record_n_columns - 1].name, "sample_offset");
 }

@@ -1,6 +1,7 @@
-/* Reads the column tables of docs/hdf5-schema.md for test_record and test_h5out. */
+/* Column checks for test_record and test_h5out: a table against its struct,
+ * and the column tables of docs/hdf5-schema.md. */
 #define _GNU_SOURCE /* getline */
-#include "doc_table.h"
+#include "column_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,4 +128,63 @@ const struct doc_column *doc_find(const struct doc_column *cols, int n, const ch
 		if (strcmp(cols[i].name, name) == 0)
 			return &cols[i];
 	return NULL;
+}
+
+static size_t kind_align(enum sw_column_kind k)
+{
+	switch (k) {
+	case SW_COL_I32:
+	case SW_COL_U32: return 4;
+	case SW_COL_TEXT: return 1;
+	default: return 8;
+	}
+}
+
+static size_t kind_size(const struct sw_column *c)
+{
+	switch (c->kind) {
+	case SW_COL_I32:
+	case SW_COL_U32: return 4;
+	case SW_COL_TEXT: return c->size;
+	case SW_COL_AXES: return SW_MAX_AXIS_COLUMNS * sizeof(int64_t);
+	default: return 8;
+	}
+}
+
+int columns_tile(const struct sw_column *cols, int n, size_t end, char *why, size_t len)
+{
+	size_t at = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct sw_column *c = &cols[i];
+		size_t align = kind_align(c->kind);
+
+		at = (at + align - 1) / align * align;
+		if (c->offset != at) {
+			snprintf(why, len,
+				 "column %s at byte %zu, not %zu: a field before it is "
+				 "not a column",
+				 c->name, c->offset, at);
+			return 0;
+		}
+		if (c->size != kind_size(c)) {
+			snprintf(why, len, "column %s has %zu bytes, not %zu", c->name, c->size,
+				 kind_size(c));
+			return 0;
+		}
+		for (int j = 0; j < i; j++)
+			if (strcmp(cols[j].name, c->name) == 0) {
+				snprintf(why, len, "column %s is there twice", c->name);
+				return 0;
+			}
+		at += c->size;
+	}
+	if ((at + 7) / 8 * 8 != end) {
+		snprintf(why, len,
+			 "the columns end at byte %zu, the struct's at %zu: a field "
+			 "after the last column is not a column",
+			 at, end);
+		return 0;
+	}
+	return 1;
 }

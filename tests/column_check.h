@@ -1,7 +1,18 @@
-/* The column tables of docs/hdf5-schema.md, read as a test sees them, so a
- * test can tell whether the doc describes every column the code writes. */
-#ifndef SW_DOC_TABLE_H
-#define SW_DOC_TABLE_H
+/* Checks of the column tables that test_record and test_h5out share: that a
+ * table covers its C struct, and what docs/hdf5-schema.md says of each
+ * column, so a test can tell whether the doc describes every column written. */
+#ifndef SW_COLUMN_CHECK_H
+#define SW_COLUMN_CHECK_H
+
+#include <stddef.h>
+
+#include "record.h"
+
+/* 1 when cols[0..n) follow one another at the offsets C gives such fields,
+ * nothing between two but alignment, and end where the struct's columns end
+ * (end: sizeof the struct, or the offset of its first field that is not a
+ * column): no field of the struct is left out. Else 0, saying why. */
+int columns_tile(const struct sw_column *cols, int n, size_t end, char *why, size_t len);
 
 struct doc_column {
 	char name[64];
