@@ -1,7 +1,8 @@
 /*
  * Private to the HDF5 writer files, h5out.c (create, append, flush, close)
- * and h5resume.c (resume): the handle and the helpers both use. The writer
- * files and this header are the only code that includes hdf5.h.
+ * and h5resume.c (resume), and to their test: the handle and the helpers
+ * both files use. With this header they are the only code in src/ that
+ * includes hdf5.h.
  */
 #ifndef SW_H5INTERNAL_H
 #define SW_H5INTERNAL_H

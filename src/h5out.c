@@ -1,9 +1,9 @@
 /*
  * The result file of docs/hdf5-schema.md: create, append, flush and close
  * (--resume is h5resume.c's; the two are the HDF5 writer files, the only
- * code that includes hdf5.h). The file is in the HDF5 1.10 format and
- * written in SWMR mode, so h5py reads it while the sweep runs. Rows wait in
- * memory and every HDF5 write happens in sw_h5_flush, which ends in
+ * code in src/ that includes hdf5.h). The file is in the HDF5 1.10 format
+ * and written in SWMR mode, so h5py reads it while the sweep runs. Rows wait
+ * in memory and every HDF5 write happens in sw_h5_flush, which ends in
  * H5Fflush: a process killed between flushes leaves the file as the last
  * flush wrote it. Never prints: a failure becomes a status and a message
  * that ends with HDF5's innermost error description.
