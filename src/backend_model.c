@@ -18,19 +18,7 @@ enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int 
 	enum sw_status st = sw_model_eval_banked(v, &pt->p, cc, kepler_bank_bytes, &m, err);
 	if (st != SW_OK)
 		return st;
-	rec->model_requests = m.requests;
-	rec->model_transactions_per_request = m.transactions_per_request;
-	rec->model_sectors_per_request = m.sectors_per_request;
-	rec->model_moved_bytes = m.moved_bytes;
-	rec->model_efficiency = m.efficiency;
-	rec->model_conflict_degree = m.conflict_degree;
-	rec->model_ld_requests = m.ld_requests;
-	rec->model_ld_transactions = m.ld_transactions;
-	rec->model_st_requests = m.st_requests;
-	rec->model_st_transactions = m.st_transactions;
-	rec->model_shared_ld_requests = m.shared_ld_requests;
-	rec->model_shared_ld_wavefronts = m.shared_ld_wavefronts;
-	rec->model_shared_ld_conflicts = m.shared_ld_conflicts;
+	sw_record_set_model(rec, &m);
 	return SW_OK;
 }
 

@@ -1,11 +1,12 @@
 /*
- * The result file of docs/hdf5-schema.md; the only module that includes
- * hdf5.h. The file is in the HDF5 1.10 format and written in SWMR mode, so
- * h5py reads it while the sweep runs. Rows wait in memory and every HDF5
- * write happens in sw_h5_flush, which ends in H5Fflush: a process killed
- * between flushes leaves the file as the last flush wrote it. Never prints:
- * a failure becomes a status and a message that ends with HDF5's innermost
- * error description.
+ * The result file of docs/hdf5-schema.md: create, append, flush and close
+ * (--resume is h5resume.c's; the two are the HDF5 writer files, the only
+ * code in src/ that includes hdf5.h). The file is in the HDF5 1.10 format
+ * and written in SWMR mode, so h5py reads it while the sweep runs. Rows wait
+ * in memory and every HDF5 write happens in sw_h5_flush, which ends in
+ * H5Fflush: a process killed between flushes leaves the file as the last
+ * flush wrote it. Never prints: a failure becomes a status and a message
+ * that ends with HDF5's innermost error description.
  */
 #define _GNU_SOURCE /* F_OFD_SETLK */
 #include "h5out.h"
@@ -23,6 +24,7 @@
 
 #include <hdf5.h>
 
+#include "h5internal.h"
 #include "kernel.h"
 
 #define MEAS_CHUNK_ROWS    256
@@ -44,117 +46,40 @@ _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
  * read-write with it clears the consistency flags a killed writer left. */
 #define CLEAR_FLAGS_PROP "clear_status_flags"
 
-/* Point id of a row that was allocated but never written (the fill value). */
-#define FILL_POINT_ID UINT64_MAX
-
-/* One column of a table: where it sits in the C struct, and its units. */
-enum col_kind { COL_I32, COL_U32, COL_I64, COL_U64, COL_F64, COL_STR, COL_AXIS };
-
-struct col {
-	const char *name;
-	size_t offset;
-	size_t size;
-	enum col_kind kind;
-	const char *units; /* NULL: a count, an id or a ratio */
-};
-
-#define COL(type, field, kind, units)                                                              \
+/* The /devices columns, in the order of struct sw_device_info (device.h);
+ * test_h5out checks that they cover it. /measurements has sw_record_columns. */
+#define DCOL(field, kind, units)                                                                   \
 	{                                                                                          \
-#field, offsetof(type, field), sizeof(((type *)0)->field), kind, units             \
+#field, offsetof(struct sw_device_info, field),                                    \
+			sizeof(((struct sw_device_info *)0)->field), kind, units                   \
 	}
-#define RCOL(field, kind, units) COL(struct sw_record, field, kind, units)
-#define DCOL(field, kind, units) COL(struct sw_device_info, field, kind, units)
 
-/* In struct order; COL_AXIS expands to one int64 column per axis name. */
-static const struct col meas_cols[] = {
-	RCOL(point_id, COL_U64, NULL),
-	RCOL(plan_index, COL_U32, NULL),
-	RCOL(rank, COL_I32, NULL),
-	RCOL(session, COL_I32, NULL),
-	RCOL(family, COL_STR, NULL),
-	RCOL(variant, COL_STR, NULL),
-	RCOL(backend, COL_STR, NULL),
-	RCOL(is_reference, COL_I32, NULL),
-	RCOL(cc, COL_I32, NULL),
-	RCOL(axis, COL_AXIS, NULL),
-	RCOL(status, COL_I32, NULL),
-	RCOL(message, COL_STR, NULL),
-	RCOL(check_mode, COL_STR, NULL),
-	RCOL(checked_elems, COL_U64, "elements"),
-	RCOL(max_rel_err, COL_F64, NULL),
-	RCOL(seed, COL_U64, NULL),
-	RCOL(n_samples, COL_U32, NULL),
-	RCOL(launches_per_sample, COL_U32, NULL),
-	RCOL(l2_flushed, COL_I32, NULL),
-	RCOL(median_ns, COL_F64, "ns"),
-	RCOL(min_ns, COL_F64, "ns"),
-	RCOL(mean_ns, COL_F64, "ns"),
-	RCOL(stddev_ns, COL_F64, "ns"),
-	RCOL(rse, COL_F64, NULL),
-	RCOL(useful_bytes, COL_F64, "bytes"),
-	RCOL(flops, COL_F64, "flop"),
-	RCOL(gbps, COL_F64, "GB/s"),
-	RCOL(gflops, COL_F64, "GFLOP/s"),
-	RCOL(timed_s, COL_F64, "s"),
-	RCOL(sm_clock_mhz, COL_U32, "MHz"),
-	RCOL(mem_clock_mhz, COL_U32, "MHz"),
-	RCOL(throttle_reasons, COL_U64, NULL),
-	RCOL(model_requests, COL_F64, "requests"),
-	RCOL(model_transactions_per_request, COL_F64, "transactions/request"),
-	RCOL(model_sectors_per_request, COL_F64, "sectors/request"),
-	RCOL(model_moved_bytes, COL_F64, "bytes"),
-	RCOL(model_efficiency, COL_F64, NULL),
-	RCOL(model_conflict_degree, COL_F64, "passes/request"),
-	RCOL(model_time_bound_ns, COL_F64, "ns"),
-	RCOL(model_ld_requests, COL_F64, "requests"),
-	RCOL(model_ld_transactions, COL_F64, "transactions"),
-	RCOL(model_st_requests, COL_F64, "requests"),
-	RCOL(model_st_transactions, COL_F64, "transactions"),
-	RCOL(model_shared_ld_requests, COL_F64, "requests"),
-	RCOL(model_shared_ld_wavefronts, COL_F64, "wavefronts"),
-	RCOL(model_shared_ld_conflicts, COL_F64, "wavefronts"),
-	RCOL(counter_note, COL_STR, NULL),
-	RCOL(counter_passes, COL_I32, NULL),
-	RCOL(ctr_ld_requests, COL_F64, "requests"),
-	RCOL(ctr_ld_sectors, COL_F64, "sectors"),
-	RCOL(ctr_st_requests, COL_F64, "requests"),
-	RCOL(ctr_st_sectors, COL_F64, "sectors"),
-	RCOL(ctr_shared_ld_requests, COL_F64, "requests"),
-	RCOL(ctr_shared_ld_wavefronts, COL_F64, "wavefronts"),
-	RCOL(ctr_shared_ld_conflicts, COL_F64, "conflicts"),
-	RCOL(ctr_shared_st_requests, COL_F64, "requests"),
-	RCOL(ctr_shared_st_wavefronts, COL_F64, "wavefronts"),
-	RCOL(ctr_shared_st_conflicts, COL_F64, "conflicts"),
-	RCOL(ctr_dram_read_bytes, COL_F64, "bytes"),
-	RCOL(ctr_dram_write_bytes, COL_F64, "bytes"),
-	RCOL(start_unix, COL_F64, "s"),
-	RCOL(sample_offset, COL_U64, NULL),
+const struct sw_column sw_h5_device_columns[] = {
+	DCOL(rank, SW_COL_I32, NULL),
+	DCOL(session, SW_COL_I32, NULL),
+	DCOL(host, SW_COL_TEXT, NULL),
+	DCOL(local_rank, SW_COL_I32, NULL),
+	DCOL(device_index, SW_COL_I32, NULL),
+	DCOL(backend, SW_COL_TEXT, NULL),
+	DCOL(pci_bus_id, SW_COL_TEXT, NULL),
+	DCOL(uuid, SW_COL_TEXT, NULL),
+	DCOL(name, SW_COL_TEXT, NULL),
+	DCOL(cc, SW_COL_I32, NULL),
+	DCOL(sm_count, SW_COL_I32, NULL),
+	DCOL(mem_clock_khz, SW_COL_I32, "kHz"),
+	DCOL(mem_bus_width_bits, SW_COL_I32, "bits"),
+	DCOL(peak_gbps, SW_COL_F64, "GB/s"),
+	DCOL(l2_bytes, SW_COL_I64, "bytes"),
+	DCOL(mem_bytes, SW_COL_I64, "bytes"),
+	DCOL(driver_version, SW_COL_I32, NULL),
+	DCOL(runtime_version, SW_COL_I32, NULL),
+	DCOL(visible_devices, SW_COL_TEXT, NULL),
 };
+const int sw_h5_n_device_columns =
+	(int)(sizeof sw_h5_device_columns / sizeof sw_h5_device_columns[0]);
 
-static const struct col dev_cols[] = {
-	DCOL(rank, COL_I32, NULL),
-	DCOL(session, COL_I32, NULL),
-	DCOL(host, COL_STR, NULL),
-	DCOL(local_rank, COL_I32, NULL),
-	DCOL(device_index, COL_I32, NULL),
-	DCOL(backend, COL_STR, NULL),
-	DCOL(pci_bus_id, COL_STR, NULL),
-	DCOL(uuid, COL_STR, NULL),
-	DCOL(name, COL_STR, NULL),
-	DCOL(cc, COL_I32, NULL),
-	DCOL(sm_count, COL_I32, NULL),
-	DCOL(mem_clock_khz, COL_I32, "kHz"),
-	DCOL(mem_bus_width_bits, COL_I32, "bits"),
-	DCOL(peak_gbps, COL_F64, "GB/s"),
-	DCOL(l2_bytes, COL_I64, "bytes"),
-	DCOL(mem_bytes, COL_I64, "bytes"),
-	DCOL(driver_version, COL_I32, NULL),
-	DCOL(runtime_version, COL_I32, NULL),
-	DCOL(visible_devices, COL_STR, NULL),
-};
-
-#define N_MEAS_COLS (sizeof meas_cols / sizeof meas_cols[0])
-#define N_DEV_COLS  (sizeof dev_cols / sizeof dev_cols[0])
+#define N_MEAS_COLS ((size_t)sw_record_n_columns)
+#define N_DEV_COLS  ((size_t)sw_h5_n_device_columns)
 
 static const char meas_about[] =
 	"One row per plan point and backend. Axis columns hold -1 where the "
@@ -168,24 +93,6 @@ static const char dev_about[] =
 static const char samples_about[] =
 	"Raw time of every sample of every /measurements row, in ns; a row "
 	"points into it with sample_offset and n_samples.";
-
-struct sw_h5 {
-	char *path;
-	hid_t file;
-	int swmr;    /* 1.10 format, SWMR writer; 0: a 1.8-format file resumed as such */
-	int lock_fd; /* holds our lock on the file (see take_lock); -1 when none */
-	hid_t devices, measurements, samples; /* datasets */
-	hid_t dev_mtype, meas_mtype;          /* row types in memory */
-	uint64_t n_dev, n_meas, n_samples;    /* rows on disk */
-
-	/* Buffered rows, written by the next flush. */
-	struct sw_device_info *dev_buf;
-	size_t dev_len, dev_cap;
-	unsigned char *meas_buf; /* rows of MEAS_ROW_BYTES */
-	size_t meas_len, meas_cap;
-	double *samples_buf;
-	size_t samples_len, samples_cap;
-};
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -208,12 +115,7 @@ static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
 	return 0;
 }
 
-/* Like sw_fail, then appends the innermost HDF5 error of the current stack.
- * Call it right after the failing call: any HDF5 call clears the stack. */
-static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
+enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
 {
 	struct h5_innermost in = { "", H5I_INVALID_HID };
 	char context[sizeof err->msg];
@@ -229,8 +131,8 @@ static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *
 }
 
 /* The minor number of the innermost error of the current stack, or
- * H5I_INVALID_HID; leaves the stack as it is, for h5_fail. */
-static hid_t innermost_minor(void)
+ * H5I_INVALID_HID; leaves the stack as it is, for sw_h5_fail. */
+hid_t sw_h5_innermost_minor(void)
 {
 	struct h5_innermost in = { "", H5I_INVALID_HID };
 
@@ -245,12 +147,12 @@ static hid_t str_type(size_t len, struct sw_err *err)
 	hid_t t = H5Tcopy(H5T_C_S1);
 
 	if (t < 0) {
-		h5_fail(err, SW_EHDF5, "cannot copy the string type");
+		sw_h5_fail(err, SW_EHDF5, "cannot copy the string type");
 		return t;
 	}
 	if (H5Tset_size(t, len) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
 	    H5Tset_cset(t, H5T_CSET_ASCII) < 0) {
-		h5_fail(err, SW_EHDF5, "cannot make a %zu-byte string type", len);
+		sw_h5_fail(err, SW_EHDF5, "cannot make a %zu-byte string type", len);
 		H5Tclose(t);
 		return H5I_INVALID_HID;
 	}
@@ -263,53 +165,54 @@ static hid_t vstr_type(struct sw_err *err)
 	hid_t t = H5Tcopy(H5T_C_S1);
 
 	if (t < 0) {
-		h5_fail(err, SW_EHDF5, "cannot copy the string type");
+		sw_h5_fail(err, SW_EHDF5, "cannot copy the string type");
 		return t;
 	}
 	if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
-		h5_fail(err, SW_EHDF5, "cannot make a variable-length string type");
+		sw_h5_fail(err, SW_EHDF5, "cannot make a variable-length string type");
 		H5Tclose(t);
 		return H5I_INVALID_HID;
 	}
 	return t;
 }
 
-static hid_t num_type(enum col_kind kind, int in_file)
+static hid_t num_type(enum sw_column_kind kind, int in_file)
 {
 	switch (kind) {
-	case COL_I32: return in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
-	case COL_U32: return in_file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
-	case COL_AXIS:
-	case COL_I64: return in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
-	case COL_U64: return in_file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
-	case COL_F64: return in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
-	case COL_STR: break;
+	case SW_COL_I32: return in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+	case SW_COL_U32: return in_file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
+	case SW_COL_AXES:
+	case SW_COL_I64: return in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+	case SW_COL_U64: return in_file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+	case SW_COL_F64: return in_file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+	case SW_COL_TEXT: break;
 	}
 	return H5I_INVALID_HID;
 }
 
-static size_t type_bytes(const struct col *cols, size_t n_cols)
+static size_t type_bytes(const struct sw_column *cols, size_t n_cols)
 {
 	size_t bytes = 0;
 
 	for (size_t i = 0; i < n_cols; i++)
-		bytes += cols[i].kind == COL_AXIS ? (size_t)sw_axis_column_count() * sizeof(int64_t)
-						  : cols[i].size;
+		bytes += cols[i].kind == SW_COL_AXES
+				 ? (size_t)sw_axis_column_count() * sizeof(int64_t)
+				 : cols[i].size;
 	return bytes;
 }
 
-static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct col *c, int in_file,
-		     struct sw_err *err)
+static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct sw_column *c,
+		     int in_file, struct sw_err *err)
 {
-	hid_t mt = c->kind == COL_STR ? str_type(c->size, err) : num_type(c->kind, in_file);
+	hid_t mt = c->kind == SW_COL_TEXT ? str_type(c->size, err) : num_type(c->kind, in_file);
 	herr_t rc;
 
 	if (mt < 0)
 		return -1;
 	rc = H5Tinsert(ctype, name, offset, mt);
 	if (rc < 0)
-		h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
-	if (c->kind == COL_STR)
+		sw_h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
+	if (c->kind == SW_COL_TEXT)
 		H5Tclose(mt);
 	return rc;
 }
@@ -317,20 +220,20 @@ static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct 
 /* The compound type of a table: in memory at the struct's offsets with
  * native types (row_bytes apart), or packed in table order with
  * little-endian types for the file. */
-static hid_t table_type(const struct col *cols, size_t n_cols, size_t row_bytes, int in_file,
+static hid_t table_type(const struct sw_column *cols, size_t n_cols, size_t row_bytes, int in_file,
 			struct sw_err *err)
 {
 	size_t at = 0;
 	hid_t t = H5Tcreate(H5T_COMPOUND, in_file ? type_bytes(cols, n_cols) : row_bytes);
 
 	if (t < 0) {
-		h5_fail(err, SW_EHDF5, "cannot create a compound type");
+		sw_h5_fail(err, SW_EHDF5, "cannot create a compound type");
 		return t;
 	}
 	for (size_t i = 0; i < n_cols; i++) {
-		const struct col *c = &cols[i];
+		const struct sw_column *c = &cols[i];
 
-		if (c->kind != COL_AXIS) {
+		if (c->kind != SW_COL_AXES) {
 			if (insert(t, c->name, in_file ? at : c->offset, c, in_file, err) < 0)
 				goto close_type;
 			at += c->size;
@@ -373,13 +276,13 @@ static const char *axis_units(const char *name)
 
 /* Fixed-length strings get their terminator and nothing but zeros after it,
  * so readers see "abc", never "abc\0garbage". */
-static void tidy_strings(const struct col *cols, size_t n_cols, unsigned char *row)
+static void tidy_strings(const struct sw_column *cols, size_t n_cols, unsigned char *row)
 {
 	for (size_t i = 0; i < n_cols; i++) {
 		char *s = (char *)row + cols[i].offset;
 		size_t len;
 
-		if (cols[i].kind != COL_STR)
+		if (cols[i].kind != SW_COL_TEXT)
 			continue;
 		len = strnlen(s, cols[i].size);
 		if (len == cols[i].size)
@@ -399,26 +302,26 @@ static enum sw_status put_attr(hid_t loc, const char *name, hid_t file_type, hid
 	hid_t space, attr;
 
 	if (exists < 0)
-		return h5_fail(err, SW_EHDF5, "cannot look up attribute %s", name);
+		return sw_h5_fail(err, SW_EHDF5, "cannot look up attribute %s", name);
 	if (exists && H5Adelete(loc, name) < 0)
-		return h5_fail(err, SW_EHDF5, "cannot replace attribute %s", name);
+		return sw_h5_fail(err, SW_EHDF5, "cannot replace attribute %s", name);
 	space = H5Screate(H5S_SCALAR);
 	if (space < 0)
-		return h5_fail(err, SW_EHDF5, "cannot create a scalar dataspace");
+		return sw_h5_fail(err, SW_EHDF5, "cannot create a scalar dataspace");
 	attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
 	if (attr < 0) {
-		st = h5_fail(err, SW_EHDF5, "cannot create attribute %s", name);
+		st = sw_h5_fail(err, SW_EHDF5, "cannot create attribute %s", name);
 		goto close_space;
 	}
 	if (H5Awrite(attr, mem_type, value) < 0)
-		st = h5_fail(err, SW_EHDF5, "cannot write attribute %s", name);
+		st = sw_h5_fail(err, SW_EHDF5, "cannot write attribute %s", name);
 	H5Aclose(attr);
 close_space:
 	H5Sclose(space);
 	return st;
 }
 
-static enum sw_status put_str(hid_t loc, const char *name, const char *value, struct sw_err *err)
+enum sw_status sw_h5_put_str(hid_t loc, const char *name, const char *value, struct sw_err *err)
 {
 	enum sw_status st;
 	hid_t t = vstr_type(err);
@@ -432,7 +335,7 @@ static enum sw_status put_str(hid_t loc, const char *name, const char *value, st
 	return st;
 }
 
-static enum sw_status put_i32(hid_t loc, const char *name, int32_t v, struct sw_err *err)
+enum sw_status sw_h5_put_i32(hid_t loc, const char *name, int32_t v, struct sw_err *err)
 {
 	return put_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v, err);
 }
@@ -458,14 +361,14 @@ static enum sw_status put_time(hid_t loc, const char *name_time, const char *nam
 
 	if (isfinite(unix_s) && gmtime_r(&t, &tm))
 		strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	st = put_str(loc, name_time, iso, err);
+	st = sw_h5_put_str(loc, name_time, iso, err);
 	if (st == SW_OK)
 		st = put_f64(loc, name_unix, unix_s, err);
 	return st;
 }
 
 /* 1: present and read; 0: absent; <0: present but unreadable as mem_type. */
-static int get_attr(hid_t loc, const char *name, hid_t mem_type, void *value)
+int sw_h5_get_attr(hid_t loc, const char *name, hid_t mem_type, void *value)
 {
 	htri_t exists = H5Aexists(loc, name);
 	hid_t attr;
@@ -483,12 +386,12 @@ static int get_attr(hid_t loc, const char *name, hid_t mem_type, void *value)
 
 /* A variable-length string attribute as a malloc'd copy; "" when absent or
  * of another type. NULL only when out of memory. */
-static char *get_vstr(hid_t loc, const char *name)
+char *sw_h5_get_vstr(hid_t loc, const char *name)
 {
 	hid_t t = vstr_type(NULL);
 	char *s = NULL, *copy;
 
-	if (t >= 0 && get_attr(loc, name, t, &s) != 1)
+	if (t >= 0 && sw_h5_get_attr(loc, name, t, &s) != 1)
 		s = NULL;
 	copy = strdup(s ? s : "");
 	if (s)
@@ -521,7 +424,7 @@ static void close_ids(struct sw_h5 *h)
 	}
 }
 
-static void destroy(struct sw_h5 *h)
+void sw_h5_destroy(struct sw_h5 *h)
 {
 	if (!h)
 		return;
@@ -536,7 +439,7 @@ static void destroy(struct sw_h5 *h)
 }
 
 /* A handle with its memory row types and no file yet. */
-static enum sw_status new_handle(const char *path, struct sw_h5 **out, struct sw_err *err)
+enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_err *err)
 {
 	struct sw_h5 *h = calloc(1, sizeof *h);
 
@@ -548,61 +451,55 @@ static enum sw_status new_handle(const char *path, struct sw_h5 **out, struct sw
 	h->lock_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
-		destroy(h);
+		sw_h5_destroy(h);
 		return sw_fail(err, SW_ENOMEM, "out of memory for the result file handle");
 	}
-	h->meas_mtype = table_type(meas_cols, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
+	h->meas_mtype = table_type(sw_record_columns, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
 	if (h->meas_mtype < 0)
 		goto destroy_h;
-	h->dev_mtype = table_type(dev_cols, N_DEV_COLS, sizeof(struct sw_device_info), 0, err);
+	h->dev_mtype =
+		table_type(sw_h5_device_columns, N_DEV_COLS, sizeof(struct sw_device_info), 0, err);
 	if (h->dev_mtype < 0)
 		goto destroy_h;
 	*out = h;
 	return SW_OK;
 
 destroy_h:
-	destroy(h);
+	sw_h5_destroy(h);
 	return sw_wrap(err, "cannot build the row types");
 }
 
-/* The formats a file is opened in. SWMR needs the 1.10 format (superblock
- * version 3) with no older objects; sweeps before SWMR wrote the 1.8 format,
- * which --resume keeps for such a file. */
-enum format {
-	FMT_SWMR,   /* what sweep writes */
-	FMT_V18,    /* a file from an older sweep */
-	FMT_EITHER, /* opening a file to see which it is */
-};
-
-static const H5F_libver_t format_low[] = { H5F_LIBVER_LATEST, H5F_LIBVER_EARLIEST,
-					   H5F_LIBVER_EARLIEST };
-static const H5F_libver_t format_high[] = { H5F_LIBVER_LATEST, H5F_LIBVER_V18, H5F_LIBVER_LATEST };
+/* The libver bounds of each enum sw_h5_format. */
+const H5F_libver_t sw_h5_format_low[] = { H5F_LIBVER_LATEST, H5F_LIBVER_EARLIEST,
+					  H5F_LIBVER_EARLIEST };
+const H5F_libver_t sw_h5_format_high[] = { H5F_LIBVER_LATEST, H5F_LIBVER_V18, H5F_LIBVER_LATEST };
 
 /* A file access property list for fmt. clear_flags: the open clears the
  * consistency flags (only with our lock held: they may be a live writer's).
  * no_hdf5_lock: HDF5 takes no flock() of its own, which SWMR readers' shared
  * locks would refuse; our lock keeps other sweeps away. (HDF5 before 1.10.7
  * cannot be told: there a SWMR reader makes writing the end time fail.) */
-static hid_t file_access(enum format fmt, int clear_flags, int no_hdf5_lock, struct sw_err *err)
+hid_t sw_h5_file_access(enum sw_h5_format fmt, int clear_flags, int no_hdf5_lock,
+			struct sw_err *err)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	hbool_t yes = 1;
 
 	if (fapl < 0) {
-		h5_fail(err, SW_EHDF5, "cannot create a file access property list");
+		sw_h5_fail(err, SW_EHDF5, "cannot create a file access property list");
 		return fapl;
 	}
-	if (H5Pset_libver_bounds(fapl, format_low[fmt], format_high[fmt]) < 0) {
-		h5_fail(err, SW_EHDF5, "cannot select the HDF5 file format");
+	if (H5Pset_libver_bounds(fapl, sw_h5_format_low[fmt], sw_h5_format_high[fmt]) < 0) {
+		sw_h5_fail(err, SW_EHDF5, "cannot select the HDF5 file format");
 		goto close_fapl;
 	}
 	if (clear_flags && H5Pset(fapl, CLEAR_FLAGS_PROP, &yes) < 0) {
-		h5_fail(err, SW_EHDF5, "cannot ask HDF5 to clear a killed writer's flags");
+		sw_h5_fail(err, SW_EHDF5, "cannot ask HDF5 to clear a killed writer's flags");
 		goto close_fapl;
 	}
 #if H5_VERSION_GE(1, 10, 7)
 	if (no_hdf5_lock && H5Pset_file_locking(fapl, 0, 1) < 0) {
-		h5_fail(err, SW_EHDF5, "cannot turn HDF5's file lock off");
+		sw_h5_fail(err, SW_EHDF5, "cannot turn HDF5's file lock off");
 		goto close_fapl;
 	}
 #endif
@@ -615,8 +512,6 @@ close_fapl:
 
 /* ---- our lock -------------------------------------------------------- */
 
-enum lock_result { LOCK_OURS, LOCK_BUSY, LOCK_NONE, LOCK_ERROR };
-
 /* An OFD lock on the whole of path (a write lock, or a read lock when
  * !write), kept in *fd. A sweep holds the write lock on its file from
  * creation or resume to the end of sw_h5_close, because HDF5's own lock
@@ -627,7 +522,7 @@ enum lock_result { LOCK_OURS, LOCK_BUSY, LOCK_NONE, LOCK_ERROR };
  * drops a POSIX process lock. LOCK_BUSY: another process holds it.
  * LOCK_NONE: the file system takes no locks (*fd is -1, errno says why).
  * LOCK_ERROR: path cannot be opened, or fcntl fails otherwise (errno). */
-static enum lock_result take_lock(const char *path, int write, int *fd)
+enum sw_h5_lock sw_h5_take_lock(const char *path, int write, int *fd)
 {
 	struct flock fl = { .l_type = write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
 	int e;
@@ -739,18 +634,18 @@ static enum sw_status write_root(hid_t file, const struct sw_h5_meta *m, struct 
 {
 	enum sw_status st;
 
-	if ((st = put_i32(file, "schema_version", SW_SCHEMA_VERSION, err)) ||
-	    (st = put_str(file, "tool_version", m->tool_version, err)) ||
-	    (st = put_str(file, "job_path", m->job_path, err)) ||
-	    (st = put_str(file, "job_text", m->job_text, err)) ||
-	    (st = put_str(file, "command_line", m->command_line, err)) ||
-	    (st = put_str(file, "command_line_history", m->command_line, err)) ||
-	    (st = put_str(file, "backend", m->backend, err)) ||
-	    (st = put_i32(file, "mpi_size", m->mpi_size, err)) ||
+	if ((st = sw_h5_put_i32(file, "schema_version", SW_SCHEMA_VERSION, err)) ||
+	    (st = sw_h5_put_str(file, "tool_version", m->tool_version, err)) ||
+	    (st = sw_h5_put_str(file, "job_path", m->job_path, err)) ||
+	    (st = sw_h5_put_str(file, "job_text", m->job_text, err)) ||
+	    (st = sw_h5_put_str(file, "command_line", m->command_line, err)) ||
+	    (st = sw_h5_put_str(file, "command_line_history", m->command_line, err)) ||
+	    (st = sw_h5_put_str(file, "backend", m->backend, err)) ||
+	    (st = sw_h5_put_i32(file, "mpi_size", m->mpi_size, err)) ||
 	    (st = put_u64(file, "plan_fingerprint", m->plan_fingerprint, err)) ||
 	    (st = put_u64(file, "plan_points", m->plan_points, err)) ||
 	    (st = put_time(file, "start_time", "start_unix", m->start_unix, err)) ||
-	    (st = put_i32(file, "sessions", 1, err)))
+	    (st = sw_h5_put_i32(file, "sessions", 1, err)))
 		return sw_wrap(err, "cannot write the root attributes");
 	return SW_OK;
 }
@@ -758,42 +653,42 @@ static enum sw_status write_root(hid_t file, const struct sw_h5_meta *m, struct 
 /* An empty extendable 1-D dataset with its description and units. */
 static hid_t create_table(hid_t file, const char *name, hid_t file_type, hsize_t chunk_rows,
 			  hid_t fill_type, const void *fill, const char *about,
-			  const struct col *cols, size_t n_cols, struct sw_err *err)
+			  const struct sw_column *cols, size_t n_cols, struct sw_err *err)
 {
 	hsize_t dims = 0, maxdims = H5S_UNLIMITED;
 	hid_t space, dcpl, dset = H5I_INVALID_HID;
 
 	space = H5Screate_simple(1, &dims, &maxdims);
 	if (space < 0) {
-		h5_fail(err, SW_EHDF5, "cannot create the dataspace of %s", name);
+		sw_h5_fail(err, SW_EHDF5, "cannot create the dataspace of %s", name);
 		return space;
 	}
 	dcpl = H5Pcreate(H5P_DATASET_CREATE);
 	if (dcpl < 0) {
-		h5_fail(err, SW_EHDF5, "cannot create the properties of %s", name);
+		sw_h5_fail(err, SW_EHDF5, "cannot create the properties of %s", name);
 		goto close_space;
 	}
 	if (H5Pset_chunk(dcpl, 1, &chunk_rows) < 0 ||
 	    H5Pset_fill_value(dcpl, fill_type, fill) < 0) {
-		h5_fail(err, SW_EHDF5, "cannot set chunks and fill value of %s", name);
+		sw_h5_fail(err, SW_EHDF5, "cannot set chunks and fill value of %s", name);
 		goto close_dcpl;
 	}
 	dset = H5Dcreate2(file, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	if (dset < 0) {
-		h5_fail(err, SW_EHDF5, "cannot create %s", name);
+		sw_h5_fail(err, SW_EHDF5, "cannot create %s", name);
 		goto close_dcpl;
 	}
-	if (put_str(dset, "description", about, err))
+	if (sw_h5_put_str(dset, "description", about, err))
 		goto close_dset;
 	for (size_t i = 0; i < n_cols; i++) {
 		char attr[80];
 
-		if (cols[i].kind == COL_AXIS) {
+		if (cols[i].kind == SW_COL_AXES) {
 			for (int a = 0; a < sw_axis_column_count(); a++) {
 				const char *units = axis_units(sw_axis_column_name(a));
 
 				snprintf(attr, sizeof attr, "units:%s", sw_axis_column_name(a));
-				if (units && put_str(dset, attr, units, err))
+				if (units && sw_h5_put_str(dset, attr, units, err))
 					goto close_dset;
 			}
 			continue;
@@ -801,7 +696,7 @@ static hid_t create_table(hid_t file, const char *name, hid_t file_type, hsize_t
 		if (!cols[i].units)
 			continue;
 		snprintf(attr, sizeof attr, "units:%s", cols[i].name);
-		if (put_str(dset, attr, cols[i].units, err))
+		if (sw_h5_put_str(dset, attr, cols[i].units, err))
 			goto close_dset;
 	}
 	goto close_dcpl;
@@ -832,21 +727,21 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 	memset(&no_device, 0, sizeof no_device);
 	no_device.rank = no_device.session = no_device.device_index = -1;
 
-	ftype = table_type(dev_cols, N_DEV_COLS, 0, 1, err);
+	ftype = table_type(sw_h5_device_columns, N_DEV_COLS, 0, 1, err);
 	if (ftype < 0)
 		return sw_wrap(err, "cannot build the /devices type");
 	h->devices = create_table(h->file, "devices", ftype, DEV_CHUNK_ROWS, h->dev_mtype,
-				  &no_device, dev_about, dev_cols, N_DEV_COLS, err);
+				  &no_device, dev_about, sw_h5_device_columns, N_DEV_COLS, err);
 	H5Tclose(ftype);
 	if (h->devices < 0)
 		return err ? err->status : SW_EHDF5;
 
-	ftype = table_type(meas_cols, N_MEAS_COLS, 0, 1, err);
+	ftype = table_type(sw_record_columns, N_MEAS_COLS, 0, 1, err);
 	if (ftype < 0)
 		return sw_wrap(err, "cannot build the /measurements type");
 	h->measurements =
 		create_table(h->file, "measurements", ftype, MEAS_CHUNK_ROWS, h->meas_mtype, &blank,
-			     meas_about, meas_cols, N_MEAS_COLS, err);
+			     meas_about, sw_record_columns, N_MEAS_COLS, err);
 	H5Tclose(ftype);
 	if (h->measurements < 0)
 		return err ? err->status : SW_EHDF5;
@@ -855,17 +750,17 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 				  H5T_NATIVE_DOUBLE, &no_sample, samples_about, NULL, 0, err);
 	if (h->samples < 0)
 		return err ? err->status : SW_EHDF5;
-	st = put_str(h->samples, "units", "ns", err);
+	st = sw_h5_put_str(h->samples, "units", "ns", err);
 	return st;
 }
 
 /* Objects first, then SWMR: a SWMR writer may append to datasets but not
  * create objects or attributes, and writes no variable-length data (the
  * tables hold fixed-length strings only). */
-static enum sw_status start_swmr(struct sw_h5 *h, struct sw_err *err)
+enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err)
 {
 	if (H5Fstart_swmr_write(h->file) < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot start writing in SWMR mode", h->path);
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot start writing in SWMR mode", h->path);
 	h->swmr = 1;
 	return SW_OK;
 }
@@ -875,7 +770,7 @@ static enum sw_status start_swmr(struct sw_h5 *h, struct sw_err *err)
  * *fd is -1 when there is nothing to hold (no file, unreadable, no locks). */
 static enum sw_status hold_old_file(const char *path, int *fd, struct sw_err *err)
 {
-	if (take_lock(path, 0, fd) == LOCK_BUSY)
+	if (sw_h5_take_lock(path, 0, fd) == LOCK_BUSY)
 		return sw_fail(
 			err, SW_EIO,
 			"cannot replace %s: another sweep is writing it (it holds the file's lock)",
@@ -899,7 +794,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 		return st;
 	if (force && (st = hold_old_file(path, &old_fd, err)))
 		return st;
-	st = new_handle(path, &h, err);
+	st = sw_h5_new_handle(path, &h, err);
 	if (st)
 		goto release_old;
 	tmp = temp_name(path);
@@ -907,7 +802,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 		st = sw_fail(err, SW_ENOMEM, "out of memory");
 		goto destroy_h;
 	}
-	fapl = file_access(FMT_SWMR, 0, 0, err);
+	fapl = sw_h5_file_access(FMT_SWMR, 0, 0, err);
 	if (fapl < 0) {
 		st = err ? err->status : SW_EHDF5;
 		goto free_tmp;
@@ -916,17 +811,17 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	 * file and --force keeps the old file until the new one is complete. */
 	h->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
 	if (h->file < 0) {
-		st = h5_fail(err, SW_EIO, "cannot create %s", path);
+		st = sw_h5_fail(err, SW_EIO, "cannot create %s", path);
 		H5Pclose(fapl);
 		goto free_tmp;
 	}
 	H5Pclose(fapl);
 	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
-	    (st = start_swmr(h, err)))
+	    (st = sw_h5_start_swmr(h, err)))
 		goto remove_tmp;
 	/* Ours before the file has its name, and taken once SWMR has dropped
 	 * HDF5's flock(), which NFS would make collide with it. */
-	switch (take_lock(tmp, 1, &h->lock_fd)) {
+	switch (sw_h5_take_lock(tmp, 1, &h->lock_fd)) {
 	case LOCK_OURS:
 	case LOCK_NONE: break;
 	case LOCK_BUSY:
@@ -935,7 +830,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 		goto remove_tmp;
 	}
 	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) {
-		st = h5_fail(err, SW_EIO, "cannot write %s", path);
+		st = sw_h5_fail(err, SW_EIO, "cannot write %s", path);
 		goto remove_tmp;
 	}
 	if (rename(tmp, path) != 0) {
@@ -954,364 +849,10 @@ remove_tmp:
 free_tmp:
 	free(tmp);
 destroy_h:
-	destroy(h);
+	sw_h5_destroy(h);
 release_old:
 	if (old_fd >= 0)
 		close(old_fd);
-	return st;
-}
-
-/* ---- resume ---------------------------------------------------------- */
-
-/* The table exists, is 1-D, has a column for every field we write, and
- * tells its row count. */
-static enum sw_status open_table(struct sw_h5 *h, const char *name, hid_t mem_type, hid_t *dset,
-				 uint64_t *rows, struct sw_err *err)
-{
-	enum sw_status st = SW_OK;
-	hid_t space, ftype = H5I_INVALID_HID;
-	hsize_t dims;
-	htri_t exists = H5Lexists(h->file, name, H5P_DEFAULT);
-
-	if (exists < 0) /* a damaged file: bad input, as when H5Dopen fails below */
-		return h5_fail(err, SW_EINVAL, "%s: cannot look up /%s", h->path, name);
-	if (!exists)
-		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: it has no /%s dataset",
-			       h->path, name);
-	*dset = H5Dopen2(h->file, name, H5P_DEFAULT);
-	if (*dset < 0)
-		return h5_fail(err, SW_EINVAL, "%s: cannot open /%s", h->path, name);
-	space = H5Dget_space(*dset);
-	if (space < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot get the extent of /%s", h->path, name);
-	if (H5Sget_simple_extent_ndims(space) != 1 ||
-	    H5Sget_simple_extent_dims(space, &dims, NULL) != 1) {
-		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not 1-D", h->path,
-			     name);
-		goto close_space;
-	}
-	*rows = dims;
-	if (mem_type < 0)
-		goto close_space;
-	ftype = H5Dget_type(*dset);
-	if (ftype < 0) {
-		st = h5_fail(err, SW_EHDF5, "%s: cannot get the type of /%s", h->path, name);
-		goto close_space;
-	}
-	if (H5Tget_class(ftype) != H5T_COMPOUND) {
-		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not a table", h->path,
-			     name);
-		goto close_ftype;
-	}
-	for (int i = 0; i < H5Tget_nmembers(mem_type); i++) {
-		char *col = H5Tget_member_name(mem_type, (unsigned)i);
-		int found = col && H5Tget_member_index(ftype, col) >= 0;
-
-		if (!found)
-			st = sw_fail(err, SW_EINVAL,
-				     "%s: /%s has no column '%s'; it was written by an older sweep "
-				     "or one with other kernels, so write a new file",
-				     h->path, name, col ? col : "?");
-		H5free_memory(col);
-		if (!found)
-			break;
-	}
-close_ftype:
-	H5Tclose(ftype);
-close_space:
-	H5Sclose(space);
-	return st;
-}
-
-/* One column of the first rows of a table, into buf (rows x H5Tget_size(type)). */
-static enum sw_status read_column(hid_t dset, const char *table, const char *name, hid_t type,
-				  uint64_t rows, void *buf, struct sw_err *err)
-{
-	enum sw_status st = SW_OK;
-	hid_t one;
-
-	if (rows == 0)
-		return SW_OK;
-	one = H5Tcreate(H5T_COMPOUND, H5Tget_size(type));
-	if (one < 0)
-		return h5_fail(err, SW_EHDF5, "cannot create a compound type");
-	if (H5Tinsert(one, name, 0, type) < 0) {
-		st = h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
-		goto close_one;
-	}
-	if (H5Dread(dset, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-		st = h5_fail(err, SW_EHDF5, "cannot read column %s of /%s", name, table);
-close_one:
-	H5Tclose(one);
-	return st;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorted, without duplicates and without never-written rows. */
-static size_t tidy_ids(uint64_t *ids, size_t n)
-{
-	size_t k = 0;
-
-	qsort(ids, n, sizeof *ids, cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] != FILL_POINT_ID && (k == 0 || ids[k - 1] != ids[i]))
-			ids[k++] = ids[i];
-	return k;
-}
-
-static enum sw_status max_session(hid_t dset, const char *table, uint64_t rows, int *max,
-				  struct sw_err *err)
-{
-	enum sw_status st;
-	int32_t *s;
-
-	if (rows == 0)
-		return SW_OK;
-	s = malloc(rows * sizeof *s);
-	if (!s)
-		return sw_fail(err, SW_ENOMEM, "out of memory for %llu rows of /%s",
-			       (unsigned long long)rows, table);
-	st = read_column(dset, table, "session", H5T_NATIVE_INT32, rows, s, err);
-	for (uint64_t i = 0; st == SW_OK && i < rows; i++)
-		if (s[i] > *max)
-			*max = s[i];
-	free(s);
-	return st;
-}
-
-/* The checks that make this our file and this job's file. */
-static enum sw_status check_identity(struct sw_h5 *h, const struct sw_h5_meta *meta,
-				     struct sw_err *err)
-{
-	enum sw_status st = SW_OK;
-	int schema = 0;
-	uint64_t fingerprint = 0;
-	char *backend;
-	int rc;
-
-	rc = get_attr(h->file, "schema_version", H5T_NATIVE_INT, &schema);
-	if (rc != 1)
-		return sw_fail(err, SW_EINVAL,
-			       "%s is not a sweep file: %s schema_version attribute", h->path,
-			       rc == 0 ? "it has no" : "it has an unreadable");
-	if (schema > SW_SCHEMA_VERSION)
-		return sw_fail(err, SW_EINVAL,
-			       "%s has schema version %d, newer than the %d this sweep writes; "
-			       "resume it with a newer sweep",
-			       h->path, schema, SW_SCHEMA_VERSION);
-	if (schema < 1)
-		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: schema_version is %d",
-			       h->path, schema);
-	rc = get_attr(h->file, "plan_fingerprint", H5T_NATIVE_UINT64, &fingerprint);
-	if (rc != 1)
-		return sw_fail(err, SW_EINVAL,
-			       "%s is not a sweep file: %s plan_fingerprint attribute", h->path,
-			       rc == 0 ? "it has no" : "it has an unreadable");
-	if (fingerprint != meta->plan_fingerprint)
-		return sw_fail(err, SW_EINVAL,
-			       "%s was made from a different job (plan fingerprint %016llx, this "
-			       "job's %016llx); write a new file or use --force to overwrite it",
-			       h->path, (unsigned long long)fingerprint,
-			       (unsigned long long)meta->plan_fingerprint);
-	/* Done ids are not per backend: the other backend would skip them all. */
-	backend = get_vstr(h->file, "backend");
-	if (!backend)
-		return sw_fail(err, SW_ENOMEM, "out of memory");
-	if (backend[0] && meta->backend && strcmp(backend, meta->backend) != 0)
-		st = sw_fail(err, SW_EINVAL,
-			     "%s holds %s rows; resume it with --backend %s or write a new file",
-			     h->path, backend, backend);
-	free(backend);
-	return st;
-}
-
-static enum sw_status read_done(struct sw_h5 *h, uint64_t **done_ids, size_t *n_done,
-				struct sw_err *err)
-{
-	enum sw_status st;
-	uint64_t *ids;
-
-	if (h->n_meas == 0)
-		return SW_OK;
-	ids = malloc(h->n_meas * sizeof *ids);
-	if (!ids)
-		return sw_fail(err, SW_ENOMEM, "out of memory for %llu point ids",
-			       (unsigned long long)h->n_meas);
-	st = read_column(h->measurements, "measurements", "point_id", H5T_NATIVE_UINT64, h->n_meas,
-			 ids, err);
-	if (st) {
-		free(ids);
-		return sw_wrap(err, "%s", h->path);
-	}
-	*n_done = tidy_ids(ids, h->n_meas);
-	*done_ids = ids;
-	return SW_OK;
-}
-
-/* sessions, command_line_history and the end time of the file as it now is:
- * a run killed from here on leaves no end time, so none is ever stale. */
-static enum sw_status start_session(struct sw_h5 *h, const struct sw_h5_meta *meta, int session,
-				    struct sw_err *err)
-{
-	enum sw_status st;
-	char *old = get_vstr(h->file, "command_line_history"), *history;
-	size_t len;
-	htri_t has_end;
-
-	if (!old)
-		return sw_fail(err, SW_ENOMEM, "out of memory");
-	len = strlen(old) + strlen(meta->command_line ? meta->command_line : "") + 2;
-	history = malloc(len);
-	if (!history) {
-		free(old);
-		return sw_fail(err, SW_ENOMEM, "out of memory");
-	}
-	snprintf(history, len, "%s%s%s", old, old[0] ? "\n" : "",
-		 meta->command_line ? meta->command_line : "");
-	free(old);
-	st = put_i32(h->file, "sessions", session + 1, err);
-	if (st == SW_OK)
-		st = put_str(h->file, "command_line_history", history, err);
-	free(history);
-	for (int i = 0; st == SW_OK && i < 2; i++) {
-		const char *name = i ? "end_unix" : "end_time";
-
-		has_end = H5Aexists(h->file, name);
-		if (has_end < 0 || (has_end && H5Adelete(h->file, name) < 0))
-			st = h5_fail(err, SW_EHDF5, "cannot remove attribute %s", name);
-	}
-	if (st == SW_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
-		st = h5_fail(err, SW_EIO, "cannot write %s", h->path);
-	return st;
-}
-
-/* Opens h->path read-write under our lock and says which format it is in.
- * A killed writer leaves HDF5's consistency flags set, and every plain open
- * then fails on them; holding our lock proves that no sweep writes the
- * file, so this open clears them, as h5clear -s does. HDF5's own lock
- * stays on: it refuses a file another program has open. */
-static enum sw_status open_for_resume(struct sw_h5 *h, enum format *fmt, struct sw_err *err)
-{
-	enum lock_result lock = take_lock(h->path, 1, &h->lock_fd);
-	enum sw_status st;
-	H5F_info2_t info;
-	hid_t fapl;
-
-	if (lock == LOCK_BUSY)
-		return sw_fail(
-			err, SW_EIO,
-			"cannot resume %s: another sweep is writing it (it holds the file's lock)",
-			h->path);
-	if (lock == LOCK_ERROR)
-		return sw_fail(err, SW_EIO, "cannot open %s for writing: %s", h->path,
-			       strerror(errno));
-	fapl = file_access(FMT_EITHER, lock == LOCK_OURS, 0, err);
-	if (fapl < 0)
-		return err ? err->status : SW_EHDF5;
-	h->file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
-	if (h->file < 0) {
-		/* A lock or open(2) failing is the file system's doing; anything
-		 * else is the content: cut short, damaged, or a newer format. */
-		hid_t why = innermost_minor();
-
-		if (why == H5E_CANTLOCKFILE)
-			st = h5_fail(err, SW_EIO,
-				     "cannot open %s for writing (is another program using it?)",
-				     h->path);
-		else if (why == H5E_CANTOPENFILE)
-			st = h5_fail(err, SW_EIO, "cannot open %s for writing", h->path);
-		else
-			st = h5_fail(err, SW_EINVAL,
-				     "cannot resume %s: HDF5 cannot open it as a sweep file (cut "
-				     "short, damaged, or in a format newer than sweep writes)",
-				     h->path);
-		H5Pclose(fapl);
-		if (lock == LOCK_NONE && err && strstr(err->msg, "h5clear")) {
-			char why_msg[sizeof err->msg];
-
-			snprintf(why_msg, sizeof why_msg, "%s", err->msg);
-			st = sw_fail(err, st,
-				     "%s; this file system takes no locks, so sweep cannot tell "
-				     "whether a sweep still writes it: if none does, run h5clear "
-				     "-s %s, then resume",
-				     why_msg, h->path);
-		}
-		return st;
-	}
-	H5Pclose(fapl);
-	if (H5Fget_info2(h->file, &info) < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot read the superblock version", h->path);
-	*fmt = info.super.version >= 3 ? FMT_SWMR : FMT_V18;
-	if (H5Fset_libver_bounds(h->file, format_low[*fmt], format_high[*fmt]) < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot select the HDF5 file format", h->path);
-	return SW_OK;
-}
-
-enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
-			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err)
-{
-	enum sw_status st;
-	enum format fmt = FMT_V18;
-	struct sw_h5 *h;
-	struct stat sb;
-	int previous = -1, sessions = 0;
-	htri_t is_h5;
-
-	*out = NULL;
-	*done_ids = NULL;
-	*n_done = 0;
-	*session = 0;
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	if (!path || stat(path, &sb) != 0)
-		return sw_fail(err, SW_EIO, "cannot resume %s: %s", path ? path : "(null)",
-			       path ? strerror(errno) : "no file name");
-	if (!S_ISREG(sb.st_mode))
-		return sw_fail(err, SW_EINVAL, "cannot resume %s: not a regular file", path);
-	is_h5 = H5Fis_hdf5(path);
-	if (is_h5 <= 0)
-		return sw_fail(err, SW_EINVAL, "cannot resume %s: not an HDF5 file", path);
-
-	st = new_handle(path, &h, err);
-	if (st)
-		return st;
-	if ((st = open_for_resume(h, &fmt, err)) || (st = check_identity(h, meta, err)) ||
-	    (st = open_table(h, "devices", h->dev_mtype, &h->devices, &h->n_dev, err)) ||
-	    (st = open_table(h, "measurements", h->meas_mtype, &h->measurements, &h->n_meas,
-			     err)) ||
-	    (st = open_table(h, "samples", H5I_INVALID_HID, &h->samples, &h->n_samples, err)))
-		goto destroy_h;
-
-	if ((st = max_session(h->devices, "devices", h->n_dev, &previous, err)) ||
-	    (st = max_session(h->measurements, "measurements", h->n_meas, &previous, err)))
-		goto destroy_h;
-	if (get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
-	    sessions - 1 > previous)
-		previous = sessions - 1;
-
-	st = read_done(h, done_ids, n_done, err);
-	if (st)
-		goto destroy_h;
-	st = start_session(h, meta, previous + 1, err);
-	if (st == SW_OK && fmt == FMT_SWMR)
-		st = start_swmr(h, err);
-	if (st)
-		goto free_ids;
-	*session = previous + 1;
-	*out = h;
-	return SW_OK;
-
-free_ids:
-	free(*done_ids);
-	*done_ids = NULL;
-	*n_done = 0;
-destroy_h:
-	destroy(h);
 	return st;
 }
 
@@ -1345,7 +886,7 @@ enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info
 		struct sw_device_info *d = &h->dev_buf[h->dev_len++];
 
 		*d = rows[i];
-		tidy_strings(dev_cols, N_DEV_COLS, (unsigned char *)d);
+		tidy_strings(sw_h5_device_columns, N_DEV_COLS, (unsigned char *)d);
 	}
 	return SW_OK;
 }
@@ -1372,7 +913,7 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 	h->samples_len += rec->n_samples;
 	row = h->meas_buf + h->meas_len++ * MEAS_ROW_BYTES;
 	memcpy(row, rec, MEAS_ROW_BYTES);
-	tidy_strings(meas_cols, N_MEAS_COLS, row);
+	tidy_strings(sw_record_columns, N_MEAS_COLS, row);
 
 	if (h->meas_len >= AUTO_FLUSH_ROWS || h->samples_len >= AUTO_FLUSH_SAMPLES)
 		return sw_h5_flush(h, err);
@@ -1390,21 +931,21 @@ static enum sw_status write_rows(hid_t dset, const char *name, hid_t mem_type, c
 	if (n == 0)
 		return SW_OK;
 	if (H5Dset_extent(dset, &size) < 0)
-		return h5_fail(err, SW_EHDF5, "cannot extend %s", name);
+		return sw_h5_fail(err, SW_EHDF5, "cannot extend %s", name);
 	fspace = H5Dget_space(dset);
 	if (fspace < 0)
-		return h5_fail(err, SW_EHDF5, "cannot get the extent of %s", name);
+		return sw_h5_fail(err, SW_EHDF5, "cannot get the extent of %s", name);
 	if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0) {
-		st = h5_fail(err, SW_EHDF5, "cannot select rows of %s", name);
+		st = sw_h5_fail(err, SW_EHDF5, "cannot select rows of %s", name);
 		goto close_fspace;
 	}
 	mspace = H5Screate_simple(1, &count, NULL);
 	if (mspace < 0) {
-		st = h5_fail(err, SW_EHDF5, "cannot create a dataspace for %s", name);
+		st = sw_h5_fail(err, SW_EHDF5, "cannot create a dataspace for %s", name);
 		goto close_fspace;
 	}
 	if (H5Dwrite(dset, mem_type, mspace, fspace, H5P_DEFAULT, buf) < 0)
-		st = h5_fail(err, SW_EHDF5, "cannot write %zu rows to %s", n, name);
+		st = sw_h5_fail(err, SW_EHDF5, "cannot write %zu rows to %s", n, name);
 	else
 		*rows = size;
 	H5Sclose(mspace);
@@ -1434,7 +975,7 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 		return st;
 	h->dev_len = 0;
 	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
-		return h5_fail(err, SW_EIO, "cannot flush %s", h->path);
+		return sw_h5_fail(err, SW_EIO, "cannot flush %s", h->path);
 	return SW_OK;
 }
 
@@ -1445,20 +986,20 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 static enum sw_status write_end_time(struct sw_h5 *h, double end_unix, struct sw_err *err)
 {
 	enum sw_status st;
-	hid_t fapl = file_access(FMT_SWMR, 0, 1, err), file;
+	hid_t fapl = sw_h5_file_access(FMT_SWMR, 0, 1, err), file;
 
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
 	file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
 	if (file < 0) {
-		st = h5_fail(err, SW_EIO, "cannot reopen it to write the end time");
+		st = sw_h5_fail(err, SW_EIO, "cannot reopen it to write the end time");
 		H5Pclose(fapl);
 		return st;
 	}
 	H5Pclose(fapl);
 	st = put_time(file, "end_time", "end_unix", end_unix, err);
 	if (H5Fclose(file) < 0 && st == SW_OK)
-		st = h5_fail(err, SW_EIO, "cannot close %s", h->path);
+		st = sw_h5_fail(err, SW_EIO, "cannot close %s", h->path);
 	return st;
 }
 
@@ -1480,11 +1021,11 @@ enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *er
 	h->file = H5I_INVALID_HID;
 	close_ids(h);
 	if (H5Fclose(file) < 0 && st == SW_OK)
-		st = h5_fail(err, SW_EIO, "cannot close %s", h->path);
+		st = sw_h5_fail(err, SW_EIO, "cannot close %s", h->path);
 	if (st == SW_OK && h->swmr)
 		st = write_end_time(h, end_unix, err);
 	if (st)
 		sw_wrap(err, "%s", h->path);
-	destroy(h); /* and with it our lock */
+	sw_h5_destroy(h); /* and with it our lock */
 	return st;
 }

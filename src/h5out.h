@@ -1,11 +1,12 @@
 /*
- * The result file: the only module that includes hdf5.h. Rank 0 alone calls
- * these. Creates or resumes one file (docs/hdf5-schema.md) in the HDF5 1.10
- * format, written in SWMR mode so that h5py reads it while the sweep runs;
- * appends device rows and measurement rows with their raw samples, and
- * flushes so that a run killed at any moment leaves a file a SWMR reader
- * reads and --resume completes. The writer holds a lock of its own on the
- * file from create or resume to close: a second sweep is refused.
+ * The result file, written by the HDF5 writer files (h5out.c, h5resume.c
+ * for --resume), the only code in src/ that includes hdf5.h. Rank 0 alone
+ * calls these. Creates or resumes one file (docs/hdf5-schema.md) in the
+ * HDF5 1.10 format, written in SWMR mode so that h5py reads it while the
+ * sweep runs; appends device rows and measurement rows with their raw
+ * samples, and flushes so that a run killed at any moment leaves a file a
+ * SWMR reader reads and --resume completes. The writer holds a lock of its
+ * own on the file from create or resume to close: a second sweep is refused.
  */
 #ifndef SW_H5OUT_H
 #define SW_H5OUT_H

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "kernel.h"
+#include "record.h"
 #include "run.h"
 #include "status.h"
 #include "version.h"
@@ -71,7 +72,9 @@ int main(int argc, char **argv)
 				print_list();
 		}
 	} else {
-		st = sw_run(&opt, argc, argv, &err);
+		st = sw_registry_check(sw_families, sw_n_families, &err);
+		if (st == SW_OK)
+			st = sw_run(&opt, argc, argv, &err);
 		if (st != SW_OK && rank == 0)
 			fprintf(stderr, "sweep: %s\n", err.msg);
 	}

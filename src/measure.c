@@ -361,19 +361,7 @@ static enum sw_status count_point(struct sw_gpu *g, const struct sw_variant *v,
 		return SW_OK;
 	}
 	snprintf(rec->counter_note, sizeof rec->counter_note, "ok");
-	rec->counter_passes = cv.passes;
-	rec->ctr_ld_requests = cv.ld_requests;
-	rec->ctr_ld_sectors = cv.ld_sectors;
-	rec->ctr_st_requests = cv.st_requests;
-	rec->ctr_st_sectors = cv.st_sectors;
-	rec->ctr_shared_ld_requests = cv.shared_ld_requests;
-	rec->ctr_shared_ld_wavefronts = cv.shared_ld_wavefronts;
-	rec->ctr_shared_ld_conflicts = cv.shared_ld_conflicts;
-	rec->ctr_shared_st_requests = cv.shared_st_requests;
-	rec->ctr_shared_st_wavefronts = cv.shared_st_wavefronts;
-	rec->ctr_shared_st_conflicts = cv.shared_st_conflicts;
-	rec->ctr_dram_read_bytes = cv.dram_read_bytes;
-	rec->ctr_dram_write_bytes = cv.dram_write_bytes;
+	sw_record_set_counters(rec, &cv);
 	return SW_OK;
 }
 

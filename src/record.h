@@ -2,17 +2,27 @@
  * One measurement row: a point run by one backend on one rank. Fixed size so
  * it travels between ranks as bytes (every rank runs the same binary) and
  * maps one to one onto the /measurements compound type in HDF5. The raw
- * samples travel with it and land in /samples.
+ * samples travel with it and land in /samples. Its fields, their blank
+ * values, the copies from the model and the counters and the HDF5 column
+ * table are all made from one list, record_columns.h.
  */
 #ifndef SW_RECORD_H
 #define SW_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "status.h"
+
+struct sw_family;
+struct sw_model_figures;
+struct sw_counter_values;
 
 #define SW_MAX_AXIS_COLUMNS 24 /* distinct axis names over all families */
 #define SW_MAX_SAMPLES      512
 #define SW_TEXT_LEN         32
 #define SW_MSG_LEN          160
+#define SW_MAX_VARIANTS     32 /* a variant set is a 32-bit mask */
 
 /* Row status, as stored in the file's `status` column. */
 enum sw_row_status {
@@ -22,72 +32,77 @@ enum sw_row_status {
 	SW_ROW_FAILED = 3,  /* a CUDA error; `message` holds its text */
 };
 
+/* The C type of each column kind of record_columns.h. */
+#define SW_CTYPE_I32 int32_t
+#define SW_CTYPE_U32 uint32_t
+#define SW_CTYPE_I64 int64_t
+#define SW_CTYPE_U64 uint64_t
+#define SW_CTYPE_F64 double
+
+/* A /measurements row: one field per entry of record_columns.h, in its
+ * order, then the raw samples. */
 struct sw_record {
-	uint64_t point_id;
-	uint32_t plan_index;
-	int32_t rank;
-	int32_t session; /* 0 for the first run, +1 per --resume */
-	char family[SW_TEXT_LEN];
-	char variant[SW_TEXT_LEN];
-	char backend[8]; /* "cuda" or "model" */
-	int32_t is_reference;
-	int32_t cc; /* 10 * major + minor: measured device or modelled target */
-	int64_t axis[SW_MAX_AXIS_COLUMNS]; /* by sw_axis_columns(); -1 where not used */
-	int32_t status;                    /* enum sw_row_status */
-	char message[SW_MSG_LEN];
-	/* validation */
-	char check_mode[12]; /* "full", "sampled" or "none" */
-	uint64_t checked_elems;
-	double max_rel_err;
-	uint64_t seed; /* random input seed, to reproduce the check */
-	/* timing (cuda backend); NaN when not timed */
-	uint32_t n_samples;
-	uint32_t launches_per_sample;
-	int32_t l2_flushed;
-	double median_ns, min_ns, mean_ns, stddev_ns, rse;
-	double useful_bytes, flops;
-	double gbps, gflops; /* from the median */
-	double timed_s;      /* GPU time spent in timed samples */
-	uint32_t sm_clock_mhz, mem_clock_mhz;
-	uint64_t throttle_reasons; /* NVML bit mask; 0 when none or unknown */
-	/* model figures, for this row's cc; NaN when not modelled */
-	double model_requests;
-	double model_transactions_per_request; /* global; sectors from CC 6.0 on */
-	double model_sectors_per_request;      /* the same, CC 6.0 and later only */
-	double model_moved_bytes;
-	double model_efficiency;      /* useful over moved bytes */
-	double model_conflict_degree; /* shared banks (or constant addresses) per request */
-	double model_time_bound_ns;   /* moved bytes at the device's peak; NaN for a model row */
-	/* whole-point totals, comparable with the counters below */
-	double model_ld_requests, model_ld_transactions; /* global loads */
-	double model_st_requests, model_st_transactions; /* global stores */
-	double model_shared_ld_requests, model_shared_ld_wavefronts, model_shared_ld_conflicts;
-	/* hardware counters (--counters), from launches apart from the timed
-	 * ones; NaN when not collected, and counter_note says why */
-	char counter_note[SW_MSG_LEN]; /* "" without --counters, "ok", or the reason */
-	int32_t counter_passes;
-	double ctr_ld_requests, ctr_ld_sectors;
-	double ctr_st_requests, ctr_st_sectors;
-	double ctr_shared_ld_requests, ctr_shared_ld_wavefronts, ctr_shared_ld_conflicts;
-	double ctr_shared_st_requests, ctr_shared_st_wavefronts, ctr_shared_st_conflicts;
-	double ctr_dram_read_bytes, ctr_dram_write_bytes;
-	double start_unix;      /* when the point started */
-	uint64_t sample_offset; /* into /samples; set by the writer */
+#define X_NUM(name, kind, units, blank) SW_CTYPE_##kind name;
+#define X_TEXT(name, len, blank)        char name[len];
+#define X_AXES(name)                    int64_t name[SW_MAX_AXIS_COLUMNS];
+#include "record_columns.h"
 	/* not in the compound type: */
 	double samples_ns[SW_MAX_SAMPLES];
 };
 
-/* Blank record for a point: NaN statistics, -1 axis columns. */
+/* One column of an HDF5 table: where it sits in the C struct, and its units.
+ * SW_COL_AXES stands for one int64 column per axis name. */
+enum sw_column_kind {
+	SW_COL_I32,
+	SW_COL_U32,
+	SW_COL_I64,
+	SW_COL_U64,
+	SW_COL_F64,
+	SW_COL_TEXT,
+	SW_COL_AXES
+};
+
+struct sw_column {
+	const char *name;
+	size_t offset;
+	size_t size;
+	enum sw_column_kind kind;
+	const char *units; /* NULL: an id, a count, a flag or a ratio */
+};
+
+/* The /measurements columns of record_columns.h, in file order. */
+extern const struct sw_column sw_record_columns[];
+extern const int sw_record_n_columns;
+
+/* Blank record for a point: the blank value of every column (NaN
+ * statistics and figures, -1 axis columns, check_mode "none"), samples 0. */
 void sw_record_init(struct sw_record *r);
 
-/* NaN counter figures and no passes (counter_note untouched). */
+/* The counter columns blank: NaN counts, no passes (counter_note untouched). */
 void sw_record_no_counters(struct sw_record *r);
+
+/* The model's figures into the X_MODEL columns; the others untouched. */
+void sw_record_set_model(struct sw_record *r, const struct sw_model_figures *m);
+
+/* The counted values into the X_COUNTER columns; counter_note untouched. */
+void sw_record_set_counters(struct sw_record *r, const struct sw_counter_values *cv);
 
 /* The distinct axis names of all registered families, in registry order;
  * column c of sw_record.axis holds sw_axis_column_name(c). */
 int sw_axis_column_count(void);
 const char *sw_axis_column_name(int c);
-/* Column of a family's axis i. */
+/* Column of axis `axis` of registered family `family`, never -1: main runs
+ * sw_registry_check first, and a registry that fails it aborts here. */
 int sw_axis_column_of(int family, int axis);
+
+/* Whether n families fit the harness and the file: SW_EINVAL, naming the
+ * family and the limit, when a family or variant name is empty or does not
+ * fit SW_NAME_LEN and SW_TEXT_LEN, family names repeat, a family has more
+ * than SW_MAX_AXES axes or SW_MAX_VARIANTS variants, or none, an axis name
+ * is empty, too long, repeated within its family or the name of another
+ * column, or the families bring more than SW_MAX_AXIS_COLUMNS distinct axis
+ * names. Pure: run it once where families register, before any record. */
+enum sw_status sw_registry_check(const struct sw_family *const *families, int n,
+				 struct sw_err *err);
 
 #endif

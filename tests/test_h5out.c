@@ -1,10 +1,11 @@
-/* Unit tests for h5out.c: a round trip read back through the plain HDF5 C API
- * (every column, the axis columns, strings and samples by offset), refusals
- * and --force at creation, resume and its refusals, writers killed with
- * SIGKILL whose flushed rows must stay readable (in SWMR-read mode, the
- * consistency flags being set) and resumable without h5clear, the end time
- * written at close while a SWMR reader holds the file, a second writer
- * refused while the first lives, and a 1.8-format file resumed as such. */
+/* Unit tests for h5out.c and h5resume.c: a round trip read back through the
+ * plain HDF5 C API (every column, the axis columns, strings and samples by
+ * offset), refusals and --force at creation, resume and its refusals,
+ * writers killed with SIGKILL whose flushed rows must stay readable (in
+ * SWMR-read mode, the consistency flags being set) and resumable without
+ * h5clear, the end time written at close while a SWMR reader holds the file,
+ * a second writer refused while the first lives, a 1.8-format file resumed
+ * as such, and docs/hdf5-schema.md describing every column the file has. */
 #define _GNU_SOURCE
 
 #include <check.h>
@@ -21,6 +22,8 @@
 
 #include <hdf5.h>
 
+#include "column_check.h"
+#include "h5internal.h" /* the /devices column table */
 #include "h5out.h"
 #include "kernel.h"
 
@@ -584,6 +587,90 @@ static void write_file(const char *path, uint64_t fingerprint, struct sw_record 
 	ck_assert_ptr_null(h);
 }
 
+/* The type of column i of a table as docs/hdf5-schema.md writes it. */
+static void doc_type_of(hid_t ftype, unsigned i, char *buf, size_t len)
+{
+	hid_t t = H5Tget_member_type(ftype, i);
+	size_t size = H5Tget_size(t);
+
+	switch (H5Tget_class(t)) {
+	case H5T_INTEGER:
+		snprintf(buf, len, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", 8 * size);
+		break;
+	case H5T_FLOAT: snprintf(buf, len, "float%zu", 8 * size); break;
+	case H5T_STRING: snprintf(buf, len, "string[%zu]", size); break;
+	default: snprintf(buf, len, "?"); break;
+	}
+	H5Tclose(t);
+}
+
+/* The units:<column> attribute of dset, "" when it has none. */
+static void units_of(hid_t dset, const char *column, char *buf, size_t len)
+{
+	char name[96], *got = NULL;
+	hid_t a, mt;
+
+	snprintf(name, sizeof name, "units:%s", column);
+	buf[0] = '\0';
+	if (!has_attr(dset, name))
+		return;
+	a = H5Aopen(dset, name, H5P_DEFAULT);
+	mt = H5Tcopy(H5T_C_S1);
+	H5Tset_size(mt, H5T_VARIABLE);
+	H5Tset_cset(mt, H5T_CSET_UTF8);
+	ck_assert(H5Aread(a, mt, &got) >= 0);
+	snprintf(buf, len, "%s", got);
+	H5free_memory(got);
+	H5Tclose(mt);
+	H5Aclose(a);
+}
+
+static int is_axis_column(const char *name)
+{
+	for (int c = 0; c < sw_axis_column_count(); c++)
+		if (strcmp(sw_axis_column_name(c), name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every column of table `name` in the file has a row in the doc's table
+ * under heading, with the file's type and units, and the doc names no
+ * column the file lacks. Axis columns share one row of their own. */
+static void expect_documented(hid_t file, const char *name, const char *heading)
+{
+	static struct doc_column doc[128];
+	int n = doc_columns(heading, doc, 128);
+	hid_t d = H5Dopen2(file, name, H5P_DEFAULT), ft = H5Dget_type(d);
+	int members = H5Tget_nmembers(ft);
+
+	ck_assert_msg(n > 0, "no table under %s in $SW_SOURCE_DIR/docs/hdf5-schema.md", heading);
+	for (int i = 0; i < members; i++) {
+		char *col = H5Tget_member_name(ft, (unsigned)i), type[32], units[64];
+		const struct doc_column *row = doc_find(doc, n, col);
+
+		if (!is_axis_column(col) || strcmp(name, "measurements") != 0) {
+			ck_assert_msg(row, "docs/hdf5-schema.md: /%s has no row for column %s",
+				      name, col);
+			doc_type_of(ft, (unsigned)i, type, sizeof type);
+			ck_assert_msg(strcmp(row->type, type) == 0,
+				      "docs/hdf5-schema.md says /%s column %s is %s; it is %s",
+				      name, col, row->type, type);
+			units_of(d, col, units, sizeof units);
+			ck_assert_msg(strcmp(row->units, units) == 0,
+				      "docs/hdf5-schema.md gives /%s column %s units '%s'; it has "
+				      "'%s'",
+				      name, col, row->units, units);
+		}
+		H5free_memory(col);
+	}
+	for (int k = 0; k < n; k++)
+		ck_assert_msg(H5Tget_member_index(ft, doc[k].name) >= 0,
+			      "docs/hdf5-schema.md names a /%s column %s the file lacks", name,
+			      doc[k].name);
+	H5Tclose(ft);
+	H5Dclose(d);
+}
+
 /* ---- tests ----------------------------------------------------------- */
 
 START_TEST(round_trip)
@@ -653,6 +740,28 @@ START_TEST(round_trip)
 	H5Fclose(f);
 
 	expect_h5dump_opens(path);
+}
+END_TEST
+
+/* docs/hdf5-schema.md describes both tables as the file has them, and the
+ * /devices column table covers struct sw_device_info. */
+START_TEST(columns_documented_and_complete)
+{
+	static struct sw_record recs[2];
+	struct sw_device_info devs[2];
+	const char *path = in_dir("out.h5");
+	char why[256];
+	hid_t f;
+
+	write_file(path, 42, recs, 2, devs);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	expect_documented(f, "measurements", "## `/measurements`");
+	expect_documented(f, "devices", "## `/devices`");
+	H5Fclose(f);
+	ck_assert_msg(columns_tile(sw_h5_device_columns, sw_h5_n_device_columns,
+				   sizeof(struct sw_device_info), why, sizeof why),
+		      "h5out.c's /devices columns: %s", why);
 }
 END_TEST
 
@@ -1224,6 +1333,7 @@ static Suite *h5out_suite(void)
 	tcase_add_checked_fixture(tc, make_dir, remove_dir);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, columns_documented_and_complete);
 	tcase_add_test(tc, refuses_existing_file);
 	tcase_add_test(tc, refuses_bad_location);
 	tcase_add_test(tc, rejects_too_many_samples);
