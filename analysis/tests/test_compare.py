@@ -7,6 +7,7 @@ h200-quick.h5, each with independent 0.5% noise on every sample (the relative
 noise the measurement targets); and two model runs of the same job by the
 real C writer, which must compare 'same'.
 """
+
 import os
 
 import h5py

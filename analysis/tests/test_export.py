@@ -1,4 +1,5 @@
 """sweep-export: flat CSV and JSON a spreadsheet, jq or pandas read as is."""
+
 import csv
 import io
 import json

@@ -1,4 +1,5 @@
 """The reader on real files, and the clear errors it gives for bad ones."""
+
 import glob
 import os
 import subprocess
@@ -41,8 +42,11 @@ def test_h200_file(h200_file):
 
 def test_only_the_reader_opens_files():
     pkg = os.path.join(SOURCE, "analysis", "sweep_analysis")
-    users = [os.path.basename(p) for p in glob.glob(os.path.join(pkg, "*.py"))
-             if "h5py" in open(p).read()]
+    users = [
+        os.path.basename(p)
+        for p in glob.glob(os.path.join(pkg, "*.py"))
+        if "h5py" in open(p).read()
+    ]
     assert users == ["reader.py"]
 
 
@@ -124,9 +128,10 @@ def test_fill_rows_ignored(h200_file, tmp_path):
     assert any("unwritten" in n for n in r.notes) and any("end_time" in n for n in r.notes)
 
 
-@pytest.mark.parametrize("tool,extra", [("report", ["-o", "OUT"]),
-                                        ("export", ["--csv", "-o", "OUT"]),
-                                        ("compare", ["FILE"])])
+@pytest.mark.parametrize(
+    "tool,extra",
+    [("report", ["-o", "OUT"]), ("export", ["--csv", "-o", "OUT"]), ("compare", ["FILE"])],
+)
 def test_tools_fail_cleanly(tool, extra, h200_file, tmp_path):
     """Each tool on a truncated file: one clear line, exit 2, nothing written."""
     bad = tmp_path / "cut.h5"
@@ -144,9 +149,21 @@ LONG_SETS = ("--set", "strided_read.stride=1:128", "--set", "strided_read.n=1K:4
 
 
 def _start_long(sweep_bin, out):
-    return subprocess.Popen([sweep_bin, "-q", "--backend", "model", *LONG_SETS,
-                             os.path.join(SOURCE, "jobs", "ci.yaml"), "-o", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sweep_bin,
+            "-q",
+            "--backend",
+            "model",
+            *LONG_SETS,
+            os.path.join(SOURCE, "jobs", "ci.yaml"),
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _read_when(path, proc, ok, timeout_s=120):
@@ -201,9 +218,11 @@ def test_plain_writer_killed(ci_file, tmp_path):
     """A program killed while it had the file open for writing without SWMR
     leaves flags a SWMR reader refuses too: the message says what to do."""
     p = writable_copy(ci_file, tmp_path / "plain.h5")
-    kill = ("import h5py, os, signal, sys\n"
-            "f = h5py.File(sys.argv[1], 'r+')\n"
-            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    kill = (
+        "import h5py, os, signal, sys\n"
+        "f = h5py.File(sys.argv[1], 'r+')\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
     subprocess.run([sys.executable, "-c", kill, p], timeout=60)
     with pytest.raises(SweepFileError, match="h5clear -s"):
         read(p)

@@ -1,5 +1,6 @@
 """sweep-report on real files: what it writes, the claims it decides, the
 per-rank and per-device sections, and that it writes nothing on failure."""
+
 import os
 import re
 
@@ -77,8 +78,13 @@ def test_all_families_model_report(all_model_file, families, tmp_path):
     make_report([all_model_file], str(out))
     check_folder(out)
     v = verdicts(out / "report.md")
-    expect = {"offset_read": ["C1", "C2", "C15"], "float3": ["C3"], "rowsum": ["C10"],
-              "transpose": ["C11", "C12"], "smem_bank": ["C13", "C16"]}
+    expect = {
+        "offset_read": ["C1", "C2", "C15"],
+        "float3": ["C3"],
+        "rowsum": ["C10"],
+        "transpose": ["C11", "C12"],
+        "smem_bank": ["C13", "C16"],
+    }
     for fam, ids in expect.items():
         for c in ids:
             if fam in families:
@@ -130,10 +136,10 @@ def test_many_ranks_and_devices(h200_file, tmp_path):
     make_report([h200_file, slow, ranks], str(out))
     pngs, md = check_folder(out)
     assert any("device-spread" in p for p in pngs) and any("rank-clocks" in p for p in pngs)
-    spread = md[md.index("Devices that measured the same points"):]
+    spread = md[md.index("Devices that measured the same points") :]
     node2 = next(line for line in spread.splitlines() if "node2" in line)
     assert "slow" in node2 and "throttled" in node2 and "1500" in node2
-    clocks = md[md.index("Per rank: clocks"):]
+    clocks = md[md.index("Per rank: clocks") :]
     rank1 = [line for line in clocks.splitlines() if line.startswith("| ranks.h5 | 1 |")]
     assert rank1 and "low clock" in rank1[0]
 
@@ -158,8 +164,11 @@ def test_rerun_replaces_earlier_report(h200_report, h200_file):
 
 def test_console_scripts_declared():
     text = open(os.path.join(SOURCE, "analysis", "pyproject.toml")).read()
-    for tool, mod in (("sweep-report", "report"), ("sweep-compare", "compare"),
-                      ("sweep-export", "export")):
+    for tool, mod in (
+        ("sweep-report", "report"),
+        ("sweep-compare", "compare"),
+        ("sweep-export", "export"),
+    ):
         assert f'{tool} = "sweep_analysis.{mod}:main"' in text
 
 
@@ -196,6 +205,6 @@ def test_two_gpus_across_files(h200_file, seeds_files, tmp_path):
     out = tmp_path / "two"
     make_report([h200_file, seeds_files[0]], str(out))
     _, md = check_folder(out)
-    spread = md[md.index("Devices that measured the same points"):]
+    spread = md[md.index("Devices that measured the same points") :]
     assert "GPU-0a9de6d8" in spread and "GPU-496c5ef2" in spread
     assert "| strided_read |" in spread
