@@ -39,7 +39,7 @@ class Claim:
     statement: str
     course: str  # the course's figure
     rule: str  # what decides the verdict, in words
-    check: Callable[["Rows"], Verdict]
+    check: Callable[[Rows], Verdict]
 
 
 class Rows:

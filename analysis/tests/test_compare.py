@@ -13,11 +13,12 @@ import os
 import h5py
 import numpy as np
 import pytest
-from conftest import SOURCE, _sweep, noisy_copy, run_tool, slowed_copy, writable_copy
 
 from sweep_analysis.compare import classify, compare
 from sweep_analysis.reader import read
 from sweep_analysis.stats import mann_whitney, median_ratio_ci, rankdata
+
+from conftest import SOURCE, _sweep, noisy_copy, run_tool, slowed_copy, writable_copy
 
 
 def test_rankdata_ties():

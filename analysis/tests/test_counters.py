@@ -7,10 +7,10 @@ import os
 import numpy as np
 import pandas as pd
 
-from conftest import SOURCE, run_tool
-
 from sweep_analysis.counters import TOLERANCE, agreement, has_counters, unavailable
 from sweep_analysis.reader import read
+
+from conftest import SOURCE, run_tool
 
 COUNTED = os.path.join(SOURCE, "docs", "results", "h200-seeds-counters.h5")
 

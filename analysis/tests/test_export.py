@@ -4,9 +4,9 @@ import csv
 import io
 import json
 
-from conftest import run_tool
-
 from sweep_analysis.reader import read
+
+from conftest import run_tool
 
 
 def test_csv_measurements(h200_file, tmp_path):

@@ -9,9 +9,10 @@ import time
 import h5py
 import numpy as np
 import pytest
-from conftest import SOURCE, run_tool, writable_copy
 
 from sweep_analysis.reader import SCHEMA_VERSION, SweepFileError, read
+
+from conftest import SOURCE, run_tool, writable_copy
 
 
 def test_ci_file_from_the_c_writer(ci_file):

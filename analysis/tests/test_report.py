@@ -6,11 +6,12 @@ import re
 
 import h5py
 import pytest
-from conftest import SOURCE, run_tool, slowed_copy, writable_copy
 
 from sweep_analysis import claims
 from sweep_analysis.reader import read
 from sweep_analysis.report import make_report
+
+from conftest import SOURCE, run_tool, slowed_copy, writable_copy
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
