@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -110,7 +110,7 @@ def _largest(r: pd.DataFrame, axis):
     return r[r[axis] == r[axis].max()]
 
 
-def _time_ratio(slow: pd.DataFrame, fast: pd.DataFrame, keys) -> Optional[pd.DataFrame]:
+def _time_ratio(slow: pd.DataFrame, fast: pd.DataFrame, keys) -> pd.DataFrame | None:
     """median_ns(slow) / median_ns(fast) matched on keys and device."""
     k = ["file", "device", *keys]
     if slow.empty or fast.empty or any(c not in slow or c not in fast for c in k):
@@ -536,7 +536,7 @@ def c16(d: Rows) -> Verdict:
         for cc in _ccs(m):
             banks = 16 if cc < 20 else 32
             g = m[(m.cc == cc) & (m.word_stride > 0)]
-            want = g["word_stride"].map(lambda w: math.gcd(int(w), banks))
+            want = np.gcd(g["word_stride"].astype(int), banks)
             ok = ok and bool(np.allclose(g["model_conflict_degree"], want))
             parts.append(
                 f"CC {cc_text(cc)}: gcd(stride, {banks})-way up to "

@@ -275,14 +275,14 @@ def bank_conflicts(rows: pd.DataFrame, device: str):
         base = free["median_ns"].median()
         g = s.groupby("word_stride")["median_ns"].median() / base
         ax.plot(g.index, g.values, "o-", lw=1.8, label="measured: time / conflict-free time")
-        for v, mk in (("broadcast", "v"), ("two_way", "^")):
+        for v, color in (("broadcast", "C2"), ("two_way", "C3")):
             x = m[m["variant"] == v]["median_ns"].median()
             if np.isfinite(x):
                 ax.axhline(
                     x / base,
                     lw=1,
                     ls=":",
-                    color="C2" if v == "broadcast" else "C3",
+                    color=color,
                     label=f"{v}: {x / base:.2f}x",
                 )
     deg = s.groupby("word_stride")["model_conflict_degree"].median()
@@ -321,7 +321,7 @@ def matmul_ladder(rows: pd.DataFrame, device: str):
         g = m[m["size"] == n].sort_values("plan_index")
         ref = g[g["is_reference"] == 1]["gflops"].median()
         labels, vals, colors = [], [], []
-        for i, (_, r) in enumerate(g.iterrows()):
+        for _, r in g.iterrows():
             lab = r["variant"]
             if r.get("tile", -1) > 0:
                 lab += f" t{int(r['tile'])}"

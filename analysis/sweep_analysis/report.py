@@ -445,17 +445,17 @@ class Report:
             t = t.reindex(columns=ccs)
             t.index = [f"{f} / {v}" for f, v in t.index]
             t.columns = [cc_text(c) for c in t.columns]
+            extreme = "lowest" if worst[col] == "min" else "highest"
             self.figure(
                 figures.model_heatmap(
                     t,
                     col,
-                    f"Model: {what.split(' (')[0]}\n"
-                    f"({'lowest' if worst[col] == 'min' else 'highest'} over each variant's points)",
+                    f"Model: {what.split(' (')[0]}\n({extreme} over each variant's points)",
                     units,
                 ),
                 f"model-{col}",
                 f"Model, family/variant x CC: {what}; each cell is the "
-                f"variant's {'lowest' if worst[col] == 'min' else 'highest'} value over "
+                f"variant's {extreme} value over "
                 f"its points (the tables below give every point).",
             )
         for fam in dict.fromkeys(m["family"]):
@@ -468,7 +468,7 @@ class Report:
                 if not cols:
                     continue
                 folded, kept = fold_model(fv, self.axes, cols)
-                for key, g in folded.groupby(kept, sort=True) if kept else [((), folded)]:
+                for _key, g in folded.groupby(kept, sort=True) if kept else [((), folded)]:
                     cells = {int(r["cc"]): _model_cell(r, tpr) for _, r in g.iterrows()}
                     rows.append([v, axes_text(g.iloc[0], kept)] + [cells.get(c, "-") for c in fccs])
             if rows:
@@ -672,9 +672,10 @@ class Report:
 
     def footer(self):
         self.add(Heading(2, "About this report"))
+        made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         self.add(
             Para(
-                f"Made by sweep_analysis {__version__} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
+                f"Made by sweep_analysis {__version__} on {made} "
                 f"with `{TOOL} {' '.join(r.path for r in self.runs)} -o DIR`. The file format is "
                 f"docs/hdf5-schema.md; the raw samples of every row are in the file's /samples "
                 f"(`sweep-export FILE --csv --table samples`); `sweep-compare A.h5 B.h5` compares "

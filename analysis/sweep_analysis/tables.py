@@ -209,7 +209,7 @@ def device_spread(rows: pd.DataFrame, axes, tol=0.05):
     med = m.groupby("point_id")["time_ns"].transform("median")
     m["ratio"] = med / m["time_ns"]  # > 1: this device was faster than the median
     pts = []
-    for pid, g in m.groupby("point_id", sort=False):
+    for _, g in m.groupby("point_id", sort=False):
         r0 = g.iloc[0]
         pts.append(
             {
