@@ -87,7 +87,7 @@ def test_committed_h200_file():
 def test_report_section(tmp_path):
     p = run_tool("report", COUNTED, "-o", tmp_path / "rep", "-q")
     assert p.returncode == 0, p.stderr
-    md = open(tmp_path / "rep" / "report.md").read()
+    md = (tmp_path / "rep" / "report.md").read_text()
     assert "## Model against hardware counters" in md
     assert "rows with model figures agree within 2%" in md
     assert md.count("differs by") <= 4

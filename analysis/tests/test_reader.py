@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -46,7 +47,7 @@ def test_only_the_reader_opens_files():
     users = [
         os.path.basename(p)
         for p in glob.glob(os.path.join(pkg, "*.py"))
-        if "h5py" in open(p).read()
+        if "h5py" in Path(p).read_text()
     ]
     assert users == ["reader.py"]
 
@@ -65,7 +66,7 @@ def test_not_hdf5(tmp_path):
 
 def test_truncated(h200_file, tmp_path):
     p = tmp_path / "cut.h5"
-    data = open(h200_file, "rb").read()
+    data = Path(h200_file).read_bytes()
     p.write_bytes(data[: len(data) // 2])
     with pytest.raises(SweepFileError, match="truncated"):
         read(p)
@@ -136,7 +137,7 @@ def test_fill_rows_ignored(h200_file, tmp_path):
 def test_tools_fail_cleanly(tool, extra, h200_file, tmp_path):
     """Each tool on a truncated file: one clear line, exit 2, nothing written."""
     bad = tmp_path / "cut.h5"
-    bad.write_bytes(open(h200_file, "rb").read()[:4096])
+    bad.write_bytes(Path(h200_file).read_bytes()[:4096])
     out = tmp_path / "out"
     args = [str(out) if a == "OUT" else str(bad) if a == "FILE" else a for a in extra]
     p = run_tool(tool, bad, *args)
@@ -233,7 +234,7 @@ def test_truncated_swmr_format(ci_file, tmp_path):
     """The files sweep writes now (1.10 format) cut short: the same message
     as for the 1.8-format ones."""
     p = tmp_path / "cut.h5"
-    data = open(ci_file, "rb").read()
+    data = Path(ci_file).read_bytes()
     p.write_bytes(data[: len(data) // 2])
     with pytest.raises(SweepFileError, match="truncated"):
         read(p)

@@ -3,6 +3,7 @@ per-rank and per-device sections, and that it writes nothing on failure."""
 
 import os
 import re
+from pathlib import Path
 
 import h5py
 import pytest
@@ -19,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def verdicts(path_md):
     """claim id -> verdict, from the report's Markdown claims table."""
     out = {}
-    for line in open(path_md):
+    for line in Path(path_md).read_text().splitlines():
         m = re.match(r"\| (C\d+) \|", line)
         if m:
             out[m.group(1)] = [c.strip() for c in line.split("|")][6]
@@ -32,13 +33,13 @@ def check_folder(out):
     pngs = sorted(os.listdir(os.path.join(out, "figures")))
     assert pngs, "no figure"
     for p in pngs:
-        data = open(os.path.join(out, "figures", p), "rb").read()
+        data = Path(out, "figures", p).read_bytes()
         assert data.startswith(PNG) and len(data) > 5000
-    html = open(os.path.join(out, "index.html")).read()
+    html = Path(out, "index.html").read_text()
     # self-contained: every image inline, nothing fetched from elsewhere
     assert html.count('src="data:image/png;base64,') == len(pngs)
     assert not re.search(r'(src|href)="(https?:)?//', html)
-    md = open(os.path.join(out, "report.md")).read()
+    md = Path(out, "report.md").read_text()
     for p in pngs:
         assert f"(figures/{p})" in md
     return pngs, md
@@ -164,7 +165,7 @@ def test_rerun_replaces_earlier_report(h200_report, h200_file):
 
 
 def test_console_scripts_declared():
-    text = open(os.path.join(SOURCE, "analysis", "pyproject.toml")).read()
+    text = Path(SOURCE, "analysis", "pyproject.toml").read_text()
     for tool, mod in (
         ("sweep-report", "report"),
         ("sweep-compare", "compare"),
