@@ -14,18 +14,18 @@ import textwrap
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from .reader import cc_text  # noqa: E402
+from .reader import cc_text
 from .tables import (
     axes_text,
     axis_value_text,
     fmt,
     fmt_int,
-    metric,  # noqa: E402
+    metric,
     used_axes,
     variant_order,
 )
