@@ -21,6 +21,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .reader import cc_text
 from .tables import (
+    at_point,
     axes_text,
     axis_value_text,
     fmt,
@@ -373,56 +374,81 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
     sweep = max(ax_used, key=lambda a: nonref[a].nunique(), default=None) if len(nonref) else None
     if sweep is not None and nonref[sweep].nunique() >= 3 and col_units.get(sweep):
         rest = [a for a in ax_used if a != sweep]
-        combos = (
-            [None]
-            if not rest
-            else [r for _, r in nonref[rest].drop_duplicates().sort_values(rest).tail(3).iterrows()]
-        )
-        fig, axs = _panels(len(combos))
-        for ax, combo in zip(axs, combos):
-            sel = m
-            if combo is not None:
-                for a in rest:
-                    sel = sel[(sel[a] == combo[a]) | (sel[a] == -1)]
-            i = r = 0
-            for v in variant_order(sel):
-                g = sel[sel["variant"] == v]
-                isref = bool(g["is_reference"].iloc[0])
-                if isref or (g[sweep] == -1).all():
-                    val = g[col].median()
-                    ax.axhline(
-                        val,
-                        color=["k", "0.45", "0.7"][r % 3],
-                        lw=1.2,
-                        ls=REF_STYLES[r % 4],
-                        label=f"{v}{' (reference)' if isref else ''}: {fmt(val)} {units}",
-                    )
-                    r += 1
-                else:
-                    g = g.sort_values(sweep)
-                    # identical curves (two read paths) stay visible: vary dash and marker
-                    ax.plot(
-                        g[sweep],
-                        g[col],
-                        ls=["-", "--", ":", "-."][i % 4],
-                        marker="osD^v"[i % 5],
-                        ms=7 - min(i, 3),
-                        lw=2.2 - 0.3 * min(i, 3),
-                        label=v,
-                    )
-                    i += 1
-            ax.set_xlabel(f"{sweep} ({col_units[sweep]})")
-            ax.set_ylabel(ylabel)
-            vals = sel[col].dropna()
-            if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
-                _log_y(ax)
-            ax.set_title(axes_text(combo, rest) if combo is not None else "")
-            ax.legend(loc="best")
+        fig = _overview_lines(m, nonref, sweep, rest, (col, units, ylabel), col_units)
         return _finish(fig, f"{family} on {device}: {ylabel.split(' (')[0]} vs {sweep}")
     base = nonref if len(nonref) else m
     fixed = [a for a in ax_used if base[a].nunique() == 1]  # same everywhere: in the title
-    ax_used = [a for a in ax_used if a not in fixed]
-    combos = base[ax_used].drop_duplicates().sort_values(ax_used) if ax_used else None
+    varied = [a for a in ax_used if a not in fixed]
+    fig = _overview_bars(m, base, varied, fixed, (col, units, ylabel), col_units)
+    at = ", ".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
+    return _finish(fig, f"{family} on {device}: variants side by side" + (f" ({at})" if at else ""))
+
+
+def _log_y_if_wide(ax, vals):
+    """Log scale where the values span more than a factor of 30."""
+    vals = vals.dropna()
+    if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
+        _log_y(ax)
+
+
+def _overview_lines(m, nonref, sweep, rest, y, col_units):
+    """One panel per combination of the other axes (the last three): each
+    variant against the swept axis. y: (column, units, axis label)."""
+    col, units, ylabel = y
+    combos = (
+        [None]
+        if not rest
+        else [r for _, r in nonref[rest].drop_duplicates().sort_values(rest).tail(3).iterrows()]
+    )
+    fig, axs = _panels(len(combos))
+    for ax, combo in zip(axs, combos):
+        sel = m if combo is None else at_point(m, {a: combo[a] for a in rest})
+        _variant_lines(ax, sel, sweep, col, units)
+        ax.set_xlabel(f"{sweep} ({col_units[sweep]})")
+        ax.set_ylabel(ylabel)
+        _log_y_if_wide(ax, sel[col])
+        ax.set_title(axes_text(combo, rest) if combo is not None else "")
+        ax.legend(loc="best")
+    return fig
+
+
+def _variant_lines(ax, sel, sweep, col, units):
+    """A curve per variant over the swept axis; references, and variants
+    without that axis, as horizontal lines."""
+    i = r = 0
+    for v in variant_order(sel):
+        g = sel[sel["variant"] == v]
+        isref = bool(g["is_reference"].iloc[0])
+        if isref or (g[sweep] == -1).all():
+            val = g[col].median()
+            ax.axhline(
+                val,
+                color=["k", "0.45", "0.7"][r % 3],
+                lw=1.2,
+                ls=REF_STYLES[r % 4],
+                label=f"{v}{' (reference)' if isref else ''}: {fmt(val)} {units}",
+            )
+            r += 1
+        else:
+            g = g.sort_values(sweep)
+            # identical curves (two read paths) stay visible: vary dash and marker
+            ax.plot(
+                g[sweep],
+                g[col],
+                ls=["-", "--", ":", "-."][i % 4],
+                marker="osD^v"[i % 5],
+                ms=7 - min(i, 3),
+                lw=2.2 - 0.3 * min(i, 3),
+                label=v,
+            )
+            i += 1
+
+
+def _overview_bars(m, base, varied, fixed, y, col_units):
+    """Grouped bars: a group per combination of the varied axes, a bar per
+    variant, references hatched. y: (column, units, axis label)."""
+    col, _, ylabel = y
+    combos = base[varied].drop_duplicates().sort_values(varied) if varied else None
     keys = [tuple(r) for _, r in combos.iterrows()] if combos is not None else [()]
     variants = variant_order(m)
     # room for each category's (up to two-line) label and its bars
@@ -432,9 +458,7 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
         g = m[m["variant"] == v]
         ys = []
         for k in keys:
-            sel = g
-            for a, val in zip(ax_used, k):
-                sel = sel[(sel[a] == val) | (sel[a] == -1)]
+            sel = at_point(g, dict(zip(varied, k)))
             ys.append(sel[col].median() if len(sel) else np.nan)
         ref = bool(g["is_reference"].iloc[0])
         ax.bar(
@@ -450,27 +474,24 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
     ax.set_xticks(np.arange(len(keys)))
     ax.set_xticklabels(
         [
-            "\n".join(axis_value_text(a, x) for a, x in zip(ax_used, k))
+            "\n".join(axis_value_text(a, x) for a, x in zip(varied, k))
             or "\n".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
             or "all"
             for k in keys
         ],
         fontsize=8,
     )
-    vals = m[col].dropna()
-    if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
-        _log_y(ax)
+    _log_y_if_wide(ax, m[col])
     ax.set_ylabel(ylabel + (", log" if ax.get_yscale() == "log" else ""))
     ax.set_xlabel(
         "point: "
-        + ", ".join(f"{a}" + (f" ({col_units[a]})" if col_units.get(a) else "") for a in ax_used)
-        if ax_used
+        + ", ".join(f"{a}" + (f" ({col_units[a]})" if col_units.get(a) else "") for a in varied)
+        if varied
         else ""
     )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.grid(axis="x", visible=False)
-    at = ", ".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
-    return _finish(fig, f"{family} on {device}: variants side by side" + (f" ({at})" if at else ""))
+    return fig
 
 
 # --- cross-architecture (model rows) -------------------------------------------------

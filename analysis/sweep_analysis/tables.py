@@ -44,6 +44,14 @@ def used_axes(rows: pd.DataFrame, axes) -> list:
     return [a for a in axes if a in rows and (rows[a] != -1).any()]
 
 
+def at_point(rows: pd.DataFrame, point) -> pd.DataFrame:
+    """The rows at a point, {axis: value}: a row without the axis (-1) fits
+    every value of it."""
+    for a, v in point.items():
+        rows = rows[(rows[a] == v) | (rows[a] == -1)]
+    return rows
+
+
 def axes_text(row, axes) -> str:
     parts = [f"{a}={fmt_int(row[a])}" for a in axes if row[a] != -1]
     return " ".join(parts) if parts else "-"
