@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import LogNorm, Normalize
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .reader import cc_text
@@ -501,44 +502,12 @@ def model_heatmap(table: pd.DataFrame, value: str, title: str, units: str):
     """table: index family/variant, columns CC labels. NaN shows grey."""
     if table.empty or table.notna().sum().sum() == 0:
         return None
-    from matplotlib.colors import LogNorm, Normalize
-
     nr, nc = table.shape
     fig, ax = plt.subplots(figsize=(max(6.5, 0.85 * nc + 4.5), max(3, 0.32 * nr + 1.8)))
     data = table.to_numpy(dtype=float)
-    eff = value == "model_efficiency"
-    # efficiency and conflicts have a good end (green); a transaction count
-    # depends on the word size too, so it gets a neutral scale
-    cmap = plt.get_cmap(
-        "RdYlGn" if eff else "RdYlGn_r" if value == "model_conflict_degree" else "Blues"
-    ).copy()
-    cmap = cmap.with_extremes(bad="0.85")
-    finite = data[np.isfinite(data)]
-    lo, hi = float(finite.min()), float(finite.max())
-    if eff:
-        norm = LogNorm(min(lo, 0.03), 1, clip=True)
-    elif lo > 0 and hi / lo >= 4:
-        norm = LogNorm(lo, hi)
-    else:
-        norm = Normalize(lo, max(hi, lo + 1e-9))
+    cmap, norm = _heatmap_scale(value, data)
     im = ax.imshow(np.ma.masked_invalid(data), aspect="auto", cmap=cmap, norm=norm)
-    for i in range(nr):
-        for j in range(nc):
-            v = data[i, j]
-            if np.isfinite(v):
-                r, g, b, _ = cmap(norm(v))
-                dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.45
-                ax.text(
-                    j,
-                    i,
-                    fmt(v, 3),
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color="w" if dark else "k",
-                )
-            else:
-                ax.text(j, i, "n/a", ha="center", va="center", fontsize=8, color="0.35")
+    _heatmap_cells(ax, data, cmap, norm)
     ax.set_xticks(range(nc))
     ax.set_xticklabels(table.columns)
     ax.set_xlabel("compute capability (model)")
@@ -563,6 +532,48 @@ def model_heatmap(table: pd.DataFrame, value: str, title: str, units: str):
     ax.set_title(title, fontsize=11.5, fontweight="bold", pad=12)
     fig.tight_layout()
     return fig
+
+
+def _heatmap_scale(value, data):
+    """The colour map and the normalisation of a heatmap of this model figure."""
+    eff = value == "model_efficiency"
+    # efficiency and conflicts have a good end (green); a transaction count
+    # depends on the word size too, so it gets a neutral scale
+    cmap = plt.get_cmap(
+        "RdYlGn" if eff else "RdYlGn_r" if value == "model_conflict_degree" else "Blues"
+    ).copy()
+    cmap = cmap.with_extremes(bad="0.85")
+    finite = data[np.isfinite(data)]
+    lo, hi = float(finite.min()), float(finite.max())
+    if eff:
+        norm = LogNorm(min(lo, 0.03), 1, clip=True)
+    elif lo > 0 and hi / lo >= 4:
+        norm = LogNorm(lo, hi)
+    else:
+        norm = Normalize(lo, max(hi, lo + 1e-9))
+    return cmap, norm
+
+
+def _heatmap_cells(ax, data, cmap, norm):
+    """Each cell's value, in white on dark cells; n/a where not modelled."""
+    nr, nc = data.shape
+    for i in range(nr):
+        for j in range(nc):
+            v = data[i, j]
+            if np.isfinite(v):
+                r, g, b, _ = cmap(norm(v))
+                dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.45
+                ax.text(
+                    j,
+                    i,
+                    fmt(v, 3),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="w" if dark else "k",
+                )
+            else:
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=8, color="0.35")
 
 
 # --- many ranks / devices ---------------------------------------------------------------
