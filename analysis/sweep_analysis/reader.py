@@ -214,25 +214,7 @@ def read(path) -> Run:
     try:
         with f:
             attrs = {k: _text(v) for k, v in f.attrs.items()}
-            if "schema_version" not in attrs:
-                raise SweepFileError(
-                    f"{path}: an HDF5 file without a schema_version "
-                    f"attribute: not a sweep result file"
-                )
-            version = int(attrs["schema_version"])
-            if version > SCHEMA_VERSION:
-                raise SweepFileError(
-                    f"{path}: schema_version {version} is newer than this sweep_analysis "
-                    f"reads ({SCHEMA_VERSION}): install the analysis package of the sweep "
-                    f"that wrote it (pip install ./analysis)"
-                )
-            if version < 1:
-                raise SweepFileError(
-                    f"{path}: schema_version {version} is not a valid sweep schema version"
-                )
-            for name in ("devices", "measurements", "samples"):
-                if name not in f or not isinstance(f[name], h5py.Dataset):
-                    raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
+            _check_schema(f, attrs, path)
             # The reverse of the order a sweep writes them in, so that every row
             # read finds its device and its samples: a session's devices go
             # before its rows, a row's samples before the row.
@@ -269,19 +251,49 @@ def read(path) -> Run:
         absent_columns=absent,
     )
     _join_devices(run)
-    if fill:
-        run.notes.append(f"{fill} unwritten row(s) left by an interrupted flush were ignored")
+    _add_notes(run)
+    return run
+
+
+def _check_schema(f, attrs, path):
+    """A sweep file of a schema version this reader knows, with its datasets."""
+    if "schema_version" not in attrs:
+        raise SweepFileError(
+            f"{path}: an HDF5 file without a schema_version attribute: not a sweep result file"
+        )
+    version = int(attrs["schema_version"])
+    if version > SCHEMA_VERSION:
+        raise SweepFileError(
+            f"{path}: schema_version {version} is newer than this sweep_analysis "
+            f"reads ({SCHEMA_VERSION}): install the analysis package of the sweep "
+            f"that wrote it (pip install ./analysis)"
+        )
+    if version < 1:
+        raise SweepFileError(
+            f"{path}: schema_version {version} is not a valid sweep schema version"
+        )
+    for name in ("devices", "measurements", "samples"):
+        if name not in f or not isinstance(f[name], h5py.Dataset):
+            raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
+
+
+def _add_notes(run: Run):
+    """What the reader of a report must know about how complete the file is."""
+    if run.fill_rows:
+        run.notes.append(
+            f"{run.fill_rows} unwritten row(s) left by an interrupted flush were ignored"
+        )
     if not run.closed_cleanly:
         run.notes.append(
             "the file has no end_time: the sweep that wrote it was killed or "
             "is still running; the report shows what was flushed"
         )
-    bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(samples)
+    rows = run.rows
+    bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(run.samples)
     if bad.any():
         run.notes.append(
             f"{int(bad.sum())} row(s) point past the end of /samples: their raw samples are ignored"
         )
-    return run
 
 
 def _join_devices(run: Run):
