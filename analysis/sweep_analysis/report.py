@@ -26,6 +26,7 @@ from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import OutputError, atomic_dir, fail
 from .reader import STATUS_NAMES, SweepFileError, cc_text, latest, read
 from .tables import (
+    at_point,
     axes_text,
     device_groups,
     device_spread,
@@ -300,74 +301,13 @@ class Report:
     def side_by_side(self, fam, ok, dev, col, units):
         ratios = reference_ratios(ok, self.axes, col)
         refs = list(ratios.columns)
-        primary = refs[0] if refs else None
         nonref = ok[ok["is_reference"] == 0]
-        variants = variant_order(nonref)
-        # slowest-varying axis first: sizes group the rows, the swept axis runs inside
-        ax = sorted(used_axes(nonref, self.axes), key=lambda a: nonref[a].nunique())
-        if variants:
-            base = variants[0]
-            headers = [*ax]
-            right = set(range(len(headers) + 2 * len(variants) + max(len(variants) - 1, 0)))
-            for v in variants:
-                headers.append(f"{v} {units}")
-            if primary:
-                headers += [f"{v} x {primary}" for v in variants]
-            headers += [f"{v} / {base}" for v in variants[1:]]
-            keys = _row_keys(nonref, ax)
-            rows = []
-            for _, k in keys.iterrows():
-                sel = nonref
-                for a in ax:  # a variant without this axis (-1) fits every value of it
-                    sel = sel[(sel[a] == k[a]) | (sel[a] == -1)]
-                cells = [fmt_int(k[a]) if k[a] != -1 else "-" for a in ax]
-                vals = {v: sel[sel["variant"] == v] for v in variants}
-                cells += [fmt(vals[v][col].median()) if len(vals[v]) else "-" for v in variants]
-                if primary:
-                    cells += [
-                        fmt(ratios.loc[vals[v].index, primary].median(), 3) if len(vals[v]) else "-"
-                        for v in variants
-                    ]
-                b = vals[base]["median_ns"].median() if len(vals[base]) else np.nan
-                cells += [
-                    fmt(b / vals[v]["median_ns"].median(), 3) + "x"
-                    if len(vals[v]) and np.isfinite(b)
-                    else "-"
-                    for v in variants[1:]
-                ]
-                rows.append(cells)
-            self.add(
-                Table(
-                    headers,
-                    rows,
-                    right=right,
-                    caption=(
-                        f"{fam} on {dev}: variants side by side ({units}; x {primary}: over the "
-                        f"{primary} reference at the same sizes; / {base}: speedup over {base})"
-                        if primary
-                        else f"{fam} on {dev}: variants side by side ({units})"
-                    ),
-                )
-            )
-        detail = []
-        for _, r in ok.sort_values("plan_index").iterrows():
-            peak = r.get("peak_gbps", np.nan)
-            detail.append(
-                [
-                    r["variant"] + (" (ref)" if r["is_reference"] else ""),
-                    axes_text(r, self.axes),
-                    fmt(r["median_ns"] / 1e3, 4),
-                    fmt(r[col]),
-                    fmt(100 * r["gbps"] / peak, 3) if peak and peak > 0 else "-",
-                    *[fmt(ratios.loc[r.name, v], 3) for v in refs],
-                    fmt(r["model_sectors_per_request"], 3),
-                    fmt(r["model_efficiency"], 3),
-                    fmt(r["model_conflict_degree"], 3),
-                    fmt(r["rse"] * 100, 2),
-                    str(int(r["n_samples"])),
-                    r["check_mode"],
-                ]
-            )
+        if variant_order(nonref):
+            self.add(self.variants_table(f"{fam} on {dev}", nonref, ratios, col, units))
+        detail = [
+            _point_cells(r, self.axes, col, ratios)
+            for _, r in ok.sort_values("plan_index").iterrows()
+        ]
         if detail:
             self.add(
                 Table(
@@ -391,6 +331,39 @@ class Report:
                     folded=True,
                 )
             )
+
+    def variants_table(self, what, nonref, ratios, col, units):
+        """A row per point, a column per variant: throughput, the ratio to the
+        first reference and the speedup over the first variant."""
+        refs = list(ratios.columns)
+        primary = refs[0] if refs else None
+        variants = variant_order(nonref)
+        base = variants[0]
+        # slowest-varying axis first: sizes group the rows, the swept axis runs inside
+        ax = sorted(used_axes(nonref, self.axes), key=lambda a: nonref[a].nunique())
+        headers = [*ax]
+        right = set(range(len(headers) + 2 * len(variants) + max(len(variants) - 1, 0)))
+        for v in variants:
+            headers.append(f"{v} {units}")
+        if primary:
+            headers += [f"{v} x {primary}" for v in variants]
+        headers += [f"{v} / {base}" for v in variants[1:]]
+        ratio = ratios[primary] if primary else None
+        rows = [
+            _variant_cells(nonref, k, ax, variants, col, ratio)
+            for _, k in _row_keys(nonref, ax).iterrows()
+        ]
+        return Table(
+            headers,
+            rows,
+            right=right,
+            caption=(
+                f"{what}: variants side by side ({units}; x {primary}: over the "
+                f"{primary} reference at the same sizes; / {base}: speedup over {base})"
+                if primary
+                else f"{what}: variants side by side ({units})"
+            ),
+        )
 
     def cross_arch(self):
         self.add(Heading(2, "Cross-architecture (model)"))
@@ -434,6 +407,12 @@ class Report:
                 "figure folded away. Grey: not modelled for that CC."
             )
         )
+        self.model_heatmaps(m, values, tpr)
+        self.model_tables(m, values, tpr)
+
+    def model_heatmaps(self, m, values, tpr):
+        """A heatmap per model figure: family/variant x CC, each cell the
+        variant's worst value over its points."""
         ccs = sorted(m["cc"].unique())
         order = list(dict.fromkeys(zip(m["family"], m["variant"])))
         worst = {"model_efficiency": "min", tpr: "max", "model_conflict_degree": "max"}
@@ -454,10 +433,12 @@ class Report:
                     units,
                 ),
                 f"model-{col}",
-                f"Model, family/variant x CC: {what}; each cell is the "
-                f"variant's {extreme} value over "
-                f"its points (the tables below give every point).",
+                f"Model, family/variant x CC: {what}; each cell is the variant's {extreme} "
+                f"value over its points (the tables below give every point).",
             )
+
+    def model_tables(self, m, values, tpr):
+        """Per family, every point's model figures per CC."""
         for fam in dict.fromkeys(m["family"]):
             f = m[m["family"] == fam]
             rows = []
@@ -550,52 +531,60 @@ class Report:
 
     def ranks(self):
         self.add(Heading(2, "Ranks, clocks and devices"))
+        self.clocks_per_rank()
+        self.spread_per_device()
+
+    def clocks_per_rank(self):
+        """Per rank the clocks NVML reported and the throttle reasons seen."""
         clocks = flag_ranks(rank_clocks(self.rows))
         if clocks.empty:
             self.add(Para("No measured rows: clocks are recorded only when a GPU runs the points."))
-        else:
-            self.add(
-                Table(
+            return
+        self.add(
+            Table(
+                [
+                    "file",
+                    "rank",
+                    "session",
+                    "host",
+                    "device",
+                    "points",
+                    "SM clock median MHz",
+                    "SM clock min MHz",
+                    "memory clock MHz",
+                    "throttle reasons seen",
+                    "flag",
+                ],
+                [
                     [
-                        "file",
-                        "rank",
-                        "session",
-                        "host",
-                        "device",
-                        "points",
-                        "SM clock median MHz",
-                        "SM clock min MHz",
-                        "memory clock MHz",
-                        "throttle reasons seen",
-                        "flag",
-                    ],
-                    [
-                        [
-                            r["file"],
-                            str(r["rank"]),
-                            str(r["session"]),
-                            r["host"],
-                            r["device"],
-                            str(r["points"]),
-                            fmt(r["sm_clock_median"], 4),
-                            fmt(r["sm_clock_min"], 4),
-                            fmt(r["mem_clock_median"], 4),
-                            throttle_text(r["throttle_mask"]),
-                            r["flag"] or "-",
-                        ]
-                        for _, r in clocks.iterrows()
-                    ],
-                    right={1, 2, 5, 6, 7, 8},
-                    caption="Per rank: clocks read from NVML at each point. Flagged: a median SM "
-                    "clock more than 5% under the other ranks' on the same device type, or "
-                    "a slowdown reason (power cap, thermal, hardware slowdown).",
-                )
+                        r["file"],
+                        str(r["rank"]),
+                        str(r["session"]),
+                        r["host"],
+                        r["device"],
+                        str(r["points"]),
+                        fmt(r["sm_clock_median"], 4),
+                        fmt(r["sm_clock_min"], 4),
+                        fmt(r["mem_clock_median"], 4),
+                        throttle_text(r["throttle_mask"]),
+                        r["flag"] or "-",
+                    ]
+                    for _, r in clocks.iterrows()
+                ],
+                right={1, 2, 5, 6, 7, 8},
+                caption="Per rank: clocks read from NVML at each point. Flagged: a median SM "
+                "clock more than 5% under the other ranks' on the same device type, or "
+                "a slowdown reason (power cap, thermal, hardware slowdown).",
             )
-            self.figure(
-                figures.rank_clocks(clocks),
-                "rank-clocks",
-                "Median SM clock per rank; the tick marks the lowest clock seen.",
-            )
+        )
+        self.figure(
+            figures.rank_clocks(clocks),
+            "rank-clocks",
+            "Median SM clock per rank; the tick marks the lowest clock seen.",
+        )
+
+    def spread_per_device(self):
+        """The same points on several devices: only across files."""
         pts, devs = device_spread(self.rows, self.axes)
         if devs.empty:
             self.add(
@@ -708,6 +697,46 @@ def _row_keys(nonref, ax) -> pd.DataFrame:
 
     keep = [c for c in combos if not covered(c)]
     return pd.DataFrame(keep, columns=ax).sort_values(ax)
+
+
+def _variant_cells(nonref, k, ax, variants, col, ratio):
+    """A row of the side-by-side table at point k: each variant's throughput,
+    its ratio to the first reference (ratio: that column of reference_ratios,
+    None without one) and its speedup over the first variant."""
+    sel = at_point(nonref, {a: k[a] for a in ax})
+    cells = [fmt_int(k[a]) if k[a] != -1 else "-" for a in ax]
+    vals = {v: sel[sel["variant"] == v] for v in variants}
+    cells += [fmt(vals[v][col].median()) if len(vals[v]) else "-" for v in variants]
+    if ratio is not None:
+        cells += [
+            fmt(ratio.loc[vals[v].index].median(), 3) if len(vals[v]) else "-" for v in variants
+        ]
+    base = vals[variants[0]]
+    b = base["median_ns"].median() if len(base) else np.nan
+    cells += [
+        fmt(b / vals[v]["median_ns"].median(), 3) + "x" if len(vals[v]) and np.isfinite(b) else "-"
+        for v in variants[1:]
+    ]
+    return cells
+
+
+def _point_cells(r, axes, col, ratios):
+    """A row of the table of every measured point."""
+    peak = r.get("peak_gbps", np.nan)
+    return [
+        r["variant"] + (" (ref)" if r["is_reference"] else ""),
+        axes_text(r, axes),
+        fmt(r["median_ns"] / 1e3, 4),
+        fmt(r[col]),
+        fmt(100 * r["gbps"] / peak, 3) if peak and peak > 0 else "-",
+        *[fmt(ratios.loc[r.name, v], 3) for v in ratios.columns],
+        fmt(r["model_sectors_per_request"], 3),
+        fmt(r["model_efficiency"], 3),
+        fmt(r["model_conflict_degree"], 3),
+        fmt(r["rse"] * 100, 2),
+        str(int(r["n_samples"])),
+        r["check_mode"],
+    ]
 
 
 def _merge_model_devices(rows):
