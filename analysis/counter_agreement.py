@@ -12,6 +12,7 @@ With PLAIN.h5, a run of the same job without --counters, it also compares
 the timings of the two runs: the counted launches must not disturb them.
 
 usage: counter_agreement.py COUNTERS.h5 NCU.csv FIXTURE.csv TABLE.md [PLAIN.h5]"""
+
 import csv
 import math
 import sys
@@ -49,7 +50,7 @@ def axes_label(row, axes):
 
 
 def ncu_points(path):
-    """point name -> {metric: value}, and point name -> (family, variant, axes)."""
+    """point name -> {metric: value}."""
     values = {}
     with open(path) as f:
         for r in csv.DictReader(f):
@@ -68,10 +69,16 @@ NCU_POINTS = {
     "float3_soa": ("float3", "soa", {"n": 64 << 20}),
     "rowsum_thread": ("rowsum", "thread_per_row", {"rows": 8192, "cols": 8192}),
     "transpose_naive": ("transpose", "naive", {"rows": 8192, "cols": 8192, "block_rows": 8}),
-    "transpose_pad0": ("transpose", "shared", {"rows": 8192, "cols": 8192, "block_rows": 8,
-                                               "pad": 0}),
-    "transpose_pad1": ("transpose", "shared", {"rows": 8192, "cols": 8192, "block_rows": 8,
-                                               "pad": 1}),
+    "transpose_pad0": (
+        "transpose",
+        "shared",
+        {"rows": 8192, "cols": 8192, "block_rows": 8, "pad": 0},
+    ),
+    "transpose_pad1": (
+        "transpose",
+        "shared",
+        {"rows": 8192, "cols": 8192, "block_rows": 8, "pad": 1},
+    ),
     "smem_s1": ("smem_bank", "stride", {"word_stride": 1}),
     "smem_s2": ("smem_bank", "stride", {"word_stride": 2}),
     "smem_s32": ("smem_bank", "stride", {"word_stride": 32}),
@@ -88,12 +95,132 @@ def timing_section(ctr_run, plain_path):
     both = c.to_frame("c").join(p.to_frame("p"), how="inner")
     both = both[both["p"] >= 1e5]
     q = both["c"] / both["p"]
-    return (f"\n## Timings with and without --counters\n\n"
-            f"`{plain.attrs['command_line']}`, started {plain.attrs['start_time']}, against the "
-            f"counters run above (`docs/results/h200-seeds-plain.h5`): over the {len(q)} points "
-            f"whose median is 100 us or more, median time with counters over without: median "
-            f"{q.median():.4f}, range {q.min():.4f} to {q.max():.4f}. The counted launches come "
-            f"after each point's timing and leave it alone.\n")
+    return (
+        f"\n## Timings with and without --counters\n\n"
+        f"`{plain.attrs['command_line']}`, started {plain.attrs['start_time']}, against the "
+        f"counters run above (`docs/results/h200-seeds-plain.h5`): over the {len(q)} points "
+        f"whose median is 100 us or more, median time with counters over without: median "
+        f"{q.median():.4f}, range {q.min():.4f} to {q.max():.4f}. The counted launches come "
+        f"after each point's timing and leave it alone.\n"
+    )
+
+
+FIXTURE_COLUMNS = (
+    "ctr_ld_requests",
+    "ctr_ld_sectors",
+    "ctr_st_requests",
+    "ctr_st_sectors",
+    "ctr_shared_ld_requests",
+    "ctr_shared_ld_wavefronts",
+    "ctr_shared_ld_conflicts",
+    "ctr_dram_read_bytes",
+    "ctr_dram_write_bytes",
+)
+
+TABLE_COLUMNS = [
+    "family",
+    "variant",
+    "point",
+    "model sectors/req",
+    "counter sectors/req",
+    "ncu sectors/req",
+    "model/counter requests",
+    "model/counter shared requests",
+    "model wavefronts/req",
+    "counter wavefronts/req",
+    "counter bank conflicts",
+    "ncu bank conflicts",
+    "DRAM read MB",
+    "verdict",
+]
+
+
+def ncu_for(row, ncu):
+    """ncu's metrics of the row's point, None where ncu did not measure it."""
+    for name, (fam, var, ax) in NCU_POINTS.items():
+        if (
+            (fam, var) == (row["family"], row["variant"])
+            and all(row[k] == v for k, v in ax.items())
+            and name in ncu
+        ):
+            return ncu[name]
+    return None
+
+
+def cell(v, digits=2):
+    return f"{v:.{digits}f}" if v == v else ""
+
+
+def verdict(r):
+    fv = (r["family"], r["variant"])
+    if r["worst"] != r["worst"]:
+        return NOT_MODELLED.get(fv, "no figure to compare")
+    if r["agrees"]:
+        return "agrees"
+    return "differs: " + EXPLAINED.get(fv, "UNEXPLAINED")
+
+
+def counter_cell(r, value, requests, model, digits):
+    """A counter's figure, marked where the row has such requests but the
+    variant's model leaves them out."""
+    text = cell(r[value], digits)
+    if r[requests] > 0 and r[model] != r[model]:
+        text += " (not modelled)"
+    return text
+
+
+def table_row(r, axes, n):
+    """The Markdown table's row of an agreement row; n: ncu's metrics or None."""
+    n_spr = (
+        n["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"] if n else math.nan
+    )
+    n_conf = n["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] if n else math.nan
+    return [
+        r["family"],
+        r["variant"],
+        axes_label(r, axes),
+        cell(r["model_ld_sectors_per_request"]),
+        counter_cell(
+            r, "ctr_ld_sectors_per_request", "ctr_ld_requests", "model_ld_sectors_per_request", 2
+        ),
+        cell(n_spr),
+        cell(r["ld_requests_ratio"], 4),
+        cell(r["shared_requests_ratio"], 4),
+        cell(r["model_shared_wavefronts_per_request"]),
+        counter_cell(
+            r,
+            "ctr_shared_wavefronts_per_request",
+            "ctr_shared_ld_requests",
+            "model_shared_wavefronts_per_request",
+            3,
+        ),
+        f"{r['ctr_shared_ld_conflicts']:.4g}" if r["ctr_shared_ld_requests"] else "",
+        f"{n_conf:.4g}" if n_conf == n_conf else "",
+        f"{r['ctr_dram_read_bytes'] / 1e6:.1f}",
+        verdict(r),
+    ]
+
+
+def fixture_row(r, axes):
+    """The counters of a point, exactly, for tests/test_counter_fixture.c."""
+    return {
+        "family": r["family"],
+        "variant": r["variant"],
+        "axes": ";".join(f"{k}={int(r[k])}" for k in axes if r[k] >= 0),
+        **{c: f"{r[c]:.17g}" for c in FIXTURE_COLUMNS},
+    }
+
+
+def write_fixture(path, fixture, source):
+    with open(path, "w", newline="") as f:
+        f.write(
+            f"# Hardware counters of every point of jobs/seeds.yaml, one launch each.\n"
+            f"# Made by: {source}\n"
+            f"# Extracted by: analysis/counter_agreement.py (docs/results/h200-counters.md)\n"
+        )
+        w = csv.DictWriter(f, fieldnames=list(fixture[0]))
+        w.writeheader()
+        w.writerows(fixture)
 
 
 def main(counters_path, ncu_path, fixture_path, table_path, plain_path=None):
@@ -103,82 +230,37 @@ def main(counters_path, ncu_path, fixture_path, table_path, plain_path=None):
     axes = ctr_run.axes
     a = agreement(ctr_run.rows)
     ncu = ncu_points(ncu_path)
-
-    def ncu_for(row):
-        for name, (fam, var, ax) in NCU_POINTS.items():
-            if (fam, var) == (row["family"], row["variant"]) and \
-                    all(row[k] == v for k, v in ax.items()) and name in ncu:
-                return ncu[name]
-        return None
-
-    def cell(v, digits=2):
-        return f"{v:.{digits}f}" if v == v else ""
-
     table, fixture = [], []
     for _, r in a.iterrows():
-        fv = (r["family"], r["variant"])
-        n = ncu_for(r)
-        n_spr = n["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"] \
-            if n else math.nan
-        n_conf = n["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] if n else math.nan
-        if r["worst"] != r["worst"]:
-            verdict = NOT_MODELLED.get(fv, "no figure to compare")
-        elif r["agrees"]:
-            verdict = "agrees"
-        else:
-            verdict = "differs: " + EXPLAINED.get(fv, "UNEXPLAINED")
-        not_modelled = " (not modelled)"
-        c_spr = cell(r["ctr_ld_sectors_per_request"])
-        if r["ctr_ld_requests"] > 0 and r["model_ld_sectors_per_request"] != \
-                r["model_ld_sectors_per_request"]:
-            c_spr += not_modelled
-        c_wpr = cell(r["ctr_shared_wavefronts_per_request"], 3)
-        if r["ctr_shared_ld_requests"] > 0 and r["model_shared_wavefronts_per_request"] != \
-                r["model_shared_wavefronts_per_request"]:
-            c_wpr += not_modelled
-        table.append([r["family"], r["variant"], axes_label(r, axes),
-                      cell(r["model_ld_sectors_per_request"]), c_spr, cell(n_spr),
-                      cell(r["ld_requests_ratio"], 4), cell(r["shared_requests_ratio"], 4),
-                      cell(r["model_shared_wavefronts_per_request"]), c_wpr,
-                      f"{r['ctr_shared_ld_conflicts']:.4g}" if r["ctr_shared_ld_requests"] else "",
-                      f"{n_conf:.4g}" if n_conf == n_conf else "",
-                      f"{r['ctr_dram_read_bytes'] / 1e6:.1f}", verdict])
-        fixture.append({
-            "family": r["family"], "variant": r["variant"],
-            "axes": ";".join(f"{k}={int(r[k])}" for k in axes if r[k] >= 0),
-            **{c: f"{r[c]:.17g}" for c in (
-                "ctr_ld_requests", "ctr_ld_sectors", "ctr_st_requests", "ctr_st_sectors",
-                "ctr_shared_ld_requests", "ctr_shared_ld_wavefronts", "ctr_shared_ld_conflicts",
-                "ctr_dram_read_bytes", "ctr_dram_write_bytes")},
-        })
+        table.append(table_row(r, axes, ncu_for(r, ncu)))
+        fixture.append(fixture_row(r, axes))
     n_compared, n_agree = int(a["worst"].notna().sum()), int(a["agrees"].sum())
 
-    source = (f"`{ctr_run.attrs['command_line']}` on {dev['name']} (CC {cc // 10}.{cc % 10}), "
-              f"started {ctr_run.attrs['start_time']}")
-    with open(fixture_path, "w", newline="") as f:
-        f.write(f"# Hardware counters of every point of jobs/seeds.yaml, one launch each.\n"
-                f"# Made by: {source}\n"
-                f"# Extracted by: analysis/counter_agreement.py (docs/results/h200-counters.md)\n")
-        w = csv.DictWriter(f, fieldnames=list(fixture[0]))
-        w.writeheader()
-        w.writerows(fixture)
-
-    head = ["family", "variant", "point", "model sectors/req", "counter sectors/req",
-            "ncu sectors/req", "model/counter requests", "model/counter shared requests",
-            "model wavefronts/req",
-            "counter wavefronts/req", "counter bank conflicts", "ncu bank conflicts",
-            "DRAM read MB", "verdict"]
+    source = (
+        f"`{ctr_run.attrs['command_line']}` on {dev['name']} (CC {cc // 10}.{cc % 10}), "
+        f"started {ctr_run.attrs['start_time']}"
+    )
+    write_fixture(fixture_path, fixture, source)
     with open(table_path, "w") as f:
-        f.write(TABLE_HEAD.format(source=source, n=len(table), agree=n_agree,
-                                  compared=n_compared, tol=int(TOLERANCE * 100)))
-        f.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
+        f.write(
+            TABLE_HEAD.format(
+                source=source,
+                n=len(table),
+                agree=n_agree,
+                compared=n_compared,
+                tol=int(TOLERANCE * 100),
+            )
+        )
+        f.write("| " + " | ".join(TABLE_COLUMNS) + " |\n|" + "---|" * len(TABLE_COLUMNS) + "\n")
         for row in table:
             f.write("| " + " | ".join(row) + " |\n")
         if plain_path:
             f.write(timing_section(ctr_run, plain_path))
         f.write(TABLE_TAIL)
-    print(f"{len(table)} rows, {n_compared} with model figures, {n_agree} within "
-          f"{TOLERANCE:.0%}; wrote {fixture_path} and {table_path}")
+    print(
+        f"{len(table)} rows, {n_compared} with model figures, {n_agree} within "
+        f"{TOLERANCE:.0%}; wrote {fixture_path} and {table_path}"
+    )
 
 
 TABLE_HEAD = """# Model against hardware counters on the H200

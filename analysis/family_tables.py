@@ -7,6 +7,7 @@ docs/results/ come from it. Reads through sweep_analysis.reader, the one
 module that opens result files.
 
 usage: family_tables.py FILE.h5 [FAMILY ...]"""
+
 import sys
 
 from sweep_analysis.reader import read
@@ -16,26 +17,42 @@ def main(path, families):
     run = read(path)
     m = run.rows[run.rows["backend"] == "cuda"]
     ranks = max(1, run.devices["rank"].nunique())
-    wall = float(run.attrs["end_unix"] - run.attrs["start_unix"]) if run.closed_cleanly else float("nan")
+    wall = (
+        float(run.attrs["end_unix"] - run.attrs["start_unix"])
+        if run.closed_cleanly
+        else float("nan")
+    )
     timed = float(m["timed_s"].sum())
-    print(f"file `{path}`: {len(m)} measured rows on {run.devices['name'].iloc[0]}, started "
-          f"{run.attrs['start_time']}; timed GPU time {timed:.1f} s of {wall:.1f} s wall x {ranks} "
-          f"rank(s): sweep efficiency {timed / wall / ranks:.2f}\n")
+    print(
+        f"file `{path}`: {len(m)} measured rows on {run.devices['name'].iloc[0]}, started "
+        f"{run.attrs['start_time']}; timed GPU time {timed:.1f} s of {wall:.1f} s wall x {ranks} "
+        f"rank(s): sweep efficiency {timed / wall / ranks:.2f}\n"
+    )
     for fam in families or sorted(m["family"].unique()):
         rows = m[m["family"] == fam]
         used = [a for a in run.axes if (rows[a] >= 0).any()]
         refs = rows[rows["is_reference"] == 1]
         ref_names = sorted(refs["variant"].unique())
         print(f"### {fam}\n")
-        head = ["variant"] + used + ["median us", "GB/s", "GFLOP/s", "samples", "rse", "check"] + \
-               [f"/ {r}" for r in ref_names] + ["status"]
+        head = (
+            ["variant"]
+            + used
+            + ["median us", "GB/s", "GFLOP/s", "samples", "rse", "check"]
+            + [f"/ {r}" for r in ref_names]
+            + ["status"]
+        )
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
         for _, r in rows.iterrows():
             cells = [r["variant"]] + [str(r[a]) if r[a] >= 0 else "" for a in used]
-            cells += [f"{r['median_ns'] / 1e3:.1f}", f"{r['gbps']:.0f}",
-                      f"{r['gflops']:.0f}" if r["gflops"] > 0 else "", str(r["n_samples"]),
-                      f"{r['rse']:.4f}", r["check_mode"]]
+            cells += [
+                f"{r['median_ns'] / 1e3:.1f}",
+                f"{r['gbps']:.0f}",
+                f"{r['gflops']:.0f}" if r["gflops"] > 0 else "",
+                str(r["n_samples"]),
+                f"{r['rse']:.4f}",
+                r["check_mode"],
+            ]
             for name in ref_names:
                 q = refs[refs["variant"] == name]
                 for a in used:

@@ -69,7 +69,8 @@ cmake --build "$build" -j "$jobs"
 # --- Python analysis (analysis/): a venv in the build folder -----------------
 venv=$build/venv
 [ -x "$venv/bin/pip" ] || python3 -m venv --clear "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check -e "$top/analysis" pytest
+# ruff: the release analysis/pyproject.toml requires (test_python formats with it)
+"$venv/bin/pip" install -q --disable-pip-version-check -e "$top/analysis" pytest ruff==0.17.6
 
 # --- run ---------------------------------------------------------------------
 if [ "$what" = test ]; then

@@ -9,11 +9,12 @@ soon as a file holds the rows it needs. The measured figure decides where
 the claim is about speed; the model decides where it is about transactions,
 sectors or conflicts; the other one is shown beside it.
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,7 @@ class Claim:
     statement: str
     course: str  # the course's figure
     rule: str  # what decides the verdict, in words
-    check: Callable[["Rows"], Verdict]
+    check: Callable[[Rows], Verdict]
 
 
 class Rows:
@@ -75,9 +76,25 @@ class Rows:
 
 
 def axes_of(r: pd.DataFrame):
-    skip = {"point_id", "plan_index", "rank", "session", "is_reference", "cc", "status",
-            "checked_elems", "seed", "n_samples", "launches_per_sample", "l2_flushed",
-            "sm_clock_mhz", "mem_clock_mhz", "throttle_reasons", "sample_offset", "sm_count"}
+    skip = {
+        "point_id",
+        "plan_index",
+        "rank",
+        "session",
+        "is_reference",
+        "cc",
+        "status",
+        "checked_elems",
+        "seed",
+        "n_samples",
+        "launches_per_sample",
+        "l2_flushed",
+        "sm_clock_mhz",
+        "mem_clock_mhz",
+        "throttle_reasons",
+        "sample_offset",
+        "sm_count",
+    }
     return [c for c in r.columns if r[c].dtype == np.int64 and c not in skip]
 
 
@@ -93,7 +110,7 @@ def _largest(r: pd.DataFrame, axis):
     return r[r[axis] == r[axis].max()]
 
 
-def _time_ratio(slow: pd.DataFrame, fast: pd.DataFrame, keys) -> Optional[pd.DataFrame]:
+def _time_ratio(slow: pd.DataFrame, fast: pd.DataFrame, keys) -> pd.DataFrame | None:
     """median_ns(slow) / median_ns(fast) matched on keys and device."""
     k = ["file", "device", *keys]
     if slow.empty or fast.empty or any(c not in slow or c not in fast for c in k):
@@ -137,6 +154,7 @@ def _decide(measured, model, prefer="measured"):
 
 # --- global memory on CC 1.x (model) --------------------------------------
 
+
 def _tpr(r: pd.DataFrame, cc):
     return _one(r[r["cc"] == cc], "model_transactions_per_request")
 
@@ -153,9 +171,11 @@ def _context_sectors(aligned, mis):
     parts = []
     for cc in _ccs(mis):
         if cc >= 60:
-            parts.append(f"CC {cc_text(cc)}: {fmt(_one(mis[mis.cc == cc], 'model_sectors_per_request'))}"
-                         f" vs {fmt(_one(aligned[aligned.cc == cc], 'model_sectors_per_request'))}"
-                         f" sectors/request")
+            parts.append(
+                f"CC {cc_text(cc)}: {fmt(_one(mis[mis.cc == cc], 'model_sectors_per_request'))}"
+                f" vs {fmt(_one(aligned[aligned.cc == cc], 'model_sectors_per_request'))}"
+                f" sectors/request"
+            )
     return parts
 
 
@@ -165,8 +185,7 @@ def c1(d: Rows) -> Verdict:
     parts, ok = [], None
     for cc in old:
         a, m = _tpr(aligned, cc), _tpr(mis, cc)
-        parts.append(f"CC {cc_text(cc)}: {fmt(m)} vs {fmt(a)} transactions/request "
-                     f"({fmt(m / a)}x)")
+        parts.append(f"CC {cc_text(cc)}: {fmt(m)} vs {fmt(a)} transactions/request ({fmt(m / a)}x)")
         ok = (ok is not False) and abs(m / a - 16) < 0.5
     model = (_join(parts + _context_sectors(aligned, mis)), ok) if len(mis) else None
     meas = _offset_measured(d)
@@ -182,8 +201,10 @@ def _offset_measured(d: Rows):
     if off.empty:
         return None
     worst = off.loc[off["gbps"].idxmin()]
-    return (f"misaligned start: {fmt(worst['gbps'] / _one(al, 'gbps'))} of the aligned GB/s "
-            f"at worst (offset {int(worst['offset'])})")
+    return (
+        f"misaligned start: {fmt(worst['gbps'] / _one(al, 'gbps'))} of the aligned GB/s "
+        f"at worst (offset {int(worst['offset'])})"
+    )
 
 
 def c2(d: Rows) -> Verdict:
@@ -192,8 +213,10 @@ def c2(d: Rows) -> Verdict:
     if not old:
         ctx = [f"CC {cc_text(cc)}: {fmt(_tpr(aligned, cc))} per request" for cc in _ccs(aligned)]
         return Verdict(model=_join(ctx) + " (needs CC 1.0/1.1 rows)" if ctx else "-")
-    parts = [f"CC {cc_text(cc)}: {fmt(_tpr(aligned, cc))} transactions/request "
-             f"(2 half-warps)" for cc in old]
+    parts = [
+        f"CC {cc_text(cc)}: {fmt(_tpr(aligned, cc))} transactions/request (2 half-warps)"
+        for cc in old
+    ]
     ok = all(abs(_tpr(aligned, cc) - 2) < 0.01 for cc in old)
     return Verdict(_verdict(ok), "-", _join(parts), "model")
 
@@ -207,8 +230,10 @@ def c3(d: Rows) -> Verdict:
     if j is not None:
         meas = (f"aos takes {fmt(j['ratio'].max())}x the time of soa", None)
     if not old:
-        ctx = [f"CC {cc_text(cc)}: {fmt(_one(aos[aos.cc == cc], 'model_efficiency'))} "
-               f"useful/moved" for cc in _ccs(aos)]
+        ctx = [
+            f"CC {cc_text(cc)}: {fmt(_one(aos[aos.cc == cc], 'model_efficiency'))} useful/moved"
+            for cc in _ccs(aos)
+        ]
         v = Verdict(measured=meas[0] if meas else "-")
         v.model = (_join(ctx) + " (needs CC 1.0/1.1 rows)") if ctx else "-"
         return v
@@ -226,8 +251,9 @@ def c4(d: Rows) -> Verdict:
     parts, ok = [], True
     for cc in gt:
         a, m = _tpr(aligned, cc), _tpr(mis, cc)
-        parts.append(f"CC {cc_text(cc)}: misaligned {fmt(m)} vs aligned {fmt(a)} "
-                     f"transactions/request")
+        parts.append(
+            f"CC {cc_text(cc)}: misaligned {fmt(m)} vs aligned {fmt(a)} transactions/request"
+        )
         ok = ok and m <= 2 * a + 0.01  # one or two segments per half-warp, not 16
     return Verdict(_verdict(ok), "-", _join(parts), "model")
 
@@ -241,13 +267,16 @@ def c15(d: Rows) -> Verdict:
     for cc in old:
         r = mis[mis.cc == cc]
         moved_per_req = _one(r, "model_moved_bytes") / _one(r, "model_requests")
-        parts.append(f"CC {cc_text(cc)}: {fmt(_tpr(r, cc))} transactions of "
-                     f"{fmt(moved_per_req / max(_tpr(r, cc), 1))} B per request")
+        parts.append(
+            f"CC {cc_text(cc)}: {fmt(_tpr(r, cc))} transactions of "
+            f"{fmt(moved_per_req / max(_tpr(r, cc), 1))} B per request"
+        )
         ok = ok and abs(_tpr(r, cc) - 32) < 0.01 and abs(moved_per_req - 32 * 32) < 1
     return Verdict(_verdict(ok), "-", _join(parts), "model")
 
 
 # --- float3, matmul ---------------------------------------------------------
+
 
 def c5(d: Rows) -> Verdict:
     j = _time_ratio(d.measured("float3", "aos"), d.measured("float3", "staged"), ["n"])
@@ -255,10 +284,12 @@ def c5(d: Rows) -> Verdict:
         return Verdict()
     j = j[j["n"] == j["n"].max()]
     r = float(j["ratio"].median())
-    return Verdict(_verdict(r >= 2.0),
-                   f"staged runs at {fmt(r)}x the speed of aos at n={fmt_int(j['n'].iloc[0])}",
-                   "-",
-                   "measured")
+    return Verdict(
+        _verdict(r >= 2.0),
+        f"staged runs at {fmt(r)}x the speed of aos at n={fmt_int(j['n'].iloc[0])}",
+        "-",
+        "measured",
+    )
 
 
 def c6(d: Rows) -> Verdict:
@@ -272,8 +303,10 @@ def c6(d: Rows) -> Verdict:
     if len(aos) and len(soa):
         parts, ok = [], True
         for cc in _ccs(aos):
-            ea, es = _one(aos[aos.cc == cc], "model_efficiency"), \
-                _one(soa[soa.cc == cc], "model_efficiency")
+            ea, es = (
+                _one(aos[aos.cc == cc], "model_efficiency"),
+                _one(soa[soa.cc == cc], "model_efficiency"),
+            )
             parts.append(f"CC {cc_text(cc)}: useful/moved aos {fmt(ea)}, soa {fmt(es)}")
             ok = ok and es >= ea - 1e-9
         model = (_join(parts), ok)
@@ -287,13 +320,20 @@ def c7(d: Rows) -> Verdict:
     j = _time_ratio(naive, tiled, ["size", "tile"])
     if j is None:
         return Verdict()
-    parts = [f"size {int(r['size'])} tile {int(r['tile'])}: {fmt(r['ratio'])}x"
-             for _, r in j.sort_values(["size", "tile"]).iterrows()]
-    return Verdict(_verdict(bool((j["ratio"] > 1).all())),
-                   "tiled faster than naive: " + _join(parts), "-", "measured")
+    parts = [
+        f"size {int(r['size'])} tile {int(r['tile'])}: {fmt(r['ratio'])}x"
+        for _, r in j.sort_values(["size", "tile"]).iterrows()
+    ]
+    return Verdict(
+        _verdict(bool((j["ratio"] > 1).all())),
+        "tiled faster than naive: " + _join(parts),
+        "-",
+        "measured",
+    )
 
 
 # --- strided read (C8, C9) ----------------------------------------------------
+
 
 def _halving(strides, values):
     """Ratios value(2s)/value(s) along a geometric stride list."""
@@ -316,10 +356,14 @@ def c8(d: Rows) -> Verdict:
             flat = [h[s] for s in h if s >= 16]
             good = all(0.4 <= x <= 0.6 for x in halves) and all(x >= 0.65 for x in flat)
             ok = ok and good
-            parts.append(f"{dev}, {variant}, n={fmt_int(g['n'].iloc[0])}: "
-                         f"{fmt(g['gbps'].iloc[0])} GB/s at stride 1; x"
-                         + ", x".join(fmt(x, 2) for x in halves) + " to stride 8, then x"
-                         + ", x".join(fmt(x, 2) for x in flat) + " from 16")
+            parts.append(
+                f"{dev}, {variant}, n={fmt_int(g['n'].iloc[0])}: "
+                f"{fmt(g['gbps'].iloc[0])} GB/s at stride 1; x"
+                + ", x".join(fmt(x, 2) for x in halves)
+                + " to stride 8, then x"
+                + ", x".join(fmt(x, 2) for x in flat)
+                + " from 16"
+            )
         if parts:
             meas = (_join(parts), ok)
     model = None
@@ -332,8 +376,9 @@ def c8(d: Rows) -> Verdict:
             eff = dict(zip(g["stride"], g["model_efficiency"]))
             want = {s: (1 / s if s <= 8 else 1 / 8) for s in eff}
             ok = ok and all(abs(eff[s] - want[s]) < 1e-6 for s in eff)
-            parts.append(f"CC {cc_text(cc)}: useful/moved "
-                         + ", ".join(fmt(eff[s], 3) for s in sorted(eff)))
+            parts.append(
+                f"CC {cc_text(cc)}: useful/moved " + ", ".join(fmt(eff[s], 3) for s in sorted(eff))
+            )
         model = (_join(parts, 2), ok)
     return _decide(meas, model)
 
@@ -349,30 +394,38 @@ def c9(d: Rows) -> Verdict:
         at1 = _one(g[g.stride == 1], "model_sectors_per_request")
         big = g[g.stride >= 8]["model_sectors_per_request"]
         ok = ok and at1 == 4 and len(big) > 0 and bool((big == 32).all())
-        parts.append(f"CC {cc_text(cc)}: {fmt(at1)} at stride 1, "
-                     f"{fmt(big.min())}..{fmt(big.max())} at stride >= 8")
+        parts.append(
+            f"CC {cc_text(cc)}: {fmt(at1)} at stride 1, "
+            f"{fmt(big.min())}..{fmt(big.max())} at stride >= 8"
+        )
     return Verdict(_verdict(ok), "-", _join(parts, 3), "model")
 
 
 # --- row sums, transpose, banks -------------------------------------------
 
+
 def c10(d: Rows) -> Verdict:
     meas = None
-    j = _time_ratio(d.measured("rowsum", "thread_per_row"),
-                    d.measured("rowsum", "block_per_row"), ["rows", "cols"])
+    j = _time_ratio(
+        d.measured("rowsum", "thread_per_row"),
+        d.measured("rowsum", "block_per_row"),
+        ["rows", "cols"],
+    )
     if j is not None:
         sq = j[(j["rows"] == 8192) & (j["cols"] == 8192)]
         sq = sq if len(sq) else j[j["rows"] * j["cols"] == (j["rows"] * j["cols"]).max()]
         r = float(sq["ratio"].median())
-        meas = (f"block per row {fmt(r)}x faster at {int(sq['rows'].iloc[0])} x "
-                f"{int(sq['cols'].iloc[0])}", r >= 8)
+        meas = (
+            f"block per row {fmt(r)}x faster at {int(sq['rows'].iloc[0])} x "
+            f"{int(sq['cols'].iloc[0])}",
+            r >= 8,
+        )
     t, b = d.modelled("rowsum", "thread_per_row"), d.modelled("rowsum", "block_per_row")
     model = None
     t, b = t[t["cc"] >= 60], b[b["cc"] >= 60]
     if len(t) and len(b):
         st, sb = _one(t, "model_sectors_per_request"), _one(b, "model_sectors_per_request")
-        model = (f"{fmt(st)} vs {fmt(sb)} sectors/request (CC >= 6.0)",
-                 st >= 28 and sb <= 4.5)
+        model = (f"{fmt(st)} vs {fmt(sb)} sectors/request (CC >= 6.0)", st >= 28 and sb <= 4.5)
     return _decide(meas, model)
 
 
@@ -408,15 +461,18 @@ def c12(d: Rows) -> Verdict:
     meas = None
     if j is not None:
         r = float(j["ratio"].median())
-        meas = (f"pad 1 {fmt(r)}x faster than pad 0 (median over sizes), output validated",
-                r > 1.05)
+        meas = (
+            f"pad 1 {fmt(r)}x faster than pad 0 (median over sizes), output validated",
+            r > 1.05,
+        )
     m1 = _transpose(d, 1, False)
     model = None
     if len(m1) and m1["model_conflict_degree"].notna().any():
         deg = m1.groupby("cc")["model_conflict_degree"].median()
-        model = ("tile[32][33]: " + _join(f"CC {cc_text(c)}: {fmt(v)}-way"
-                                          for c, v in deg.items()),
-                 bool((deg <= 1.01).all()))
+        model = (
+            "tile[32][33]: " + _join(f"CC {cc_text(c)}: {fmt(v)}-way" for c, v in deg.items()),
+            bool((deg <= 1.01).all()),
+        )
     return _decide(meas, model)
 
 
@@ -430,14 +486,15 @@ def c13(d: Rows) -> Verdict:
     if len(free) and len(bc) and len(two):
         rb = _one(bc, "median_ns") / _one(free, "median_ns")
         r2 = _one(two, "median_ns") / _one(free, "median_ns")
-        meas = (f"time over conflict-free: broadcast {fmt(rb)}x, two addresses in one bank "
-                f"{fmt(r2)}x", rb <= 1.1 and 1.5 <= r2 <= 2.5)
+        meas = (
+            f"time over conflict-free: broadcast {fmt(rb)}x, two addresses in one bank {fmt(r2)}x",
+            rb <= 1.1 and 1.5 <= r2 <= 2.5,
+        )
     mb, m2 = _smem(d, "broadcast", False), _smem(d, "two_way", False)
     model = None
     if len(mb) and len(m2) and mb["model_conflict_degree"].notna().any():
         dm, d2 = _degree(mb[mb.cc >= 20]), _degree(m2[m2.cc >= 20])
-        model = (f"broadcast {fmt(dm)}-way, two-way {fmt(d2)}-way (CC >= 2.0)",
-                 dm == 1 and d2 == 2)
+        model = (f"broadcast {fmt(dm)}-way, two-way {fmt(d2)}-way (CC >= 2.0)", dm == 1 and d2 == 2)
     return _decide(meas, model)
 
 
@@ -449,10 +506,13 @@ def c14(d: Rows) -> Verdict:
     if a is None or b is None:
         return Verdict()
     ra, rb = float(a["ratio"].median()), float(b["ratio"].median())
-    return Verdict(_verdict(ra > 1.05 and rb > 1.05),
-                   f"padded tile transpose {fmt(ra)}x faster than naive (uncoalesced "
-                   f"stores), {fmt(rb)}x faster than the unpadded tile (bank conflicts)",
-                   "-", "measured")
+    return Verdict(
+        _verdict(ra > 1.05 and rb > 1.05),
+        f"padded tile transpose {fmt(ra)}x faster than naive (uncoalesced "
+        f"stores), {fmt(rb)}x faster than the unpadded tile (bank conflicts)",
+        "-",
+        "measured",
+    )
 
 
 def c16(d: Rows) -> Verdict:
@@ -464,9 +524,11 @@ def c16(d: Rows) -> Verdict:
         deg = {w: math.gcd(int(w), 32) for w in g.index if w > 0}
         by = pd.Series({w: g[w] for w in deg}).groupby(pd.Series(deg)).median()
         mono = all(by.iloc[i + 1] >= by.iloc[i] * 0.9 for i in range(len(by) - 1))
-        meas = ("time over conflict-free by ways (gcd(stride, 32)): "
-                + ", ".join(f"{k}-way {fmt(v, 2)}x" for k, v in by.items()),
-                mono and len(by) > 1 and by.iloc[-1] >= 4)
+        meas = (
+            "time over conflict-free by ways (gcd(stride, 32)): "
+            + ", ".join(f"{k}-way {fmt(v, 2)}x" for k, v in by.items()),
+            mono and len(by) > 1 and by.iloc[-1] >= 4,
+        )
     m = _smem(d, "stride", False)
     model = None
     if len(m) and m["model_conflict_degree"].notna().any():
@@ -474,16 +536,18 @@ def c16(d: Rows) -> Verdict:
         for cc in _ccs(m):
             banks = 16 if cc < 20 else 32
             g = m[(m.cc == cc) & (m.word_stride > 0)]
-            want = g["word_stride"].map(lambda w: math.gcd(int(w), banks))
+            want = np.gcd(g["word_stride"].astype(int), banks)
             ok = ok and bool(np.allclose(g["model_conflict_degree"], want))
-            parts.append(f"CC {cc_text(cc)}: gcd(stride, {banks})-way up to "
-                         f"{fmt(g['model_conflict_degree'].max())}")
+            parts.append(
+                f"CC {cc_text(cc)}: gcd(stride, {banks})-way up to "
+                f"{fmt(g['model_conflict_degree'].max())}"
+            )
         model = (_join(parts, 3), ok)
-    return _decide(meas, model, prefer="model" if any(
-        c < 20 for c in _ccs(m)) else "measured")
+    return _decide(meas, model, prefer="model" if any(c < 20 for c in _ccs(m)) else "measured")
 
 
 # --- constant and texture memory -------------------------------------------------
+
 
 def c17(d: Rows) -> Verdict:
     meas = None
@@ -494,15 +558,21 @@ def c17(d: Rows) -> Verdict:
         fit = np.polyfit(x, y, 1)
         r2 = 1 - ((y - np.polyval(fit, x)) ** 2).sum() / max(((y - y.mean()) ** 2).sum(), 1e-30)
         grow = y[-1] / y[0]
-        meas = (f"time x{fmt(grow)} from {int(x[0])} to {int(x[-1])} distinct addresses, "
-                f"linear fit R^2 {fmt(r2)}", r2 >= 0.9 and grow >= 4)
+        meas = (
+            f"time x{fmt(grow)} from {int(x[0])} to {int(x[-1])} distinct addresses, "
+            f"linear fit R^2 {fmt(r2)}",
+            r2 >= 0.9 and grow >= 4,
+        )
     m = d.modelled("constant_read", ["constant", "const"])
     model = None
     if len(m) and "distinct" in m and m["model_conflict_degree"].notna().any():
         mm = m[m["cc"] >= 20]
         ok = bool(np.allclose(mm["model_conflict_degree"], mm["distinct"])) if len(mm) else None
-        model = (f"{fmt(m['model_conflict_degree'].min())}..{fmt(m['model_conflict_degree'].max())}"
-                 f" serialised reads per request", ok)
+        model = (
+            f"{fmt(m['model_conflict_degree'].min())}..{fmt(m['model_conflict_degree'].max())}"
+            f" serialised reads per request",
+            ok,
+        )
     return _decide(meas, model)
 
 
@@ -519,74 +589,156 @@ def c18(d: Rows) -> Verdict:
     gather = j[j["pattern"] == 1] if (j["pattern"] == 1).any() else j[j["pattern"] > 0]
     if gather.empty:
         return Verdict()
-    parts = [f"{AXIS_VALUES['pattern'].get(int(p), p)}: {fmt(r['ratio'].median())}x"
-             for p, r in j.groupby("pattern")]
-    return Verdict(_verdict(bool(gather["ratio"].median() > 1)),
-                   "texture speed over global, median over sizes: " + "; ".join(parts), "-",
-                   "measured")
+    parts = [
+        f"{AXIS_VALUES['pattern'].get(int(p), p)}: {fmt(r['ratio'].median())}x"
+        for p, r in j.groupby("pattern")
+    ]
+    return Verdict(
+        _verdict(bool(gather["ratio"].median() > 1)),
+        "texture speed over global, median over sizes: " + "; ".join(parts),
+        "-",
+        "measured",
+    )
 
 
 CLAIMS = [
-    Claim("C1", "A crossed or misaligned half-warp (start at 132, not 128) is not coalesced "
-          "on CC 1.0/1.1", "16 transactions instead of 1",
-          "model, CC 1.0/1.1: offset_read misaligned / aligned transactions = 16", c1),
-    Claim("C2", "16 in-order 32-bit accesses from an aligned start coalesce on CC 1.0/1.1",
-          "1 transaction per half-warp",
-          "model, CC 1.0/1.1: offset_read aligned = 2 transactions per warp request", c2),
-    Claim("C3", "12-byte words (float3) never coalesce on CC 1.0/1.1",
-          "16 transactions per half-warp",
-          "model, CC 1.0/1.1: float3 aos = 32 transactions per warp request", c3),
-    Claim("C4", "CC 1.2/1.3 coalesce any pattern within a segment; a misaligned read costs "
-          "one or two segments", "one 128 B, or 32 B + 64 B",
-          "model, CC 1.2/1.3: offset_read misaligned <= 2 x aligned transactions", c4),
-    Claim("C5", "Staging float3 through shared memory (kernel B) beats the direct AoS "
-          "kernel A", "about 10x (3300 vs 330 ms, CC 1.x era)",
-          "measured: float3 staged at least 2x faster than aos at the largest n", c5),
-    Claim("C6", "Prefer structure of arrays to array of structures", "SoA preferred",
-          "measured: float3 soa at least 0.97x the speed of aos; else model efficiency", c6),
-    Claim("C7", "Shared-memory tiled matrix multiply beats the naive kernel",
-          "N/S global reads instead of N",
-          "measured: matmul tiled faster than naive at every size and tile", c7),
-    Claim("C8", "Strided read: bandwidth halves with each doubling of the stride up to 8, "
-          "then flattens from 16", "T4: 206 -> 11 GB/s; H100 stride 1: 2800-3000 GB/s",
-          "measured (tuned, else course; largest n): x0.4-0.6 per doubling for strides "
-          "1-8, >= x0.65 per doubling from 16; else model useful/moved 1/s up to 8, "
-          "then 1/8", c8),
-    Claim("C9", "Sectors per request: 4 at stride 1, 32 when each lane has its own sector",
-          "4 at stride 1, 32 at stride >= 8 (ncu)",
-          "model, CC >= 6.0: strided_read sectors/request 4 at stride 1, 32 at every "
-          "stride >= 8", c9),
-    Claim("C10", "Row sums: a block per row beats a thread per row",
-          "8x to 20x; ~32 vs ~4 sectors/request",
-          "measured at 8192 x 8192 (else the largest): block_per_row >= 8x faster; "
-          "else model sectors/request >= 28 vs <= 4.5", c10),
-    Claim("C11", "Transpose through tile[32][32]: the column read is a 32-way bank "
-          "conflict", "32-way conflict",
-          "model: transpose shared pad 0 conflict degree 32 (16 on CC 1.x)", c11),
-    Claim("C12", "Padding to tile[32][33] removes the conflicts", "up to 32x on that read, "
-          "~3% more shared memory",
-          "measured: shared pad 1 faster than pad 0 by > 5%; else model degree 1", c12),
-    Claim("C13", "A broadcast is free; two addresses in one bank are a 2-way conflict",
-          "broadcast: no conflict; half at word 0, half at 32: 2-way",
-          "measured: broadcast <= 1.1x and two_way 1.5-2.5x the conflict-free time; "
-          "else model degrees 1 and 2", c13),
-    Claim("C14", "Coalescing is about global memory, bank conflicts about shared memory: "
-          "a tiled kernel needs both", "watch both phases",
-          "measured: padded shared transpose faster than naive and than pad 0", c14),
-    Claim("C15", "CC 1.0/1.1: an uncoalesced half-warp costs one 32 B access per thread",
-          "16 x 32 B per half-warp",
-          "model, CC 1.0/1.1: misaligned offset_read = 32 transactions of 32 B per warp", c15),
-    Claim("C16", "Shared memory has banks; several threads on one bank are serialised "
-          "(16 banks per half-warp on CC 1.x)", "serialised per bank",
-          "model: smem_bank stride degree = gcd(stride, 16 or 32 banks); measured: time "
-          "grows with the degree, >= 4x at 32-way", c16),
-    Claim("C17", "Constant memory: one address per (half-)warp is as fast as a register; "
-          "the cost grows linearly with distinct addresses", "linear in distinct addresses",
-          "measured: constant_read constant time vs distinct linear (R^2 >= 0.9), >= 4x "
-          "from 1 to 32; else model degree = distinct", c17),
-    Claim("C18", "Irregular 2D-local reads do better through texture than plain global "
-          "loads", "texture faster (on the hardware it describes)",
-          "measured: texture_read texture faster than global on the gather pattern (1)", c18),
+    Claim(
+        "C1",
+        "A crossed or misaligned half-warp (start at 132, not 128) is not coalesced on CC 1.0/1.1",
+        "16 transactions instead of 1",
+        "model, CC 1.0/1.1: offset_read misaligned / aligned transactions = 16",
+        c1,
+    ),
+    Claim(
+        "C2",
+        "16 in-order 32-bit accesses from an aligned start coalesce on CC 1.0/1.1",
+        "1 transaction per half-warp",
+        "model, CC 1.0/1.1: offset_read aligned = 2 transactions per warp request",
+        c2,
+    ),
+    Claim(
+        "C3",
+        "12-byte words (float3) never coalesce on CC 1.0/1.1",
+        "16 transactions per half-warp",
+        "model, CC 1.0/1.1: float3 aos = 32 transactions per warp request",
+        c3,
+    ),
+    Claim(
+        "C4",
+        "CC 1.2/1.3 coalesce any pattern within a segment; a misaligned read costs "
+        "one or two segments",
+        "one 128 B, or 32 B + 64 B",
+        "model, CC 1.2/1.3: offset_read misaligned <= 2 x aligned transactions",
+        c4,
+    ),
+    Claim(
+        "C5",
+        "Staging float3 through shared memory (kernel B) beats the direct AoS kernel A",
+        "about 10x (3300 vs 330 ms, CC 1.x era)",
+        "measured: float3 staged at least 2x faster than aos at the largest n",
+        c5,
+    ),
+    Claim(
+        "C6",
+        "Prefer structure of arrays to array of structures",
+        "SoA preferred",
+        "measured: float3 soa at least 0.97x the speed of aos; else model efficiency",
+        c6,
+    ),
+    Claim(
+        "C7",
+        "Shared-memory tiled matrix multiply beats the naive kernel",
+        "N/S global reads instead of N",
+        "measured: matmul tiled faster than naive at every size and tile",
+        c7,
+    ),
+    Claim(
+        "C8",
+        "Strided read: bandwidth halves with each doubling of the stride up to 8, "
+        "then flattens from 16",
+        "T4: 206 -> 11 GB/s; H100 stride 1: 2800-3000 GB/s",
+        "measured (tuned, else course; largest n): x0.4-0.6 per doubling for strides "
+        "1-8, >= x0.65 per doubling from 16; else model useful/moved 1/s up to 8, "
+        "then 1/8",
+        c8,
+    ),
+    Claim(
+        "C9",
+        "Sectors per request: 4 at stride 1, 32 when each lane has its own sector",
+        "4 at stride 1, 32 at stride >= 8 (ncu)",
+        "model, CC >= 6.0: strided_read sectors/request 4 at stride 1, 32 at every stride >= 8",
+        c9,
+    ),
+    Claim(
+        "C10",
+        "Row sums: a block per row beats a thread per row",
+        "8x to 20x; ~32 vs ~4 sectors/request",
+        "measured at 8192 x 8192 (else the largest): block_per_row >= 8x faster; "
+        "else model sectors/request >= 28 vs <= 4.5",
+        c10,
+    ),
+    Claim(
+        "C11",
+        "Transpose through tile[32][32]: the column read is a 32-way bank conflict",
+        "32-way conflict",
+        "model: transpose shared pad 0 conflict degree 32 (16 on CC 1.x)",
+        c11,
+    ),
+    Claim(
+        "C12",
+        "Padding to tile[32][33] removes the conflicts",
+        "up to 32x on that read, ~3% more shared memory",
+        "measured: shared pad 1 faster than pad 0 by > 5%; else model degree 1",
+        c12,
+    ),
+    Claim(
+        "C13",
+        "A broadcast is free; two addresses in one bank are a 2-way conflict",
+        "broadcast: no conflict; half at word 0, half at 32: 2-way",
+        "measured: broadcast <= 1.1x and two_way 1.5-2.5x the conflict-free time; "
+        "else model degrees 1 and 2",
+        c13,
+    ),
+    Claim(
+        "C14",
+        "Coalescing is about global memory, bank conflicts about shared memory: "
+        "a tiled kernel needs both",
+        "watch both phases",
+        "measured: padded shared transpose faster than naive and than pad 0",
+        c14,
+    ),
+    Claim(
+        "C15",
+        "CC 1.0/1.1: an uncoalesced half-warp costs one 32 B access per thread",
+        "16 x 32 B per half-warp",
+        "model, CC 1.0/1.1: misaligned offset_read = 32 transactions of 32 B per warp",
+        c15,
+    ),
+    Claim(
+        "C16",
+        "Shared memory has banks; several threads on one bank are serialised "
+        "(16 banks per half-warp on CC 1.x)",
+        "serialised per bank",
+        "model: smem_bank stride degree = gcd(stride, 16 or 32 banks); measured: time "
+        "grows with the degree, >= 4x at 32-way",
+        c16,
+    ),
+    Claim(
+        "C17",
+        "Constant memory: one address per (half-)warp is as fast as a register; "
+        "the cost grows linearly with distinct addresses",
+        "linear in distinct addresses",
+        "measured: constant_read constant time vs distinct linear (R^2 >= 0.9), >= 4x "
+        "from 1 to 32; else model degree = distinct",
+        c17,
+    ),
+    Claim(
+        "C18",
+        "Irregular 2D-local reads do better through texture than plain global loads",
+        "texture faster (on the hardware it describes)",
+        "measured: texture_read texture faster than global on the gather pattern (1)",
+        c18,
+    ),
 ]
 
 

@@ -17,6 +17,7 @@ Model rows have no samples: their predicted moved bytes are compared
 exactly. The exit status is 1 when any point is slower or broken, 0 when
 none is, 2 when a file cannot be read.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,14 @@ def classify(a, b, threshold=0.05, alpha=0.01, seed=0) -> dict:
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
         r = np.median(b) / np.median(a) if len(a) and len(b) else np.nan
-        return {"ratio": r, "lo": np.nan, "hi": np.nan, "p": np.nan, "class": "ambiguous",
-                "why": f"fewer than {MIN_SAMPLES} samples"}
+        return {
+            "ratio": r,
+            "lo": np.nan,
+            "hi": np.nan,
+            "p": np.nan,
+            "class": "ambiguous",
+            "why": f"fewer than {MIN_SAMPLES} samples",
+        }
     ratio = float(np.median(b) / np.median(a))
     _, p = mann_whitney(a, b)
     lo, hi = median_ratio_ci(a, b, level=1 - alpha, seed=seed)
@@ -59,9 +66,11 @@ def classify(a, b, threshold=0.05, alpha=0.01, seed=0) -> dict:
         c, why = "same", ""
     else:
         c = "ambiguous"
-        why = ("change within the threshold is not certain" if significant
-               else "no significant change, but the samples cannot exclude one "
-                    "beyond the threshold")
+        why = (
+            "change within the threshold is not certain"
+            if significant
+            else "no significant change, but the samples cannot exclude one beyond the threshold"
+        )
     return {"ratio": ratio, "lo": lo, "hi": hi, "p": p, "class": c, "why": why}
 
 
@@ -72,25 +81,39 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
     j = a.merge(b, on=["point_id", "backend"], suffixes=("_a", "_b"))
     out = []
     for _, r in j.iterrows():
-        base = {"family": r["family_a"], "variant": r["variant_a"], "backend": r["backend"],
-                "point": axes_text({k: r.get(f"{k}_a", r.get(k, -1)) for k in axes}, axes)
-                + (f" cc={r['cc_a']}" if r["backend"] == "model" else ""),
-                "a_ns": r["median_ns_a"], "b_ns": r["median_ns_b"],
-                "n_a": int(r["n_samples_a"]), "n_b": int(r["n_samples_b"]),
-                "device_a": r["device_a"], "device_b": r["device_b"],
-                "plan_index": r["plan_index_a"]}
+        base = {
+            "family": r["family_a"],
+            "variant": r["variant_a"],
+            "backend": r["backend"],
+            "point": axes_text({k: r.get(f"{k}_a", r.get(k, -1)) for k in axes}, axes)
+            + (f" cc={r['cc_a']}" if r["backend"] == "model" else ""),
+            "a_ns": r["median_ns_a"],
+            "b_ns": r["median_ns_b"],
+            "n_a": int(r["n_samples_a"]),
+            "n_b": int(r["n_samples_b"]),
+            "device_a": r["device_a"],
+            "device_b": r["device_b"],
+            "plan_index": r["plan_index_a"],
+        }
         sa, sb = int(r["status_a"]), int(r["status_b"])
         if sa != 0 or sb != 0:
             c = "broken" if sa == 0 else ("same" if sa == sb else "ambiguous")
-            res = {"ratio": np.nan, "lo": np.nan, "hi": np.nan, "p": np.nan, "class": c,
-                   "why": f"A {STATUS_NAMES.get(sa, sa)}, B {STATUS_NAMES.get(sb, sb)}"
-                   + (f": {r['message_b']}" if sb != 0 and r["message_b"] else "")}
+            res = {
+                "ratio": np.nan,
+                "lo": np.nan,
+                "hi": np.nan,
+                "p": np.nan,
+                "class": c,
+                "why": f"A {STATUS_NAMES.get(sa, sa)}, B {STATUS_NAMES.get(sb, sb)}"
+                + (f": {r['message_b']}" if sb != 0 and r["message_b"] else ""),
+            }
         elif r["backend"] == "model":
             res = _model(r, threshold)
         else:
-            seed = int(r["point_id"]) % (2 ** 32)
-            res = classify(ra.samples_of(_side(r, "_a")), rb.samples_of(_side(r, "_b")),
-                           threshold, alpha, seed)
+            seed = int(r["point_id"]) % (2**32)
+            res = classify(
+                ra.samples_of(_side(r, "_a")), rb.samples_of(_side(r, "_b")), threshold, alpha, seed
+            )
         out.append({**base, **res})
     df = pd.DataFrame(out)
     if len(df):
@@ -110,75 +133,131 @@ def _model(r, threshold):
     a, b = r["model_moved_bytes_a"], r["model_moved_bytes_b"]
     if not (np.isfinite(a) and np.isfinite(b)) or a <= 0:
         same = np.isnan(a) == np.isnan(b) and (a == b or np.isnan(a))
-        return {"ratio": np.nan, "lo": np.nan, "hi": np.nan, "p": np.nan,
-                "class": "same" if same else "ambiguous", "why": "model: nothing to compare"
-                if same else "model: moved bytes modelled in one file only"}
+        return {
+            "ratio": np.nan,
+            "lo": np.nan,
+            "hi": np.nan,
+            "p": np.nan,
+            "class": "same" if same else "ambiguous",
+            "why": "model: nothing to compare"
+            if same
+            else "model: moved bytes modelled in one file only",
+        }
     ratio = b / a
-    c = "slower" if ratio > 1 + threshold else "faster" if ratio < 1 / (1 + threshold) \
-        else "same"
-    return {"ratio": ratio, "lo": ratio, "hi": ratio, "p": np.nan, "class": c,
-            "why": "model: predicted moved bytes" if ratio != 1 else ""}
+    c = "slower" if ratio > 1 + threshold else "faster" if ratio < 1 / (1 + threshold) else "same"
+    return {
+        "ratio": ratio,
+        "lo": ratio,
+        "hi": ratio,
+        "p": np.nan,
+        "class": c,
+        "why": "model: predicted moved bytes" if ratio != 1 else "",
+    }
 
 
 def _table(df) -> Table:
     rows = []
     for _, r in df.iterrows():
-        ci = f"{(r['lo'] - 1) * 100:+.1f}..{(r['hi'] - 1) * 100:+.1f}%" \
-            if np.isfinite(r["lo"]) and r["lo"] != r["hi"] else "-"
-        rows.append([r["class"], r["family"], r["variant"], r["point"], r["backend"],
-                     fmt(r["a_ns"] / 1e3, 4), fmt(r["b_ns"] / 1e3, 4),
-                     f"{(r['ratio'] - 1) * 100:+.1f}%" if np.isfinite(r["ratio"]) else "-",
-                     ci, f"{r['p']:.1g}" if np.isfinite(r["p"]) else "-",
-                     f"{r['n_a']}/{r['n_b']}", r["why"] or ""])
-    return Table(["verdict", "family", "variant", "point", "backend", "A median us",
-                  "B median us", "time change", "interval", "p", "samples A/B", "note"],
-                 rows, right={5, 6, 7, 8, 9, 10})
+        ci = (
+            f"{(r['lo'] - 1) * 100:+.1f}..{(r['hi'] - 1) * 100:+.1f}%"
+            if np.isfinite(r["lo"]) and r["lo"] != r["hi"]
+            else "-"
+        )
+        rows.append(
+            [
+                r["class"],
+                r["family"],
+                r["variant"],
+                r["point"],
+                r["backend"],
+                fmt(r["a_ns"] / 1e3, 4),
+                fmt(r["b_ns"] / 1e3, 4),
+                f"{(r['ratio'] - 1) * 100:+.1f}%" if np.isfinite(r["ratio"]) else "-",
+                ci,
+                f"{r['p']:.1g}" if np.isfinite(r["p"]) else "-",
+                f"{r['n_a']}/{r['n_b']}",
+                r["why"] or "",
+            ]
+        )
+    return Table(
+        [
+            "verdict",
+            "family",
+            "variant",
+            "point",
+            "backend",
+            "A median us",
+            "B median us",
+            "time change",
+            "interval",
+            "p",
+            "samples A/B",
+            "note",
+        ],
+        rows,
+        right={5, 6, 7, 8, 9, 10},
+    )
 
 
 def summary(df, ra, rb, threshold, alpha) -> list:
     counts = df["class"].value_counts() if len(df) else pd.Series(dtype=int)
     parts = ", ".join(f"{int(counts.get(c, 0))} {c}" for c in ORDER)
-    lines = [f"A = {ra.path} ({ra.attrs.get('start_time', '?')}), "
-             f"B = {rb.path} ({rb.attrs.get('start_time', '?')}).",
-             f"{len(df)} points in both files: {parts}; "
-             f"{df.attrs.get('only_a', 0)} only in A, {df.attrs.get('only_b', 0)} only in B. "
-             f"Threshold {threshold * 100:g}% of the median time; significance "
-             f"{alpha:g} (Mann-Whitney U on the raw samples) with a {100 * (1 - alpha):g}% "
-             f"bootstrap interval of median(B) / median(A)."]
+    lines = [
+        f"A = {ra.path} ({ra.attrs.get('start_time', '?')}), "
+        f"B = {rb.path} ({rb.attrs.get('start_time', '?')}).",
+        f"{len(df)} points in both files: {parts}; "
+        f"{df.attrs.get('only_a', 0)} only in A, {df.attrs.get('only_b', 0)} only in B. "
+        f"Threshold {threshold * 100:g}% of the median time; significance "
+        f"{alpha:g} (Mann-Whitney U on the raw samples) with a {100 * (1 - alpha):g}% "
+        f"bootstrap interval of median(B) / median(A).",
+    ]
     if len(df):
         da, db = set(df["device_a"]), set(df["device_b"])
         if da != db:
-            lines.append(f"Note: measured on different devices: A {', '.join(sorted(da))}; "
-                         f"B {', '.join(sorted(db))}.")
+            lines.append(
+                f"Note: measured on different devices: A {', '.join(sorted(da))}; "
+                f"B {', '.join(sorted(db))}."
+            )
     return lines
 
 
 def _text_table(t: Table) -> str:
-    widths = [max(len(str(h)), *(len(str(r[i])) for r in t.rows)) if t.rows else len(str(h))
-              for i, h in enumerate(t.headers)]
+    widths = [
+        max(len(str(h)), *(len(str(r[i])) for r in t.rows)) if t.rows else len(str(h))
+        for i, h in enumerate(t.headers)
+    ]
     widths[-1] = min(widths[-1], 60)
 
     def line(cells):
-        return "  ".join(str(c)[:w].rjust(w) if i in t.right else str(c)[:w].ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    return "\n".join([line(t.headers), line(["-" * w for w in widths])]
-                     + [line(r) for r in t.rows])
+        return "  ".join(
+            str(c)[:w].rjust(w) if i in t.right else str(c)[:w].ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths))
+        ).rstrip()
+
+    return "\n".join([line(t.headers), line(["-" * w for w in widths])] + [line(r) for r in t.rows])
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog=TOOL, description="Compare two sweep result files point by point, using the raw "
+        prog=TOOL,
+        description="Compare two sweep result files point by point, using the raw "
         "samples. Exit status: 0 nothing regressed, 1 a point is slower beyond the threshold "
-        "or broken, 2 a file could not be read.")
+        "or broken, 2 a file could not be read.",
+    )
     ap.add_argument("a", metavar="A.h5", help="the baseline (e.g. last month's run)")
     ap.add_argument("b", metavar="B.h5", help="the run to judge")
-    ap.add_argument("--threshold", type=float, default=5.0, metavar="PERCENT",
-                    help="smallest change of the median time that counts (default 5)")
-    ap.add_argument("--alpha", type=float, default=0.01,
-                    help="significance level of the test (default 0.01)")
+    ap.add_argument(
+        "--threshold",
+        type=float,
+        default=5.0,
+        metavar="PERCENT",
+        help="smallest change of the median time that counts (default 5)",
+    )
+    ap.add_argument(
+        "--alpha", type=float, default=0.01, help="significance level of the test (default 0.01)"
+    )
     ap.add_argument("--md", metavar="FILE", help="also write the table as Markdown")
-    ap.add_argument("--changes", action="store_true",
-                    help="print only points that are not 'same'")
+    ap.add_argument("--changes", action="store_true", help="print only points that are not 'same'")
     a = ap.parse_args(argv)
     if not 0 < a.threshold < 1000 or not 0 < a.alpha < 0.5:
         return fail(TOOL, "--threshold must be a percentage > 0 and --alpha in (0, 0.5)")
@@ -190,8 +269,7 @@ def main(argv=None):
         table = _table(df[df["class"] != "same"] if a.changes and len(df) else df)
         if a.md:
             with atomic_file(a.md) as fh:
-                fh.write(to_markdown([Para("# sweep-compare\n\n" + "\n\n".join(lines)),
-                                      table]))
+                fh.write(to_markdown([Para("# sweep-compare\n\n" + "\n\n".join(lines)), table]))
     except (SweepFileError, OutputError) as e:
         return fail(TOOL, str(e))
     try:
@@ -203,8 +281,11 @@ def main(argv=None):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     bad = df[df["class"].isin(["slower", "broken"])] if len(df) else df
     if len(bad):
-        print(f"{TOOL}: {len(bad)} point(s) regressed (slower by more than "
-              f"{a.threshold:g}%, or broken)", file=sys.stderr)
+        print(
+            f"{TOOL}: {len(bad)} point(s) regressed (slower by more than "
+            f"{a.threshold:g}%, or broken)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

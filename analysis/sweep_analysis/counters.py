@@ -5,6 +5,7 @@ request and requests, each as the model predicts it for the measuring GPU's
 compute capability and as the counters saw it, and the largest relative
 difference among the figures both have.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,13 @@ import pandas as pd
 
 TOLERANCE = 0.02  # issue 4: agreement within 2%, or an explained difference
 
-COUNTER_COLUMNS = ("counter_note", "ctr_ld_requests", "ctr_ld_sectors",
-                   "ctr_shared_ld_requests", "ctr_shared_ld_wavefronts")
+COUNTER_COLUMNS = (
+    "counter_note",
+    "ctr_ld_requests",
+    "ctr_ld_sectors",
+    "ctr_shared_ld_requests",
+    "ctr_shared_ld_wavefronts",
+)
 
 
 def has_counters(rows: pd.DataFrame) -> bool:
@@ -51,24 +57,35 @@ def agreement(rows: pd.DataFrame) -> pd.DataFrame:
     r = rows[(rows["backend"] == "cuda") & (rows["counter_note"] == "ok")].copy()
     m_ld = r["model_ld_requests"].where(r["model_ld_requests"] > 0)
     m_sh = r["model_shared_ld_requests"].where(r["model_shared_ld_requests"] > 0)
-    out = pd.DataFrame({
-        "model_ld_sectors_per_request": _per(r["model_ld_transactions"], m_ld),
-        "ctr_ld_sectors_per_request": _per(r["ctr_ld_sectors"], r["ctr_ld_requests"]),
-        "ld_requests_ratio": _per(m_ld, r["ctr_ld_requests"]),
-        "model_shared_wavefronts_per_request": _per(r["model_shared_ld_wavefronts"], m_sh),
-        "ctr_shared_wavefronts_per_request": _per(r["ctr_shared_ld_wavefronts"],
-                                               r["ctr_shared_ld_requests"]),
-        "shared_requests_ratio": _per(m_sh, r["ctr_shared_ld_requests"]),
-    }, index=r.index)
-    diffs = np.column_stack([
-        _rel(out["model_ld_sectors_per_request"], out["ctr_ld_sectors_per_request"]),
-        np.abs(out["ld_requests_ratio"] - 1),
-        _rel(out["model_shared_wavefronts_per_request"], out["ctr_shared_wavefronts_per_request"]),
-        np.abs(out["shared_requests_ratio"] - 1),
-    ])
+    out = pd.DataFrame(
+        {
+            "model_ld_sectors_per_request": _per(r["model_ld_transactions"], m_ld),
+            "ctr_ld_sectors_per_request": _per(r["ctr_ld_sectors"], r["ctr_ld_requests"]),
+            "ld_requests_ratio": _per(m_ld, r["ctr_ld_requests"]),
+            "model_shared_wavefronts_per_request": _per(r["model_shared_ld_wavefronts"], m_sh),
+            "ctr_shared_wavefronts_per_request": _per(
+                r["ctr_shared_ld_wavefronts"], r["ctr_shared_ld_requests"]
+            ),
+            "shared_requests_ratio": _per(m_sh, r["ctr_shared_ld_requests"]),
+        },
+        index=r.index,
+    )
+    diffs = np.column_stack(
+        [
+            _rel(out["model_ld_sectors_per_request"], out["ctr_ld_sectors_per_request"]),
+            np.abs(out["ld_requests_ratio"] - 1),
+            _rel(
+                out["model_shared_wavefronts_per_request"], out["ctr_shared_wavefronts_per_request"]
+            ),
+            np.abs(out["shared_requests_ratio"] - 1),
+        ]
+    )
     with np.errstate(all="ignore"):
-        worst = np.where(np.isnan(diffs).all(axis=1), np.nan, np.nanmax(
-            np.where(np.isnan(diffs), -1, diffs), axis=1))
+        worst = np.where(
+            np.isnan(diffs).all(axis=1),
+            np.nan,
+            np.nanmax(np.where(np.isnan(diffs), -1, diffs), axis=1),
+        )
     out["worst"] = worst
     out["agrees"] = out["worst"] <= TOLERANCE
     return pd.concat([r, out], axis=1)

@@ -2,6 +2,7 @@
 twice: as Markdown and as one self-contained HTML page with the PNGs
 embedded. The tools build a list of blocks and never write markup themselves.
 """
+
 from __future__ import annotations
 
 import base64
@@ -68,18 +69,23 @@ def to_markdown(blocks) -> str:
         elif isinstance(b, Code):
             out.append("```\n" + b.text.rstrip("\n") + "\n```")
         elif isinstance(b, Table):
-            lines = []
-            if b.caption:
-                lines.append(f"*{b.caption}*\n")
-            lines.append("| " + " | ".join(_md_inline(h) for h in b.headers) + " |")
-            lines.append("|" + "|".join("---:" if i in b.right else "---"
-                                        for i in range(len(b.headers))) + "|")
-            for r in b.rows:
-                lines.append("| " + " | ".join(_md_inline(c) for c in r) + " |")
-            out.append("\n".join(lines))
+            out.append(_md_table(b))
         elif isinstance(b, Figure):
             out.append(f"![{_md_inline(b.caption)}]({b.path})\n\n*{b.caption}*")
     return "\n\n".join(out) + "\n"
+
+
+def _md_table(b: Table) -> str:
+    lines = []
+    if b.caption:
+        lines.append(f"*{b.caption}*\n")
+    lines.append("| " + " | ".join(_md_inline(h) for h in b.headers) + " |")
+    lines.append(
+        "|" + "|".join("---:" if i in b.right else "---" for i in range(len(b.headers))) + "|"
+    )
+    for r in b.rows:
+        lines.append("| " + " | ".join(_md_inline(c) for c in r) + " |")
+    return "\n".join(lines)
 
 
 _CSS = """
@@ -115,40 +121,63 @@ def to_html(blocks, title: str) -> str:
         if isinstance(b, Heading):
             body.append(f'<h{b.level} id="{b.anchor}">{html.escape(b.text)}</h{b.level}>')
             if b.level == 1 and toc:
-                body.append("<nav><ul>" + "".join(
-                    f'<li><a href="#{h.anchor}">{html.escape(h.text)}</a></li>' for h in toc)
-                    + "</ul></nav>")
+                body.append(_html_toc(toc))
         elif isinstance(b, Para):
             body.append(f"<p>{_inline_html(b.text)}</p>")
         elif isinstance(b, Bullets):
-            body.append("<ul>" + "".join(f"<li>{_inline_html(i)}</li>" for i in b.items)
-                        + "</ul>")
+            body.append("<ul>" + "".join(f"<li>{_inline_html(i)}</li>" for i in b.items) + "</ul>")
         elif isinstance(b, Code):
             body.append(f"<pre>{html.escape(b.text)}</pre>")
         elif isinstance(b, Table):
-            t = ["<table>"]
-            if b.caption:
-                t.append(f"<caption>{_inline_html(b.caption)}</caption>")
-            t.append("<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in b.headers)
-                     + "</tr>")
-            for i, r in enumerate(b.rows):
-                cells = []
-                for j, c in enumerate(r):
-                    cls = " ".join(x for x in ("r" if j in b.right else "",
-                                               b.classes.get((i, j), "")) if x)
-                    cells.append(f'<td class="{cls}">{_inline_html(c)}</td>' if cls
-                                 else f"<td>{_inline_html(c)}</td>")
-                t.append("<tr>" + "".join(cells) + "</tr>")
-            t.append("</table>")
-            if b.folded:
-                t = [f"<details><summary>{_inline_html(b.caption or 'table')} "
-                     f"({len(b.rows)} rows)</summary>"] + t + ["</details>"]
-            body.append("\n".join(t))
+            body.append(_html_table(b))
         elif isinstance(b, Figure):
             data = base64.b64encode(b.png).decode("ascii")
-            body.append(f'<figure><a href="{html.escape(b.path)}"><img alt="{html.escape(b.caption)}" '
-                        f'src="data:image/png;base64,{data}"></a>'
-                        f"<figcaption>{_inline_html(b.caption)}</figcaption></figure>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+            body.append(
+                f'<figure><a href="{html.escape(b.path)}"><img alt="{html.escape(b.caption)}" '
+                f'src="data:image/png;base64,{data}"></a>'
+                f"<figcaption>{_inline_html(b.caption)}</figcaption></figure>"
+            )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def _html_toc(toc) -> str:
+    """The contents: a link to each section (level-2 heading)."""
+    return (
+        "<nav><ul>"
+        + "".join(f'<li><a href="#{h.anchor}">{html.escape(h.text)}</a></li>' for h in toc)
+        + "</ul></nav>"
+    )
+
+
+def _html_table(b: Table) -> str:
+    """A table; a folded one inside <details>, its caption the summary."""
+    t = ["<table>"]
+    if b.caption:
+        t.append(f"<caption>{_inline_html(b.caption)}</caption>")
+    t.append("<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in b.headers) + "</tr>")
+    for i, r in enumerate(b.rows):
+        cells = []
+        for j, c in enumerate(r):
+            cls = " ".join(x for x in ("r" if j in b.right else "", b.classes.get((i, j), "")) if x)
+            cells.append(
+                f'<td class="{cls}">{_inline_html(c)}</td>'
+                if cls
+                else f"<td>{_inline_html(c)}</td>"
+            )
+        t.append("<tr>" + "".join(cells) + "</tr>")
+    t.append("</table>")
+    if b.folded:
+        t = (
+            [
+                f"<details><summary>{_inline_html(b.caption or 'table')} "
+                f"({len(b.rows)} rows)</summary>"
+            ]
+            + t
+            + ["</details>"]
+        )
+    return "\n".join(t)

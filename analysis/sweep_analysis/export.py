@@ -8,6 +8,7 @@ empty in CSV and null in JSON; point_id, a 64-bit id, is a string in JSON so
 that tools reading numbers as doubles keep it exact. Fill rows are never
 exported. Output goes to stdout without -o.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,11 +35,23 @@ def samples(run) -> pd.DataFrame:
     for _, r in run.rows.iterrows():
         s = run.samples_of(r)
         if len(s):
-            parts.append(pd.DataFrame({"point_id": r["point_id"], "backend": r["backend"],
-                                       "family": r["family"], "variant": r["variant"],
-                                       "sample": np.arange(len(s)), "ns": s}))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        columns=["point_id", "backend", "family", "variant", "sample", "ns"])
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "point_id": r["point_id"],
+                        "backend": r["backend"],
+                        "family": r["family"],
+                        "variant": r["variant"],
+                        "sample": np.arange(len(s)),
+                        "ns": s,
+                    }
+                )
+            )
+    return (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame(columns=["point_id", "backend", "family", "variant", "sample", "ns"])
+    )
 
 
 def _clean(v):
@@ -61,30 +74,41 @@ def to_json(run, with_samples=False) -> dict:
         rec["point_id"] = str(rec["point_id"])
         if with_samples:
             rec["samples_ns"] = [float(x) for x in run.samples_of(r)]
-    return {"file": run.path,
-            "attributes": {k: _clean(v) for k, v in run.attrs.items()},
-            "units": run.units, "axes": run.axes,
-            "devices": _records(run.devices), "measurements": recs}
+    return {
+        "file": run.path,
+        "attributes": {k: _clean(v) for k, v in run.attrs.items()},
+        "units": run.units,
+        "axes": run.axes,
+        "devices": _records(run.devices),
+        "measurements": recs,
+    }
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog=TOOL, description="Export a sweep result file as flat "
-                                 "tables: CSV (one table) or JSON (everything).")
+    ap = argparse.ArgumentParser(
+        prog=TOOL,
+        description="Export a sweep result file as flat "
+        "tables: CSV (one table) or JSON (everything).",
+    )
     ap.add_argument("file", metavar="FILE.h5")
     fmt = ap.add_mutually_exclusive_group(required=True)
     fmt.add_argument("--csv", action="store_true", help="one table as CSV")
     fmt.add_argument("--json", action="store_true", help="the whole file as one JSON object")
-    ap.add_argument("--table", choices=["measurements", "devices", "samples"],
-                    default="measurements", help="which table --csv writes (default "
-                    "measurements, with device columns joined)")
+    ap.add_argument(
+        "--table",
+        choices=["measurements", "devices", "samples"],
+        default="measurements",
+        help="which table --csv writes (default measurements, with device columns joined)",
+    )
     ap.add_argument("--samples", action="store_true", help="JSON: add each row's raw samples")
     ap.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
     a = ap.parse_args(argv)
     try:
         run = read(a.file)
         if a.csv:
-            df = {"measurements": measurements, "devices": lambda r: r.devices,
-                  "samples": samples}[a.table](run)
+            df = {"measurements": measurements, "devices": lambda r: r.devices, "samples": samples}[
+                a.table
+            ](run)
             text = df.to_csv(index=False, na_rep="", lineterminator="\n")
         else:
             text = json.dumps(to_json(run, a.samples), indent=1, allow_nan=False) + "\n"

@@ -5,6 +5,7 @@ do not hold what it needs; report.py decides where it goes.
 Every figure has a title that names the family and the device, axes with
 units, and log scales where the values span decades.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,19 +14,36 @@ import textwrap
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.colors import LogNorm, Normalize
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from .reader import cc_text  # noqa: E402
-from .tables import (axes_text, axis_value_text, fmt, fmt_int, metric,  # noqa: E402
-                     used_axes, variant_order)
+from .reader import cc_text
+from .tables import (
+    at_point,
+    axes_text,
+    axis_value_text,
+    fmt,
+    fmt_int,
+    metric,
+    used_axes,
+    variant_order,
+)
 
-plt.rcParams.update({
-    "figure.dpi": 100, "savefig.dpi": 110, "font.size": 10, "axes.titlesize": 11,
-    "axes.grid": True, "grid.alpha": 0.3, "legend.fontsize": 8.5, "legend.framealpha": 0.85,
-})
+plt.rcParams.update(
+    {
+        "figure.dpi": 100,
+        "savefig.dpi": 110,
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "legend.fontsize": 8.5,
+        "legend.framealpha": 0.85,
+    }
+)
 
 REF_STYLES = [":", "-.", (0, (5, 2, 1, 2)), (0, (1, 1))]
 
@@ -52,8 +70,7 @@ def _log_y(ax):
 def _panels(n, width=6.4, height=4.4, max_cols=3):
     cols = min(n, max_cols)
     rows = math.ceil(n / cols)
-    fig, axs = plt.subplots(rows, cols, figsize=(width * cols, height * rows + 0.6),
-                            squeeze=False)
+    fig, axs = plt.subplots(rows, cols, figsize=(width * cols, height * rows + 0.6), squeeze=False)
     for ax in axs.flat[n:]:
         ax.set_visible(False)
     return fig, list(axs.flat[:n])
@@ -70,8 +87,9 @@ def _peak_axis(ax, peak, label="% of peak"):
     """A right-hand axis in percent of the device's peak bandwidth."""
     if not (peak and np.isfinite(peak) and peak > 0):
         return
-    sec = ax.secondary_yaxis("right", functions=(lambda v: 100 * v / peak,
-                                                 lambda p: p * peak / 100))
+    sec = ax.secondary_yaxis(
+        "right", functions=(lambda v: 100 * v / peak, lambda p: p * peak / 100)
+    )
     sec.set_ylabel(f"{label} ({peak:,.0f} GB/s)")
     if ax.get_yscale() == "log":
         sec.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
@@ -91,6 +109,7 @@ def _largest_values(values, k=3):
 
 # --- strided read ---------------------------------------------------------------
 
+
 def stride_bandwidth(rows: pd.DataFrame, device: str):
     """Useful GB/s against stride per n, references as lines, the model's
     bound (peak x useful/moved bytes) overlaid; right axis in % of peak."""
@@ -108,12 +127,24 @@ def stride_bandwidth(rows: pd.DataFrame, device: str):
             ax.plot(g["stride"], g["gbps"], "o-", lw=1.8, label=f"{v} (measured)")
         refs = m[(m["is_reference"] == 1) & (m["n"] == n)]
         for i, (v, g) in enumerate(refs.groupby("variant", sort=False)):
-            ax.axhline(g["gbps"].median(), color="k", lw=1.1, ls=REF_STYLES[i % 4],
-                       label=f"{v} (reference) {g['gbps'].median():,.0f} GB/s")
+            ax.axhline(
+                g["gbps"].median(),
+                color="k",
+                lw=1.1,
+                ls=REF_STYLES[i % 4],
+                label=f"{v} (reference) {g['gbps'].median():,.0f} GB/s",
+            )
         eff = s.groupby("stride")["model_efficiency"].median()
         if np.isfinite(peak) and eff.notna().any():
-            ax.plot(eff.index, peak * eff.values, "s--", color="0.45", ms=4, lw=1.3,
-                    label="model: peak x useful/moved bytes")
+            ax.plot(
+                eff.index,
+                peak * eff.values,
+                "s--",
+                color="0.45",
+                ms=4,
+                lw=1.3,
+                label="model: peak x useful/moved bytes",
+            )
         _log2_x(ax, s["stride"])
         _log_y(ax)
         ax.set_xlabel("stride between neighbouring threads (elements, log2)")
@@ -126,8 +157,7 @@ def stride_bandwidth(rows: pd.DataFrame, device: str):
 
 def stride_model(rows: pd.DataFrame):
     """Model rows: predicted useful / moved bytes against stride, one line per CC."""
-    m = rows[(rows["backend"] == "model") & (rows["stride"] > 0) &
-             rows["model_efficiency"].notna()]
+    m = rows[(rows["backend"] == "model") & (rows["stride"] > 0) & rows["model_efficiency"].notna()]
     if m["stride"].nunique() < 2:
         return None
     variants = [v for v in variant_order(m)]
@@ -140,12 +170,18 @@ def stride_model(rows: pd.DataFrame):
             curves.setdefault(tuple(np.round(e.values, 6)), (e, []))[1].append(cc)
         for i, (e, ccs) in enumerate(curves.values()):
             # curves often coincide over part of the range: vary width, dash and marker
-            ax.plot(e.index, 100 * e.values, ls=["-", "--", ":", "-."][i % 4],
-                    marker="osD^v"[i % 5], lw=3.2 - 0.6 * min(i, 4), ms=8 - min(i, 4),
-                    label="CC " + ", ".join(cc_text(c) for c in ccs))
+            ax.plot(
+                e.index,
+                100 * e.values,
+                ls=["-", "--", ":", "-."][i % 4],
+                marker="osD^v"[i % 5],
+                lw=3.2 - 0.6 * min(i, 4),
+                ms=8 - min(i, 4),
+                label="CC " + ", ".join(cc_text(c) for c in ccs),
+            )
         _log2_x(ax, g["stride"])
         ax.set_yscale("log", base=2)
-        ticks = [100 / 2 ** k for k in range(0, 8)]
+        ticks = [100 / 2**k for k in range(0, 8)]
         ax.set_yticks(ticks)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: f"{y:g}%"))
         ax.yaxis.set_minor_formatter(NullFormatter())
@@ -160,6 +196,7 @@ def stride_model(rows: pd.DataFrame):
 
 # --- transpose --------------------------------------------------------------------
 
+
 def transpose_pad(rows: pd.DataFrame, device: str):
     m = rows[(rows["status"] == 0) & rows["gbps"].notna()]
     sh = m[(m["variant"] == "shared") & (m["pad"] >= 0)]
@@ -172,13 +209,23 @@ def transpose_pad(rows: pd.DataFrame, device: str):
         g = sh[(sh["rows"] == r) & (sh["cols"] == c)]
         for (tile, br), gg in g.groupby(["tile", "block_rows"]):
             gg = gg.sort_values("pad")
-            ax.plot(gg["pad"], gg["gbps"], "o-", lw=1.8,
-                    label=f"shared, tile {tile} x {tile}, {tile} x {br} threads")
+            ax.plot(
+                gg["pad"],
+                gg["gbps"],
+                "o-",
+                lw=1.8,
+                label=f"shared, tile {tile} x {tile}, {tile} x {br} threads",
+            )
         others = m[(m["rows"] == r) & (m["cols"] == c) & (m["variant"] != "shared")]
         for i, (v, gv) in enumerate(others.groupby("variant", sort=False)):
             ref = " (reference)" if gv["is_reference"].iloc[0] else ""
-            ax.axhline(gv["gbps"].max(), color="k", lw=1.1, ls=REF_STYLES[i % 4],
-                       label=f"{v}{ref}: best {gv['gbps'].max():,.0f} GB/s")
+            ax.axhline(
+                gv["gbps"].max(),
+                color="k",
+                lw=1.1,
+                ls=REF_STYLES[i % 4],
+                label=f"{v}{ref}: best {gv['gbps'].max():,.0f} GB/s",
+            )
         ax.set_xticks(sorted(g["pad"].unique()))
         ax.set_xlabel("padding of each shared tile row (4-byte words)")
         ax.set_ylabel("useful bandwidth (GB/s)")
@@ -187,16 +234,28 @@ def transpose_pad(rows: pd.DataFrame, device: str):
         deg = g.groupby("pad")["model_conflict_degree"].median()
         if deg.notna().any():
             tw = ax.twinx()
-            tw.plot(deg.index, deg.values, "s--", color="0.5", ms=4,
-                    label="model: bank conflict degree (right)")
+            tw.plot(
+                deg.index,
+                deg.values,
+                "s--",
+                color="0.5",
+                ms=4,
+                label="model: bank conflict degree (right)",
+            )
             tw.set_ylabel("model: shared-load passes per request")
             tw.set_yscale("log", base=2)
             tw.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: f"{y:g}"))
             tw.grid(False)
             h1, l1 = ax.get_legend_handles_labels()
             h2, l2 = tw.get_legend_handles_labels()
-            ax.legend(h1 + h2, l1 + l2, loc="upper center", bbox_to_anchor=(0.5, -0.14),
-                      ncol=2, frameon=False)
+            ax.legend(
+                h1 + h2,
+                l1 + l2,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.14),
+                ncol=2,
+                frameon=False,
+            )
         else:
             ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
         _peak_axis(ax, peak) if deg.isna().all() else None
@@ -204,6 +263,7 @@ def transpose_pad(rows: pd.DataFrame, device: str):
 
 
 # --- shared-memory banks -----------------------------------------------------------
+
 
 def bank_conflicts(rows: pd.DataFrame, device: str):
     m = rows[rows["status"] == 0]
@@ -217,28 +277,41 @@ def bank_conflicts(rows: pd.DataFrame, device: str):
         base = free["median_ns"].median()
         g = s.groupby("word_stride")["median_ns"].median() / base
         ax.plot(g.index, g.values, "o-", lw=1.8, label="measured: time / conflict-free time")
-        for v, mk in (("broadcast", "v"), ("two_way", "^")):
+        for v, color in (("broadcast", "C2"), ("two_way", "C3")):
             x = m[m["variant"] == v]["median_ns"].median()
             if np.isfinite(x):
-                ax.axhline(x / base, lw=1, ls=":", color="C2" if v == "broadcast" else "C3",
-                           label=f"{v}: {x / base:.2f}x")
+                ax.axhline(
+                    x / base,
+                    lw=1,
+                    ls=":",
+                    color=color,
+                    label=f"{v}: {x / base:.2f}x",
+                )
     deg = s.groupby("word_stride")["model_conflict_degree"].median()
     if deg.notna().any():
-        ax.plot(deg.index, deg.values, "s--", color="0.45", ms=4,
-                label="model: conflict degree (passes per request)")
+        ax.plot(
+            deg.index,
+            deg.values,
+            "s--",
+            color="0.45",
+            ms=4,
+            label="model: conflict degree (passes per request)",
+        )
     ax.set_yscale("log", base=2)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: f"{y:g}x"))
     ax.set_xticks(sorted(s["word_stride"].unique()))
     ax.tick_params(axis="x", labelsize=8)
     ax.set_xlabel("word stride between neighbouring lanes (4-byte words; 0 = one word)")
-    ax.set_ylabel("cost relative to conflict-free (log2)" if measured
-                  else "model: passes per request (log2)")
+    ax.set_ylabel(
+        "cost relative to conflict-free (log2)" if measured else "model: passes per request (log2)"
+    )
     ax.legend(loc="upper left")
     what = "measured and modelled" if measured else "modelled"
     return _finish(fig, f"smem_bank on {device}: bank-conflict cost vs word stride ({what})")
 
 
 # --- matmul ---------------------------------------------------------------------------
+
 
 def matmul_ladder(rows: pd.DataFrame, device: str):
     m = rows[(rows["status"] == 0) & rows["gflops"].notna()]
@@ -250,7 +323,7 @@ def matmul_ladder(rows: pd.DataFrame, device: str):
         g = m[m["size"] == n].sort_values("plan_index")
         ref = g[g["is_reference"] == 1]["gflops"].median()
         labels, vals, colors = [], [], []
-        for i, (_, r) in enumerate(g.iterrows()):
+        for _, r in g.iterrows():
             lab = r["variant"]
             if r.get("tile", -1) > 0:
                 lab += f" t{int(r['tile'])}"
@@ -258,13 +331,21 @@ def matmul_ladder(rows: pd.DataFrame, device: str):
                 lab += f" pad{int(r['pad'])}"
             labels.append(lab)
             vals.append(r["gflops"])
-            colors.append("0.35" if r["is_reference"] else f"C{variant_order(g).index(r['variant'])}")
+            colors.append(
+                "0.35" if r["is_reference"] else f"C{variant_order(g).index(r['variant'])}"
+            )
         x = np.arange(len(vals))
         ax.bar(x, vals, color=colors)
         for xi, v in zip(x, vals):
             if np.isfinite(ref) and ref > 0:
-                ax.text(xi, v + 0.01 * max(vals), f"{100 * v / ref:.0f}%", ha="center",
-                        va="bottom", fontsize=7.5)
+                ax.text(
+                    xi,
+                    v + 0.01 * max(vals),
+                    f"{100 * v / ref:.0f}%",
+                    ha="center",
+                    va="bottom",
+                    fontsize=7.5,
+                )
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
         ax.set_ylim(0, max(vals) * 1.1)
@@ -276,6 +357,7 @@ def matmul_ladder(rows: pd.DataFrame, device: str):
 
 
 # --- any family -------------------------------------------------------------------------
+
 
 def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_units=None):
     """Variants side by side: throughput per point, references hatched or as
@@ -293,43 +375,81 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
     sweep = max(ax_used, key=lambda a: nonref[a].nunique(), default=None) if len(nonref) else None
     if sweep is not None and nonref[sweep].nunique() >= 3 and col_units.get(sweep):
         rest = [a for a in ax_used if a != sweep]
-        combos = [None] if not rest else \
-            [r for _, r in nonref[rest].drop_duplicates().sort_values(rest).tail(3).iterrows()]
-        fig, axs = _panels(len(combos))
-        for ax, combo in zip(axs, combos):
-            sel = m
-            if combo is not None:
-                for a in rest:
-                    sel = sel[(sel[a] == combo[a]) | (sel[a] == -1)]
-            i = r = 0
-            for v in variant_order(sel):
-                g = sel[sel["variant"] == v]
-                isref = bool(g["is_reference"].iloc[0])
-                if isref or (g[sweep] == -1).all():
-                    val = g[col].median()
-                    ax.axhline(val, color=["k", "0.45", "0.7"][r % 3], lw=1.2,
-                               ls=REF_STYLES[r % 4],
-                               label=f"{v}{' (reference)' if isref else ''}: {fmt(val)} {units}")
-                    r += 1
-                else:
-                    g = g.sort_values(sweep)
-                    # identical curves (two read paths) stay visible: vary dash and marker
-                    ax.plot(g[sweep], g[col], ls=["-", "--", ":", "-."][i % 4],
-                            marker="osD^v"[i % 5], ms=7 - min(i, 3), lw=2.2 - 0.3 * min(i, 3),
-                            label=v)
-                    i += 1
-            ax.set_xlabel(f"{sweep} ({col_units[sweep]})")
-            ax.set_ylabel(ylabel)
-            vals = sel[col].dropna()
-            if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
-                _log_y(ax)
-            ax.set_title(axes_text(combo, rest) if combo is not None else "")
-            ax.legend(loc="best")
+        fig = _overview_lines(m, nonref, sweep, rest, (col, units, ylabel), col_units)
         return _finish(fig, f"{family} on {device}: {ylabel.split(' (')[0]} vs {sweep}")
     base = nonref if len(nonref) else m
     fixed = [a for a in ax_used if base[a].nunique() == 1]  # same everywhere: in the title
-    ax_used = [a for a in ax_used if a not in fixed]
-    combos = base[ax_used].drop_duplicates().sort_values(ax_used) if ax_used else None
+    varied = [a for a in ax_used if a not in fixed]
+    fig = _overview_bars(m, base, varied, fixed, (col, units, ylabel), col_units)
+    at = ", ".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
+    return _finish(fig, f"{family} on {device}: variants side by side" + (f" ({at})" if at else ""))
+
+
+def _log_y_if_wide(ax, vals):
+    """Log scale where the values span more than a factor of 30."""
+    vals = vals.dropna()
+    if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
+        _log_y(ax)
+
+
+def _overview_lines(m, nonref, sweep, rest, y, col_units):
+    """One panel per combination of the other axes (the last three): each
+    variant against the swept axis. y: (column, units, axis label)."""
+    col, units, ylabel = y
+    combos = (
+        [None]
+        if not rest
+        else [r for _, r in nonref[rest].drop_duplicates().sort_values(rest).tail(3).iterrows()]
+    )
+    fig, axs = _panels(len(combos))
+    for ax, combo in zip(axs, combos):
+        sel = m if combo is None else at_point(m, {a: combo[a] for a in rest})
+        _variant_lines(ax, sel, sweep, col, units)
+        ax.set_xlabel(f"{sweep} ({col_units[sweep]})")
+        ax.set_ylabel(ylabel)
+        _log_y_if_wide(ax, sel[col])
+        ax.set_title(axes_text(combo, rest) if combo is not None else "")
+        ax.legend(loc="best")
+    return fig
+
+
+def _variant_lines(ax, sel, sweep, col, units):
+    """A curve per variant over the swept axis; references, and variants
+    without that axis, as horizontal lines."""
+    i = r = 0
+    for v in variant_order(sel):
+        g = sel[sel["variant"] == v]
+        isref = bool(g["is_reference"].iloc[0])
+        if isref or (g[sweep] == -1).all():
+            val = g[col].median()
+            ax.axhline(
+                val,
+                color=["k", "0.45", "0.7"][r % 3],
+                lw=1.2,
+                ls=REF_STYLES[r % 4],
+                label=f"{v}{' (reference)' if isref else ''}: {fmt(val)} {units}",
+            )
+            r += 1
+        else:
+            g = g.sort_values(sweep)
+            # identical curves (two read paths) stay visible: vary dash and marker
+            ax.plot(
+                g[sweep],
+                g[col],
+                ls=["-", "--", ":", "-."][i % 4],
+                marker="osD^v"[i % 5],
+                ms=7 - min(i, 3),
+                lw=2.2 - 0.3 * min(i, 3),
+                label=v,
+            )
+            i += 1
+
+
+def _overview_bars(m, base, varied, fixed, y, col_units):
+    """Grouped bars: a group per combination of the varied axes, a bar per
+    variant, references hatched. y: (column, units, axis label)."""
+    col, _, ylabel = y
+    combos = base[varied].drop_duplicates().sort_values(varied) if varied else None
     keys = [tuple(r) for _, r in combos.iterrows()] if combos is not None else [()]
     variants = variant_order(m)
     # room for each category's (up to two-line) label and its bars
@@ -339,65 +459,55 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
         g = m[m["variant"] == v]
         ys = []
         for k in keys:
-            sel = g
-            for a, val in zip(ax_used, k):
-                sel = sel[(sel[a] == val) | (sel[a] == -1)]
+            sel = at_point(g, dict(zip(varied, k)))
             ys.append(sel[col].median() if len(sel) else np.nan)
         ref = bool(g["is_reference"].iloc[0])
-        ax.bar(np.arange(len(keys)) + i * width - 0.4 + width / 2, ys, width,
-               label=f"{v}{' (reference)' if ref else ''}", color=f"C{i}",
-               hatch="//" if ref else None, edgecolor="k" if ref else None, lw=0.5)
+        ax.bar(
+            np.arange(len(keys)) + i * width - 0.4 + width / 2,
+            ys,
+            width,
+            label=f"{v}{' (reference)' if ref else ''}",
+            color=f"C{i}",
+            hatch="//" if ref else None,
+            edgecolor="k" if ref else None,
+            lw=0.5,
+        )
     ax.set_xticks(np.arange(len(keys)))
-    ax.set_xticklabels(["\n".join(axis_value_text(a, x) for a, x in zip(ax_used, k)) or
-                        "\n".join(axis_value_text(a, base[a].iloc[0]) for a in fixed) or "all"
-                        for k in keys], fontsize=8)
-    vals = m[col].dropna()
-    if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
-        _log_y(ax)
+    ax.set_xticklabels(
+        [
+            "\n".join(axis_value_text(a, x) for a, x in zip(varied, k))
+            or "\n".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
+            or "all"
+            for k in keys
+        ],
+        fontsize=8,
+    )
+    _log_y_if_wide(ax, m[col])
     ax.set_ylabel(ylabel + (", log" if ax.get_yscale() == "log" else ""))
-    ax.set_xlabel("point: " + ", ".join(f"{a}" + (f" ({col_units[a]})" if col_units.get(a) else "")
-                                        for a in ax_used) if ax_used else "")
+    ax.set_xlabel(
+        "point: "
+        + ", ".join(f"{a}" + (f" ({col_units[a]})" if col_units.get(a) else "") for a in varied)
+        if varied
+        else ""
+    )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.grid(axis="x", visible=False)
-    at = ", ".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
-    return _finish(fig, f"{family} on {device}: variants side by side" + (f" ({at})" if at else ""))
+    return fig
 
 
 # --- cross-architecture (model rows) -------------------------------------------------
+
 
 def model_heatmap(table: pd.DataFrame, value: str, title: str, units: str):
     """table: index family/variant, columns CC labels. NaN shows grey."""
     if table.empty or table.notna().sum().sum() == 0:
         return None
-    from matplotlib.colors import LogNorm, Normalize
     nr, nc = table.shape
     fig, ax = plt.subplots(figsize=(max(6.5, 0.85 * nc + 4.5), max(3, 0.32 * nr + 1.8)))
     data = table.to_numpy(dtype=float)
-    eff = value == "model_efficiency"
-    # efficiency and conflicts have a good end (green); a transaction count
-    # depends on the word size too, so it gets a neutral scale
-    cmap = plt.get_cmap("RdYlGn" if eff else "RdYlGn_r" if value == "model_conflict_degree"
-                        else "Blues").copy()
-    cmap = cmap.with_extremes(bad="0.85")
-    finite = data[np.isfinite(data)]
-    lo, hi = float(finite.min()), float(finite.max())
-    if eff:
-        norm = LogNorm(min(lo, 0.03), 1, clip=True)
-    elif lo > 0 and hi / lo >= 4:
-        norm = LogNorm(lo, hi)
-    else:
-        norm = Normalize(lo, max(hi, lo + 1e-9))
+    cmap, norm = _heatmap_scale(value, data)
     im = ax.imshow(np.ma.masked_invalid(data), aspect="auto", cmap=cmap, norm=norm)
-    for i in range(nr):
-        for j in range(nc):
-            v = data[i, j]
-            if np.isfinite(v):
-                r, g, b, _ = cmap(norm(v))
-                dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.45
-                ax.text(j, i, fmt(v, 3), ha="center", va="center", fontsize=8,
-                        color="w" if dark else "k")
-            else:
-                ax.text(j, i, "n/a", ha="center", va="center", fontsize=8, color="0.35")
+    _heatmap_cells(ax, data, cmap, norm)
     ax.set_xticks(range(nc))
     ax.set_xticklabels(table.columns)
     ax.set_xlabel("compute capability (model)")
@@ -411,8 +521,11 @@ def model_heatmap(table: pd.DataFrame, value: str, title: str, units: str):
     cb.set_label(units)
     if isinstance(norm, LogNorm):
         lo_t, hi_t = norm.vmin, norm.vmax
-        ticks = [t for t in (0.03125, 0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128)
-                 if lo_t * 0.999 <= t <= hi_t * 1.001]
+        ticks = [
+            t
+            for t in (0.03125, 0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128)
+            if lo_t * 0.999 <= t <= hi_t * 1.001
+        ]
         cb.set_ticks(ticks)
         cb.ax.minorticks_off()
     cb.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
@@ -421,7 +534,50 @@ def model_heatmap(table: pd.DataFrame, value: str, title: str, units: str):
     return fig
 
 
+def _heatmap_scale(value, data):
+    """The colour map and the normalisation of a heatmap of this model figure."""
+    eff = value == "model_efficiency"
+    # efficiency and conflicts have a good end (green); a transaction count
+    # depends on the word size too, so it gets a neutral scale
+    cmap = plt.get_cmap(
+        "RdYlGn" if eff else "RdYlGn_r" if value == "model_conflict_degree" else "Blues"
+    ).copy()
+    cmap = cmap.with_extremes(bad="0.85")
+    finite = data[np.isfinite(data)]
+    lo, hi = float(finite.min()), float(finite.max())
+    if eff:
+        norm = LogNorm(min(lo, 0.03), 1, clip=True)
+    elif lo > 0 and hi / lo >= 4:
+        norm = LogNorm(lo, hi)
+    else:
+        norm = Normalize(lo, max(hi, lo + 1e-9))
+    return cmap, norm
+
+
+def _heatmap_cells(ax, data, cmap, norm):
+    """Each cell's value, in white on dark cells; n/a where not modelled."""
+    nr, nc = data.shape
+    for i in range(nr):
+        for j in range(nc):
+            v = data[i, j]
+            if np.isfinite(v):
+                r, g, b, _ = cmap(norm(v))
+                dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.45
+                ax.text(
+                    j,
+                    i,
+                    fmt(v, 3),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="w" if dark else "k",
+                )
+            else:
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=8, color="0.35")
+
+
 # --- many ranks / devices ---------------------------------------------------------------
+
 
 def rank_clocks(clocks: pd.DataFrame):
     if clocks.empty or len(clocks) < 2 or clocks["sm_clock_median"].isna().all():
@@ -433,22 +589,37 @@ def rank_clocks(clocks: pd.DataFrame):
     ax.bar(x, c["sm_clock_median"], color=colors, width=0.6)
     ax.scatter(x, c["sm_clock_min"], marker="_", s=250, color="k", zorder=3)
     for xi, (med, flag) in enumerate(zip(c["sm_clock_median"], c["flag"])):
-        ax.text(xi, med * 1.01, f"{med:,.0f}" + (f"\n{flag}" if flag else ""), ha="center",
-                va="bottom", fontsize=8, color="C3" if flag else "k")
+        ax.text(
+            xi,
+            med * 1.01,
+            f"{med:,.0f}" + (f"\n{flag}" if flag else ""),
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            color="C3" if flag else "k",
+        )
     ax.set_xticks(x)
     multi = c["file"].nunique() > 1
-    ax.set_xticklabels([f"{r.host}\nrank {r.rank}" + (f"\n{r.file}" if multi else "")
-                        for r in c.itertuples()], fontsize=7.5, rotation=0 if len(c) < 10 else 60)
+    ax.set_xticklabels(
+        [f"{r.host}\nrank {r.rank}" + (f"\n{r.file}" if multi else "") for r in c.itertuples()],
+        fontsize=7.5,
+        rotation=0 if len(c) < 10 else 60,
+    )
     ax.set_ylabel("median SM clock during the points (MHz)")
     ax.set_ylim(0, np.nanmax(c["sm_clock_median"]) * 1.22)
     ax.grid(axis="x", visible=False)
-    ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color="C0", label="ok"),
-                       plt.Rectangle((0, 0), 1, 1, color="C3",
-                                     label="flagged: low clock or throttled"),
-                       ax.collections[0]],
-              labels=["ok", "flagged: low clock or throttled", "lowest SM clock seen"],
-              loc="upper center", bbox_to_anchor=(0.5, -0.2 if not multi else -0.26), ncol=3,
-              frameon=False)
+    ax.legend(
+        handles=[
+            plt.Rectangle((0, 0), 1, 1, color="C0", label="ok"),
+            plt.Rectangle((0, 0), 1, 1, color="C3", label="flagged: low clock or throttled"),
+            ax.collections[0],
+        ],
+        labels=["ok", "flagged: low clock or throttled", "lowest SM clock seen"],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2 if not multi else -0.26),
+        ncol=3,
+        frameon=False,
+    )
     return _finish(fig, "SM clock per rank (NVML, read at each point)")
 
 
@@ -461,15 +632,26 @@ def device_spread(devs: pd.DataFrame, tol=0.05):
     pct = 100 * (d["ratio"] - 1)
     ax.bar(x, pct, color=["C3" if f else "C0" for f in d["flag"]], width=0.6)
     for xi, v in zip(x, pct):
-        ax.text(xi, v + (0.3 if v >= 0 else -0.3), f"{v:+.1f}%", ha="center",
-                va="bottom" if v >= 0 else "top", fontsize=8.5)
+        ax.text(
+            xi,
+            v + (0.3 if v >= 0 else -0.3),
+            f"{v:+.1f}%",
+            ha="center",
+            va="bottom" if v >= 0 else "top",
+            fontsize=8.5,
+        )
     ax.axhline(0, color="k", lw=0.8)
-    ax.axhline(-100 * tol, color="C3", lw=1, ls="--", label=f"flag: more than {100 * tol:g}% slower")
+    ax.axhline(
+        -100 * tol, color="C3", lw=1, ls="--", label=f"flag: more than {100 * tol:g}% slower"
+    )
     lo, hi = float(pct.min()), float(pct.max())
     ax.set_ylim(min(lo * 1.25, -100 * tol * 2), max(hi * 1.25, 100 * tol))
     ax.set_xticks(x)
-    ax.set_xticklabels([f"{r.host}\n{r.uuid[:12]}\n{fmt(r.sm_clock_median)} MHz"
-                        for r in d.itertuples()], fontsize=7.5, rotation=0 if len(d) < 8 else 60)
+    ax.set_xticklabels(
+        [f"{r.host}\n{r.uuid[:12]}\n{fmt(r.sm_clock_median)} MHz" for r in d.itertuples()],
+        fontsize=7.5,
+        rotation=0 if len(d) < 8 else 60,
+    )
     ax.set_ylabel("speed vs the median device (%)")
     ax.set_xlabel("device (host, UUID, median SM clock)")
     ax.grid(axis="x", visible=False)

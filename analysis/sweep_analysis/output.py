@@ -2,6 +2,7 @@
 folders are made under a hidden temporary name beside the target and renamed
 into place at the end (the same rule as sweep's own result files).
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,9 @@ def atomic_file(path, mode="w"):
         raise OutputError(f"{path}: the folder {parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.tmp", dir=parent)
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8",
-                                                           "newline": ""})) as fh:
+        with os.fdopen(
+            fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})
+        ) as fh:
             yield fh
         os.replace(tmp, path)
     except BaseException:
@@ -50,8 +52,10 @@ def atomic_dir(path, force=False):
             raise OutputError(f"{path} exists and is not a folder")
         earlier = os.path.exists(os.path.join(path, REPORT_MARKER)) or not os.listdir(path)
         if not earlier and not force:
-            raise OutputError(f"{path} exists and is not an earlier report: "
-                              f"choose another -o or pass --force to replace it")
+            raise OutputError(
+                f"{path} exists and is not an earlier report: "
+                f"choose another -o or pass --force to replace it"
+            )
     tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.tmp", dir=parent)
     try:
         yield tmp

@@ -8,6 +8,7 @@ Unwritten fill rows (status -1) are dropped here, so no caller sees them.
 A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,22 +26,69 @@ HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 # Columns every schema-1 file has (docs/hdf5-schema.md). Axis columns come on
 # top: they are found by name, as int64 columns outside these lists.
 MEASUREMENT_COLUMNS = (
-    "point_id", "plan_index", "rank", "session", "family", "variant", "backend",
-    "is_reference", "cc", "status", "message", "check_mode", "checked_elems",
-    "max_rel_err", "seed", "n_samples", "launches_per_sample", "l2_flushed",
-    "median_ns", "min_ns", "mean_ns", "stddev_ns", "rse", "useful_bytes", "flops",
-    "gbps", "gflops", "timed_s", "sm_clock_mhz", "mem_clock_mhz", "throttle_reasons",
-    "model_requests", "model_sectors_per_request", "model_moved_bytes",
-    "model_efficiency", "start_unix", "sample_offset",
+    "point_id",
+    "plan_index",
+    "rank",
+    "session",
+    "family",
+    "variant",
+    "backend",
+    "is_reference",
+    "cc",
+    "status",
+    "message",
+    "check_mode",
+    "checked_elems",
+    "max_rel_err",
+    "seed",
+    "n_samples",
+    "launches_per_sample",
+    "l2_flushed",
+    "median_ns",
+    "min_ns",
+    "mean_ns",
+    "stddev_ns",
+    "rse",
+    "useful_bytes",
+    "flops",
+    "gbps",
+    "gflops",
+    "timed_s",
+    "sm_clock_mhz",
+    "mem_clock_mhz",
+    "throttle_reasons",
+    "model_requests",
+    "model_sectors_per_request",
+    "model_moved_bytes",
+    "model_efficiency",
+    "start_unix",
+    "sample_offset",
 )
 # Columns added to schema 1 later (old readers may ignore them): NaN when absent.
 OPTIONAL_MEASUREMENT_COLUMNS = (
-    "model_transactions_per_request", "model_conflict_degree", "model_time_bound_ns",
+    "model_transactions_per_request",
+    "model_conflict_degree",
+    "model_time_bound_ns",
 )
 DEVICE_COLUMNS = (
-    "rank", "session", "host", "local_rank", "device_index", "backend", "pci_bus_id",
-    "uuid", "name", "cc", "sm_count", "mem_clock_khz", "mem_bus_width_bits",
-    "peak_gbps", "l2_bytes", "mem_bytes", "driver_version", "runtime_version",
+    "rank",
+    "session",
+    "host",
+    "local_rank",
+    "device_index",
+    "backend",
+    "pci_bus_id",
+    "uuid",
+    "name",
+    "cc",
+    "sm_count",
+    "mem_clock_khz",
+    "mem_bus_width_bits",
+    "peak_gbps",
+    "l2_bytes",
+    "mem_bytes",
+    "driver_version",
+    "runtime_version",
     "visible_devices",
 )
 STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
@@ -86,7 +134,7 @@ class Run:
         o, n = int(row["sample_offset"]), int(row["n_samples"])
         if n <= 0 or o + n > len(self.samples):
             return np.empty(0)
-        return self.samples[o:o + n]
+        return self.samples[o : o + n]
 
 
 def _text(v):
@@ -105,16 +153,19 @@ def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
         raise SweepFileError(f"{path}: /{name} is not a table: not a sweep result file")
     missing = [c for c in required if c not in data.dtype.names]
     if missing:
-        raise SweepFileError(f"{path}: /{name} lacks the column(s) {', '.join(missing)}: "
-                             f"not a sweep result file of schema version {SCHEMA_VERSION}")
+        raise SweepFileError(
+            f"{path}: /{name} lacks the column(s) {', '.join(missing)}: "
+            f"not a sweep result file of schema version {SCHEMA_VERSION}"
+        )
     cols = {}
     for c in data.dtype.names:
         col = data[c]
         if col.dtype.kind == "S":
             col = np.char.decode(col, "utf-8", errors="replace").astype(object)
         cols[c] = col
-    units = {k[len("units:"):]: str(_text(v)) for k, v in ds.attrs.items()
-             if k.startswith("units:")}
+    units = {
+        k[len("units:") :]: str(_text(v)) for k, v in ds.attrs.items() if k.startswith("units:")
+    }
     return pd.DataFrame(cols), units
 
 
@@ -145,12 +196,15 @@ def _open(path):
                 raise SweepFileError(
                     f"{path}: HDF5's consistency flags say a program writes it without SWMR, "
                     f"or was killed while doing so: `sweep --resume` continues it; once "
-                    f"nothing writes it, `h5clear -s {path}` makes it readable") from None
+                    f"nothing writes it, `h5clear -s {path}` makes it readable"
+                ) from None
             detail = str(e).split("(")[-1].rstrip(")") if "(" in str(e) else str(e)
-            raise SweepFileError(f"{path}: damaged or truncated HDF5 file ({detail}): cut "
-                                 f"short, e.g. by an interrupted copy; copy it again (a file "
-                                 f"left by a killed sweep is not truncated and reads as "
-                                 f"is)") from None
+            raise SweepFileError(
+                f"{path}: damaged or truncated HDF5 file ({detail}): cut "
+                f"short, e.g. by an interrupted copy; copy it again (a file "
+                f"left by a killed sweep is not truncated and reads as "
+                f"is)"
+            ) from None
 
 
 def read(path) -> Run:
@@ -160,27 +214,12 @@ def read(path) -> Run:
     try:
         with f:
             attrs = {k: _text(v) for k, v in f.attrs.items()}
-            if "schema_version" not in attrs:
-                raise SweepFileError(f"{path}: an HDF5 file without a schema_version "
-                                     f"attribute: not a sweep result file")
-            version = int(attrs["schema_version"])
-            if version > SCHEMA_VERSION:
-                raise SweepFileError(
-                    f"{path}: schema_version {version} is newer than this sweep_analysis "
-                    f"reads ({SCHEMA_VERSION}): install the analysis package of the sweep "
-                    f"that wrote it (pip install ./analysis)")
-            if version < 1:
-                raise SweepFileError(f"{path}: schema_version {version} is not a valid "
-                                     f"sweep schema version")
-            for name in ("devices", "measurements", "samples"):
-                if name not in f or not isinstance(f[name], h5py.Dataset):
-                    raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
+            _check_schema(f, attrs, path)
             # The reverse of the order a sweep writes them in, so that every row
             # read finds its device and its samples: a session's devices go
             # before its rows, a row's samples before the row.
             live = f.swmr_mode
-            rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path,
-                                 live)
+            rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path, live)
             devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
             ds = f["samples"]
             if live:
@@ -199,27 +238,75 @@ def read(path) -> Run:
     fill = int((rows["status"] < 0).sum())
     rows = rows[rows["status"] >= 0].reset_index(drop=True)
 
-    run = Run(path=path, attrs=attrs, devices=devices, rows=rows, samples=samples,
-              units={**dev_units, **units}, axes=axes, fill_rows=fill,
-              label=os.path.basename(path), absent_columns=absent)
+    run = Run(
+        path=path,
+        attrs=attrs,
+        devices=devices,
+        rows=rows,
+        samples=samples,
+        units={**dev_units, **units},
+        axes=axes,
+        fill_rows=fill,
+        label=os.path.basename(path),
+        absent_columns=absent,
+    )
     _join_devices(run)
-    if fill:
-        run.notes.append(f"{fill} unwritten row(s) left by an interrupted flush were ignored")
-    if not run.closed_cleanly:
-        run.notes.append("the file has no end_time: the sweep that wrote it was killed or "
-                         "is still running; the report shows what was flushed")
-    bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(samples)
-    if bad.any():
-        run.notes.append(f"{int(bad.sum())} row(s) point past the end of /samples: "
-                         f"their raw samples are ignored")
+    _add_notes(run)
     return run
+
+
+def _check_schema(f, attrs, path):
+    """A sweep file of a schema version this reader knows, with its datasets."""
+    if "schema_version" not in attrs:
+        raise SweepFileError(
+            f"{path}: an HDF5 file without a schema_version attribute: not a sweep result file"
+        )
+    version = int(attrs["schema_version"])
+    if version > SCHEMA_VERSION:
+        raise SweepFileError(
+            f"{path}: schema_version {version} is newer than this sweep_analysis "
+            f"reads ({SCHEMA_VERSION}): install the analysis package of the sweep "
+            f"that wrote it (pip install ./analysis)"
+        )
+    if version < 1:
+        raise SweepFileError(
+            f"{path}: schema_version {version} is not a valid sweep schema version"
+        )
+    for name in ("devices", "measurements", "samples"):
+        if name not in f or not isinstance(f[name], h5py.Dataset):
+            raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
+
+
+def _add_notes(run: Run):
+    """What the reader of a report must know about how complete the file is."""
+    if run.fill_rows:
+        run.notes.append(
+            f"{run.fill_rows} unwritten row(s) left by an interrupted flush were ignored"
+        )
+    if not run.closed_cleanly:
+        run.notes.append(
+            "the file has no end_time: the sweep that wrote it was killed or "
+            "is still running; the report shows what was flushed"
+        )
+    rows = run.rows
+    bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(run.samples)
+    if bad.any():
+        run.notes.append(
+            f"{int(bad.sum())} row(s) point past the end of /samples: their raw samples are ignored"
+        )
 
 
 def _join_devices(run: Run):
     """Add the columns of each row's /devices row (by rank and session)."""
     d = run.devices.drop_duplicates(["rank", "session"], keep="last")
-    keep = {"host": "host", "uuid": "uuid", "name": "device_name", "peak_gbps": "peak_gbps",
-            "sm_count": "sm_count", "pci_bus_id": "pci_bus_id"}
+    keep = {
+        "host": "host",
+        "uuid": "uuid",
+        "name": "device_name",
+        "peak_gbps": "peak_gbps",
+        "sm_count": "sm_count",
+        "pci_bus_id": "pci_bus_id",
+    }
     d = d[["rank", "session", *keep]].rename(columns=keep)
     rows = run.rows.merge(d, on=["rank", "session"], how="left")
     model = rows["backend"] == "model"
@@ -238,5 +325,6 @@ def cc_text(cc) -> str:
 
 def latest(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per point and backend: the one of the latest session."""
-    return (rows.sort_values("session", kind="stable")
-            .drop_duplicates(["point_id", "backend"], keep="last"))
+    return rows.sort_values("session", kind="stable").drop_duplicates(
+        ["point_id", "backend"], keep="last"
+    )

@@ -8,6 +8,7 @@ cross-architecture tables from the model, the model against hardware counters
 (plus the per-device spread of the same points when several files measured
 them). Nothing is written unless everything succeeds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,22 @@ from . import __version__, claims, counters, figures
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import OutputError, atomic_dir, fail
 from .reader import STATUS_NAMES, SweepFileError, cc_text, latest, read
-from .tables import (axes_text, device_groups, device_spread, flag_ranks, fmt, fmt_int,
-                     fold_model, metric, rank_clocks, reference_ratios, throttle_text,
-                     used_axes, variant_order)
+from .tables import (
+    at_point,
+    axes_text,
+    device_groups,
+    device_spread,
+    flag_ranks,
+    fmt,
+    fmt_int,
+    fold_model,
+    metric,
+    rank_clocks,
+    reference_ratios,
+    throttle_text,
+    used_axes,
+    variant_order,
+)
 
 TOOL = "sweep-report"
 
@@ -35,7 +49,8 @@ ABOUT_COLUMNS = (
     "them) over the median time of one launch; GFLOP/s likewise for matmul. `x ref` is a "
     "variant's throughput over its family's reference variant measured in the same file on "
     "the same device type at the same sizes. Model figures come from sweep's model for the "
-    "row's compute capability (for measured rows: the measuring GPU's).")
+    "row's compute capability (for measured rows: the measuring GPU's)."
+)
 
 
 class Report:
@@ -85,11 +100,14 @@ class Report:
             status = ", ".join(f"{int(counts.get(k, 0))} {v}" for k, v in STATUS_NAMES.items())
             job = a.get("job_path", "?")
             end = a.get("end_time", "not recorded (killed, or still running)")
-            self.add(Para(
-                f"**{r.label}**: job `{job}`, written by {a.get('tool_version', '?')}; "
-                f"started {a.get('start_time', '?')}, ended {end}; "
-                f"{a.get('sessions', '?')} session(s), backend {a.get('backend', '?')}, "
-                f"{a.get('mpi_size', '?')} MPI rank(s). {len(r.rows)} rows: {status}."))
+            self.add(
+                Para(
+                    f"**{r.label}**: job `{job}`, written by {a.get('tool_version', '?')}; "
+                    f"started {a.get('start_time', '?')}, ended {end}; "
+                    f"{a.get('sessions', '?')} session(s), backend {a.get('backend', '?')}, "
+                    f"{a.get('mpi_size', '?')} MPI rank(s). {len(r.rows)} rows: {status}."
+                )
+            )
             if r.notes:
                 self.add(Bullets(r.notes))
         self.add(Para(ABOUT_COLUMNS))
@@ -100,38 +118,70 @@ class Report:
         for r in self.runs:
             for _, d in r.devices.iterrows():
                 model = d["backend"] == "model"
-                rows.append([r.label, str(d["rank"]), str(d["session"]), d["host"],
-                             "model backend" if model else d["name"],
-                             "-" if model else cc_text(d["cc"]),
-                             "-" if model else str(d["sm_count"]),
-                             "-" if model else fmt(d["peak_gbps"], 4),
-                             "-" if model else f"{d['l2_bytes'] / 2**20:.0f}",
-                             "-" if model else f"{d['mem_bytes'] / 2**30:.0f}",
-                             "-" if model else _cuda_version(d["driver_version"]),
-                             d["uuid"] or "-"])
-        self.add(Table(["file", "rank", "session", "host", "device", "CC", "SMs",
-                        "peak GB/s", "L2 MiB", "memory GiB", "driver CUDA", "UUID"],
-                       rows, right={1, 2, 6, 7, 8, 9}))
+                rows.append(
+                    [
+                        r.label,
+                        str(d["rank"]),
+                        str(d["session"]),
+                        d["host"],
+                        "model backend" if model else d["name"],
+                        "-" if model else cc_text(d["cc"]),
+                        "-" if model else str(d["sm_count"]),
+                        "-" if model else fmt(d["peak_gbps"], 4),
+                        "-" if model else f"{d['l2_bytes'] / 2**20:.0f}",
+                        "-" if model else f"{d['mem_bytes'] / 2**30:.0f}",
+                        "-" if model else _cuda_version(d["driver_version"]),
+                        d["uuid"] or "-",
+                    ]
+                )
+        self.add(
+            Table(
+                [
+                    "file",
+                    "rank",
+                    "session",
+                    "host",
+                    "device",
+                    "CC",
+                    "SMs",
+                    "peak GB/s",
+                    "L2 MiB",
+                    "memory GiB",
+                    "driver CUDA",
+                    "UUID",
+                ],
+                rows,
+                right={1, 2, 6, 7, 8, 9},
+            )
+        )
 
     def claims(self):
         self.add(Heading(2, "Course claims"))
-        self.add(Para(
-            "Each claim of the course material (shared/course/NOTES.md) beside what this file "
-            "measured and what the model predicts. The verdict comes from the rule in the last "
-            "column; *not in this file* means the file lacks the rows that rule needs: "
-            "jobs/seeds.yaml measures every family, and the CC 1.x claims need model rows "
-            "(`sweep --backend model jobs/seeds.yaml -o model.h5`, then "
-            "`sweep-report seeds.h5 model.h5 -o DIR`)."))
-        table = Table(["claim", "statement", "course", "measured", "model", "verdict",
-                       "basis", "rule"], [])
+        self.add(
+            Para(
+                "Each claim of the course material (shared/course/NOTES.md) beside what this file "
+                "measured and what the model predicts. The verdict comes from the rule in the last "
+                "column; *not in this file* means the file lacks the rows that rule needs: "
+                "jobs/seeds.yaml measures every family, and the CC 1.x claims need model rows "
+                "(`sweep --backend model jobs/seeds.yaml -o model.h5`, then "
+                "`sweep-report seeds.h5 model.h5 -o DIR`)."
+            )
+        )
+        table = Table(
+            ["claim", "statement", "course", "measured", "model", "verdict", "basis", "rule"], []
+        )
         for i, (c, v) in enumerate(claims.evaluate(self.rows)):
-            table.rows.append([c.id, c.statement, c.course, v.measured, v.model, v.verdict,
-                               v.basis, c.rule])
+            table.rows.append(
+                [c.id, c.statement, c.course, v.measured, v.model, v.verdict, v.basis, c.rule]
+            )
             table.classes[(i, 5)] = {"holds": "holds", "differs": "differs"}.get(
-                v.verdict, "absent")
+                v.verdict, "absent"
+            )
         verdicts = [row[5] for row in table.rows]
-        line = (f"{verdicts.count('holds')} hold, {verdicts.count('differs')} differ, "
-                f"{verdicts.count('not in this file')} not in this file.")
+        line = (
+            f"{verdicts.count('holds')} hold, {verdicts.count('differs')} differ, "
+            f"{verdicts.count('not in this file')} not in this file."
+        )
         self.add(Para(f"**{line}**"), table)
         self.progress(f"claims: {line}")
 
@@ -143,38 +193,64 @@ class Report:
             self.add(Heading(3, fam))
             refs = [v for v in variant_order(f) if f[f["variant"] == v]["is_reference"].iloc[0]]
             ax = used_axes(f, self.axes)
-            self.add(Para(
-                f"Variants: {', '.join(v for v in variant_order(f) if v not in refs)}; "
-                f"references: {', '.join(refs) or 'none'}; axes: "
-                + (", ".join(f"{a} ({self.unit(a) or 'value'})" for a in ax) or "none") + "."))
+            self.add(
+                Para(
+                    f"Variants: {', '.join(v for v in variant_order(f) if v not in refs)}; "
+                    f"references: {', '.join(refs) or 'none'}; axes: "
+                    + (", ".join(f"{a} ({self.unit(a) or 'value'})" for a in ax) or "none")
+                    + "."
+                )
+            )
             measured = f[f["backend"] == "cuda"]
             for dev, g in device_groups(measured):
                 self.family_device(fam, g, dev)
             model = f[f["backend"] == "model"]
             if len(model) and fam == "strided_read":
-                self.figure(figures.stride_model(model), "strided_read-model",
-                            "Model: share of moved bytes that are useful, against stride, per "
-                            "CC. Sectors per request are in the cross-architecture section.")
+                self.figure(
+                    figures.stride_model(model),
+                    "strided_read-model",
+                    "Model: share of moved bytes that are useful, against stride, per "
+                    "CC. Sectors per request are in the cross-architecture section.",
+                )
             if len(model) and fam == "smem_bank" and measured.empty:
                 for cc, g in list(model.groupby("cc"))[-1:]:
-                    self.figure(figures.bank_conflicts(g, f"model CC {cc_text(cc)}"),
-                                "smem_bank-model", "Model: conflict degree against word "
-                                "stride (newest CC of the file).")
+                    self.figure(
+                        figures.bank_conflicts(g, f"model CC {cc_text(cc)}"),
+                        "smem_bank-model",
+                        "Model: conflict degree against word stride (newest CC of the file).",
+                    )
             if len(model) and measured.empty:
-                self.add(Para(f"{len(model)} model rows (no measurements): see "
-                              f"[Cross-architecture](#cross-architecture-model)."))
+                self.add(
+                    Para(
+                        f"{len(model)} model rows (no measurements): see "
+                        f"[Cross-architecture](#cross-architecture-model)."
+                    )
+                )
             bad = f[f["status"] != 0]
             if len(bad):
                 rows = []
-                for (dev, v, st, msg), g in bad.groupby(["device", "variant", "status", "message"],
-                                                        sort=False):
+                for (dev, v, st, msg), g in bad.groupby(
+                    ["device", "variant", "status", "message"], sort=False
+                ):
                     pts = [axes_text(r, self.axes) for _, r in g.iterrows()]
-                    rows.append([dev if g["device"].nunique() == 1 else "", v,
-                                 STATUS_NAMES.get(int(st), str(st)), msg or "-", str(len(g)),
-                                 ", ".join(pts[:3]) + (" ..." if len(pts) > 3 else "")])
-                self.add(Table(["device", "variant", "status", "message", "points", "e.g."],
-                               _merge_model_devices(rows), right={4},
-                               caption=f"{fam}: points not measured or not modelled"))
+                    rows.append(
+                        [
+                            dev if g["device"].nunique() == 1 else "",
+                            v,
+                            STATUS_NAMES.get(int(st), str(st)),
+                            msg or "-",
+                            str(len(g)),
+                            ", ".join(pts[:3]) + (" ..." if len(pts) > 3 else ""),
+                        ]
+                    )
+                self.add(
+                    Table(
+                        ["device", "variant", "status", "message", "points", "e.g."],
+                        _merge_model_devices(rows),
+                        right={4},
+                        caption=f"{fam}: points not measured or not modelled",
+                    )
+                )
 
     def family_device(self, fam, g, dev):
         ok = g[g["status"] == 0]
@@ -183,110 +259,160 @@ class Report:
         col, units = metric(ok)
         special = None
         if fam == "strided_read":
-            special = (figures.stride_bandwidth(ok, dev), "Useful bandwidth against stride "
-                       "(log-log), the reference rows as horizontal lines and the model's bound "
-                       "(device peak x useful/moved bytes) dashed; right axis: % of the "
-                       "device's theoretical peak.")
+            special = (
+                figures.stride_bandwidth(ok, dev),
+                "Useful bandwidth against stride "
+                "(log-log), the reference rows as horizontal lines and the model's bound "
+                "(device peak x useful/moved bytes) dashed; right axis: % of the "
+                "device's theoretical peak.",
+            )
         elif fam == "transpose":
-            special = (figures.transpose_pad(ok, dev), "Transpose through a shared tile: "
-                       "bandwidth against the padding of each tile row; the copy reference "
-                       "and the naive transpose as horizontal lines.")
+            special = (
+                figures.transpose_pad(ok, dev),
+                "Transpose through a shared tile: "
+                "bandwidth against the padding of each tile row; the copy reference "
+                "and the naive transpose as horizontal lines.",
+            )
         elif fam == "smem_bank":
-            special = (figures.bank_conflicts(ok, dev), "Shared-memory reads: time over the "
-                       "conflict-free time against the word stride between lanes, with the "
-                       "model's conflict degree.")
+            special = (
+                figures.bank_conflicts(ok, dev),
+                "Shared-memory reads: time over the "
+                "conflict-free time against the word stride between lanes, with the "
+                "model's conflict degree.",
+            )
         elif fam == "matmul":
-            special = (figures.matmul_ladder(ok, dev), "Matrix multiply: GFLOP/s per "
-                       "variant (log), percentage of cuBLAS above each bar.")
+            special = (
+                figures.matmul_ladder(ok, dev),
+                "Matrix multiply: GFLOP/s per variant (log), percentage of cuBLAS above each bar.",
+            )
         slug = f"{fam}-{_slug(dev)}"
         if special and special[0] is not None:
             self.figure(special[0], slug, special[1])
         else:
             if special:
                 plt.close("all")
-            self.figure(figures.family_overview(ok, self.axes, fam, dev, self.units), slug,
-                        f"{fam}: {units} of every variant; references hatched or dotted.")
+            self.figure(
+                figures.family_overview(ok, self.axes, fam, dev, self.units),
+                slug,
+                f"{fam}: {units} of every variant; references hatched or dotted.",
+            )
         self.side_by_side(fam, ok, dev, col, units)
 
     def side_by_side(self, fam, ok, dev, col, units):
         ratios = reference_ratios(ok, self.axes, col)
         refs = list(ratios.columns)
-        primary = refs[0] if refs else None
         nonref = ok[ok["is_reference"] == 0]
+        if variant_order(nonref):
+            self.add(self.variants_table(f"{fam} on {dev}", nonref, ratios, col, units))
+        detail = [
+            _point_cells(r, self.axes, col, ratios)
+            for _, r in ok.sort_values("plan_index").iterrows()
+        ]
+        if detail:
+            self.add(
+                Table(
+                    [
+                        "variant",
+                        "point",
+                        "median us",
+                        units,
+                        "% of peak GB/s",
+                        *[f"x {v}" for v in refs],
+                        "model sectors/req",
+                        "model useful/moved",
+                        "model conflict degree",
+                        "rse %",
+                        "samples",
+                        "check",
+                    ],
+                    detail,
+                    right=set(range(2, 11 + len(refs))),
+                    caption=f"{fam} on {dev}: every measured point",
+                    folded=True,
+                )
+            )
+
+    def variants_table(self, what, nonref, ratios, col, units):
+        """A row per point, a column per variant: throughput, the ratio to the
+        first reference and the speedup over the first variant."""
+        refs = list(ratios.columns)
+        primary = refs[0] if refs else None
         variants = variant_order(nonref)
+        base = variants[0]
         # slowest-varying axis first: sizes group the rows, the swept axis runs inside
         ax = sorted(used_axes(nonref, self.axes), key=lambda a: nonref[a].nunique())
-        if variants:
-            base = variants[0]
-            headers = [*ax]
-            right = set(range(len(headers) + 2 * len(variants) + max(len(variants) - 1, 0)))
-            for v in variants:
-                headers.append(f"{v} {units}")
-            if primary:
-                headers += [f"{v} x {primary}" for v in variants]
-            headers += [f"{v} / {base}" for v in variants[1:]]
-            keys = _row_keys(nonref, ax)
-            rows = []
-            for _, k in keys.iterrows():
-                sel = nonref
-                for a in ax:  # a variant without this axis (-1) fits every value of it
-                    sel = sel[(sel[a] == k[a]) | (sel[a] == -1)]
-                cells = [fmt_int(k[a]) if k[a] != -1 else "-" for a in ax]
-                vals = {v: sel[sel["variant"] == v] for v in variants}
-                cells += [fmt(vals[v][col].median()) if len(vals[v]) else "-" for v in variants]
-                if primary:
-                    cells += [fmt(ratios.loc[vals[v].index, primary].median(), 3)
-                              if len(vals[v]) else "-" for v in variants]
-                b = vals[base]["median_ns"].median() if len(vals[base]) else np.nan
-                cells += [fmt(b / vals[v]["median_ns"].median(), 3) + "x" if len(vals[v])
-                          and np.isfinite(b) else "-" for v in variants[1:]]
-                rows.append(cells)
-            self.add(Table(headers, rows, right=right, caption=(
-                f"{fam} on {dev}: variants side by side ({units}; x {primary}: over the "
+        headers = [*ax]
+        right = set(range(len(headers) + 2 * len(variants) + max(len(variants) - 1, 0)))
+        for v in variants:
+            headers.append(f"{v} {units}")
+        if primary:
+            headers += [f"{v} x {primary}" for v in variants]
+        headers += [f"{v} / {base}" for v in variants[1:]]
+        ratio = ratios[primary] if primary else None
+        rows = [
+            _variant_cells(nonref, k, ax, variants, col, ratio)
+            for _, k in _row_keys(nonref, ax).iterrows()
+        ]
+        return Table(
+            headers,
+            rows,
+            right=right,
+            caption=(
+                f"{what}: variants side by side ({units}; x {primary}: over the "
                 f"{primary} reference at the same sizes; / {base}: speedup over {base})"
-                if primary else f"{fam} on {dev}: variants side by side ({units})")))
-        detail = []
-        for _, r in ok.sort_values("plan_index").iterrows():
-            peak = r.get("peak_gbps", np.nan)
-            detail.append([
-                r["variant"] + (" (ref)" if r["is_reference"] else ""),
-                axes_text(r, self.axes), fmt(r["median_ns"] / 1e3, 4),
-                fmt(r[col]), fmt(100 * r["gbps"] / peak, 3) if peak and peak > 0 else "-",
-                *[fmt(ratios.loc[r.name, v], 3) for v in refs],
-                fmt(r["model_sectors_per_request"], 3), fmt(r["model_efficiency"], 3),
-                fmt(r["model_conflict_degree"], 3),
-                fmt(r["rse"] * 100, 2), str(int(r["n_samples"])), r["check_mode"]])
-        if detail:
-            self.add(Table(
-                ["variant", "point", "median us", units, "% of peak GB/s",
-                 *[f"x {v}" for v in refs], "model sectors/req", "model useful/moved",
-                 "model conflict degree", "rse %", "samples", "check"], detail,
-                right=set(range(2, 11 + len(refs))),
-                caption=f"{fam} on {dev}: every measured point", folded=True))
+                if primary
+                else f"{what}: variants side by side ({units})"
+            ),
+        )
 
     def cross_arch(self):
         self.add(Heading(2, "Cross-architecture (model)"))
         m = self.rows[(self.rows["backend"] == "model") & (self.rows["status"] == 0)]
         if m.empty:
-            self.add(Para("No model rows in this file. `sweep --backend model JOB.yaml` "
-                          "predicts every point for the compute capabilities listed under "
-                          "`model: ccs:` in the job, no GPU needed."))
+            self.add(
+                Para(
+                    "No model rows in this file. `sweep --backend model JOB.yaml` "
+                    "predicts every point for the compute capabilities listed under "
+                    "`model: ccs:` in the job, no GPU needed."
+                )
+            )
             return
         tpr = "model_transactions_per_request"
         if m[tpr].isna().all():
             tpr = "model_sectors_per_request"
-        values = [("model_efficiency", "useful / moved bytes",
-                   "share of the bytes moved that the computation needs (1 = perfect)"),
-                  (tpr, "transactions (sectors from CC 6.0) per request",
-                   "global-memory transactions per warp-level request (32-byte sectors "
-                   "from CC 6.0; per half-warp segments summed on CC 1.x)"),
-                  ("model_conflict_degree", "passes per request",
-                   "shared-memory bank conflict degree (or distinct constant addresses) per "
-                   "request: 1 = no conflict")]
-        self.add(Para("Predicted by sweep's model from the same index functions the kernels "
-                      "use. Each cell of the heatmaps is the median over the variant's points; "
-                      "the tables below them give every point, with the axes that change no "
-                      "figure folded away. Grey: not modelled for that CC."))
+        values = [
+            (
+                "model_efficiency",
+                "useful / moved bytes",
+                "share of the bytes moved that the computation needs (1 = perfect)",
+            ),
+            (
+                tpr,
+                "transactions (sectors from CC 6.0) per request",
+                "global-memory transactions per warp-level request (32-byte sectors "
+                "from CC 6.0; per half-warp segments summed on CC 1.x)",
+            ),
+            (
+                "model_conflict_degree",
+                "passes per request",
+                "shared-memory bank conflict degree (or distinct constant addresses) per "
+                "request: 1 = no conflict",
+            ),
+        ]
+        self.add(
+            Para(
+                "Predicted by sweep's model from the same index functions the kernels "
+                "use. Each cell of the heatmaps is the median over the variant's points; "
+                "the tables below them give every point, with the axes that change no "
+                "figure folded away. Grey: not modelled for that CC."
+            )
+        )
+        self.model_heatmaps(m, values, tpr)
+        self.model_tables(m, values, tpr)
+
+    def model_heatmaps(self, m, values, tpr):
+        """A heatmap per model figure: family/variant x CC, each cell the
+        variant's worst value over its points."""
         ccs = sorted(m["cc"].unique())
         order = list(dict.fromkeys(zip(m["family"], m["variant"])))
         worst = {"model_efficiency": "min", tpr: "max", "model_conflict_degree": "max"}
@@ -298,13 +424,21 @@ class Report:
             t = t.reindex(columns=ccs)
             t.index = [f"{f} / {v}" for f, v in t.index]
             t.columns = [cc_text(c) for c in t.columns]
-            self.figure(figures.model_heatmap(
-                t, col, f"Model: {what.split(' (')[0]}\n"
-                f"({'lowest' if worst[col] == 'min' else 'highest'} over each variant's points)",
-                units),
-                        f"model-{col}", f"Model, family/variant x CC: {what}; each cell is the "
-                        f"variant's {'lowest' if worst[col] == 'min' else 'highest'} value over "
-                        f"its points (the tables below give every point).")
+            extreme = "lowest" if worst[col] == "min" else "highest"
+            self.figure(
+                figures.model_heatmap(
+                    t,
+                    col,
+                    f"Model: {what.split(' (')[0]}\n({extreme} over each variant's points)",
+                    units,
+                ),
+                f"model-{col}",
+                f"Model, family/variant x CC: {what}; each cell is the variant's {extreme} "
+                f"value over its points (the tables below give every point).",
+            )
+
+    def model_tables(self, m, values, tpr):
+        """Per family, every point's model figures per CC."""
         for fam in dict.fromkeys(m["family"]):
             f = m[m["family"] == fam]
             rows = []
@@ -315,17 +449,22 @@ class Report:
                 if not cols:
                     continue
                 folded, kept = fold_model(fv, self.axes, cols)
-                for key, g in folded.groupby(kept, sort=True) if kept else [((), folded)]:
+                for _key, g in folded.groupby(kept, sort=True) if kept else [((), folded)]:
                     cells = {int(r["cc"]): _model_cell(r, tpr) for _, r in g.iterrows()}
                     rows.append([v, axes_text(g.iloc[0], kept)] + [cells.get(c, "-") for c in fccs])
             if rows:
-                self.add(Table(["variant", "point", *[f"CC {cc_text(c)}" for c in fccs]], rows,
-                               right=set(range(2, 2 + len(fccs))),
-                               caption=f"{fam}, model: transactions per request / useful "
-                                       f"over moved bytes; N-way: shared-memory conflict "
-                                       f"degree, or constant-cache passes (axes that "
-                                       f"change no figure are left out)",
-                               folded=True))
+                self.add(
+                    Table(
+                        ["variant", "point", *[f"CC {cc_text(c)}" for c in fccs]],
+                        rows,
+                        right=set(range(2, 2 + len(fccs))),
+                        caption=f"{fam}, model: transactions per request / useful "
+                        f"over moved bytes; N-way: shared-memory conflict "
+                        f"degree, or constant-cache passes (axes that "
+                        f"change no figure are left out)",
+                        folded=True,
+                    )
+                )
 
     def hardware_counters(self):
         """Model against counters, for files made with --counters."""
@@ -340,13 +479,16 @@ class Report:
         a = counters.agreement(self.rows)
         compared = a["worst"].notna()
         tol = f"{counters.TOLERANCE:.0%}"
-        self.add(Para(
-            f"{int(a['agrees'].sum())} of {int(compared.sum())} rows with model figures agree "
-            f"within {tol} on every figure compared: global-load sectors per request and "
-            f"requests, shared-load wavefronts per request (the bank-conflict degree) and "
-            f"requests. The counters come from launches of their own after each point's "
-            f"timing; the model from the same row, for the measuring GPU's compute capability. "
-            f"docs/results/h200-counters.md explains the known differences."))
+        self.add(
+            Para(
+                f"{int(a['agrees'].sum())} of {int(compared.sum())} rows with model figures agree "
+                f"within {tol} on every figure compared: global-load sectors per request and "
+                f"requests, shared-load wavefronts per request (the bank-conflict degree) and "
+                f"requests. The counters come from launches of their own after each point's "
+                f"timing; the model from the same row, for the measuring GPU's compute capability. "
+                f"docs/results/h200-counters.md explains the known differences."
+            )
+        )
         rows, classes = [], {}
         for i, (_, r) in enumerate(a.iterrows()):
             if np.isnan(r["worst"]):
@@ -356,74 +498,179 @@ class Report:
             else:
                 verdict = f"differs by {r['worst']:.1%}"
                 classes[(i, 6)] = "differs"
-            rows.append([f"{r['family']} / {r['variant']}", axes_text(r, self.axes),
-                         fmt(r["model_ld_sectors_per_request"], 3),
-                         fmt(r["ctr_ld_sectors_per_request"], 3),
-                         fmt(r["model_shared_wavefronts_per_request"], 3),
-                         fmt(r["ctr_shared_wavefronts_per_request"], 3), verdict])
-        self.add(Table(["variant", "point", "model sectors/req", "counter sectors/req",
-                        "model wavefronts/req", "counter wavefronts/req", "verdict"], rows,
-                       right={2, 3, 4, 5}, classes=classes,
-                       caption=f"Global loads and shared loads, model and counters; "
-                               f"'differs' marks more than {tol} apart", folded=True))
+            rows.append(
+                [
+                    f"{r['family']} / {r['variant']}",
+                    axes_text(r, self.axes),
+                    fmt(r["model_ld_sectors_per_request"], 3),
+                    fmt(r["ctr_ld_sectors_per_request"], 3),
+                    fmt(r["model_shared_wavefronts_per_request"], 3),
+                    fmt(r["ctr_shared_wavefronts_per_request"], 3),
+                    verdict,
+                ]
+            )
+        self.add(
+            Table(
+                [
+                    "variant",
+                    "point",
+                    "model sectors/req",
+                    "counter sectors/req",
+                    "model wavefronts/req",
+                    "counter wavefronts/req",
+                    "verdict",
+                ],
+                rows,
+                right={2, 3, 4, 5},
+                classes=classes,
+                caption=f"Global loads and shared loads, model and counters; "
+                f"'differs' marks more than {tol} apart",
+                folded=True,
+            )
+        )
 
     def ranks(self):
         self.add(Heading(2, "Ranks, clocks and devices"))
+        self.clocks_per_rank()
+        self.spread_per_device()
+
+    def clocks_per_rank(self):
+        """Per rank the clocks NVML reported and the throttle reasons seen."""
         clocks = flag_ranks(rank_clocks(self.rows))
         if clocks.empty:
-            self.add(Para("No measured rows: clocks are recorded only when a GPU runs the "
-                          "points."))
-        else:
-            self.add(Table(
-                ["file", "rank", "session", "host", "device", "points", "SM clock median MHz",
-                 "SM clock min MHz", "memory clock MHz", "throttle reasons seen", "flag"],
-                [[r["file"], str(r["rank"]), str(r["session"]), r["host"], r["device"],
-                  str(r["points"]), fmt(r["sm_clock_median"], 4), fmt(r["sm_clock_min"], 4),
-                  fmt(r["mem_clock_median"], 4), throttle_text(r["throttle_mask"]),
-                  r["flag"] or "-"] for _, r in clocks.iterrows()],
+            self.add(Para("No measured rows: clocks are recorded only when a GPU runs the points."))
+            return
+        self.add(
+            Table(
+                [
+                    "file",
+                    "rank",
+                    "session",
+                    "host",
+                    "device",
+                    "points",
+                    "SM clock median MHz",
+                    "SM clock min MHz",
+                    "memory clock MHz",
+                    "throttle reasons seen",
+                    "flag",
+                ],
+                [
+                    [
+                        r["file"],
+                        str(r["rank"]),
+                        str(r["session"]),
+                        r["host"],
+                        r["device"],
+                        str(r["points"]),
+                        fmt(r["sm_clock_median"], 4),
+                        fmt(r["sm_clock_min"], 4),
+                        fmt(r["mem_clock_median"], 4),
+                        throttle_text(r["throttle_mask"]),
+                        r["flag"] or "-",
+                    ]
+                    for _, r in clocks.iterrows()
+                ],
                 right={1, 2, 5, 6, 7, 8},
                 caption="Per rank: clocks read from NVML at each point. Flagged: a median SM "
-                        "clock more than 5% under the other ranks' on the same device type, or "
-                        "a slowdown reason (power cap, thermal, hardware slowdown)."))
-            self.figure(figures.rank_clocks(clocks), "rank-clocks",
-                        "Median SM clock per rank; the tick marks the lowest clock seen.")
+                "clock more than 5% under the other ranks' on the same device type, or "
+                "a slowdown reason (power cap, thermal, hardware slowdown).",
+            )
+        )
+        self.figure(
+            figures.rank_clocks(clocks),
+            "rank-clocks",
+            "Median SM clock per rank; the tick marks the lowest clock seen.",
+        )
+
+    def spread_per_device(self):
+        """The same points on several devices: only across files."""
         pts, devs = device_spread(self.rows, self.axes)
         if devs.empty:
-            self.add(Para(
-                "Per-device spread: a point runs once per file, on one rank, so the same "
-                "point on different GPUs shows only across files. Give several files "
-                "(`sweep-report a.h5 b.h5 -o DIR`, e.g. one run per node or per month) to see "
-                "each point's spread over devices and the devices that are outliers."))
+            self.add(
+                Para(
+                    "Per-device spread: a point runs once per file, on one rank, so the same "
+                    "point on different GPUs shows only across files. Give several files "
+                    "(`sweep-report a.h5 b.h5 -o DIR`, e.g. one run per node or per month) to see "
+                    "each point's spread over devices and the devices that are outliers."
+                )
+            )
             return
-        self.add(Table(
-            ["device", "host", "UUID", "files", "points", "speed vs median", "SM clock MHz",
-             "memory clock MHz", "throttle reasons", "flag"],
-            [[r["device"], r["host"], r["uuid"], r["files"], str(r["points"]),
-              f"{100 * (r['ratio'] - 1):+.1f}%", fmt(r["sm_clock_median"], 4),
-              fmt(r["mem_clock_median"], 4), r["throttle"], r["flag"] or "-"]
-             for _, r in devs.iterrows()], right={4, 5, 6, 7},
-            caption="Devices that measured the same points: median speed over those points "
-                    "relative to the median device (time ratio); flagged when more than 5% "
-                    "slower or throttled."))
-        self.figure(figures.device_spread(devs), "device-spread",
-                    "Per device: speed on the shared points relative to the median device.")
+        self.add(
+            Table(
+                [
+                    "device",
+                    "host",
+                    "UUID",
+                    "files",
+                    "points",
+                    "speed vs median",
+                    "SM clock MHz",
+                    "memory clock MHz",
+                    "throttle reasons",
+                    "flag",
+                ],
+                [
+                    [
+                        r["device"],
+                        r["host"],
+                        r["uuid"],
+                        r["files"],
+                        str(r["points"]),
+                        f"{100 * (r['ratio'] - 1):+.1f}%",
+                        fmt(r["sm_clock_median"], 4),
+                        fmt(r["mem_clock_median"], 4),
+                        r["throttle"],
+                        r["flag"] or "-",
+                    ]
+                    for _, r in devs.iterrows()
+                ],
+                right={4, 5, 6, 7},
+                caption="Devices that measured the same points: median speed over those points "
+                "relative to the median device (time ratio); flagged when more than 5% "
+                "slower or throttled.",
+            )
+        )
+        self.figure(
+            figures.device_spread(devs),
+            "device-spread",
+            "Per device: speed on the shared points relative to the median device.",
+        )
         top = pts.sort_values("spread", ascending=False).head(20)
-        self.add(Table(["family", "variant", "point", "devices", "min", "median", "max",
-                        "spread of time"],
-                       [[r["family"], r["variant"], r["axes"], str(r["devices"]), fmt(r["min"]),
-                         fmt(r["median"]), fmt(r["max"]), f"{100 * r['spread']:.1f}%"]
-                        for _, r in top.iterrows()], right={3, 4, 5, 6, 7},
-                       caption="Points with the widest spread over devices (throughput in "
-                               "GB/s, GFLOP/s for matmul)"))
+        self.add(
+            Table(
+                ["family", "variant", "point", "devices", "min", "median", "max", "spread of time"],
+                [
+                    [
+                        r["family"],
+                        r["variant"],
+                        r["axes"],
+                        str(r["devices"]),
+                        fmt(r["min"]),
+                        fmt(r["median"]),
+                        fmt(r["max"]),
+                        f"{100 * r['spread']:.1f}%",
+                    ]
+                    for _, r in top.iterrows()
+                ],
+                right={3, 4, 5, 6, 7},
+                caption="Points with the widest spread over devices (throughput in "
+                "GB/s, GFLOP/s for matmul)",
+            )
+        )
 
     def footer(self):
         self.add(Heading(2, "About this report"))
-        self.add(Para(
-            f"Made by sweep_analysis {__version__} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
-            f"with `{TOOL} {' '.join(r.path for r in self.runs)} -o DIR`. The file format is "
-            f"docs/hdf5-schema.md; the raw samples of every row are in the file's /samples "
-            f"(`sweep-export FILE --csv --table samples`); `sweep-compare A.h5 B.h5` compares "
-            f"two runs."))
+        made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        self.add(
+            Para(
+                f"Made by sweep_analysis {__version__} on {made} "
+                f"with `{TOOL} {' '.join(r.path for r in self.runs)} -o DIR`. The file format is "
+                f"docs/hdf5-schema.md; the raw samples of every row are in the file's /samples "
+                f"(`sweep-export FILE --csv --table samples`); `sweep-compare A.h5 B.h5` compares "
+                f"two runs."
+            )
+        )
 
     def build(self):
         self.header()
@@ -447,8 +694,49 @@ def _row_keys(nonref, ax) -> pd.DataFrame:
 
     def covered(c):
         return any((d != c).any() and ((c == -1) | (c == d)).all() for d in combos)
+
     keep = [c for c in combos if not covered(c)]
     return pd.DataFrame(keep, columns=ax).sort_values(ax)
+
+
+def _variant_cells(nonref, k, ax, variants, col, ratio):
+    """A row of the side-by-side table at point k: each variant's throughput,
+    its ratio to the first reference (ratio: that column of reference_ratios,
+    None without one) and its speedup over the first variant."""
+    sel = at_point(nonref, {a: k[a] for a in ax})
+    cells = [fmt_int(k[a]) if k[a] != -1 else "-" for a in ax]
+    vals = {v: sel[sel["variant"] == v] for v in variants}
+    cells += [fmt(vals[v][col].median()) if len(vals[v]) else "-" for v in variants]
+    if ratio is not None:
+        cells += [
+            fmt(ratio.loc[vals[v].index].median(), 3) if len(vals[v]) else "-" for v in variants
+        ]
+    base = vals[variants[0]]
+    b = base["median_ns"].median() if len(base) else np.nan
+    cells += [
+        fmt(b / vals[v]["median_ns"].median(), 3) + "x" if len(vals[v]) and np.isfinite(b) else "-"
+        for v in variants[1:]
+    ]
+    return cells
+
+
+def _point_cells(r, axes, col, ratios):
+    """A row of the table of every measured point."""
+    peak = r.get("peak_gbps", np.nan)
+    return [
+        r["variant"] + (" (ref)" if r["is_reference"] else ""),
+        axes_text(r, axes),
+        fmt(r["median_ns"] / 1e3, 4),
+        fmt(r[col]),
+        fmt(100 * r["gbps"] / peak, 3) if peak and peak > 0 else "-",
+        *[fmt(ratios.loc[r.name, v], 3) for v in ratios.columns],
+        fmt(r["model_sectors_per_request"], 3),
+        fmt(r["model_efficiency"], 3),
+        fmt(r["model_conflict_degree"], 3),
+        fmt(r["rse"] * 100, 2),
+        str(int(r["n_samples"])),
+        r["check_mode"],
+    ]
 
 
 def _merge_model_devices(rows):
@@ -511,14 +799,26 @@ def make_report(paths, outdir, force=False, progress=lambda s: None):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog=TOOL, description="Write the report of sweep result files: index.html "
-        "(self-contained), report.md and the figures as PNGs, into one folder.")
-    ap.add_argument("files", nargs="+", metavar="FILE.h5",
-                    help="result file(s); several files add the per-device spread")
-    ap.add_argument("-o", "--output", required=True, metavar="DIR",
-                    help="report folder (replaced if it holds an earlier report)")
-    ap.add_argument("--force", action="store_true",
-                    help="replace DIR even if it is not an earlier report")
+        prog=TOOL,
+        description="Write the report of sweep result files: index.html "
+        "(self-contained), report.md and the figures as PNGs, into one folder.",
+    )
+    ap.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE.h5",
+        help="result file(s); several files add the per-device spread",
+    )
+    ap.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="report folder (replaced if it holds an earlier report)",
+    )
+    ap.add_argument(
+        "--force", action="store_true", help="replace DIR even if it is not an earlier report"
+    )
     ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     a = ap.parse_args(argv)
     progress = (lambda s: None) if a.quiet else (lambda s: print(f"{TOOL}: {s}", file=sys.stderr))
@@ -529,8 +829,10 @@ def main(argv=None):
     except OSError as e:
         return fail(TOOL, f"{e.filename or a.output}: {e.strerror}", 4)
     if not a.quiet:
-        print(f"{TOOL}: report in {os.path.join(os.path.abspath(a.output), 'index.html')} "
-              f"(and report.md, figures/)")
+        print(
+            f"{TOOL}: report in {os.path.join(os.path.abspath(a.output), 'index.html')} "
+            f"(and report.md, figures/)"
+        )
     return 0
 
 

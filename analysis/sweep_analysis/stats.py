@@ -2,6 +2,7 @@
 Mann-Whitney U test (normal approximation with tie and continuity
 corrections) and a bootstrap confidence interval of the ratio of medians.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,7 +36,7 @@ def mann_whitney(x, y) -> tuple:
     u = ranks[:n1].sum() - n1 * (n1 + 1) / 2.0
     n = n1 + n2
     mu = n1 * n2 / 2.0
-    tie = float((ties ** 3 - ties).sum())
+    tie = float((ties**3 - ties).sum())
     var = n1 * n2 / 12.0 * ((n + 1) - tie / (n * (n - 1)))
     if var <= 0:
         return u, 1.0

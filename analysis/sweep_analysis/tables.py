@@ -3,6 +3,7 @@ ratios to the family's reference rows measured in the same file, model
 figures folded over the axes that do not change them, per-rank clocks.
 Pure functions over DataFrames: no file access, no plotting, no printing.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,14 @@ from .reader import cc_text
 
 # NVML clock-throttle reasons (nvmlClocksThrottleReason*): bit -> name.
 THROTTLE_BITS = {
-    0x1: "gpu_idle", 0x2: "app_clocks", 0x4: "sw_power_cap", 0x8: "hw_slowdown",
-    0x10: "sync_boost", 0x20: "sw_thermal", 0x40: "hw_thermal", 0x80: "hw_power_brake",
+    0x1: "gpu_idle",
+    0x2: "app_clocks",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal",
+    0x40: "hw_thermal",
+    0x80: "hw_power_brake",
     0x100: "display_clocks",
 }
 # The reasons that mean the GPU ran slower than it could (idle, application
@@ -35,6 +42,14 @@ def throttle_text(mask) -> str:
 def used_axes(rows: pd.DataFrame, axes) -> list:
     """Axis columns with a value (not -1) in any of these rows, in file order."""
     return [a for a in axes if a in rows and (rows[a] != -1).any()]
+
+
+def at_point(rows: pd.DataFrame, point) -> pd.DataFrame:
+    """The rows at a point, {axis: value}: a row without the axis (-1) fits
+    every value of it."""
+    for a, v in point.items():
+        rows = rows[(rows[a] == v) | (rows[a] == -1)]
+    return rows
 
 
 def axes_text(row, axes) -> str:
@@ -72,7 +87,7 @@ def fmt(v, digits=3) -> str:
     if v == 0:
         return "0"
     a = abs(v)
-    if a >= 10 ** digits:
+    if a >= 10**digits:
         return f"{v:,.0f}"
     return f"{v:.{digits}g}" if a >= 1e-3 else f"{v:.2e}"
 
@@ -150,15 +165,22 @@ def rank_clocks(rows: pd.DataFrame) -> pd.DataFrame:
         mem = g["mem_clock_mhz"][g["mem_clock_mhz"] > 0]
         mask = int(np.bitwise_or.reduce(g["throttle_reasons"].astype(np.uint64).to_numpy()))
         slow = int((g["throttle_reasons"].astype(np.uint64) & SLOWDOWN_MASK > 0).sum())
-        out.append({
-            "file": f, "rank": rank, "session": sess,
-            "device": g["device"].iloc[0], "host": g["host"].iloc[0],
-            "uuid": g["uuid"].iloc[0], "points": len(g),
-            "sm_clock_median": float(clk.median()) if len(clk) else np.nan,
-            "sm_clock_min": float(clk.min()) if len(clk) else np.nan,
-            "mem_clock_median": float(mem.median()) if len(mem) else np.nan,
-            "throttle_mask": mask, "throttled_points": slow,
-        })
+        out.append(
+            {
+                "file": f,
+                "rank": rank,
+                "session": sess,
+                "device": g["device"].iloc[0],
+                "host": g["host"].iloc[0],
+                "uuid": g["uuid"].iloc[0],
+                "points": len(g),
+                "sm_clock_median": float(clk.median()) if len(clk) else np.nan,
+                "sm_clock_min": float(clk.min()) if len(clk) else np.nan,
+                "mem_clock_median": float(mem.median()) if len(mem) else np.nan,
+                "throttle_mask": mask,
+                "throttled_points": slow,
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -195,13 +217,20 @@ def device_spread(rows: pd.DataFrame, axes, tol=0.05):
     med = m.groupby("point_id")["time_ns"].transform("median")
     m["ratio"] = med / m["time_ns"]  # > 1: this device was faster than the median
     pts = []
-    for pid, g in m.groupby("point_id", sort=False):
+    for _, g in m.groupby("point_id", sort=False):
         r0 = g.iloc[0]
-        pts.append({"family": r0["family"], "variant": r0["variant"],
-                    "axes": axes_text(r0, axes), "devices": g["uuid"].nunique(),
-                    "min": g["value"].min(), "median": g["value"].median(),
-                    "max": g["value"].max(),
-                    "spread": (g["time_ns"].max() - g["time_ns"].min()) / g["time_ns"].median()})
+        pts.append(
+            {
+                "family": r0["family"],
+                "variant": r0["variant"],
+                "axes": axes_text(r0, axes),
+                "devices": g["uuid"].nunique(),
+                "min": g["value"].min(),
+                "median": g["value"].median(),
+                "max": g["value"].max(),
+                "spread": (g["time_ns"].max() - g["time_ns"].min()) / g["time_ns"].median(),
+            }
+        )
     devs = []
     for uuid, g in m.groupby("uuid"):
         clk = g["sm_clock_mhz"][g["sm_clock_mhz"] > 0]
@@ -212,12 +241,20 @@ def device_spread(rows: pd.DataFrame, axes, tol=0.05):
             flag.append(f"slow ({(1 - ratio) * 100:.0f}% under the median)")
         if mask & SLOWDOWN_MASK:
             flag.append("throttled")
-        devs.append({"uuid": uuid, "device": g["device"].iloc[0], "host": g["host"].iloc[0],
-                     "files": ", ".join(sorted(g["file"].unique())), "points": len(g),
-                     "ratio": ratio,
-                     "sm_clock_median": float(clk.median()) if len(clk) else np.nan,
-                     "mem_clock_median": float(g["mem_clock_mhz"].median()),
-                     "throttle": throttle_text(mask), "flag": "; ".join(flag)})
+        devs.append(
+            {
+                "uuid": uuid,
+                "device": g["device"].iloc[0],
+                "host": g["host"].iloc[0],
+                "files": ", ".join(sorted(g["file"].unique())),
+                "points": len(g),
+                "ratio": ratio,
+                "sm_clock_median": float(clk.median()) if len(clk) else np.nan,
+                "mem_clock_median": float(g["mem_clock_mhz"].median()),
+                "throttle": throttle_text(mask),
+                "flag": "; ".join(flag),
+            }
+        )
     return pd.DataFrame(pts), pd.DataFrame(devs).sort_values("ratio")
 
 

@@ -3,6 +3,7 @@ names in SW_SWEEP, model backend: no GPU needed), the committed real H200
 file, and copies of them edited with h5py to make the bad, slow, noisy and
 many-device cases.
 """
+
 import os
 import re
 import shutil
@@ -24,8 +25,13 @@ def run_tool(module, *args):
     """Run a console tool of the package as its own process, from this tree."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(SOURCE, "analysis") + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", f"sweep_analysis.{module}", *map(str, args)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", f"sweep_analysis.{module}", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def writable_copy(src, dst):
@@ -38,16 +44,22 @@ def writable_copy(src, dst):
 def sweep_bin():
     path = os.environ.get("SW_SWEEP")
     if not path:
-        pytest.skip("SW_SWEEP is not set: ctest sets it to the sweep binary "
-                    "(or: SW_SWEEP=build/sweep pytest analysis/tests)")
+        pytest.skip(
+            "SW_SWEEP is not set: ctest sets it to the sweep binary "
+            "(or: SW_SWEEP=build/sweep pytest analysis/tests)"
+        )
     if not os.access(path, os.X_OK):
         pytest.fail(f"SW_SWEEP={path} is not an executable")
     return path
 
 
 def _sweep(sweep_bin, job, out):
-    p = subprocess.run([sweep_bin, "-q", "--backend", "model", str(job), "-o", str(out)],
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sweep_bin, "-q", "--backend", "model", str(job), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, f"sweep failed ({p.returncode}): {p.stderr}"
     return str(out)
 
@@ -72,8 +84,10 @@ def all_model_file(sweep_bin, families, tmp_path_factory):
     """Every registered family at its default axes, modelled for CC 1.0 to 9.0."""
     d = tmp_path_factory.mktemp("allmodel")
     job = d / "allmodel.yaml"
-    job.write_text("name: allmodel\nmodel:\n  ccs: [1.0, 1.2, 2.0, 6.0, 9.0]\nfamilies:\n"
-                   + "".join(f"  {f}:\n" for f in families))
+    job.write_text(
+        "name: allmodel\nmodel:\n  ccs: [1.0, 1.2, 2.0, 6.0, 9.0]\nfamilies:\n"
+        + "".join(f"  {f}:\n" for f in families)
+    )
     return _sweep(sweep_bin, job, d / "allmodel.h5")
 
 

@@ -7,16 +7,18 @@ h200-quick.h5, each with independent 0.5% noise on every sample (the relative
 noise the measurement targets); and two model runs of the same job by the
 real C writer, which must compare 'same'.
 """
+
 import os
 
 import h5py
 import numpy as np
 import pytest
-from conftest import SOURCE, _sweep, noisy_copy, run_tool, slowed_copy, writable_copy
 
 from sweep_analysis.compare import classify, compare
 from sweep_analysis.reader import read
 from sweep_analysis.stats import mann_whitney, median_ratio_ci, rankdata
+
+from conftest import SOURCE, _sweep, noisy_copy, run_tool, slowed_copy, writable_copy
 
 
 def test_rankdata_ties():

@@ -1,18 +1,20 @@
 """sweep-export: flat CSV and JSON a spreadsheet, jq or pandas read as is."""
+
 import csv
 import io
 import json
 
-from conftest import run_tool
-
 from sweep_analysis.reader import read
+
+from conftest import run_tool
 
 
 def test_csv_measurements(h200_file, tmp_path):
     out = tmp_path / "m.csv"
     p = run_tool("export", h200_file, "--csv", "-o", out)
     assert p.returncode == 0, p.stderr
-    rows = list(csv.DictReader(open(out)))
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
     assert len(rows) == 54
     assert rows[0]["family"] == "strided_read" and rows[0]["device_name"] == "NVIDIA H200"
     assert "model_conflict_degree" not in rows[0]  # columns the file lacks are not made up
@@ -30,7 +32,7 @@ def test_json(ci_file, tmp_path):
     out = tmp_path / "m.json"
     p = run_tool("export", ci_file, "--json", "--samples", "-o", out)
     assert p.returncode == 0, p.stderr
-    d = json.load(open(out))  # strict: NaN would not parse as standard JSON
+    d = json.loads(out.read_text())  # strict: NaN would not parse as standard JSON
     assert d["attributes"]["schema_version"] == 1
     m = d["measurements"]
     assert len(m) == len(read(ci_file).rows)

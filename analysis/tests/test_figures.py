@@ -2,6 +2,7 @@
 figure has a title and labelled axes. The rows are the real writer's model
 rows of every family with timings made from the model's moved bytes, so the
 code paths of families a CI machine cannot measure are drawn too."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -35,16 +36,22 @@ def labelled(fig):
     plt.close(fig)
 
 
-@pytest.mark.parametrize("family,draw", [
-    ("strided_read", lambda g, r: figures.stride_bandwidth(g, "dev")),
-    ("transpose", lambda g, r: figures.transpose_pad(g, "dev")),
-    ("smem_bank", lambda g, r: figures.bank_conflicts(g, "dev")),
-    ("matmul", lambda g, r: figures.matmul_ladder(g, "dev")),
-    ("offset_read", lambda g, r: figures.family_overview(g, r.axes, "offset_read", "dev", r.units)),
-    ("float3", lambda g, r: figures.family_overview(g, r.axes, "float3", "dev", r.units)),
-    ("rowsum", lambda g, r: figures.family_overview(g, r.axes, "rowsum", "dev", r.units)),
-    ("histogram", lambda g, r: figures.family_overview(g, r.axes, "histogram", "dev", r.units)),
-])
+@pytest.mark.parametrize(
+    "family,draw",
+    [
+        ("strided_read", lambda g, r: figures.stride_bandwidth(g, "dev")),
+        ("transpose", lambda g, r: figures.transpose_pad(g, "dev")),
+        ("smem_bank", lambda g, r: figures.bank_conflicts(g, "dev")),
+        ("matmul", lambda g, r: figures.matmul_ladder(g, "dev")),
+        (
+            "offset_read",
+            lambda g, r: figures.family_overview(g, r.axes, "offset_read", "dev", r.units),
+        ),
+        ("float3", lambda g, r: figures.family_overview(g, r.axes, "float3", "dev", r.units)),
+        ("rowsum", lambda g, r: figures.family_overview(g, r.axes, "rowsum", "dev", r.units)),
+        ("histogram", lambda g, r: figures.family_overview(g, r.axes, "histogram", "dev", r.units)),
+    ],
+)
 def test_family_figures(measured_like, families, family, draw):
     if family not in families:
         pytest.skip(f"{family} is not in this build")
@@ -58,8 +65,7 @@ def test_family_figures(measured_like, families, family, draw):
 def test_model_figures(all_model_file):
     r = read(all_model_file)
     labelled(figures.stride_model(r.rows[r.rows["family"] == "strided_read"]))
-    t = r.rows.pivot_table(index="variant", columns="cc", values="model_efficiency",
-                           aggfunc="min")
+    t = r.rows.pivot_table(index="variant", columns="cc", values="model_efficiency", aggfunc="min")
     labelled(figures.model_heatmap(t, "model_efficiency", "title", "useful / moved"))
     assert figures.model_heatmap(t.iloc[0:0], "model_efficiency", "t", "u") is None
     assert np.isfinite(t.to_numpy()).any()

@@ -1,16 +1,19 @@
 """The reader on real files, and the clear errors it gives for bad ones."""
+
 import glob
 import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import h5py
 import numpy as np
 import pytest
-from conftest import SOURCE, run_tool, writable_copy
 
 from sweep_analysis.reader import SCHEMA_VERSION, SweepFileError, read
+
+from conftest import SOURCE, run_tool, writable_copy
 
 
 def test_ci_file_from_the_c_writer(ci_file):
@@ -41,8 +44,11 @@ def test_h200_file(h200_file):
 
 def test_only_the_reader_opens_files():
     pkg = os.path.join(SOURCE, "analysis", "sweep_analysis")
-    users = [os.path.basename(p) for p in glob.glob(os.path.join(pkg, "*.py"))
-             if "h5py" in open(p).read()]
+    users = [
+        os.path.basename(p)
+        for p in glob.glob(os.path.join(pkg, "*.py"))
+        if "h5py" in Path(p).read_text()
+    ]
     assert users == ["reader.py"]
 
 
@@ -60,7 +66,7 @@ def test_not_hdf5(tmp_path):
 
 def test_truncated(h200_file, tmp_path):
     p = tmp_path / "cut.h5"
-    data = open(h200_file, "rb").read()
+    data = Path(h200_file).read_bytes()
     p.write_bytes(data[: len(data) // 2])
     with pytest.raises(SweepFileError, match="truncated"):
         read(p)
@@ -124,13 +130,14 @@ def test_fill_rows_ignored(h200_file, tmp_path):
     assert any("unwritten" in n for n in r.notes) and any("end_time" in n for n in r.notes)
 
 
-@pytest.mark.parametrize("tool,extra", [("report", ["-o", "OUT"]),
-                                        ("export", ["--csv", "-o", "OUT"]),
-                                        ("compare", ["FILE"])])
+@pytest.mark.parametrize(
+    "tool,extra",
+    [("report", ["-o", "OUT"]), ("export", ["--csv", "-o", "OUT"]), ("compare", ["FILE"])],
+)
 def test_tools_fail_cleanly(tool, extra, h200_file, tmp_path):
     """Each tool on a truncated file: one clear line, exit 2, nothing written."""
     bad = tmp_path / "cut.h5"
-    bad.write_bytes(open(h200_file, "rb").read()[:4096])
+    bad.write_bytes(Path(h200_file).read_bytes()[:4096])
     out = tmp_path / "out"
     args = [str(out) if a == "OUT" else str(bad) if a == "FILE" else a for a in extra]
     p = run_tool(tool, bad, *args)
@@ -144,9 +151,21 @@ LONG_SETS = ("--set", "strided_read.stride=1:128", "--set", "strided_read.n=1K:4
 
 
 def _start_long(sweep_bin, out):
-    return subprocess.Popen([sweep_bin, "-q", "--backend", "model", *LONG_SETS,
-                             os.path.join(SOURCE, "jobs", "ci.yaml"), "-o", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sweep_bin,
+            "-q",
+            "--backend",
+            "model",
+            *LONG_SETS,
+            os.path.join(SOURCE, "jobs", "ci.yaml"),
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _read_when(path, proc, ok, timeout_s=120):
@@ -201,9 +220,11 @@ def test_plain_writer_killed(ci_file, tmp_path):
     """A program killed while it had the file open for writing without SWMR
     leaves flags a SWMR reader refuses too: the message says what to do."""
     p = writable_copy(ci_file, tmp_path / "plain.h5")
-    kill = ("import h5py, os, signal, sys\n"
-            "f = h5py.File(sys.argv[1], 'r+')\n"
-            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    kill = (
+        "import h5py, os, signal, sys\n"
+        "f = h5py.File(sys.argv[1], 'r+')\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
     subprocess.run([sys.executable, "-c", kill, p], timeout=60)
     with pytest.raises(SweepFileError, match="h5clear -s"):
         read(p)
@@ -213,7 +234,7 @@ def test_truncated_swmr_format(ci_file, tmp_path):
     """The files sweep writes now (1.10 format) cut short: the same message
     as for the 1.8-format ones."""
     p = tmp_path / "cut.h5"
-    data = open(ci_file, "rb").read()
+    data = Path(ci_file).read_bytes()
     p.write_bytes(data[: len(data) // 2])
     with pytest.raises(SweepFileError, match="truncated"):
         read(p)

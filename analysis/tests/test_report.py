@@ -1,15 +1,18 @@
 """sweep-report on real files: what it writes, the claims it decides, the
 per-rank and per-device sections, and that it writes nothing on failure."""
+
 import os
 import re
+from pathlib import Path
 
 import h5py
 import pytest
-from conftest import SOURCE, run_tool, slowed_copy, writable_copy
 
 from sweep_analysis import claims
 from sweep_analysis.reader import read
 from sweep_analysis.report import make_report
+
+from conftest import SOURCE, run_tool, slowed_copy, writable_copy
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -17,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def verdicts(path_md):
     """claim id -> verdict, from the report's Markdown claims table."""
     out = {}
-    for line in open(path_md):
+    for line in Path(path_md).read_text().splitlines():
         m = re.match(r"\| (C\d+) \|", line)
         if m:
             out[m.group(1)] = [c.strip() for c in line.split("|")][6]
@@ -30,13 +33,13 @@ def check_folder(out):
     pngs = sorted(os.listdir(os.path.join(out, "figures")))
     assert pngs, "no figure"
     for p in pngs:
-        data = open(os.path.join(out, "figures", p), "rb").read()
+        data = Path(out, "figures", p).read_bytes()
         assert data.startswith(PNG) and len(data) > 5000
-    html = open(os.path.join(out, "index.html")).read()
+    html = Path(out, "index.html").read_text()
     # self-contained: every image inline, nothing fetched from elsewhere
     assert html.count('src="data:image/png;base64,') == len(pngs)
     assert not re.search(r'(src|href)="(https?:)?//', html)
-    md = open(os.path.join(out, "report.md")).read()
+    md = Path(out, "report.md").read_text()
     for p in pngs:
         assert f"(figures/{p})" in md
     return pngs, md
@@ -77,8 +80,13 @@ def test_all_families_model_report(all_model_file, families, tmp_path):
     make_report([all_model_file], str(out))
     check_folder(out)
     v = verdicts(out / "report.md")
-    expect = {"offset_read": ["C1", "C2", "C15"], "float3": ["C3"], "rowsum": ["C10"],
-              "transpose": ["C11", "C12"], "smem_bank": ["C13", "C16"]}
+    expect = {
+        "offset_read": ["C1", "C2", "C15"],
+        "float3": ["C3"],
+        "rowsum": ["C10"],
+        "transpose": ["C11", "C12"],
+        "smem_bank": ["C13", "C16"],
+    }
     for fam, ids in expect.items():
         for c in ids:
             if fam in families:
@@ -130,10 +138,10 @@ def test_many_ranks_and_devices(h200_file, tmp_path):
     make_report([h200_file, slow, ranks], str(out))
     pngs, md = check_folder(out)
     assert any("device-spread" in p for p in pngs) and any("rank-clocks" in p for p in pngs)
-    spread = md[md.index("Devices that measured the same points"):]
+    spread = md[md.index("Devices that measured the same points") :]
     node2 = next(line for line in spread.splitlines() if "node2" in line)
     assert "slow" in node2 and "throttled" in node2 and "1500" in node2
-    clocks = md[md.index("Per rank: clocks"):]
+    clocks = md[md.index("Per rank: clocks") :]
     rank1 = [line for line in clocks.splitlines() if line.startswith("| ranks.h5 | 1 |")]
     assert rank1 and "low clock" in rank1[0]
 
@@ -157,9 +165,12 @@ def test_rerun_replaces_earlier_report(h200_report, h200_file):
 
 
 def test_console_scripts_declared():
-    text = open(os.path.join(SOURCE, "analysis", "pyproject.toml")).read()
-    for tool, mod in (("sweep-report", "report"), ("sweep-compare", "compare"),
-                      ("sweep-export", "export")):
+    text = Path(SOURCE, "analysis", "pyproject.toml").read_text()
+    for tool, mod in (
+        ("sweep-report", "report"),
+        ("sweep-compare", "compare"),
+        ("sweep-export", "export"),
+    ):
         assert f'{tool} = "sweep_analysis.{mod}:main"' in text
 
 
@@ -196,6 +207,6 @@ def test_two_gpus_across_files(h200_file, seeds_files, tmp_path):
     out = tmp_path / "two"
     make_report([h200_file, seeds_files[0]], str(out))
     _, md = check_folder(out)
-    spread = md[md.index("Devices that measured the same points"):]
+    spread = md[md.index("Devices that measured the same points") :]
     assert "GPU-0a9de6d8" in spread and "GPU-496c5ef2" in spread
     assert "| strided_read |" in spread

@@ -1,0 +1,43 @@
+#!/bin/sh
+# analysis/ (the package, its tests and scripts) is formatted and lints clean
+# as [tool.ruff] in analysis/pyproject.toml says. Formatting differs between
+# ruff releases, so the check uses the release that file requires (the one
+# scripts/bootstrap.sh installs into BUILD_DIR/venv, preferred, else one on
+# PATH); SKIPPED (77) without it. To fix: ruff format analysis, then
+# ruff check --fix analysis and what it leaves by hand.
+# usage: check_python.sh SOURCE_DIR [BUILD_DIR]
+top=$1
+build=${2:-}
+want=$(sed -n 's/^required-version = "==\([0-9.]*\)".*/\1/p' "$top/analysis/pyproject.toml")
+if [ -z "$want" ]; then
+	echo "analysis/pyproject.toml pins no ruff release (required-version = \"==X.Y.Z\")"
+	exit 1
+fi
+ruff=""
+found=""
+for candidate in ${build:+"$build/venv/bin/ruff"} ruff; do
+	command -v "$candidate" >/dev/null 2>&1 || continue
+	version=$("$candidate" --version 2>/dev/null | sed -n 's/^ruff \([0-9.]*\).*/\1/p')
+	if [ "$version" = "$want" ]; then
+		ruff=$candidate
+		break
+	fi
+	found="$found $candidate ${version:-?}"
+done
+if [ -z "$ruff" ]; then
+	echo "ruff $want not found${found:+ (found:$found)}: SKIPPED (pip install ruff==$want)"
+	exit 77
+fi
+cd "$top" || exit 1
+status=0
+# --no-cache: a test writes nothing into the source tree
+if ! "$ruff" format --no-cache --diff analysis; then
+	echo "formatting differs from ruff format: run $ruff format analysis"
+	status=1
+fi
+if ! "$ruff" check --no-cache --output-format concise analysis; then
+	echo "ruff check found the problems above: $ruff check --fix analysis fixes some"
+	status=1
+fi
+[ "$status" = 0 ] && echo "analysis/ formatted and lint-clean as ruff $want says"
+exit "$status"
