@@ -18,7 +18,7 @@
 #include "record.h"
 #include "status.h"
 
-#define SW_SCHEMA_VERSION 1
+#define SW_SCHEMA_VERSION 2 /* 2: end_unix, measure_method */
 
 struct sw_h5;
 
@@ -33,6 +33,8 @@ struct sw_h5_meta {
 	uint64_t plan_fingerprint;
 	uint64_t plan_points;
 	double start_unix;
+	int measure_method; /* SW_MEASURE_METHOD of a measuring backend, a resume must
+			     * match it; 0 for rows that are not measurements */
 };
 
 /* Creates path, with every object and attribute, under a temporary name,

@@ -173,6 +173,16 @@ static enum sw_status check_identity(struct sw_h5 *h, const struct sw_h5_meta *m
 			       "job's %016llx); write a new file or use --force to overwrite it",
 			       h->path, (unsigned long long)fingerprint,
 			       (unsigned long long)meta->plan_fingerprint);
+	/* Rows measured another way would mix in one file; before the attribute,
+	 * the method was 1. */
+	int method = 1;
+	if (sw_h5_get_attr(h->file, "measure_method", H5T_NATIVE_INT, &method) < 0)
+		return sw_fail(err, SW_EINVAL, "%s: unreadable measure_method attribute", h->path);
+	if (meta->measure_method > 0 && method != meta->measure_method)
+		return sw_fail(err, SW_EINVAL,
+			       "%s was measured by method %d, this sweep measures by method %d "
+			       "(docs/hdf5-schema.md); write a new file rather than mix them",
+			       h->path, method, meta->measure_method);
 	/* Done ids are not per backend: the other backend would skip them all. */
 	backend = sw_h5_get_vstr(h->file, "backend");
 	if (!backend)

@@ -434,6 +434,9 @@ enum sw_status sw_gpu_start_point(struct sw_gpu *g, const struct sw_family *f,
 	/* the previous point's check ran while this point used the GPU */
 	*done = sw_gpu_settle(g);
 	*queued = checkable;
+	struct timespec ts; /* the rank is free for the next point from here */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rec->end_unix = ts.tv_sec + ts.tv_nsec * 1e-9;
 	if (checkable)
 		queue_check(g, f, p, &out, rec);
 	return st;

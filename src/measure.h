@@ -15,6 +15,11 @@
 #include "record.h"
 #include "status.h"
 
+/* The measurement method's version, in every file (measure_method): 1 took
+ * samples past time_cap_s and flushed L2 by a memset; 2 bounds a point by
+ * the cap and flushes by reading. A resume across methods is refused. */
+#define SW_MEASURE_METHOD 2
+
 struct sw_gpu;
 
 enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **out,

@@ -109,6 +109,7 @@ X_COUNTER(ctr_dram_read_bytes, F64, "bytes", NAN, dram_read_bytes)
 X_COUNTER(ctr_dram_write_bytes, F64, "bytes", NAN, dram_write_bytes)
 
 X_NUM(start_unix, F64, "s", 0)     /* when the point started */
+X_NUM(end_unix, F64, "s", NAN)     /* when it gave its rank back (schema 2) */
 X_NUM(sample_offset, U64, NULL, 0) /* into /samples; set by the writer */
 
 #undef X_NUM

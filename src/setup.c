@@ -19,6 +19,7 @@
 #include "cost.h"
 #include "durations.h"
 #include "h5out.h"
+#include "measure.h"
 #include "run_ctx.h"
 #include "sched.h"
 #include "version.h"
@@ -333,6 +334,7 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 		.plan_fingerprint = r->plan.fingerprint,
 		.plan_points = r->plan.n,
 		.start_unix = unix_s(),
+		.measure_method = r->backend->measures ? SW_MEASURE_METHOD : 0,
 	};
 	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
 	if (st == SW_OK && r->opt->resume)

@@ -93,6 +93,8 @@ static void run_on_backend(struct worker *w, const struct sw_plan_point *pt, str
 	if (st != SW_OK)
 		w->dead = st;
 	int kept = 1;
+	if (!(rec->end_unix > 0)) /* a pipelined backend set it before its check */
+		rec->end_unix = unix_s();
 	for (int i = 0; i < n_done; i++) {
 		w->ch->ops->record(w->ch->impl, done[i]);
 		kept &= done[i] != rec;
@@ -118,6 +120,7 @@ static void run_point(struct worker *w, uint32_t index)
 		run_on_backend(w, pt, rec);
 		return;
 	}
+	rec->end_unix = unix_s();
 	w->ch->ops->record(w->ch->impl, rec);
 }
 

@@ -741,7 +741,7 @@ static const struct bad table[] = {
 	{ "B101 unknown backend",
 	  { "--backend", "gpu", "@ci", O },
 	  .rc = 2,
-	  .msg = "bad --backend 'gpu': expected cuda, model or auto" },
+	  .msg = "bad --backend 'gpu': expected cuda, model, auto or replay=FILE" },
 	{ "B102 unknown schedule",
 	  { "--schedule", "round", "@ci", O },
 	  .rc = 2,

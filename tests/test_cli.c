@@ -65,7 +65,10 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(opt.schedule, SW_SCHED_DYNAMIC);
 	ck_assert_ptr_null(opt.sets);
 	ck_assert_int_eq(opt.n_sets, 0);
-	ck_assert_int_eq(opt.batch, 2);
+	ck_assert_int_eq(opt.batch, 0); /* by expected time */
+	ck_assert_ptr_null(opt.costs);
+	ck_assert_ptr_null(opt.backend_arg);
+	ck_assert_double_eq(opt.replay_speed, 1.0);
 	ck_assert_int_eq(err.status, SW_OK);
 }
 END_TEST
@@ -262,7 +265,8 @@ START_TEST(test_err_missing_argument)
 {
 	ASSERT_FAILS("option '-o' needs a value: FILE", "job.yaml", "-o");
 	ASSERT_FAILS("option '--output' needs a value: FILE", "job.yaml", "--output");
-	ASSERT_FAILS("option '-b' needs a value: cuda, model or auto", "job.yaml", "-b");
+	ASSERT_FAILS("option '-b' needs a value: cuda, model, auto or replay=FILE", "job.yaml",
+		     "-b");
 	ASSERT_FAILS("option '--backend' needs a value", "job.yaml", "--backend");
 	ASSERT_FAILS("option '-s' needs a value: FAMILY.AXIS=VALUES", "job.yaml", "-qs");
 	ASSERT_FAILS("option '--set' needs a value", "job.yaml", "--set");
@@ -276,7 +280,16 @@ END_TEST
 
 START_TEST(test_err_bad_values)
 {
-	ASSERT_FAILS("bad --backend 'gpu': expected cuda, model or auto", "-b", "gpu", "job.yaml");
+	ASSERT_FAILS("bad --backend 'gpu': expected cuda, model, auto or replay=FILE", "-b", "gpu",
+		     "job.yaml");
+	ASSERT_FAILS("bad --backend 'replay='", "--backend", "replay=", "job.yaml");
+	ASSERT_FAILS("bad --replay-speed '0'", "--backend", "replay=x.csv", "--replay-speed", "0",
+		     "job.yaml");
+	ASSERT_FAILS("bad --replay-speed 'fast'", "--backend", "replay=x.csv", "--replay-speed",
+		     "fast", "job.yaml");
+	ASSERT_FAILS("--replay-speed needs --backend replay=FILE", "--replay-speed", "10",
+		     "job.yaml");
+	ASSERT_FAILS("empty --costs", "--costs=", "job.yaml");
 	ASSERT_FAILS("bad --backend 'CUDA'", "--backend=CUDA", "job.yaml");
 	ASSERT_FAILS("bad --schedule 'random': expected dynamic or static", "--schedule", "random",
 		     "job.yaml");
@@ -372,7 +385,10 @@ START_TEST(test_usage)
 		"--schedule dynamic|static",
 		"(default: dynamic)",
 		"--batch N",
-		"(default: 2)",
+		"about 50 ms of expected work",
+		"--costs FILE",
+		"replay=FILE",
+		"--replay-speed X",
 		"--share-gpu",
 		"-q, --quiet",
 		"1,2,4",

@@ -19,7 +19,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-SCHEMA_VERSION = 1  # SW_SCHEMA_VERSION of the C writer this package reads
+SCHEMA_VERSION = 2  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 

@@ -18,7 +18,7 @@ from conftest import SOURCE, run_tool, writable_copy
 
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 1
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 2
     assert r.backend == "model" and r.closed_cleanly
     assert len(r.rows) == int(r.attrs["plan_points"])
     assert r.fill_rows == 0
@@ -81,10 +81,10 @@ def test_foreign_hdf5(tmp_path):
 
 
 def test_newer_schema_refused(h200_file, tmp_path):
-    p = writable_copy(h200_file, tmp_path / "v2.h5")
+    p = writable_copy(h200_file, tmp_path / "v3.h5")
     with h5py.File(p, "r+") as f:
-        f.attrs["schema_version"] = np.int32(2)
-    with pytest.raises(SweepFileError, match="schema_version 2 is newer"):
+        f.attrs["schema_version"] = np.int32(SCHEMA_VERSION + 1)
+    with pytest.raises(SweepFileError, match=f"schema_version {SCHEMA_VERSION + 1} is newer"):
         read(p)
 
 
