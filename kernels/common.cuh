@@ -10,17 +10,9 @@
 #include <stdio.h>
 
 #include "kernel.h"
+#include "mix.h"
 
 #define SW_HD __host__ __device__ __forceinline__
-
-/* splitmix64: a cheap, well-mixed hash of (seed, index). */
-SW_HD uint64_t sw_mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
 
 /* Uniform float in [0, 1) with 24 random bits: exact in float and double. */
 SW_HD float sw_uniform(uint64_t seed, uint64_t i)
