@@ -202,9 +202,9 @@ const struct sw_family sw_family_constant_read = {
 	.about =
 		"constant cache against global and read-only loads, by distinct addresses per warp",
 	.axes = axes,
-	.n_axes = 1,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 3,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

@@ -88,7 +88,7 @@ static const struct tp_config configs[] = {
 	TP_CONFIG(16, 8), TP_CONFIG(16, 16), TP_CONFIG(32, 1),  TP_CONFIG(32, 2),
 	TP_CONFIG(32, 4), TP_CONFIG(32, 8),  TP_CONFIG(32, 16), TP_CONFIG(32, 32),
 };
-#define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
+#define N_CONFIGS SW_COUNT(configs)
 
 static const struct tp_config *find_config(int64_t tile, int64_t block_rows)
 {
@@ -260,9 +260,9 @@ const struct sw_family sw_family_transpose = {
 	.name = "transpose",
 	.about = "matrix transpose, naive and through a shared tile, against a 2D copy",
 	.axes = axes,
-	.n_axes = 5,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 3,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,
