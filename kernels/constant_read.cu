@@ -173,12 +173,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	double tol = 1e-6 + 2e-7 * SW_CONST_LOADS;
-	c->mode = SW_CHECK_SAMPLED;
-	c->checked = SW_CHECK_SAMPLES;
-	c->max_rel_err = 0;
-	c->ok = 1;
-	for (uint64_t k = 0; k < SW_CHECK_SAMPLES; k++) {
-		uint64_t t = sw_sample_index(o->sample_seed, k, SW_CONST_T);
+	uint64_t count = sw_check_begin(c, SW_CONST_T, 0);
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t t = sw_check_pick(c, o, k, SW_CONST_T);
 		double want = thread_sum(p, o->seed, t);
 		sw_check_element(c, t, out[t], want, tol);
 	}

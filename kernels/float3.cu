@@ -255,16 +255,10 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	uint64_t floats = 3 * (uint64_t)p->axis[AXIS_N];
-	int full = floats <= (UINT64_C(1) << 24);
-	uint64_t count = full ? floats : SW_CHECK_SAMPLES;
 	int adds = p->variant != V_COPY && p->variant != V_MEMCPY;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, floats, floats <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t j = full ? k : sw_sample_index(o->sample_seed, k, floats);
+		uint64_t j = sw_check_pick(c, o, k, floats);
 		double want = sw_uniform(o->seed, j);
 		if (adds)
 			want += sw_float3_addend(component_of(p, j));
@@ -272,14 +266,10 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		/* one float add: the result in [2, 5) is rounded once, by at most
 		 * 2^-24 of itself; the copies are exact */
 		const double tol = 0x1p-23;
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
+		if (sw_check_record(c, err, err > tol))
 			snprintf(c->msg, sizeof c->msg,
 				 "element %llu (component %d): got %.9g, want %.9g",
 				 (unsigned long long)j, component_of(p, j), out[j], want);
-		}
 	}
 }
 

@@ -249,15 +249,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	uint64_t n_out = o->bytes[1] / sizeof(float);
 	/* One output costs cols terms (stream_read: its share of the matrix). */
 	uint64_t per_out = rows_of(p) * cols_of(p) / n_out + 1;
-	int full = n_out * per_out <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, n_out, n_out * per_out <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t e = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t e = sw_check_pick(c, o, k, n_out);
 		double chain;
 		double want = want_of(p, o->seed, e, &chain);
 		/* Float sums of positive terms: the worst case, chain x 2^-24, is far

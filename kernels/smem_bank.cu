@@ -121,21 +121,13 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	for (uint32_t l = 0; l < 32; l++)
 		want[l] = lane_sum(p, o->seed, l);
 	/* 32 sums to recompute: every thread is compared */
-	c->mode = SW_CHECK_FULL;
-	c->checked = SW_SMEM_T;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	sw_check_begin(c, SW_SMEM_T, 1);
 	for (uint64_t t = 0; t < SW_SMEM_T; t++) {
 		uint32_t got = out[t], w = want[t % 32];
 		/* integer sums are exact: any difference is an error */
-		double err = sw_rel_err(got, w);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (got != w && c->ok) {
-			c->ok = 0;
+		if (sw_check_record(c, sw_rel_err(got, w), got != w))
 			snprintf(c->msg, sizeof c->msg, "thread %llu: got sum %u, want %u",
 				 (unsigned long long)t, got, w);
-		}
 	}
 }
 

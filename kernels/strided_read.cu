@@ -178,15 +178,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	uint64_t n_out = o->bytes[1] / sizeof(float);
 	/* One sum costs n / T terms: check every thread while that stays cheap. */
 	uint64_t per_thread = p->variant == V_MEMCPY ? 1 : p->axis[AXIS_N] / SW_STRIDED_T + 1;
-	int full = n_out * per_thread <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, n_out, n_out * per_thread <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t t = sw_check_pick(c, o, k, n_out);
 		uint64_t terms = 1;
 		double want = p->variant == V_MEMCPY ? sw_uniform(o->seed, t)
 						     : thread_sum(p, o->seed, t, &terms);

@@ -259,17 +259,12 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	uint64_t n_out = (uint64_t)size_of(p) * size_of(p) / SW_TEX_READS;
-	int full = n_out * SW_TEX_READS <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
+	uint64_t count = sw_check_begin(c, n_out, n_out * SW_TEX_READS <= SW_CHECK_FULL_TERMS);
 	/* float accumulation: each of the 8 adds may round by 2^-24 of the sum */
 	double tol = 1e-6 + 2e-7 * SW_TEX_READS;
 
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t i = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t i = sw_check_pick(c, o, k, n_out);
 		double want = output_sum(p, o->seed, i);
 		sw_check_element(c, i, out[i], want, tol);
 	}

@@ -216,15 +216,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	uint64_t rows = p->axis[AXIS_ROWS], cols = p->axis[AXIS_COLS], n = rows * cols;
-	int full = n <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, n, n <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t i = full ? k : sw_sample_index(o->sample_seed, k, n);
+		uint64_t i = sw_check_pick(c, o, k, n);
 		/* out[i] of the cols x rows output is input element (i % rows, i / rows) */
 		uint64_t src = p->variant == V_COPY ? i : (i % rows) * cols + i / rows;
 		double want = sw_uniform(o->seed, src);
