@@ -1,9 +1,9 @@
 /*
  * Helpers shared by every family: the random input generator, callable on
  * host and device (so a CPU check recomputes any input element from the seed
- * instead of copying the input back) and the steps every CPU check takes
- * (full or sampled, element against reference). What a family checks stays
- * in the family.
+ * instead of copying the input back), the steps every CPU check takes
+ * (full or sampled, element against reference), and the start of a model
+ * request. What a family checks or requests stays in the family.
  */
 #ifndef SW_COMMON_CUH
 #define SW_COMMON_CUH
@@ -83,6 +83,26 @@ static inline uint64_t sw_check_pick(const struct sw_check *c, const struct sw_h
 				     uint64_t k, uint64_t n)
 {
 	return c->mode == SW_CHECK_FULL ? k : sw_sample_index(o->sample_seed, k, n);
+}
+
+/* Starts warp request req for the model: where it goes, the bytes each lane
+ * moves, load or store; no lane is active until sw_request_lane says so. */
+static inline void sw_request_begin(struct sw_request *req, enum sw_space space, int word_bytes,
+				    int is_store)
+{
+	req->space = space;
+	req->word_bytes = word_bytes;
+	req->is_store = is_store;
+	req->active = 0;
+}
+
+/* Lane l of req touches byte address addr, and takes part if active (an
+ * idle lane's address is kept too, as the kernel computes it). */
+static inline void sw_request_lane(struct sw_request *req, unsigned l, uint64_t addr, int active)
+{
+	req->addr[l] = addr;
+	if (active)
+		req->active |= 1u << l;
 }
 
 #endif

@@ -102,13 +102,11 @@ static uint64_t requests_in(const struct sw_point *p, uint64_t r, struct sw_requ
 	uint64_t warps = SW_CONST_T / 32;
 	if (req) {
 		uint32_t k = (uint32_t)(r % SW_CONST_LOADS);
-		req->space = space;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
-		for (uint32_t l = 0; l < 32; l++)
-			req->addr[l] =
-				4 * (uint64_t)sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
+		sw_request_begin(req, space, 4, 0);
+		for (uint32_t l = 0; l < 32; l++) {
+			uint32_t word = sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
+			sw_request_lane(req, l, 4 * (uint64_t)word, 1);
+		}
 	}
 	return warps * SW_CONST_LOADS;
 }

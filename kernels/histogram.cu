@@ -219,14 +219,10 @@ static uint64_t requests_loads(const struct sw_point *p, uint64_t r, struct sw_r
 {
 	uint64_t words = p->axis[AXIS_N] / word_bytes;
 	if (req) {
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = word_bytes;
-		req->is_store = 0;
-		req->active = 0;
+		sw_request_begin(req, SW_SPACE_GLOBAL, word_bytes, 0);
 		for (int l = 0; l < 32; l++) {
-			req->addr[l] = sw_hist_load_addr(r, l, word_bytes);
-			if (req->addr[l] / word_bytes < words)
-				req->active |= 1u << l;
+			uint64_t addr = sw_hist_load_addr(r, l, word_bytes);
+			sw_request_lane(req, l, addr, addr / word_bytes < words);
 		}
 	}
 	return (words + 31) / 32;

@@ -263,10 +263,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		uint32_t step = (uint32_t)(i % steps), w = (uint32_t)(warp % warps_per_block);
 		uint64_t blk = warp / warps_per_block;
 		uint32_t bx = (uint32_t)(blk % grid), by = (uint32_t)(blk / grid);
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t t = w * 32 + l, tx = t % tile, ty = t / tile;
 			uint32_t row = sw_matmul_row(tile, by, ty),
@@ -276,7 +273,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 			uint32_t kb = p->variant == V_TILED ? step * tile + ty : step;
 			uint32_t e = of_b ? sw_matmul_b_index(n, kb, col)
 					  : sw_matmul_a_index(n, row, ka);
-			req->addr[l] = 4 * (uint64_t)e;
+			sw_request_lane(req, l, 4 * (uint64_t)e, 1);
 		}
 	}
 	return 2 * half;

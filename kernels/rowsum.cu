@@ -139,14 +139,6 @@ static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffe
 			      rows_of(p) * cols_of(p) / 4, s);
 }
 
-static void request_begin(struct sw_request *req, int word_bytes)
-{
-	req->space = SW_SPACE_GLOBAL;
-	req->word_bytes = word_bytes;
-	req->is_store = 0;
-	req->active = 0;
-}
-
 /* Model of thread_per_row: request r is column r % cols of warp r / cols;
  * lane l reads row 32 w + l, cols x 4 bytes from its neighbours. */
 static uint64_t requests_thread(const struct sw_point *p, uint64_t r, struct sw_request *req)
@@ -154,12 +146,10 @@ static uint64_t requests_thread(const struct sw_point *p, uint64_t r, struct sw_
 	uint64_t rows = rows_of(p), cols = cols_of(p);
 	if (req) {
 		uint64_t w = r / cols, c = r % cols;
-		request_begin(req, 4);
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t row = w * 32 + l;
-			req->addr[l] = sw_rowsum_index(row, c, cols) * 4;
-			if (row < rows)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, sw_rowsum_index(row, c, cols) * 4, row < rows);
 		}
 	}
 	return (rows + 31) / 32 * cols;
@@ -174,12 +164,10 @@ static uint64_t requests_group(const struct sw_point *p, uint64_t r, struct sw_r
 	uint64_t warps = group / 32, steps = (cols + group - 1) / group;
 	if (req) {
 		uint64_t row = r / (warps * steps), k = r % (warps * steps) / warps, w = r % warps;
-		request_begin(req, 4);
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t col = sw_rowsum_col(w * 32 + l, k, group);
-			req->addr[l] = sw_rowsum_index(row, col, cols) * 4;
-			if (col < cols)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, sw_rowsum_index(row, col, cols) * 4, col < cols);
 		}
 	}
 	return rows * warps * steps;

@@ -63,12 +63,11 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 	uint64_t warps = SW_SMEM_T / 32;
 	if (req) {
 		uint32_t u = (uint32_t)(r / warps % SW_SMEM_UNROLL);
-		req->space = SW_SPACE_SHARED;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
-		for (uint32_t l = 0; l < 32; l++)
-			req->addr[l] = 4 * (uint64_t)sw_smem_word(p->variant, l, stride_of(p), u);
+		sw_request_begin(req, SW_SPACE_SHARED, 4, 0);
+		for (uint32_t l = 0; l < 32; l++) {
+			uint32_t word = sw_smem_word(p->variant, l, stride_of(p), u);
+			sw_request_lane(req, l, 4 * (uint64_t)word, 1);
+		}
 	}
 	return warps * SW_SMEM_LOADS;
 }

@@ -16,8 +16,6 @@
 #include "strided_read.cuh"
 #include "stream_ref.cuh"
 
-#include <stdio.h>
-
 enum { AXIS_STRIDE, AXIS_N };
 enum { V_COURSE, V_TUNED, V_STREAM_READ, V_MEMCPY };
 #define TUNED_UNROLL 8
@@ -99,15 +97,10 @@ static uint64_t requests_strided(const struct sw_point *p, uint64_t r, struct sw
 	uint64_t steps = (n + stride * SW_STRIDED_T - 1) / (stride * SW_STRIDED_T);
 	if (req) {
 		uint64_t k = r / warps, w = r % warps;
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t i = sw_strided_index(w * 32 + l, k, stride);
-			req->addr[l] = i * 4;
-			if (i < n)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, i * 4, i < n);
 		}
 	}
 	return warps * steps;
@@ -129,12 +122,7 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
-	if (p->variant == V_STREAM_READ && p->axis[AXIS_N] % 4) {
-		snprintf(why, len, "stream_read reads float4: n = %lld is not a multiple of 4",
-			 (long long)p->axis[AXIS_N]);
-		return 1;
-	}
-	return 0;
+	return p->variant == V_STREAM_READ && sw_stream_refuse(p->axis[AXIS_N], why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)

@@ -144,15 +144,12 @@ static uint64_t requests_image(const struct sw_point *p, uint64_t r, struct sw_r
 		uint32_t bx = (uint32_t)(block % (size / SW_TEX_BLOCK_X));
 		uint32_t by = (uint32_t)(block / (size / SW_TEX_BLOCK_X));
 		uint32_t y = by * SW_TEX_BLOCK_Y + (uint32_t)(w % SW_TEX_BLOCK_Y);
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t row, col;
 			sw_tex_pixel((int)p->axis[AXIS_PATTERN], size, bx * SW_TEX_BLOCK_X + l, y,
 				     j, &row, &col);
-			req->addr[l] = ((uint64_t)row * size + col) * 4;
+			sw_request_lane(req, l, ((uint64_t)row * size + col) * 4, 1);
 		}
 	}
 	return warps * SW_TEX_READS;

@@ -140,10 +140,8 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		uint32_t j = (uint32_t)(i % steps), w = (uint32_t)(i / steps % warps_per_block);
 		uint64_t blk = i / steps / warps_per_block;
 		uint32_t bx = (uint32_t)(blk % gx), by = (uint32_t)(blk / gx);
-		req->space = kind == KIND_SHARED_READ ? SW_SPACE_SHARED : SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = kind == KIND_STORE;
-		req->active = 0xffffffffu;
+		sw_request_begin(req, kind == KIND_SHARED_READ ? SW_SPACE_SHARED : SW_SPACE_GLOBAL,
+				 4, kind == KIND_STORE);
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t t = w * 32 + l, tx = t % tile, ty = t / tile;
 			uint64_t e;
@@ -158,7 +156,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 				e = sw_transpose_tile_row_word(tile, pad, br, tx, ty, j);
 			else
 				e = sw_transpose_tile_col_word(tile, pad, br, tx, ty, j);
-			req->addr[l] = e * 4;
+			sw_request_lane(req, l, e * 4, 1);
 		}
 	}
 	return kinds * per_kind;
