@@ -102,13 +102,11 @@ static uint64_t requests_in(const struct sw_point *p, uint64_t r, struct sw_requ
 	uint64_t warps = SW_CONST_T / 32;
 	if (req) {
 		uint32_t k = (uint32_t)(r % SW_CONST_LOADS);
-		req->space = space;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
-		for (uint32_t l = 0; l < 32; l++)
-			req->addr[l] =
-				4 * (uint64_t)sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
+		sw_request_begin(req, space, 4, 0);
+		for (uint32_t l = 0; l < 32; l++) {
+			uint32_t word = sw_const_index(k, l, distinct_of(p), SW_CONST_STEP);
+			sw_request_lane(req, l, 4 * (uint64_t)word, 1);
+		}
 	}
 	return warps * SW_CONST_LOADS;
 }
@@ -173,12 +171,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	double tol = 1e-6 + 2e-7 * SW_CONST_LOADS;
-	c->mode = SW_CHECK_SAMPLED;
-	c->checked = SW_CHECK_SAMPLES;
-	c->max_rel_err = 0;
-	c->ok = 1;
-	for (uint64_t k = 0; k < SW_CHECK_SAMPLES; k++) {
-		uint64_t t = sw_sample_index(o->sample_seed, k, SW_CONST_T);
+	uint64_t count = sw_check_begin(c, SW_CONST_T, 0);
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t t = sw_check_pick(c, o, k, SW_CONST_T);
 		double want = thread_sum(p, o->seed, t);
 		sw_check_element(c, t, out[t], want, tol);
 	}
@@ -202,9 +197,9 @@ const struct sw_family sw_family_constant_read = {
 	.about =
 		"constant cache against global and read-only loads, by distinct addresses per warp",
 	.axes = axes,
-	.n_axes = 1,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 3,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

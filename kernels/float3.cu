@@ -18,6 +18,7 @@
 #include "kernel.h"
 #include "common.cuh"
 #include "float3.cuh"
+#include "stream_ref.cuh"
 
 #include <stdio.h>
 
@@ -146,14 +147,6 @@ static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffe
 			       cudaMemcpyDeviceToDevice, s);
 }
 
-static void request_begin(struct sw_request *req, int word_bytes)
-{
-	req->space = SW_SPACE_GLOBAL;
-	req->word_bytes = word_bytes;
-	req->is_store = 0;
-	req->active = 0;
-}
-
 /* Model of aos and soa: request r is the load of component r % 3 by warp
  * r / 3 (the stores repeat the same addresses). */
 static uint64_t requests_direct(const struct sw_point *p, uint64_t r, struct sw_request *req)
@@ -163,14 +156,12 @@ static uint64_t requests_direct(const struct sw_point *p, uint64_t r, struct sw_
 	if (req) {
 		uint64_t w = r / 3;
 		int c = (int)(r % 3);
-		request_begin(req, 4);
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t i = w * 32 + l;
 			uint64_t j = p->variant == V_SOA ? sw_float3_soa_index(i, c, n)
 							 : sw_float3_aos_index(i, c);
-			req->addr[l] = j * 4;
-			if (i < n)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, j * 4, i < n);
 		}
 	}
 	return warps * 3;
@@ -185,33 +176,20 @@ static uint64_t requests_staged(const struct sw_point *p, uint64_t r, struct sw_
 		uint64_t blk = r / per_block;
 		int k = (int)(r % per_block) / (SW_FLOAT3_THREADS / 32);
 		int w = (int)(r % (SW_FLOAT3_THREADS / 32));
-		request_begin(req, 4);
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t j = sw_float3_staged_index(blk, w * 32 + l, k);
-			req->addr[l] = j * 4;
-			if (j < 3 * n)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, j * 4, j < 3 * n);
 		}
 	}
 	return (uint64_t)blocks_for(p) * per_block;
 }
 
+/* Model of copy: its float4 loads walk the grid as stream_read's do. */
+static_assert(SW_FLOAT3_COPY_T == SW_STREAM_T, "copy reads on stream_read's grid");
 static uint64_t requests_copy(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
-	uint64_t n4 = 3 * (uint64_t)p->axis[AXIS_N] / 4;
-	uint64_t warps = SW_FLOAT3_COPY_T / 32;
-	uint64_t steps = (n4 + SW_FLOAT3_COPY_T - 1) / SW_FLOAT3_COPY_T;
-	if (req) {
-		uint64_t k = r / warps, w = r % warps;
-		request_begin(req, 16);
-		for (int l = 0; l < 32; l++) {
-			uint64_t j = w * 32 + l + k * SW_FLOAT3_COPY_T;
-			req->addr[l] = j * 16;
-			if (j < n4)
-				req->active |= 1u << l;
-		}
-	}
-	return warps * steps;
+	return sw_stream_requests(3 * (uint64_t)p->axis[AXIS_N] / 4, r, req);
 }
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
@@ -255,16 +233,10 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	uint64_t floats = 3 * (uint64_t)p->axis[AXIS_N];
-	int full = floats <= (UINT64_C(1) << 24);
-	uint64_t count = full ? floats : SW_CHECK_SAMPLES;
 	int adds = p->variant != V_COPY && p->variant != V_MEMCPY;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, floats, floats <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t j = full ? k : sw_sample_index(o->sample_seed, k, floats);
+		uint64_t j = sw_check_pick(c, o, k, floats);
 		double want = sw_uniform(o->seed, j);
 		if (adds)
 			want += sw_float3_addend(component_of(p, j));
@@ -272,14 +244,10 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		/* one float add: the result in [2, 5) is rounded once, by at most
 		 * 2^-24 of itself; the copies are exact */
 		const double tol = 0x1p-23;
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
+		if (sw_check_record(c, err, err > tol))
 			snprintf(c->msg, sizeof c->msg,
 				 "element %llu (component %d): got %.9g, want %.9g",
 				 (unsigned long long)j, component_of(p, j), out[j], want);
-		}
 	}
 }
 
@@ -304,9 +272,9 @@ const struct sw_family sw_family_float3 = {
 	.name = "float3",
 	.about = "float3 update in AoS, staged through shared memory, and SoA",
 	.axes = axes,
-	.n_axes = 1,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 5,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

@@ -219,14 +219,10 @@ static uint64_t requests_loads(const struct sw_point *p, uint64_t r, struct sw_r
 {
 	uint64_t words = p->axis[AXIS_N] / word_bytes;
 	if (req) {
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = word_bytes;
-		req->is_store = 0;
-		req->active = 0;
+		sw_request_begin(req, SW_SPACE_GLOBAL, word_bytes, 0);
 		for (int l = 0; l < 32; l++) {
-			req->addr[l] = sw_hist_load_addr(r, l, word_bytes);
-			if (req->addr[l] / word_bytes < words)
-				req->active |= 1u << l;
+			uint64_t addr = sw_hist_load_addr(r, l, word_bytes);
+			sw_request_lane(req, l, addr, addr / word_bytes < words);
 		}
 	}
 	return (words + 31) / 32;
@@ -332,24 +328,19 @@ static void check_stream(const struct sw_point *p, const struct sw_host_out *o, 
 {
 	const uint32_t *out = (const uint32_t *)o->out[1];
 	uint64_t per_thread = 2 * (p->axis[AXIS_N] / 16 / SW_HIST_STREAM_T) + 1; /* hashes */
-	int full = SW_HIST_STREAM_T * per_thread <= (UINT64_C(1) << 24);
-	uint64_t count = full ? SW_HIST_STREAM_T : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
+	uint64_t count = sw_check_begin(c, SW_HIST_STREAM_T,
+					SW_HIST_STREAM_T * per_thread <= SW_CHECK_FULL_TERMS);
 #pragma omp parallel for schedule(dynamic, 64)
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, SW_HIST_STREAM_T), words;
+		uint64_t t = sw_check_pick(c, o, k, SW_HIST_STREAM_T), words;
 		uint32_t want = stream_xor(p, o->seed, t, &words);
 		if (out[t] != want) {
+			/* words are equal or wrong: the error is 1 or nothing */
 #pragma omp critical(sw_hist_check)
-			if (c->ok) {
-				c->ok = 0;
-				c->max_rel_err = 1;
+			if (sw_check_record(c, 1, 1))
 				snprintf(c->msg, sizeof c->msg,
 					 "element %llu: got 0x%08x, want 0x%08x",
 					 (unsigned long long)t, out[t], want);
-			}
 		}
 	}
 }
@@ -364,7 +355,9 @@ static void check_hist(const struct sw_point *p, const struct sw_host_out *o, st
 	int64_t dist = p->axis[AXIS_DIST];
 	/* one table per byte position: neighbouring increments rarely wait on each other */
 	uint64_t(*counts)[256] = (uint64_t(*)[256])calloc(8, sizeof *counts);
+	sw_check_begin(c, bins, 1);
 	if (!counts) {
+		c->checked = 0;
 		c->ok = 0;
 		snprintf(c->msg, sizeof c->msg, "no host memory for the reference histogram");
 		return;
@@ -387,28 +380,19 @@ static void check_hist(const struct sw_point *p, const struct sw_host_out *o, st
 	for (uint64_t i = n / 8 * 8; i < n; i++)
 		counts[0][sw_hist_byte(o->seed, dist, i) & mask]++;
 
-	c->mode = SW_CHECK_FULL;
-	c->checked = bins;
 	for (uint64_t bin = 0; bin < bins; bin++) {
 		uint64_t want = 0;
 		for (int k = 0; k < 8; k++)
 			want += counts[k][bin];
-		double err = sw_rel_err(out[bin], (double)want);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (out[bin] != want && c->ok) {
-			c->ok = 0;
+		if (sw_check_record(c, sw_rel_err(out[bin], (double)want), out[bin] != want))
 			snprintf(c->msg, sizeof c->msg, "bin %llu: got %u, want %llu",
 				 (unsigned long long)bin, out[bin], (unsigned long long)want);
-		}
 	}
 	free(counts);
 }
 
 static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
 {
-	c->max_rel_err = 0;
-	c->ok = 1;
 	if (p->variant == V_STREAM_READ)
 		check_stream(p, o, c);
 	else
@@ -442,9 +426,9 @@ const struct sw_family sw_family_histogram = {
 	.name = "histogram",
 	.about = "byte histogram: global atomics against privatised shared-memory counting",
 	.axes = axes,
-	.n_axes = 3,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 4,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

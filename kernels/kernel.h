@@ -143,6 +143,10 @@ struct sw_family {
 	void (*release)(const struct sw_point *p, struct sw_buffers *b);
 };
 
+/* Entries of an array (not a pointer): descriptor tables count themselves,
+ * `.n_axes = SW_COUNT(axes)`, so a row added is a row counted. */
+#define SW_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
 /* One descriptor per family, each defined in kernels/<name>.cu. Declared
  * here, before the definition, so C++ gives the const object external
  * linkage and the C registry links. */

@@ -263,10 +263,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		uint32_t step = (uint32_t)(i % steps), w = (uint32_t)(warp % warps_per_block);
 		uint64_t blk = warp / warps_per_block;
 		uint32_t bx = (uint32_t)(blk % grid), by = (uint32_t)(blk / grid);
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t t = w * 32 + l, tx = t % tile, ty = t / tile;
 			uint32_t row = sw_matmul_row(tile, by, ty),
@@ -276,7 +273,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 			uint32_t kb = p->variant == V_TILED ? step * tile + ty : step;
 			uint32_t e = of_b ? sw_matmul_b_index(n, kb, col)
 					  : sw_matmul_a_index(n, row, ka);
-			req->addr[l] = 4 * (uint64_t)e;
+			sw_request_lane(req, l, 4 * (uint64_t)e, 1);
 		}
 	}
 	return 2 * half;
@@ -338,34 +335,25 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	const float *out = (const float *)o->out[2];
 	uint64_t n = p->axis[AXIS_SIZE], elems = n * n;
 	/* An element costs n multiply-adds: all of C while n^3 stays cheap. */
-	int full = n * n * n <= (UINT64_C(1) << 24);
-	uint64_t count = full ? elems : SW_CHECK_SAMPLES;
+	uint64_t count = sw_check_begin(c, elems, n * n * n <= SW_CHECK_FULL_TERMS);
 	/* Every product is nonnegative, so in any summation order (split-K,
 	 * tiles) the n float products and n - 1 float adds move the sum by at
 	 * most about (n + 1) 2^-24 of itself. */
 	double tol = 1e-6 + 1.01 * (double)(n + 1) / 16777216.0;
 
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
 	for (uint64_t s = 0; s < count; s++) {
-		uint64_t i = full ? s : sw_sample_index(o->sample_seed, s, elems);
+		uint64_t i = sw_check_pick(c, o, s, elems);
 		uint64_t row = i / n, col = i % n;
 		double want = 0;
 		for (uint64_t k = 0; k < n; k++)
 			want += (double)sw_uniform(o->seed, row * n + k) *
 				(double)sw_uniform(o->seed + 1, k * n + col);
 		double err = sw_rel_err(out[i], want);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (err > tol && c->ok) {
-			c->ok = 0;
+		if (sw_check_record(c, err, err > tol))
 			snprintf(c->msg, sizeof c->msg,
 				 "element %llu (row %llu, col %llu): got %.9g, want %.9g",
 				 (unsigned long long)i, (unsigned long long)row,
 				 (unsigned long long)col, out[i], want);
-		}
 	}
 }
 
@@ -391,9 +379,9 @@ const struct sw_family sw_family_matmul = {
 	.name = "matmul",
 	.about = "square FP32 matrix multiply: naive, shared tiles, register blocks, cuBLAS",
 	.axes = axes,
-	.n_axes = 3,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 4,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

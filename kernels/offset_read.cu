@@ -17,8 +17,6 @@
 #include "offset_read.cuh"
 #include "stream_ref.cuh"
 
-#include <stdio.h>
-
 enum { AXIS_OFFSET, AXIS_N };
 enum { V_ALIGNED, V_OFFSET, V_STREAM_READ };
 #define UNROLL 8
@@ -78,15 +76,10 @@ static uint64_t requests_read(const struct sw_point *p, uint64_t r, struct sw_re
 	uint64_t steps = (n + SW_OFFSET_T - 1) / SW_OFFSET_T;
 	if (req) {
 		uint64_t k = r / warps, w = r % warps;
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t i = sw_offset_index(w * 32 + l, k);
-			req->addr[l] = (start + i) * 4;
-			if (i < n)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, (start + i) * 4, i < n);
 		}
 	}
 	return warps * steps;
@@ -107,12 +100,7 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
-	if (p->variant == V_STREAM_READ && p->axis[AXIS_N] % 4) {
-		snprintf(why, len, "stream_read reads float4: n = %lld is not a multiple of 4",
-			 (long long)p->axis[AXIS_N]);
-		return 1;
-	}
-	return 0;
+	return p->variant == V_STREAM_READ && sw_stream_refuse(p->axis[AXIS_N], why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -148,15 +136,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	uint64_t n_out = o->bytes[1] / sizeof(float);
 	/* One sum costs n / T terms: check every thread while that stays cheap. */
 	uint64_t per_thread = p->axis[AXIS_N] / SW_OFFSET_T + 1;
-	int full = n_out * per_thread <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, n_out, n_out * per_thread <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t t = sw_check_pick(c, o, k, n_out);
 		uint64_t terms;
 		double want = thread_sum(p, o->seed, t, &terms);
 		/* float accumulation of positive terms: each add rounds by at most
@@ -187,9 +169,9 @@ const struct sw_family sw_family_offset_read = {
 	.name = "offset_read",
 	.about = "bandwidth of a coalesced read against a misaligned start",
 	.axes = axes,
-	.n_axes = 2,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 3,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

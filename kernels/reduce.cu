@@ -175,14 +175,10 @@ static uint64_t requests_loads(const struct sw_point *p, uint64_t r, struct sw_r
 {
 	uint64_t words = p->axis[AXIS_N] * 4 / word_bytes, per_vector = (words + 31) / 32;
 	if (req) {
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = word_bytes;
-		req->is_store = 0;
-		req->active = 0;
+		sw_request_begin(req, SW_SPACE_GLOBAL, word_bytes, 0);
 		for (int l = 0; l < 32; l++) {
-			req->addr[l] = sw_reduce_load_addr(r % per_vector, l, word_bytes);
-			if (req->addr[l] / word_bytes < words)
-				req->active |= 1u << l;
+			uint64_t addr = sw_reduce_load_addr(r % per_vector, l, word_bytes);
+			sw_request_lane(req, l, addr, addr / word_bytes < words);
 		}
 	}
 	return 2 * per_vector;
@@ -268,14 +264,11 @@ static void check_stream(const struct sw_point *p, const struct sw_host_out *o, 
 	const float *out = (const float *)o->out[2];
 	uint64_t n4 = p->axis[AXIS_N] / 4;
 	uint64_t per_thread = n4 / SW_REDUCE_T + 1;
-	int full = SW_REDUCE_T * per_thread * 4 <= (UINT64_C(1) << 24);
-	uint64_t count = full ? SW_REDUCE_T : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
+	uint64_t count =
+		sw_check_begin(c, SW_REDUCE_T, SW_REDUCE_T * per_thread * 4 <= SW_CHECK_FULL_TERMS);
 #pragma omp parallel for schedule(dynamic, 64)
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t t = full ? k : sw_sample_index(o->sample_seed, k, SW_REDUCE_T);
+		uint64_t t = sw_check_pick(c, o, k, SW_REDUCE_T);
 		struct dot_sums d = { 0, 0, 0 };
 		for (int comp = 0; comp < 4; comp++) {
 			struct dot_sums e =
@@ -287,16 +280,10 @@ static void check_stream(const struct sw_point *p, const struct sw_host_out *o, 
 		double diff = fabs((double)out[t] - d.dot);
 		double err = sw_rel_err(out[t], d.dot);
 #pragma omp critical(sw_reduce_check)
-		{
-			if (err > c->max_rel_err)
-				c->max_rel_err = err;
-			if (diff > tol && c->ok) {
-				c->ok = 0;
-				snprintf(c->msg, sizeof c->msg,
-					 "element %llu: got %.9g, want %.9g (tolerance %.3g)",
-					 (unsigned long long)t, out[t], d.dot, tol);
-			}
-		}
+		if (sw_check_record(c, err, diff > tol))
+			snprintf(c->msg, sizeof c->msg,
+				 "element %llu: got %.9g, want %.9g (tolerance %.3g)",
+				 (unsigned long long)t, out[t], d.dot, tol);
 	}
 }
 
@@ -316,8 +303,7 @@ static void check_dot(const struct sw_point *p, const struct sw_host_out *o, str
 	float got = *(const float *)o->out[2];
 	struct dot_sums d = dot_range(o->seed, 0, n, 1);
 	double tol = 8 * 0x1p-24 * sqrt((double)n) * sqrt(d.sq) + 1e-30;
-	c->mode = SW_CHECK_FULL;
-	c->checked = 1;
+	sw_check_begin(c, 1, 1);
 	c->max_rel_err = sw_rel_err(got, d.dot);
 	if (!(fabs((double)got - d.dot) <= tol)) {
 		c->ok = 0;
@@ -328,8 +314,6 @@ static void check_dot(const struct sw_point *p, const struct sw_host_out *o, str
 
 static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
 {
-	c->max_rel_err = 0;
-	c->ok = 1;
 	if (p->variant == V_STREAM_READ)
 		check_stream(p, o, c);
 	else
@@ -356,9 +340,9 @@ const struct sw_family sw_family_reduce = {
 	.name = "reduce",
 	.about = "dot product: global atomics per element against block and warp reductions",
 	.axes = axes,
-	.n_axes = 1,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 4,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

@@ -8,7 +8,7 @@ const struct sw_family *const sw_families[] = {
 #include "kernel_list.h"
 #undef X
 };
-const int sw_n_families = (int)(sizeof sw_families / sizeof sw_families[0]);
+const int sw_n_families = SW_COUNT(sw_families);
 
 const struct sw_family *sw_family_find(const char *name)
 {

@@ -139,14 +139,6 @@ static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffe
 			      rows_of(p) * cols_of(p) / 4, s);
 }
 
-static void request_begin(struct sw_request *req, int word_bytes)
-{
-	req->space = SW_SPACE_GLOBAL;
-	req->word_bytes = word_bytes;
-	req->is_store = 0;
-	req->active = 0;
-}
-
 /* Model of thread_per_row: request r is column r % cols of warp r / cols;
  * lane l reads row 32 w + l, cols x 4 bytes from its neighbours. */
 static uint64_t requests_thread(const struct sw_point *p, uint64_t r, struct sw_request *req)
@@ -154,12 +146,10 @@ static uint64_t requests_thread(const struct sw_point *p, uint64_t r, struct sw_
 	uint64_t rows = rows_of(p), cols = cols_of(p);
 	if (req) {
 		uint64_t w = r / cols, c = r % cols;
-		request_begin(req, 4);
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t row = w * 32 + l;
-			req->addr[l] = sw_rowsum_index(row, c, cols) * 4;
-			if (row < rows)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, sw_rowsum_index(row, c, cols) * 4, row < rows);
 		}
 	}
 	return (rows + 31) / 32 * cols;
@@ -174,12 +164,10 @@ static uint64_t requests_group(const struct sw_point *p, uint64_t r, struct sw_r
 	uint64_t warps = group / 32, steps = (cols + group - 1) / group;
 	if (req) {
 		uint64_t row = r / (warps * steps), k = r % (warps * steps) / warps, w = r % warps;
-		request_begin(req, 4);
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t col = sw_rowsum_col(w * 32 + l, k, group);
-			req->addr[l] = sw_rowsum_index(row, col, cols) * 4;
-			if (col < cols)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, sw_rowsum_index(row, col, cols) * 4, col < cols);
 		}
 	}
 	return rows * warps * steps;
@@ -249,15 +237,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	uint64_t n_out = o->bytes[1] / sizeof(float);
 	/* One output costs cols terms (stream_read: its share of the matrix). */
 	uint64_t per_out = rows_of(p) * cols_of(p) / n_out + 1;
-	int full = n_out * per_out <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, n_out, n_out * per_out <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t e = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t e = sw_check_pick(c, o, k, n_out);
 		double chain;
 		double want = want_of(p, o->seed, e, &chain);
 		/* Float sums of positive terms: the worst case, chain x 2^-24, is far
@@ -296,9 +278,9 @@ const struct sw_family sw_family_rowsum = {
 	.name = "rowsum",
 	.about = "row sums of a row-major matrix: a thread, a block or a warp per row",
 	.axes = axes,
-	.n_axes = 2,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 4,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

@@ -63,12 +63,11 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 	uint64_t warps = SW_SMEM_T / 32;
 	if (req) {
 		uint32_t u = (uint32_t)(r / warps % SW_SMEM_UNROLL);
-		req->space = SW_SPACE_SHARED;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
-		for (uint32_t l = 0; l < 32; l++)
-			req->addr[l] = 4 * (uint64_t)sw_smem_word(p->variant, l, stride_of(p), u);
+		sw_request_begin(req, SW_SPACE_SHARED, 4, 0);
+		for (uint32_t l = 0; l < 32; l++) {
+			uint32_t word = sw_smem_word(p->variant, l, stride_of(p), u);
+			sw_request_lane(req, l, 4 * (uint64_t)word, 1);
+		}
 	}
 	return warps * SW_SMEM_LOADS;
 }
@@ -121,21 +120,13 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	for (uint32_t l = 0; l < 32; l++)
 		want[l] = lane_sum(p, o->seed, l);
 	/* 32 sums to recompute: every thread is compared */
-	c->mode = SW_CHECK_FULL;
-	c->checked = SW_SMEM_T;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	sw_check_begin(c, SW_SMEM_T, 1);
 	for (uint64_t t = 0; t < SW_SMEM_T; t++) {
 		uint32_t got = out[t], w = want[t % 32];
 		/* integer sums are exact: any difference is an error */
-		double err = sw_rel_err(got, w);
-		if (err > c->max_rel_err)
-			c->max_rel_err = err;
-		if (got != w && c->ok) {
-			c->ok = 0;
+		if (sw_check_record(c, sw_rel_err(got, w), got != w))
 			snprintf(c->msg, sizeof c->msg, "thread %llu: got sum %u, want %u",
 				 (unsigned long long)t, got, w);
-		}
 	}
 }
 
@@ -158,9 +149,9 @@ const struct sw_family sw_family_smem_bank = {
 	.name = "smem_bank",
 	.about = "shared-memory bank conflicts: time against distinct words per bank",
 	.axes = axes,
-	.n_axes = 1,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 4,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

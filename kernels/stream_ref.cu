@@ -3,6 +3,8 @@
 
 #include "common.cuh"
 
+#include <stdio.h>
+
 __global__ void sw_stream_read_kernel(const float4 *__restrict__ a, float *__restrict__ out,
 				      uint64_t n4)
 {
@@ -45,18 +47,22 @@ uint64_t sw_stream_requests(uint64_t n4, uint64_t r, struct sw_request *req)
 	uint64_t steps = (n4 + SW_STREAM_T - 1) / SW_STREAM_T;
 	if (req) {
 		uint64_t k = r / warps, w = r % warps;
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 16;
-		req->is_store = 0;
-		req->active = 0;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 16, 0);
 		for (int l = 0; l < 32; l++) {
 			uint64_t j = w * 32 + l + k * SW_STREAM_T;
-			req->addr[l] = j * 16;
-			if (j < n4)
-				req->active |= 1u << l;
+			sw_request_lane(req, l, j * 16, j < n4);
 		}
 	}
 	return warps * steps;
+}
+
+int sw_stream_refuse(int64_t n, char *why, size_t len)
+{
+	if (n % 4 == 0)
+		return 0;
+	snprintf(why, len, "stream_read reads float4: n = %lld is not a multiple of 4",
+		 (long long)n);
+	return 1;
 }
 
 double sw_stream_sum(uint64_t seed, uint64_t n4, uint64_t t, uint64_t *terms)

@@ -144,15 +144,12 @@ static uint64_t requests_image(const struct sw_point *p, uint64_t r, struct sw_r
 		uint32_t bx = (uint32_t)(block % (size / SW_TEX_BLOCK_X));
 		uint32_t by = (uint32_t)(block / (size / SW_TEX_BLOCK_X));
 		uint32_t y = by * SW_TEX_BLOCK_Y + (uint32_t)(w % SW_TEX_BLOCK_Y);
-		req->space = SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = 0;
-		req->active = 0xffffffffu;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t row, col;
 			sw_tex_pixel((int)p->axis[AXIS_PATTERN], size, bx * SW_TEX_BLOCK_X + l, y,
 				     j, &row, &col);
-			req->addr[l] = ((uint64_t)row * size + col) * 4;
+			sw_request_lane(req, l, ((uint64_t)row * size + col) * 4, 1);
 		}
 	}
 	return warps * SW_TEX_READS;
@@ -259,17 +256,12 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	uint64_t n_out = (uint64_t)size_of(p) * size_of(p) / SW_TEX_READS;
-	int full = n_out * SW_TEX_READS <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n_out : SW_CHECK_SAMPLES;
+	uint64_t count = sw_check_begin(c, n_out, n_out * SW_TEX_READS <= SW_CHECK_FULL_TERMS);
 	/* float accumulation: each of the 8 adds may round by 2^-24 of the sum */
 	double tol = 1e-6 + 2e-7 * SW_TEX_READS;
 
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t i = full ? k : sw_sample_index(o->sample_seed, k, n_out);
+		uint64_t i = sw_check_pick(c, o, k, n_out);
 		double want = output_sum(p, o->seed, i);
 		sw_check_element(c, i, out[i], want, tol);
 	}
@@ -295,9 +287,9 @@ const struct sw_family sw_family_texture_read = {
 	.name = "texture_read",
 	.about = "texture object against global and read-only loads, by 2D access pattern",
 	.axes = axes,
-	.n_axes = 2,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 3,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

@@ -88,7 +88,7 @@ static const struct tp_config configs[] = {
 	TP_CONFIG(16, 8), TP_CONFIG(16, 16), TP_CONFIG(32, 1),  TP_CONFIG(32, 2),
 	TP_CONFIG(32, 4), TP_CONFIG(32, 8),  TP_CONFIG(32, 16), TP_CONFIG(32, 32),
 };
-#define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
+#define N_CONFIGS SW_COUNT(configs)
 
 static const struct tp_config *find_config(int64_t tile, int64_t block_rows)
 {
@@ -140,10 +140,8 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		uint32_t j = (uint32_t)(i % steps), w = (uint32_t)(i / steps % warps_per_block);
 		uint64_t blk = i / steps / warps_per_block;
 		uint32_t bx = (uint32_t)(blk % gx), by = (uint32_t)(blk / gx);
-		req->space = kind == KIND_SHARED_READ ? SW_SPACE_SHARED : SW_SPACE_GLOBAL;
-		req->word_bytes = 4;
-		req->is_store = kind == KIND_STORE;
-		req->active = 0xffffffffu;
+		sw_request_begin(req, kind == KIND_SHARED_READ ? SW_SPACE_SHARED : SW_SPACE_GLOBAL,
+				 4, kind == KIND_STORE);
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t t = w * 32 + l, tx = t % tile, ty = t / tile;
 			uint64_t e;
@@ -158,7 +156,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 				e = sw_transpose_tile_row_word(tile, pad, br, tx, ty, j);
 			else
 				e = sw_transpose_tile_col_word(tile, pad, br, tx, ty, j);
-			req->addr[l] = e * 4;
+			sw_request_lane(req, l, e * 4, 1);
 		}
 	}
 	return kinds * per_kind;
@@ -216,15 +214,9 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 {
 	const float *out = (const float *)o->out[1];
 	uint64_t rows = p->axis[AXIS_ROWS], cols = p->axis[AXIS_COLS], n = rows * cols;
-	int full = n <= (UINT64_C(1) << 24);
-	uint64_t count = full ? n : SW_CHECK_SAMPLES;
-
-	c->mode = full ? SW_CHECK_FULL : SW_CHECK_SAMPLED;
-	c->checked = count;
-	c->max_rel_err = 0;
-	c->ok = 1;
+	uint64_t count = sw_check_begin(c, n, n <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
-		uint64_t i = full ? k : sw_sample_index(o->sample_seed, k, n);
+		uint64_t i = sw_check_pick(c, o, k, n);
 		/* out[i] of the cols x rows output is input element (i % rows, i / rows) */
 		uint64_t src = p->variant == V_COPY ? i : (i % rows) * cols + i / rows;
 		double want = sw_uniform(o->seed, src);
@@ -260,9 +252,9 @@ const struct sw_family sw_family_transpose = {
 	.name = "transpose",
 	.about = "matrix transpose, naive and through a shared tile, against a 2D copy",
 	.axes = axes,
-	.n_axes = 5,
+	.n_axes = SW_COUNT(axes),
 	.variants = variants,
-	.n_variants = 3,
+	.n_variants = SW_COUNT(variants),
 	.sizes = sizes,
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,

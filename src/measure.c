@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "counters.h"
+#include "mix.h"
 #include "stats.h"
 
 #define SAMPLE_BATCH 16
@@ -57,14 +58,6 @@ struct sw_gpu {
 	uint64_t fault_id;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static enum sw_status cuda_fail(struct sw_err *err, cudaError_t e, const char *what)
 {
 	return sw_fail(err, SW_ECUDA, "%s: %s (%s)", what, cudaGetErrorString(e),
@@ -96,7 +89,8 @@ enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **o
 		g->fault_kind = SW_FAULT_TRAP, g->fault_id = id;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	g->nonce = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)dev->rank);
+	g->nonce =
+		sw_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)dev->rank);
 	if (e != cudaSuccess) {
 		sw_gpu_destroy(&g);
 		return cuda_fail(err, e, "cannot set up the GPU context");
@@ -222,7 +216,7 @@ static enum sw_status copy_outputs(struct sw_gpu *g, const struct sw_sizes *sz,
 				   const struct sw_buffers *b, struct sw_host_out *out,
 				   struct sw_record *rec, struct sw_err *err)
 {
-	*out = (struct sw_host_out){ .seed = b->seed, .sample_seed = mix64(b->seed ^ 0x5eed) };
+	*out = (struct sw_host_out){ .seed = b->seed, .sample_seed = sw_mix64(b->seed ^ 0x5eed) };
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
 		cudaError_t e = ensure_host(g, g->set, i, sz->bytes[i]);
 		if (e == cudaSuccess)
@@ -407,7 +401,7 @@ static enum sw_status gpu_part(struct sw_gpu *g, const struct sw_family *f,
 		b.dev[i] = g->buf[i];
 		b.bytes[i] = sz.bytes[i];
 	}
-	b.seed = mix64(rec->point_id ^ g->nonce++);
+	b.seed = sw_mix64(rec->point_id ^ g->nonce++);
 	rec->seed = b.seed;
 
 	/* Fresh input, one checked launch: the timing counts only if it is right. */

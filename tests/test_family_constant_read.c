@@ -1,25 +1,23 @@
 /* constant_read on the CPU: its check against per-thread sums built here
  * from sw_input_value, byte counts and the model's requests (how many
  * distinct words, and in how many lines, a warp reads). */
-#include <check.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "kernel.h"
-#include "model.h"
+#include "family_scaffold.h"
 
 #define T     (8192u * 256u)
 #define LOADS 1024
 
+static const struct sw_ftest ft = { .family = "constant_read", .out = 1, .sample_seed = 17 };
+
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("constant_read");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point cr_point(const char *variant, int64_t distinct)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { distinct } };
-	return p;
+	return SW_FTEST_POINT(&ft, variant, distinct);
 }
 
 /* Word read by `lane` on load k, as constant_read.cuh documents it: load k
@@ -45,15 +43,6 @@ static float *expected(uint64_t seed, uint32_t distinct)
 	return out;
 }
 
-static void run_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 17 };
-	o.out[1] = out;
-	o.bytes[1] = T * sizeof(float);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
-}
-
 START_TEST(test_check_accepts_and_rejects)
 {
 	const char *variants[] = { "constant", "global", "readonly" };
@@ -62,30 +51,21 @@ START_TEST(test_check_accepts_and_rejects)
 		for (int d = 0; d < 3; d++) {
 			struct sw_point p = cr_point(variants[v], distinct[d]);
 			float *out = expected(21, (uint32_t)distinct[d]);
-			struct sw_check c;
-			run_check(&p, out, 21, &c);
-			ck_assert_msg(c.ok, "%s distinct %d: %s", variants[v], (int)distinct[d],
-				      c.msg);
-			ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-			ck_assert_uint_eq(c.checked, 4096);
+			struct sw_check c = sw_ftest_passes(&ft, &p, out, T * sizeof(float), 21,
+							    SW_CHECK_SAMPLED, 4096);
 			ck_assert_double_lt(c.max_rel_err, 1e-6);
 			/* the sums of another table fail */
-			run_check(&p, out, 22, &c);
-			ck_assert(!c.ok);
-			ck_assert_ptr_nonnull(strstr(c.msg, "element"));
+			sw_ftest_fails(&ft, &p, out, T * sizeof(float), 22, "element");
 			/* as does every sum 1% high */
 			for (uint32_t t = 0; t < T; t++)
 				out[t] *= 1.01f;
-			run_check(&p, out, 21, &c);
-			ck_assert(!c.ok);
+			sw_ftest_fails(&ft, &p, out, T * sizeof(float), 21, NULL);
 			free(out);
 		}
 	/* sums for one distinct do not pass for another */
 	struct sw_point p = cr_point("constant", 4);
 	float *out = expected(21, 2);
-	struct sw_check c;
-	run_check(&p, out, 21, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, out, T * sizeof(float), 21, NULL);
 	free(out);
 }
 END_TEST
@@ -93,13 +73,10 @@ END_TEST
 START_TEST(test_bytes_and_sizes)
 {
 	struct sw_point p = cr_point("global", 8);
-	struct sw_sizes sz = { 0 };
 	/* every thread reads 1024 words of 4 bytes */
 	ck_assert_double_eq(fam()->useful_bytes(&p), (double)T * LOADS * 4);
 	ck_assert_double_eq(fam()->flops(&p), 0);
-	fam()->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_buffers, 2);
-	ck_assert_int_eq(sz.n_inputs, 1);
+	struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 	ck_assert_uint_eq(sz.bytes[0], 64 * 1024); /* the whole of constant memory */
 	ck_assert_uint_eq(sz.bytes[1], T * 4);
 	char why[160];
@@ -162,18 +139,13 @@ END_TEST
 START_TEST(test_model_c17)
 {
 	for (int64_t d = 1; d <= 32; d *= 2) {
-		struct sw_model_figures c, g;
-		struct sw_err err = { 0 };
 		struct sw_point pc = cr_point("constant", d), pg = cr_point("global", d);
-		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 90, &c, &err),
-				 SW_OK);
-		ck_assert_int_eq(sw_model_eval(&fam()->variants[pg.variant], &pg, 90, &g, &err),
-				 SW_OK);
+		struct sw_model_figures c = sw_ftest_model(&ft, &pc, 90);
+		struct sw_model_figures g = sw_ftest_model(&ft, &pg, 90);
 		ck_assert_double_eq_tol(c.conflict_degree, (double)d, 1e-9);
 		ck_assert_double_le(g.sectors_per_request, 4); /* one 128-byte line, flat */
 		/* on 1.x a half-warp is served at a time: half the distinct words */
-		ck_assert_int_eq(sw_model_eval(&fam()->variants[pc.variant], &pc, 10, &c, &err),
-				 SW_OK);
+		c = sw_ftest_model(&ft, &pc, 10);
 		ck_assert_double_eq_tol(c.conflict_degree, d > 1 ? (double)d / 2 : 1, 1e-9);
 	}
 }
@@ -181,17 +153,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("family_constant_read");
-	TCase *tc = tcase_create("constant_read");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_accepts_and_rejects);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_requests);
-	tcase_add_test(tc, test_model_c17);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check_accepts_and_rejects, test_bytes_and_sizes,
+				 test_requests, test_model_c17 };
+	return sw_ftest_run("family_constant_read", "constant_read", tests, SW_COUNT(tests));
 }

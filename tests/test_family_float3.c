@@ -1,22 +1,21 @@
 /* float3 on the CPU: its check against independently built outputs in each
  * layout, byte counts, refusals, and the model's sectors per request
  * (C3: 12 for AoS against 4 for the coalesced layouts). */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "model.h"
+#include "family_scaffold.h"
+
+static const struct sw_ftest ft = { .family = "float3", .out = 1, .sample_seed = 99 };
 
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("float3");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point point(const char *variant, int64_t n)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { n } };
-	return p;
+	return SW_FTEST_POINT(&ft, variant, n);
 }
 
 /* The output each variant's kernel writes, recomputed independently:
@@ -38,16 +37,6 @@ static float *expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
 	return out;
 }
 
-static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
-		      struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
-	o.out[1] = out;
-	o.bytes[1] = n_out * sizeof(float);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
-}
-
 static const char *variants[] = { "aos", "staged", "soa", "copy", "memcpy" };
 
 START_TEST(test_check_accepts_and_rejects)
@@ -56,20 +45,13 @@ START_TEST(test_check_accepts_and_rejects)
 		/* not a multiple of 256: the last block of staged is partial */
 		struct sw_point p = point(variants[v], (1 << 20) + 4);
 		size_t n_out;
-		struct sw_check c;
 		float *out = expected(&p, 42, &n_out);
-		run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, n_out);
+		size_t bytes = n_out * sizeof(float), last = n_out - 1;
+		struct sw_check c = sw_ftest_passes(&ft, &p, out, bytes, 42, SW_CHECK_FULL, n_out);
 		ck_assert_double_lt(c.max_rel_err, 1e-7);
-		out[n_out - 1] += 1e-5f; /* the last z: one wrong float */
-		run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
-		out[n_out - 1] -= 1e-5f;
-		run_check(&p, out, n_out, 43, &c); /* input from another seed */
-		ck_assert(!c.ok);
+		/* the last z: one wrong float */
+		sw_ftest_finds(&ft, &p, out, bytes, 42, last, out[last] + 1e-5f, "element");
+		sw_ftest_fails(&ft, &p, out, bytes, 43, NULL); /* input from another seed */
 		free(out);
 	}
 }
@@ -81,19 +63,15 @@ START_TEST(test_check_sees_the_layout)
 	 * adds to the wrong component is wrong for aos */
 	struct sw_point aos = point("aos", 4096), soa = point("soa", 4096);
 	size_t n_out;
-	struct sw_check c;
 	float *out = expected(&aos, 5, &n_out);
-	run_check(&soa, out, n_out, 5, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &soa, out, n_out * sizeof(float), 5, NULL);
 	free(out);
 	out = expected(&soa, 5, &n_out);
-	run_check(&aos, out, n_out, 5, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &aos, out, n_out * sizeof(float), 5, NULL);
 	free(out);
 	struct sw_point copy = point("copy", 4096);
 	out = expected(&copy, 5, &n_out);
-	run_check(&aos, out, n_out, 5, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &aos, out, n_out * sizeof(float), 5, NULL);
 	free(out);
 }
 END_TEST
@@ -103,16 +81,13 @@ START_TEST(test_check_samples_large_points)
 	for (int v = 0; v < 5; v++) {
 		struct sw_point p = point(variants[v], 8 << 20);
 		size_t n_out;
-		struct sw_check c;
 		float *out = expected(&p, 11, &n_out);
-		run_check(&p, out, n_out, 11, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-		ck_assert_uint_eq(c.checked, 4096); /* SW_CHECK_SAMPLES */
-		for (size_t i = 0; i < n_out; i++)  /* everything off by 1%: any sample sees it */
+		size_t bytes = n_out * sizeof(float);
+		/* 4096: SW_CHECK_SAMPLES */
+		sw_ftest_passes(&ft, &p, out, bytes, 11, SW_CHECK_SAMPLED, 4096);
+		for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
 			out[i] = out[i] * 1.01f + 0.01f;
-		run_check(&p, out, n_out, 11, &c);
-		ck_assert_msg(!c.ok, "%s", variants[v]);
+		sw_ftest_fails(&ft, &p, out, bytes, 11, NULL);
 		free(out);
 	}
 }
@@ -127,10 +102,7 @@ START_TEST(test_bytes_and_sizes)
 				    384.0 * (1 << 20)); /* 12 read + 12 written */
 		int adds = v < 3;
 		ck_assert_double_eq(f->flops(&p), adds ? 48.0 * (1 << 20) : 0);
-		struct sw_sizes sz = { 0 };
-		f->sizes(&p, &sz);
-		ck_assert_int_eq(sz.n_buffers, 2);
-		ck_assert_int_eq(sz.n_inputs, 1);
+		struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 		ck_assert_uint_eq(sz.bytes[0], 192u << 20);
 		ck_assert_uint_eq(sz.bytes[1], 192u << 20);
 	}
@@ -164,11 +136,8 @@ END_TEST
 
 static struct sw_model_figures model(const char *variant, int64_t n)
 {
-	struct sw_model_figures m;
-	struct sw_err err = { 0 };
 	struct sw_point p = point(variant, n);
-	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
-	return m;
+	return sw_ftest_model(&ft, &p, 90);
 }
 
 START_TEST(test_requests)
@@ -208,19 +177,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("float3");
-	TCase *tc = tcase_create("float3");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_accepts_and_rejects);
-	tcase_add_test(tc, test_check_sees_the_layout);
-	tcase_add_test(tc, test_check_samples_large_points);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_refusal);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check_accepts_and_rejects,
+				 test_check_sees_the_layout,
+				 test_check_samples_large_points,
+				 test_bytes_and_sizes,
+				 test_refusal,
+				 test_requests };
+	return sw_ftest_run("float3", "float3", tests, SW_COUNT(tests));
 }

@@ -1,24 +1,23 @@
 /* histogram on the CPU: its check against histograms built here from the
  * documented input (an independent copy of the generator), byte counts,
  * refusals and the model's requests. */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "family_scaffold.h"
 
 #define STREAM_T (4096u * 256u)
 
+static const struct sw_ftest ft = { .family = "histogram", .out = 1, .sample_seed = 5 };
+
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("histogram");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point hist_point(const char *variant, int64_t bins, int64_t dist, int64_t n)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
-			      .axis = { bins, dist, n } };
-	return p;
+	return SW_FTEST_POINT(&ft, variant, bins, dist, n);
 }
 
 /* ---- the input as histogram.cuh documents it ---- */
@@ -68,16 +67,6 @@ static uint32_t *expected_stream(const struct sw_point *p, uint64_t seed)
 	return out;
 }
 
-static void run_check(const struct sw_point *p, const uint32_t *out, size_t bytes, uint64_t seed,
-		      struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 5 };
-	o.out[1] = out;
-	o.bytes[1] = bytes;
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
-}
-
 START_TEST(test_check_accepts_and_rejects)
 {
 	const char *variants[] = { "global_atomic", "shared_priv", "shared_wide" };
@@ -89,24 +78,17 @@ START_TEST(test_check_accepts_and_rejects)
 				struct sw_point p =
 					hist_point(variants[v], bins[b], dist, (1 << 20) + 13);
 				uint32_t *h = expected_hist(&p, 42);
-				struct sw_check c;
-				run_check(&p, h, bins[b] * 4, 42, &c);
-				ck_assert_msg(c.ok, "%s bins %d dist %d: %s", variants[v],
-					      (int)bins[b], dist, c.msg);
-				ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-				ck_assert_uint_eq(c.checked, bins[b]);
+				size_t bytes = bins[b] * 4, last = bins[b] - 1;
+				struct sw_check c = sw_ftest_passes(&ft, &p, h, bytes, 42,
+								    SW_CHECK_FULL, bins[b]);
 				ck_assert_double_eq(c.max_rel_err, 0);
 				/* one count off by one is found */
-				h[bins[b] - 1]++;
-				run_check(&p, h, bins[b] * 4, 42, &c);
-				ck_assert(!c.ok);
-				ck_assert_ptr_nonnull(strstr(c.msg, "bin"));
-				h[bins[b] - 1]--;
+				sw_ftest_finds_u32(&ft, &p, h, bytes, 42, last, h[last] + 1, "bin");
 				/* as is input from another seed, unless both seeds give one
 				 * value in the same bin */
 				int same =
 					dist == 2 && ((mix64(42) ^ mix64(43)) & (bins[b] - 1)) == 0;
-				run_check(&p, h, bins[b] * 4, 43, &c);
+				c = sw_ftest_check(&ft, &p, h, bytes, 43);
 				ck_assert_msg(!c.ok || same, "%s dist %d: another seed passed",
 					      variants[v], dist);
 				free(h);
@@ -142,27 +124,16 @@ START_TEST(test_stream_check)
 	/* small: every thread checked */
 	struct sw_point p = hist_point("stream_read", SW_AXIS_UNUSED, SW_AXIS_UNUSED, 1 << 20);
 	uint32_t *out = expected_stream(&p, 11);
-	struct sw_check c;
-	run_check(&p, out, STREAM_T * 4, 11, &c);
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-	ck_assert_uint_eq(c.checked, STREAM_T);
-	out[12345] ^= 1;
-	run_check(&p, out, STREAM_T * 4, 11, &c);
-	ck_assert(!c.ok);
-	ck_assert_ptr_nonnull(strstr(c.msg, "element 12345"));
+	sw_ftest_passes(&ft, &p, out, STREAM_T * 4, 11, SW_CHECK_FULL, STREAM_T);
+	sw_ftest_finds_u32(&ft, &p, out, STREAM_T * 4, 11, 12345, out[12345] ^ 1, "element 12345");
 	free(out);
 	/* large: sampled, and an output wrong everywhere is caught */
 	p.axis[2] = 256 << 20;
 	out = expected_stream(&p, 11);
-	run_check(&p, out, STREAM_T * 4, 11, &c);
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-	ck_assert_uint_eq(c.checked, 4096);
+	sw_ftest_passes(&ft, &p, out, STREAM_T * 4, 11, SW_CHECK_SAMPLED, 4096);
 	for (uint32_t t = 0; t < STREAM_T; t++)
 		out[t] = ~out[t];
-	run_check(&p, out, STREAM_T * 4, 11, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, out, STREAM_T * 4, 11, NULL);
 	free(out);
 }
 END_TEST
@@ -170,12 +141,9 @@ END_TEST
 START_TEST(test_bytes_and_sizes)
 {
 	struct sw_point p = hist_point("shared_wide", 256, 1, 256 << 20);
-	struct sw_sizes sz = { 0 };
 	ck_assert_double_eq(fam()->useful_bytes(&p), 256.0 * (1 << 20));
 	ck_assert_double_eq(fam()->flops(&p), 0);
-	fam()->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_buffers, 2);
-	ck_assert_int_eq(sz.n_inputs, 1);
+	struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 	ck_assert_uint_eq(sz.bytes[0], 256u << 20);
 	ck_assert_uint_eq(sz.bytes[1], 256 * 4);
 	p = hist_point("global_atomic", 32, 2, 1000);
@@ -240,19 +208,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("family_histogram");
-	TCase *tc = tcase_create("histogram");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_accepts_and_rejects);
-	tcase_add_test(tc, test_distributions);
-	tcase_add_test(tc, test_stream_check);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_refusals);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = {
+		test_check_accepts_and_rejects, test_distributions, test_stream_check,
+		test_bytes_and_sizes,           test_refusals,      test_requests
+	};
+	return sw_ftest_run("family_histogram", "histogram", tests, SW_COUNT(tests));
 }

@@ -1,25 +1,23 @@
 /* The matmul family on the CPU: its check against products built here (in
  * double, and in float the way the naive kernel sums), byte and flop counts,
  * refusals and the modelled global loads of naive and tiled. */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "family_scaffold.h"
 
 enum { SIZE, TILE, PAD };
 
+static const struct sw_ftest ft = { .family = "matmul", .out = 2, .sample_seed = 77 };
+
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("matmul");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point mm_point(const char *variant, int64_t n, int64_t tile, int64_t pad)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
-			      .axis = { n, tile, pad } };
-	ck_assert_int_ge(p.variant, 0);
-	return p;
+	return SW_FTEST_POINT(&ft, variant, n, tile, pad);
 }
 
 /* C = A B with A from seed and B from seed + 1, summed in double or, like
@@ -47,13 +45,10 @@ static float *mm_expected(uint64_t n, uint64_t seed, int in_float)
 	return c;
 }
 
-static void mm_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
+/* The bytes of p's output: C, n x n floats. */
+static size_t out_bytes(const struct sw_point *p)
 {
-	struct sw_host_out o = { .seed = seed, .sample_seed = 77 };
-	o.out[2] = out;
-	o.bytes[2] = (size_t)p->axis[SIZE] * (size_t)p->axis[SIZE] * sizeof(float);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
+	return (size_t)p->axis[SIZE] * (size_t)p->axis[SIZE] * sizeof(float);
 }
 
 static const char *variants[] = { "naive", "tiled", "tiled_reg", "cublas" };
@@ -64,21 +59,13 @@ START_TEST(test_check_full)
 	for (int v = 0; v < 4; v++) {
 		struct sw_point p = mm_point(variants[v], 64, v < 2 ? 16 : SW_AXIS_UNUSED,
 					     v == 1 ? 1 : SW_AXIS_UNUSED);
-		struct sw_check c;
-		mm_check(&p, want, 42, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, 64 * 64);
+		struct sw_check c =
+			sw_ftest_passes(&ft, &p, want, out_bytes(&p), 42, SW_CHECK_FULL, 64 * 64);
 		ck_assert_double_lt(c.max_rel_err, 1e-7);
 		/* one element off by 0.1% is found */
-		float keep = want[1000];
-		want[1000] *= 1.001f;
-		mm_check(&p, want, 42, &c);
-		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "row 15, col 40"));
-		want[1000] = keep;
-		mm_check(&p, other, 42, &c);
-		ck_assert(!c.ok);
+		sw_ftest_finds(&ft, &p, want, out_bytes(&p), 42, 1000, want[1000] * 1.001f,
+			       "row 15, col 40");
+		sw_ftest_fails(&ft, &p, other, out_bytes(&p), 42, NULL);
 	}
 	free(want);
 	free(other);
@@ -90,24 +77,20 @@ START_TEST(test_check_sampled)
 	/* 512^3 = 2^27 multiply-adds: past the full-check limit */
 	float *want = mm_expected(512, 7, 1);
 	struct sw_point p = mm_point("tiled_reg", 512, SW_AXIS_UNUSED, SW_AXIS_UNUSED);
-	struct sw_check c;
-	mm_check(&p, want, 7, &c); /* float sums in the naive kernel's order pass */
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-	ck_assert_uint_eq(c.checked, 4096);
+	/* float sums in the naive kernel's order pass */
+	struct sw_check c =
+		sw_ftest_passes(&ft, &p, want, out_bytes(&p), 7, SW_CHECK_SAMPLED, 4096);
 	ck_assert_double_gt(c.max_rel_err, 0);
 	/* C transposed (the course's swapped blockIdx) is globally wrong */
 	float *t = malloc(512 * 512 * sizeof *t);
 	for (int r = 0; r < 512; r++)
 		for (int col = 0; col < 512; col++)
 			t[col * 512 + r] = want[r * 512 + col];
-	mm_check(&p, t, 7, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, t, out_bytes(&p), 7, NULL);
 	/* as is a uniform error of 0.1% */
 	for (int i = 0; i < 512 * 512; i++)
 		t[i] = want[i] * 1.001f;
-	mm_check(&p, t, 7, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, t, out_bytes(&p), 7, NULL);
 	free(t);
 	free(want);
 }
@@ -118,10 +101,7 @@ START_TEST(test_bytes_and_sizes)
 	struct sw_point p = mm_point("cublas", 4096, SW_AXIS_UNUSED, SW_AXIS_UNUSED);
 	ck_assert_double_eq(fam()->flops(&p), 2.0 * 4096 * 4096 * 4096);
 	ck_assert_double_eq(fam()->useful_bytes(&p), 3.0 * 4096 * 4096 * 4);
-	struct sw_sizes sz = { 0 };
-	fam()->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_buffers, 3);
-	ck_assert_int_eq(sz.n_inputs, 2);
+	struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 3, 2);
 	for (int i = 0; i < 3; i++)
 		ck_assert_uint_eq(sz.bytes[i], (size_t)4096 * 4096 * 4);
 	/* prepare makes a cuBLAS handle for cublas alone: no CUDA call here */
@@ -212,18 +192,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("family_matmul");
-	TCase *tc = tcase_create("matmul");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_full);
-	tcase_add_test(tc, test_check_sampled);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_refusals);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check_full, test_check_sampled, test_bytes_and_sizes,
+				 test_refusals, test_requests };
+	return sw_ftest_run("family_matmul", "matmul", tests, SW_COUNT(tests));
 }

@@ -1,23 +1,22 @@
 /* offset_read on the CPU: its check against independently built outputs,
  * byte counts, refusals, and the model's sectors per request (C1, C15). */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "model.h"
+#include "family_scaffold.h"
 
 #define T (4096u * 256u)
 
+static const struct sw_ftest ft = { .family = "offset_read", .out = 1, .sample_seed = 99 };
+
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("offset_read");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point point(const char *variant, int64_t offset, int64_t n)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { offset, n } };
-	return p;
+	return SW_FTEST_POINT(&ft, variant, offset, n);
 }
 
 /* The output each variant's kernel writes, recomputed independently. */
@@ -40,16 +39,6 @@ static float *expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
 	return out;
 }
 
-static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
-		      struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
-	o.out[1] = out;
-	o.bytes[1] = n_out * sizeof(float);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
-}
-
 START_TEST(test_check_accepts_and_rejects)
 {
 	const char *variants[] = { "aligned", "offset", "stream_read" };
@@ -58,19 +47,12 @@ START_TEST(test_check_accepts_and_rejects)
 		if (strcmp(variants[v], "offset"))
 			p.axis[0] = SW_AXIS_UNUSED;
 		size_t n_out;
-		struct sw_check c;
 		float *out = expected(&p, 42, &n_out);
-		run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, n_out);
-		out[n_out / 2] += 0.5f;
-		run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
-		out[n_out / 2] -= 0.5f;
-		run_check(&p, out, n_out, 43, &c); /* input from another seed */
-		ck_assert(!c.ok);
+		size_t bytes = n_out * sizeof(float);
+		sw_ftest_passes(&ft, &p, out, bytes, 42, SW_CHECK_FULL, n_out);
+		sw_ftest_finds(&ft, &p, out, bytes, 42, n_out / 2, out[n_out / 2] + 0.5f,
+			       "element");
+		sw_ftest_fails(&ft, &p, out, bytes, 43, NULL); /* input from another seed */
 		free(out);
 	}
 }
@@ -82,15 +64,13 @@ START_TEST(test_check_sees_the_offset)
 	struct sw_point aligned = point("aligned", SW_AXIS_UNUSED, 1 << 20);
 	struct sw_point off = point("offset", 5, 1 << 20);
 	size_t n_out;
-	struct sw_check c;
 	float *out = expected(&aligned, 7, &n_out);
-	run_check(&off, out, n_out, 7, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &off, out, n_out * sizeof(float), 7, NULL);
 	free(out);
 	/* offset 0 reads what aligned reads */
 	struct sw_point zero = point("offset", 0, 1 << 20);
 	out = expected(&aligned, 7, &n_out);
-	run_check(&zero, out, n_out, 7, &c);
+	struct sw_check c = sw_ftest_check(&ft, &zero, out, n_out * sizeof(float), 7);
 	ck_assert_msg(c.ok, "%s", c.msg);
 	free(out);
 }
@@ -100,17 +80,14 @@ START_TEST(test_check_samples_large_points)
 {
 	struct sw_point p = point("offset", 3, 64 << 20);
 	size_t n_out;
-	struct sw_check c;
 	float *out = expected(&p, 11, &n_out);
-	run_check(&p, out, n_out, 11, &c);
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-	ck_assert_uint_eq(c.checked, 4096); /* SW_CHECK_SAMPLES */
+	size_t bytes = n_out * sizeof(float);
+	/* 4096: SW_CHECK_SAMPLES */
+	struct sw_check c = sw_ftest_passes(&ft, &p, out, bytes, 11, SW_CHECK_SAMPLED, 4096);
 	ck_assert_double_lt(c.max_rel_err, 1e-5);
 	for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
 		out[i] *= 1.01f;
-	run_check(&p, out, n_out, 11, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, out, bytes, 11, NULL);
 	free(out);
 }
 END_TEST
@@ -121,10 +98,7 @@ START_TEST(test_bytes_and_sizes)
 	struct sw_point p = point("offset", 7, 64 << 20);
 	ck_assert_double_eq(f->useful_bytes(&p), 256.0 * (1 << 20));
 	ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
-	struct sw_sizes sz = { 0 };
-	f->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_buffers, 2);
-	ck_assert_int_eq(sz.n_inputs, 1);
+	struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 	ck_assert_uint_eq(sz.bytes[0], (256u << 20) + 7 * 4); /* the offset's floats too */
 	ck_assert_uint_eq(sz.bytes[1], T * 4);
 	p = point("aligned", SW_AXIS_UNUSED, 1024);
@@ -155,11 +129,8 @@ END_TEST
 
 static double sectors(const char *variant, int64_t offset, int64_t n)
 {
-	struct sw_model_figures m;
-	struct sw_err err = { 0 };
 	struct sw_point p = point(variant, offset, n);
-	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
-	return m.sectors_per_request;
+	return sw_ftest_model(&ft, &p, 90).sectors_per_request;
 }
 
 /* C1/C15: a misaligned start costs one extra sector per warp request. */
@@ -189,19 +160,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("offset_read");
-	TCase *tc = tcase_create("offset_read");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_accepts_and_rejects);
-	tcase_add_test(tc, test_check_sees_the_offset);
-	tcase_add_test(tc, test_check_samples_large_points);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_refusal);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check_accepts_and_rejects,
+				 test_check_sees_the_offset,
+				 test_check_samples_large_points,
+				 test_bytes_and_sizes,
+				 test_refusal,
+				 test_requests };
+	return sw_ftest_run("offset_read", "offset_read", tests, SW_COUNT(tests));
 }

@@ -1,24 +1,24 @@
 /* reduce on the CPU: its check against dot products built here from
  * sw_input_value (including one summed in float the way the atomic variant
  * adds), byte and flop counts, refusals and the model's requests. */
-#include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "family_scaffold.h"
 
 #define T (4096u * 256u)
 
+static const struct sw_ftest ft = { .family = "reduce", .out = 2, .sample_seed = 9 };
+
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("reduce");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point red_point(const char *variant, int64_t n)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { n } };
-	return p;
+	return SW_FTEST_POINT(&ft, variant, n);
 }
 
 /* Element i of vector v: the harness's uniform value, centred. */
@@ -69,16 +69,6 @@ static float *expected_stream(uint64_t seed, uint64_t n)
 	return out;
 }
 
-static void run_check(const struct sw_point *p, const float *out, size_t bytes, uint64_t seed,
-		      struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 9 };
-	o.out[2] = out;
-	o.bytes[2] = bytes;
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
-}
-
 START_TEST(test_dot_check)
 {
 	const char *variants[] = { "atomic", "shared_tree", "warp_shuffle" };
@@ -87,20 +77,11 @@ START_TEST(test_dot_check)
 	for (int v = 0; v < 3; v++) {
 		struct sw_point p = red_point(variants[v], n);
 		float got = (float)want;
-		struct sw_check c;
-		run_check(&p, &got, 4, 3, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, 1);
+		sw_ftest_passes(&ft, &p, &got, 4, 3, SW_CHECK_FULL, 1);
 		/* a tenth of the vectors missing (about sqrt(n / 10) / 12 = 27) */
-		got = (float)(want - dot_double(3, n / 10));
-		run_check(&p, &got, 4, 3, &c);
-		ck_assert_msg(!c.ok, "%s: a tenth missing passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "element 0"));
-		/* another input */
-		got = (float)want;
-		run_check(&p, &got, 4, 4, &c);
-		ck_assert(!c.ok);
+		sw_ftest_finds(&ft, &p, &got, 4, 3, 0, (float)(want - dot_double(3, n / 10)),
+			       "element 0");
+		sw_ftest_fails(&ft, &p, &got, 4, 4, NULL); /* another input */
 	}
 }
 END_TEST
@@ -111,8 +92,7 @@ START_TEST(test_float_sum_within_tolerance)
 	uint64_t n = 16 << 20;
 	struct sw_point p = red_point("atomic", n);
 	float got = dot_float_sequential(5, n);
-	struct sw_check c;
-	run_check(&p, &got, 4, 5, &c);
+	struct sw_check c = sw_ftest_check(&ft, &p, &got, 4, 5);
 	ck_assert_msg(c.ok, "%s", c.msg);
 	/* its error is well inside the tolerance: below a quarter of it */
 	double want = dot_double(5, n), q = 0;
@@ -130,27 +110,16 @@ START_TEST(test_stream_check)
 	/* small: every thread, exact float order */
 	struct sw_point p = red_point("stream_read", 1 << 20);
 	float *out = expected_stream(8, 1 << 20);
-	struct sw_check c;
-	run_check(&p, out, T * 4, 8, &c);
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-	ck_assert_uint_eq(c.checked, T);
-	out[777] += 0.01f;
-	run_check(&p, out, T * 4, 8, &c);
-	ck_assert(!c.ok);
-	ck_assert_ptr_nonnull(strstr(c.msg, "element 777"));
+	sw_ftest_passes(&ft, &p, out, T * 4, 8, SW_CHECK_FULL, T);
+	sw_ftest_finds(&ft, &p, out, T * 4, 8, 777, out[777] + 0.01f, "element 777");
 	free(out);
 	/* large: sampled; every sum off by 0.01 is caught */
 	p.axis[0] = 16 << 20;
 	out = expected_stream(8, 16 << 20);
-	run_check(&p, out, T * 4, 8, &c);
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-	ck_assert_uint_eq(c.checked, 4096);
+	sw_ftest_passes(&ft, &p, out, T * 4, 8, SW_CHECK_SAMPLED, 4096);
 	for (uint32_t t = 0; t < T; t++)
 		out[t] += 0.01f;
-	run_check(&p, out, T * 4, 8, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, out, T * 4, 8, NULL);
 	free(out);
 }
 END_TEST
@@ -160,12 +129,9 @@ START_TEST(test_bytes_and_sizes)
 	const char *variants[] = { "atomic", "shared_tree", "warp_shuffle", "stream_read" };
 	for (int v = 0; v < 4; v++) {
 		struct sw_point p = red_point(variants[v], 64 << 20);
-		struct sw_sizes sz = { 0 };
 		ck_assert_double_eq(fam()->useful_bytes(&p), 512.0 * (1 << 20)); /* 2 x n x 4 */
 		ck_assert_double_eq(fam()->flops(&p), 128.0 * (1 << 20));
-		fam()->sizes(&p, &sz);
-		ck_assert_int_eq(sz.n_buffers, 3);
-		ck_assert_int_eq(sz.n_inputs, 2);
+		struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 3, 2);
 		ck_assert_uint_eq(sz.bytes[0], 256u << 20);
 		ck_assert_uint_eq(sz.bytes[1], 256u << 20);
 		ck_assert_uint_eq(sz.bytes[2], v == 3 ? T * 4 : 4);
@@ -220,19 +186,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("family_reduce");
-	TCase *tc = tcase_create("reduce");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_dot_check);
-	tcase_add_test(tc, test_float_sum_within_tolerance);
-	tcase_add_test(tc, test_stream_check);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_refusals);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_dot_check,    test_float_sum_within_tolerance,
+				 test_stream_check, test_bytes_and_sizes,
+				 test_refusals,     test_requests };
+	return sw_ftest_run("family_reduce", "reduce", tests, SW_COUNT(tests));
 }

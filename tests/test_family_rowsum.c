@@ -1,24 +1,23 @@
 /* rowsum on the CPU: its check against independently built row sums, byte
  * counts, refusals, and the model's sectors per request (C10: about 32 for
  * a thread per row against 4 for a block per row). */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "model.h"
+#include "family_scaffold.h"
 
 #define T (4096u * 256u)
 
+static const struct sw_ftest ft = { .family = "rowsum", .out = 1, .sample_seed = 99 };
+
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("rowsum");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point point(const char *variant, int64_t rows, int64_t cols)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { rows, cols } };
-	return p;
+	return SW_FTEST_POINT(&ft, variant, rows, cols);
 }
 
 /* The output each variant's kernel writes, recomputed independently in
@@ -41,16 +40,6 @@ static float *expected(const struct sw_point *p, uint64_t seed, int shift, size_
 	return out;
 }
 
-static void run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
-		      struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
-	o.out[1] = out;
-	o.bytes[1] = n_out * sizeof(float);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
-}
-
 static const char *variants[] = { "thread_per_row", "block_per_row", "warp_per_row",
 				  "stream_read" };
 
@@ -60,19 +49,12 @@ START_TEST(test_check_accepts_and_rejects)
 		/* rows not a multiple of the block, cols not of the warp */
 		struct sw_point p = point(variants[v], 300, 1000);
 		size_t n_out;
-		struct sw_check c;
 		float *out = expected(&p, 42, 0, &n_out);
-		run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, n_out);
-		out[n_out / 3] += 0.25f; /* one term of one sum wrong by a quarter */
-		run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
-		out[n_out / 3] -= 0.25f;
-		run_check(&p, out, n_out, 43, &c); /* input from another seed */
-		ck_assert(!c.ok);
+		size_t bytes = n_out * sizeof(float), i = n_out / 3;
+		sw_ftest_passes(&ft, &p, out, bytes, 42, SW_CHECK_FULL, n_out);
+		/* one term of one sum wrong by a quarter */
+		sw_ftest_finds(&ft, &p, out, bytes, 42, i, out[i] + 0.25f, "element");
+		sw_ftest_fails(&ft, &p, out, bytes, 43, NULL); /* input from another seed */
 		free(out);
 	}
 }
@@ -85,15 +67,11 @@ START_TEST(test_check_catches_the_next_row)
 	for (int v = 0; v < 3; v++) {
 		struct sw_point p = point(variants[v], 64, 32768);
 		size_t n_out;
-		struct sw_check c;
 		float *out = expected(&p, 3, 1, &n_out);
-		run_check(&p, out, n_out, 3, &c);
-		ck_assert_msg(!c.ok, "%s", variants[v]);
+		sw_ftest_fails(&ft, &p, out, n_out * sizeof(float), 3, NULL);
 		free(out);
 		out = expected(&p, 3, 0, &n_out);
-		run_check(&p, out, n_out, 3, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
+		sw_ftest_passes(&ft, &p, out, n_out * sizeof(float), 3, SW_CHECK_FULL, n_out);
 		free(out);
 	}
 }
@@ -104,17 +82,15 @@ START_TEST(test_check_samples_large_points)
 	for (int v = 0; v < 4; v++) {
 		struct sw_point p = point(variants[v], 5000, 4000);
 		size_t n_out;
-		struct sw_check c;
 		float *out = expected(&p, 11, 0, &n_out);
-		run_check(&p, out, n_out, 11, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-		ck_assert_uint_eq(c.checked, 4096); /* SW_CHECK_SAMPLES */
+		size_t bytes = n_out * sizeof(float);
+		/* 4096: SW_CHECK_SAMPLES */
+		struct sw_check c =
+			sw_ftest_passes(&ft, &p, out, bytes, 11, SW_CHECK_SAMPLED, 4096);
 		ck_assert_double_lt(c.max_rel_err, 1e-5);
 		for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
 			out[i] *= 1.01f;
-		run_check(&p, out, n_out, 11, &c);
-		ck_assert_msg(!c.ok, "%s", variants[v]);
+		sw_ftest_fails(&ft, &p, out, bytes, 11, NULL);
 		free(out);
 	}
 }
@@ -130,10 +106,7 @@ START_TEST(test_bytes_and_sizes)
 		ck_assert_double_eq(f->useful_bytes(&p),
 				    256.0 * (1 << 20) + (stream ? 0 : 8192 * 4));
 		ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
-		struct sw_sizes sz = { 0 };
-		f->sizes(&p, &sz);
-		ck_assert_int_eq(sz.n_buffers, 2);
-		ck_assert_int_eq(sz.n_inputs, 1);
+		struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 		ck_assert_uint_eq(sz.bytes[0], 256u << 20);
 		ck_assert_uint_eq(sz.bytes[1], stream ? T * 4 : 8192 * 4);
 	}
@@ -167,10 +140,8 @@ END_TEST
 
 static double sectors(const char *variant, int64_t rows, int64_t cols)
 {
-	struct sw_model_figures m;
-	struct sw_err err = { 0 };
 	struct sw_point p = point(variant, rows, cols);
-	ck_assert_int_eq(sw_model_eval(&fam()->variants[p.variant], &p, 90, &m, &err), SW_OK);
+	struct sw_model_figures m = sw_ftest_model(&ft, &p, 90);
 	/* the model scales a sample of requests: exact when every request is full */
 	ck_assert_double_eq_tol(m.useful_bytes, 4.0 * rows * cols, 0.02 * 4.0 * rows * cols);
 	return m.sectors_per_request;
@@ -211,19 +182,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("rowsum");
-	TCase *tc = tcase_create("rowsum");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_accepts_and_rejects);
-	tcase_add_test(tc, test_check_catches_the_next_row);
-	tcase_add_test(tc, test_check_samples_large_points);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_refusal);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check_accepts_and_rejects,
+				 test_check_catches_the_next_row,
+				 test_check_samples_large_points,
+				 test_bytes_and_sizes,
+				 test_refusal,
+				 test_requests };
+	return sw_ftest_run("rowsum", "rowsum", tests, SW_COUNT(tests));
 }

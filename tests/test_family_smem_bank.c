@@ -1,25 +1,25 @@
 /* The smem_bank family on the CPU: its check against outputs built here,
  * byte counts and the model's shared addresses and conflict degrees. */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "family_scaffold.h"
 
 #define THREADS (2048u * 256u)
 #define LOADS   2048u
 #define UNROLL  8u
+#define BYTES   (THREADS * sizeof(uint32_t)) /* the output, a sum per thread */
+
+static const struct sw_ftest ft = { .family = "smem_bank", .out = 1, .sample_seed = 5 };
 
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("smem_bank");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point sb_point(const char *variant, int64_t word_stride)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant), .axis = { word_stride } };
-	ck_assert_int_ge(p.variant, 0);
-	return p;
+	return SW_FTEST_POINT(&ft, variant, word_stride);
 }
 
 /* Word lane l reads in unrolled load u, written out per variant. */
@@ -53,44 +53,25 @@ static uint32_t *sb_expected(const struct sw_point *p, const char *variant, uint
 	return out;
 }
 
-static void sb_check(const struct sw_point *p, const uint32_t *out, uint64_t seed,
-		     struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 5 };
-	o.out[1] = out;
-	o.bytes[1] = THREADS * sizeof(uint32_t);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
-}
-
 START_TEST(test_check)
 {
 	const char *variants[] = { "stride", "broadcast", "two_way", "conflict_free" };
 	for (int v = 0; v < 4; v++) {
 		struct sw_point p = sb_point(variants[v], v == 0 ? 7 : SW_AXIS_UNUSED);
-		struct sw_check c;
 		uint32_t *out = sb_expected(&p, variants[v], 42);
-		sb_check(&p, out, 42, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, THREADS);
-		out[THREADS / 2 + 5]++;
-		sb_check(&p, out, 42, &c);
-		ck_assert_msg(!c.ok, "%s: a wrong sum passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "thread"));
+		size_t i = THREADS / 2 + 5;
+		sw_ftest_passes(&ft, &p, out, BYTES, 42, SW_CHECK_FULL, THREADS);
+		sw_ftest_finds_u32(&ft, &p, out, BYTES, 42, i, out[i] + 1, "thread");
 		free(out);
 		out = sb_expected(&p, variants[v], 43);
-		sb_check(&p, out, 42, &c);
-		ck_assert(!c.ok);
+		sw_ftest_fails(&ft, &p, out, BYTES, 42, NULL);
 		free(out);
 	}
 	/* a stride read as another stride is found */
 	struct sw_point p = sb_point("stride", 2);
 	struct sw_point q = sb_point("stride", 3);
-	struct sw_check c;
 	uint32_t *out = sb_expected(&q, "stride", 9);
-	sb_check(&p, out, 9, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, out, BYTES, 9, NULL);
 	free(out);
 }
 END_TEST
@@ -101,10 +82,7 @@ START_TEST(test_bytes_and_sizes)
 	/* 2^19 threads x 2048 loads x 4 bytes */
 	ck_assert_double_eq(fam()->useful_bytes(&p), 4294967296.0);
 	ck_assert_double_eq(fam()->flops(&p), 0);
-	struct sw_sizes sz = { 0 };
-	fam()->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_buffers, 2);
-	ck_assert_int_eq(sz.n_inputs, 1);
+	struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 	ck_assert_uint_ge(sz.bytes[0], 4 * (31 * 32 + 32 * 7 + 1)); /* every word read */
 	ck_assert_uint_eq(sz.bytes[1], THREADS * 4);
 	char why[160];
@@ -174,16 +152,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("family_smem_bank");
-	TCase *tc = tcase_create("smem_bank");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check, test_bytes_and_sizes, test_requests };
+	return sw_ftest_run("family_smem_bank", "smem_bank", tests, SW_COUNT(tests));
 }

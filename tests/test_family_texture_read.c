@@ -2,22 +2,21 @@
  * sw_input_value and an independent copy of the pixel patterns, byte
  * counts, refusals and the model's requests (rows, columns, and a gather
  * that stays in its window). */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "family_scaffold.h"
+
+static const struct sw_ftest ft = { .family = "texture_read", .out = 1, .sample_seed = 31 };
 
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("texture_read");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point tex_point(const char *variant, int64_t pattern, int64_t size)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
-			      .axis = { pattern, size } };
-	return p;
+	return SW_FTEST_POINT(&ft, variant, pattern, size);
 }
 
 static uint32_t clamp(int32_t v, uint32_t size)
@@ -64,13 +63,10 @@ static float *expected(int pattern, uint32_t size, uint64_t seed)
 	return out;
 }
 
-static void run_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
+/* The bytes of p's output: one float per 8 pixels. */
+static size_t out_bytes(const struct sw_point *p)
 {
-	struct sw_host_out o = { .seed = seed, .sample_seed = 31 };
-	o.out[1] = out;
-	o.bytes[1] = (size_t)p->axis[1] * p->axis[1] / 8 * sizeof(float);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
+	return (size_t)p->axis[1] * p->axis[1] / 8 * sizeof(float);
 }
 
 START_TEST(test_check_accepts_and_rejects)
@@ -80,23 +76,16 @@ START_TEST(test_check_accepts_and_rejects)
 		for (int pattern = 0; pattern <= 2; pattern++) {
 			struct sw_point p = tex_point(variants[v], pattern, 256);
 			float *out = expected(pattern, 256, 13);
-			struct sw_check c;
-			run_check(&p, out, 13, &c);
-			ck_assert_msg(c.ok, "%s pattern %d: %s", variants[v], pattern, c.msg);
-			ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-			ck_assert_uint_eq(c.checked, 256 * 256 / 8);
-			out[1000] += 0.001f;
-			run_check(&p, out, 13, &c);
-			ck_assert(!c.ok);
-			ck_assert_ptr_nonnull(strstr(c.msg, "element 1000"));
+			size_t bytes = out_bytes(&p);
+			sw_ftest_passes(&ft, &p, out, bytes, 13, SW_CHECK_FULL, 256 * 256 / 8);
+			sw_ftest_finds(&ft, &p, out, bytes, 13, 1000, out[1000] + 0.001f,
+				       "element 1000");
 			free(out);
 		}
 	/* one pattern's sums are not another's */
 	struct sw_point p = tex_point("global", 1, 256);
 	float *out = expected(0, 256, 13);
-	struct sw_check c;
-	run_check(&p, out, 13, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, out, out_bytes(&p), 13, NULL);
 	free(out);
 }
 END_TEST
@@ -105,13 +94,8 @@ START_TEST(test_check_samples_large_images)
 {
 	struct sw_point p = tex_point("texture", 1, 8192);
 	float *out = expected(1, 8192, 14);
-	struct sw_check c;
-	run_check(&p, out, 14, &c);
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-	ck_assert_uint_eq(c.checked, 4096);
-	run_check(&p, out, 15, &c); /* another image */
-	ck_assert(!c.ok);
+	sw_ftest_passes(&ft, &p, out, out_bytes(&p), 14, SW_CHECK_SAMPLED, 4096);
+	sw_ftest_fails(&ft, &p, out, out_bytes(&p), 15, NULL); /* another image */
 	free(out);
 }
 END_TEST
@@ -119,13 +103,10 @@ END_TEST
 START_TEST(test_bytes_sizes_refusals)
 {
 	struct sw_point p = tex_point("global", 1, 4096);
-	struct sw_sizes sz = { 0 };
 	/* the image read once, one float written per 8 pixels */
 	ck_assert_double_eq(fam()->useful_bytes(&p), 4096.0 * 4096 * 4 * 9 / 8);
 	ck_assert_double_eq(fam()->flops(&p), 0);
-	fam()->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_buffers, 2);
-	ck_assert_int_eq(sz.n_inputs, 1);
+	struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 	ck_assert_uint_eq(sz.bytes[0], 64u << 20);
 	ck_assert_uint_eq(sz.bytes[1], 8u << 20);
 	char why[160] = "";
@@ -192,17 +173,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("family_texture_read");
-	TCase *tc = tcase_create("texture_read");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_accepts_and_rejects);
-	tcase_add_test(tc, test_check_samples_large_images);
-	tcase_add_test(tc, test_bytes_sizes_refusals);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check_accepts_and_rejects, test_check_samples_large_images,
+				 test_bytes_sizes_refusals, test_requests };
+	return sw_ftest_run("family_texture_read", "texture_read", tests, SW_COUNT(tests));
 }

@@ -1,26 +1,24 @@
 /* The transpose family on the CPU: its check against outputs built here,
  * byte counts, refusals and the model's addresses. */
-#include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "family_scaffold.h"
 
 enum { ROWS, COLS, TILE, BLOCK_ROWS, PAD };
 
+static const struct sw_ftest ft = { .family = "transpose", .out = 1, .sample_seed = 1234 };
+
 static const struct sw_family *fam(void)
 {
-	return sw_family_find("transpose");
+	return sw_ftest_family(&ft);
 }
 
 static struct sw_point tp_point(const char *variant, int64_t rows, int64_t cols, int64_t tile,
 				int64_t block_rows, int64_t pad)
 {
-	struct sw_point p = { .variant = sw_variant_find(fam(), variant),
-			      .axis = { rows, cols, tile, block_rows, pad } };
-	ck_assert_int_ge(p.variant, 0);
-	return p;
+	return SW_FTEST_POINT(&ft, variant, rows, cols, tile, block_rows, pad);
 }
 
 /* What the kernel must write: the input itself (copy) or its transpose,
@@ -37,13 +35,10 @@ static float *tp_expected(const struct sw_point *p, uint64_t seed)
 	return out;
 }
 
-static void tp_check(const struct sw_point *p, const float *out, uint64_t seed, struct sw_check *c)
+/* The bytes of p's output: the whole matrix, transposed or not. */
+static size_t out_bytes(const struct sw_point *p)
 {
-	struct sw_host_out o = { .seed = seed, .sample_seed = 1234 };
-	o.out[1] = out;
-	o.bytes[1] = (size_t)p->axis[ROWS] * (size_t)p->axis[COLS] * sizeof(float);
-	memset(c, 0, sizeof *c);
-	fam()->check(p, &o, c);
+	return (size_t)p->axis[ROWS] * (size_t)p->axis[COLS] * sizeof(float);
 }
 
 START_TEST(test_check_full)
@@ -53,23 +48,17 @@ START_TEST(test_check_full)
 		struct sw_point p =
 			tp_point(variants[v], 96, 160, 32, 8, v == 2 ? 1 : SW_AXIS_UNUSED);
 		size_t n = 96 * 160;
-		struct sw_check c;
 		float *out = tp_expected(&p, 42);
-		tp_check(&p, out, 42, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, n);
+		struct sw_check c =
+			sw_ftest_passes(&ft, &p, out, out_bytes(&p), 42, SW_CHECK_FULL, n);
 		ck_assert_double_eq(c.max_rel_err, 0);
 		/* one element off by one bit's worth is found */
-		out[n / 3] = nextafterf(out[n / 3], 2.0f);
-		tp_check(&p, out, 42, &c);
-		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
+		sw_ftest_finds(&ft, &p, out, out_bytes(&p), 42, n / 3, nextafterf(out[n / 3], 2.0f),
+			       "element");
 		free(out);
 		/* input from another seed is found */
 		out = tp_expected(&p, 43);
-		tp_check(&p, out, 42, &c);
-		ck_assert(!c.ok);
+		sw_ftest_fails(&ft, &p, out, out_bytes(&p), 42, NULL);
 		free(out);
 	}
 }
@@ -79,18 +68,13 @@ START_TEST(test_check_sampled)
 {
 	/* 4096 x 8192 = 2^25 elements, past the full-check limit */
 	struct sw_point p = tp_point("shared", 4096, 8192, 32, 8, 1);
-	struct sw_check c;
 	float *out = tp_expected(&p, 7);
-	tp_check(&p, out, 7, &c);
-	ck_assert_msg(c.ok, "%s", c.msg);
-	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
-	ck_assert_uint_eq(c.checked, 4096);
+	sw_ftest_passes(&ft, &p, out, out_bytes(&p), 7, SW_CHECK_SAMPLED, 4096);
 	free(out);
 	/* the untransposed matrix is globally wrong */
 	struct sw_point copy = tp_point("copy", 4096, 8192, 32, 8, SW_AXIS_UNUSED);
 	out = tp_expected(&copy, 7);
-	tp_check(&p, out, 7, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&ft, &p, out, out_bytes(&p), 7, NULL);
 	free(out);
 }
 END_TEST
@@ -100,10 +84,7 @@ START_TEST(test_bytes_and_sizes)
 	struct sw_point p = tp_point("shared", 4096, 8192, 32, 8, 1);
 	ck_assert_double_eq(fam()->useful_bytes(&p), 2.0 * 4096 * 8192 * 4); /* read and written */
 	ck_assert_double_eq(fam()->flops(&p), 0);
-	struct sw_sizes sz = { 0 };
-	fam()->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_buffers, 2);
-	ck_assert_int_eq(sz.n_inputs, 1);
+	struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
 	ck_assert_uint_eq(sz.bytes[0], (size_t)4096 * 8192 * 4);
 	ck_assert_uint_eq(sz.bytes[1], (size_t)4096 * 8192 * 4);
 	/* the largest point: 2^32 elements need 64-bit sizes */
@@ -195,18 +176,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("family_transpose");
-	TCase *tc = tcase_create("transpose");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_check_full);
-	tcase_add_test(tc, test_check_sampled);
-	tcase_add_test(tc, test_bytes_and_sizes);
-	tcase_add_test(tc, test_refusals);
-	tcase_add_test(tc, test_requests);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_check_full, test_check_sampled, test_bytes_and_sizes,
+				 test_refusals, test_requests };
+	return sw_ftest_run("family_transpose", "transpose", tests, SW_COUNT(tests));
 }

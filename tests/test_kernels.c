@@ -1,12 +1,11 @@
 /* Every registered family's descriptor, and each family's CPU reference
  * check, byte counts and point refusal, on the CPU alone. */
-#include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "axis.h"
-#include "kernel.h"
+#include "family_scaffold.h"
 
 /* ---- a loop over every registered family ---- */
 
@@ -48,17 +47,17 @@ END_TEST
 
 #define T (4096u * 256u)
 
+static const struct sw_ftest sr = { .family = "strided_read", .out = 1, .sample_seed = 99 };
+
 static struct sw_point sr_point(const char *variant, int64_t stride, int64_t n)
 {
-	const struct sw_family *f = sw_family_find("strided_read");
-	struct sw_point p = { .variant = sw_variant_find(f, variant), .axis = { stride, n } };
-	return p;
+	return SW_FTEST_POINT(&sr, variant, stride, n);
 }
 
 /* The output each variant's kernel writes, recomputed independently. */
 static float *sr_expected(const struct sw_point *p, uint64_t seed, size_t *n_out)
 {
-	const struct sw_family *f = sw_family_find("strided_read");
+	const struct sw_family *f = sw_ftest_family(&sr);
 	struct sw_sizes sz = { 0 };
 	f->sizes(p, &sz);
 	*n_out = sz.bytes[1] / sizeof(float);
@@ -82,16 +81,6 @@ static float *sr_expected(const struct sw_point *p, uint64_t seed, size_t *n_out
 	return out;
 }
 
-static void sr_run_check(const struct sw_point *p, float *out, size_t n_out, uint64_t seed,
-			 struct sw_check *c)
-{
-	struct sw_host_out o = { .seed = seed, .sample_seed = 99 };
-	o.out[1] = out;
-	o.bytes[1] = n_out * sizeof(float);
-	memset(c, 0, sizeof *c);
-	sw_family_find("strided_read")->check(p, &o, c);
-}
-
 START_TEST(test_strided_check_accepts_and_rejects)
 {
 	const char *variants[] = { "course", "tuned", "stream_read", "memcpy" };
@@ -100,21 +89,13 @@ START_TEST(test_strided_check_accepts_and_rejects)
 		if (strcmp(variants[v], "course") && strcmp(variants[v], "tuned"))
 			p.axis[0] = SW_AXIS_UNUSED;
 		size_t n_out;
-		struct sw_check c;
 		float *out = sr_expected(&p, 42, &n_out);
-		sr_run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(c.ok, "%s: %s", variants[v], c.msg);
-		ck_assert_int_eq(c.mode, SW_CHECK_FULL);
-		ck_assert_uint_eq(c.checked, n_out);
+		size_t bytes = n_out * sizeof(float), i = n_out / 2;
+		sw_ftest_passes(&sr, &p, out, bytes, 42, SW_CHECK_FULL, n_out);
 		/* one wrong element is found */
-		out[n_out / 2] += 0.5f;
-		sr_run_check(&p, out, n_out, 42, &c);
-		ck_assert_msg(!c.ok, "%s: a wrong element passed", variants[v]);
-		ck_assert_ptr_nonnull(strstr(c.msg, "element"));
+		sw_ftest_finds(&sr, &p, out, bytes, 42, i, out[i] + 0.5f, "element");
 		/* as is input from another seed */
-		out[n_out / 2] -= 0.5f;
-		sr_run_check(&p, out, n_out, 43, &c);
-		ck_assert(!c.ok);
+		sw_ftest_fails(&sr, &p, out, bytes, 43, NULL);
 		free(out);
 	}
 }
@@ -124,33 +105,28 @@ START_TEST(test_strided_check_samples_large_points)
 {
 	struct sw_point p = sr_point("course", 1, 64 << 20);
 	size_t n_out;
-	struct sw_check c;
 	float *out = sr_expected(&p, 7, &n_out);
-	sr_run_check(&p, out, n_out, 7, &c);
+	struct sw_check c = sw_ftest_check(&sr, &p, out, n_out * sizeof(float), 7);
 	ck_assert_msg(c.ok, "%s", c.msg);
 	ck_assert_int_eq(c.mode, SW_CHECK_SAMPLED);
 	ck_assert_uint_ge(c.checked, 4096);
 	ck_assert_double_lt(c.max_rel_err, 1e-5);
 	for (size_t i = 0; i < n_out; i++) /* everything off by 1%: any sample sees it */
 		out[i] *= 1.01f;
-	sr_run_check(&p, out, n_out, 7, &c);
-	ck_assert(!c.ok);
+	sw_ftest_fails(&sr, &p, out, n_out * sizeof(float), 7, NULL);
 	free(out);
 }
 END_TEST
 
 START_TEST(test_strided_bytes_and_sizes)
 {
-	const struct sw_family *f = sw_family_find("strided_read");
+	const struct sw_family *f = sw_ftest_family(&sr);
 	struct sw_point p = sr_point("course", 3, 1024);
 	ck_assert_double_eq(f->useful_bytes(&p), 342 * 4); /* ceil(1024 / 3) elements */
 	p = sr_point("course", 1, 64 << 20);
 	ck_assert_double_eq(f->useful_bytes(&p), 256.0 * (1 << 20));
 	ck_assert_double_eq(f->flops(&p), 64.0 * (1 << 20));
-	struct sw_sizes sz = { 0 };
-	f->sizes(&p, &sz);
-	ck_assert_int_eq(sz.n_inputs, 1);
-	ck_assert_int_eq(sz.n_buffers, 2);
+	struct sw_sizes sz = sw_ftest_sizes(&sr, &p, 2, 1);
 	ck_assert_uint_eq(sz.bytes[0], 256u << 20);
 	ck_assert_uint_eq(sz.bytes[1], T * 4);
 	p = sr_point("memcpy", SW_AXIS_UNUSED, 1 << 20);
@@ -164,7 +140,7 @@ END_TEST
 
 START_TEST(test_strided_refusal)
 {
-	const struct sw_family *f = sw_family_find("strided_read");
+	const struct sw_family *f = sw_ftest_family(&sr);
 	char why[160] = "";
 	struct sw_point p = sr_point("stream_read", SW_AXIS_UNUSED, 1026);
 	ck_assert(f->refuse(&p, why, sizeof why));
@@ -178,18 +154,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("kernels");
-	TCase *tc = tcase_create("kernels");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_descriptors);
-	tcase_add_test(tc, test_strided_check_accepts_and_rejects);
-	tcase_add_test(tc, test_strided_check_samples_large_points);
-	tcase_add_test(tc, test_strided_bytes_and_sizes);
-	tcase_add_test(tc, test_strided_refusal);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *tests[] = { test_descriptors, test_strided_check_accepts_and_rejects,
+				 test_strided_check_samples_large_points,
+				 test_strided_bytes_and_sizes, test_strided_refusal };
+	return sw_ftest_run("kernels", "kernels", tests, SW_COUNT(tests));
 }
