@@ -4,7 +4,10 @@
  * earlier result file (durations.h), divided by --replay-speed. Its rows
  * say backend "replay", carry no timings and are never measurements; what
  * they show is where a schedule spends its time (start_unix, end_unix).
- * Points the file lacks are skipped with that reason.
+ * Points the file lacks are skipped with that reason. A sleep that overruns
+ * (a loaded machine wakes a process late) is paid back from the next
+ * point's sleep, so a rank's busy time matches the recording; the time
+ * between points, the schedule's own cost, is never paid back.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend.h"
@@ -21,7 +24,8 @@
 struct replay_state {
 	struct sw_durations d; /* sorted by point id */
 	double speed;
-	char file[256]; /* the replayed file's name, for messages */
+	double overrun_s; /* how late the last sleep woke, still to pay back */
+	char file[256];   /* the replayed file's name, for messages */
 };
 
 static int cmp_id(const void *a, const void *b)
@@ -56,13 +60,26 @@ static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_dev
 	return SW_OK;
 }
 
-static void sleep_s(double s)
+static double mono_s(void)
 {
-	if (!(s > 0))
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Sleeps s less what the last sleep overran; keeps this sleep's overrun. */
+static void sleep_s(struct replay_state *st, double s)
+{
+	double want = s - st->overrun_s;
+	if (!(want > 0)) {
+		st->overrun_s = want < 0 ? -want : 0;
 		return;
-	struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+	}
+	double until = mono_s() + want;
+	struct timespec ts = { (time_t)until, (long)((until - floor(until)) * 1e9) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
+	st->overrun_s = mono_s() - until;
 }
 
 static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
@@ -80,7 +97,7 @@ static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, st
 			 s->file);
 		return SW_OK;
 	}
-	sleep_s(d->wall_s / s->speed);
+	sleep_s(s, d->wall_s / s->speed);
 	rec->status = d->status;
 	snprintf(rec->message, sizeof rec->message, "replay of %.100s: %.6g s at speed %g", s->file,
 		 d->wall_s, s->speed);
