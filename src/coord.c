@@ -73,6 +73,8 @@ static void write_record(struct sw_coord *co, struct sw_record *rec)
 	if (rec->timed_s > 0)
 		co->t.timed_s += rec->timed_s;
 	co->t.written++;
+	if (rec->plan_index < co->r->plan.n)
+		co->progress.done_s += co->r->cost_s[rec->plan_index];
 	if (co->write_status == SW_OK)
 		co->write_status = sw_h5_append(co->r->h5, rec, &co->write_err);
 	double t = now_s();
@@ -420,6 +422,8 @@ enum sw_status sw_coord_start(struct sw_run *r, int dynamic, struct sw_coord **o
 	}
 	co->last_flush = now_s();
 	sw_progress_init(&co->progress, stderr, r->n_todo, r->opt->quiet, co->last_flush);
+	for (size_t i = 0; i < r->n_todo; i++)
+		co->progress.total_s += r->cost_s[r->todo[i]];
 	int level = MPI_THREAD_SINGLE;
 	MUST_MPI(MPI_Query_thread(&level));
 	co->threaded = level >= MPI_THREAD_SERIALIZED &&

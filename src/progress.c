@@ -50,6 +50,12 @@ static void format_rate(char *buf, size_t len, size_t done, double elapsed_s)
 
 void sw_progress_format(char *buf, size_t len, size_t done, size_t total, double elapsed_s)
 {
+	sw_progress_format_cost(buf, len, done, total, 0, 0, elapsed_s);
+}
+
+void sw_progress_format_cost(char *buf, size_t len, size_t done, size_t total, double done_s,
+			     double total_s, double elapsed_s)
+{
 	char rate[32], eta[32];
 	unsigned pct;
 
@@ -65,6 +71,9 @@ void sw_progress_format(char *buf, size_t len, size_t done, size_t total, double
 		format_duration(eta, sizeof(eta), 0.0);
 	else if (done == 0 || !(elapsed_s > 0.0))
 		format_duration(eta, sizeof(eta), NAN);
+	else if (total_s > 0 && done_s > 0) /* by expected time: points differ a millionfold */
+		format_duration(eta, sizeof(eta),
+				(total_s > done_s ? total_s - done_s : 0) * elapsed_s / done_s);
 	else
 		format_duration(eta, sizeof(eta),
 				(double)(total - done) * elapsed_s / (double)done);
@@ -83,6 +92,7 @@ void sw_progress_init(struct sw_progress *p, FILE *f, size_t total, int quiet, d
 	p->total = total;
 	p->t0_s = now_s;
 	p->last_s = -INFINITY; /* nothing drawn yet: the first update shows */
+	p->total_s = p->done_s = 0;
 	p->last_done = 0;
 }
 
@@ -93,7 +103,8 @@ void sw_progress_update(struct sw_progress *p, size_t done, double now_s)
 
 	if (p->quiet || now_s - p->last_s < interval)
 		return;
-	sw_progress_format(line, sizeof(line), done, p->total, now_s - p->t0_s);
+	sw_progress_format_cost(line, sizeof(line), done, p->total, p->done_s, p->total_s,
+				now_s - p->t0_s);
 	if (p->tty)
 		fprintf(p->f, "\r%s\033[K", line);
 	else

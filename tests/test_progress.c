@@ -71,6 +71,20 @@ START_TEST(test_format_done)
 }
 END_TEST
 
+/* The ETA follows expected time, not the count: 10 of 400 points done in
+ * 30 s, but they were a quarter of the expected work, so 90 s remain. */
+START_TEST(test_format_by_cost)
+{
+	char buf[128];
+
+	sw_progress_format_cost(buf, sizeof(buf), 10, 400, 25.0, 100.0, 30.0);
+	ck_assert_str_eq(buf, "  10/400 points (2%)  0.3 points/s  ETA 1:30");
+	/* without expected times, by count: 390 more at 3 s each */
+	sw_progress_format_cost(buf, sizeof(buf), 10, 400, 0, 0, 30.0);
+	ck_assert_str_eq(buf, "  10/400 points (2%)  0.3 points/s  ETA 19:30");
+}
+END_TEST
+
 START_TEST(test_format_hours)
 {
 	char buf[128];
@@ -241,6 +255,7 @@ static Suite *progress_suite(void)
 	tcase_add_test(fmt, test_format_start);
 	tcase_add_test(fmt, test_format_mid);
 	tcase_add_test(fmt, test_format_done);
+	tcase_add_test(fmt, test_format_by_cost);
 	tcase_add_test(fmt, test_format_hours);
 	tcase_add_test(fmt, test_format_truncates);
 	suite_add_tcase(s, fmt);
