@@ -78,10 +78,10 @@ START_TEST(test_format_by_cost)
 	char buf[128];
 
 	sw_progress_format_cost(buf, sizeof(buf), 10, 400, 25.0, 100.0, 30.0);
-	ck_assert_str_eq(buf, "  10/400 points (2%)  0.3 points/s  ETA 1:30");
+	ck_assert_str_eq(buf, "  10/400 points (2%)  3.0 s/point  ETA 1:30");
 	/* without expected times, by count: 390 more at 3 s each */
 	sw_progress_format_cost(buf, sizeof(buf), 10, 400, 0, 0, 30.0);
-	ck_assert_str_eq(buf, "  10/400 points (2%)  0.3 points/s  ETA 19:30");
+	ck_assert_str_eq(buf, "  10/400 points (2%)  3.0 s/point  ETA 19:30");
 }
 END_TEST
 
