@@ -28,6 +28,9 @@
 #SBATCH --nodes=1
 #SBATCH --ntasks-per-node=8
 #SBATCH --gpus-per-task=1
+# Cores for each rank's CPU checks (OpenMP), which run beside the next point's
+# timing: with one core a rank checks a large point several times slower.
+#SBATCH --cpus-per-task=4
 #SBATCH --time=02:00:00
 #SBATCH --output=sweep-%j.out
 #SBATCH --open-mode=append
@@ -79,9 +82,15 @@ if [ "$launcher" = auto ]; then
 		launcher=srun
 	fi
 fi
+# Each rank's cores: srun no longer passes sbatch's --cpus-per-task on
+# (Slurm 22.05), so it is named again; mpirun would bind each rank to one
+# core, so it binds none and leaves placement to the kernel.
+cpus=${SLURM_CPUS_PER_TASK:-}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-${cpus:-}}
+[ -n "$OMP_NUM_THREADS" ] || unset OMP_NUM_THREADS
 case $launcher in
-srun) cmd=(srun --mpi=pmix "$bin" "${args[@]}" "$job") ;;
-mpirun) cmd=(mpirun ${SLURM_NTASKS:+-np "$SLURM_NTASKS"} "$bin" "${args[@]}" "$job") ;;
+srun) cmd=(srun --mpi=pmix ${cpus:+--cpus-per-task="$cpus"} "$bin" "${args[@]}" "$job") ;;
+mpirun) cmd=(mpirun ${SLURM_NTASKS:+-np "$SLURM_NTASKS"} --bind-to none "$bin" "${args[@]}" "$job") ;;
 *)
 	say "SWEEP_LAUNCHER=$launcher: expected srun, mpirun or auto"
 	exit 2

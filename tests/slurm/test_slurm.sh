@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # slurm/sweep.sh under a real Slurm: a throwaway one-node cluster
-# (cluster.sh: 8 CPUs, 4 fake GPUs) runs the batch script with 4 tasks on the
+# (cluster.sh: 16 CPUs, 4 fake GPUs) runs the batch script with 4 tasks on the
 # model backend, unchanged but for sbatch options and SWEEP_* settings:
 #   1. srun + PMIx: a complete file, 4 device rows, 4 distinct GPUs, the
 #      binding table in the job log;
