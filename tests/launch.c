@@ -212,3 +212,19 @@ int launch_h5clear_h5dump(const char *path)
 		 path, path, path, path);
 	return system(cmd);
 }
+
+int launch_run_suite(Suite *s, const char *dir)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (failed) /* the files of a failure stay for a look */
+		fprintf(stderr, "files kept in %s\n", dir);
+	else if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return failed ? 1 : 0;
+}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <check.h>
 #include <hdf5.h>
 
 /* The variable's value; exits with a message when ctest did not set it. */
@@ -29,6 +30,11 @@ int launch_ranks(pid_t mpirun, pid_t *pids, int *ranks, int max);
 void launch_kill_all(pid_t mpirun);
 /* Waits until path is larger than bytes: 0; -1 when the run ends first. */
 int launch_wait_for_size(const char *path, off_t bytes, pid_t run);
+
+/* Runs suite s in this process (CK_NOFORK: the tests launch mpirun) and
+ * removes dir when every test passed, keeping it, and saying so, when one
+ * failed. Returns the exit code for main: 0, or 1. */
+int launch_run_suite(Suite *s, const char *dir);
 
 /* The text of a (log) file, in a static buffer. */
 const char *launch_slurp(const char *path);

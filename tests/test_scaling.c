@@ -212,16 +212,5 @@ int main(void)
 	tcase_add_test(tc, test_full_job_scales);
 	tcase_add_test(tc, test_short_points_scale);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	if (failed == 0 && system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-	else if (failed)
-		fprintf(stderr, "files kept in %s\n", tmpdir);
-	return failed ? 1 : 0;
+	return launch_run_suite(s, tmpdir);
 }

@@ -106,18 +106,5 @@ int main(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, test_stage_faults, 0, 3);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	if (failed == 0) {
-		char cmd[300];
-		snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", tmpdir);
-	} else {
-		fprintf(stderr, "files kept in %s\n", tmpdir);
-	}
-	return failed ? 1 : 0;
+	return launch_run_suite(s, tmpdir);
 }
