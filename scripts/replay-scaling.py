@@ -52,12 +52,12 @@ def figures(out, table, speed, np_):
     tn = m["end_unix"].max() - m["start_unix"].min()
     d = np.array([table[int(i)] / speed for i in m["point_id"][m["status"] == 0] if int(i) in table])
     t1 = d.sum()
-    bound = t1 / (np_ * max(t1 / np_, d.max() if len(d) else 0))
+    bound = t1 / (np_ * max(t1 / np_, d.max())) if len(d) and t1 > 0 else float("nan")
     return len(m), t1, tn, t1 / (np_ * tn), bound
 
 
-def short_table(tmp, seconds):
-    """The short job's points, each taking `seconds`: ids from a dry run."""
+def short_job(tmp):
+    """The short job's file; its point ids come from a dry run."""
     job = os.path.join(tmp, "short.yaml")
     with open(job, "w") as f:
         f.write(SHORT_JOB)
@@ -86,7 +86,7 @@ def main():
                     flush=True,
                 )
         if a.serve:
-            job = short_table(tmp, 0)
+            job = short_job(tmp)
             ids = os.path.join(tmp, "ids.csv")
             dry = subprocess.run(
                 [a.sweep, "--dry-run", "--backend", f"replay={ids}", job],
