@@ -117,6 +117,7 @@ class Run:
     units: dict  # column -> units, of /measurements and /devices
     axes: list  # axis column names, in file order
     fill_rows: int = 0  # status -1 rows dropped
+    replay_rows: int = 0  # rows of the replay backend dropped: no measurements
     label: str = ""  # short name for tables: the file name
     notes: list = field(default_factory=list)  # what a reader should know
     absent_columns: list = field(default_factory=list)  # optional columns filled with NaN
@@ -236,7 +237,9 @@ def read(path) -> Run:
     for c in absent:
         rows[c] = np.nan
     fill = int((rows["status"] < 0).sum())
-    rows = rows[rows["status"] >= 0].reset_index(drop=True)
+    replayed = int((rows["backend"] == "replay").sum())
+    # replay rows (a test instrument) are never presented as measurements
+    rows = rows[(rows["status"] >= 0) & (rows["backend"] != "replay")].reset_index(drop=True)
 
     run = Run(
         path=path,
@@ -247,6 +250,7 @@ def read(path) -> Run:
         units={**dev_units, **units},
         axes=axes,
         fill_rows=fill,
+        replay_rows=replayed,
         label=os.path.basename(path),
         absent_columns=absent,
     )
@@ -289,6 +293,11 @@ def _add_notes(run: Run):
             "is still running; the report shows what was flushed"
         )
     rows = run.rows
+    if run.replay_rows:
+        run.notes.append(
+            f"{run.replay_rows} row(s) of the replay backend (a test instrument: each point "
+            "slept a duration recorded in another file) are no measurements and were left out"
+        )
     bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(run.samples)
     if bad.any():
         run.notes.append(

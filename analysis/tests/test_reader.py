@@ -238,3 +238,36 @@ def test_truncated_swmr_format(ci_file, tmp_path):
     p.write_bytes(data[: len(data) // 2])
     with pytest.raises(SweepFileError, match="truncated"):
         read(p)
+
+
+def test_replay_rows_are_no_measurements(sweep_bin, tmp_path):
+    """A replay (the test instrument) writes rows; the reader never shows them."""
+    table = tmp_path / "d.csv"
+    dry = subprocess.run(
+        [sweep_bin, "--dry-run", "--backend", f"replay={table}", SOURCE + "/jobs/ci.yaml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    ids = [
+        w[1]
+        for w in (ln.split() for ln in dry.stdout.splitlines())
+        if len(w) > 3 and w[0].isdigit()
+    ]
+    table.write_text(
+        "point_id_hex,family,variant,seconds\n"
+        + "".join(f"{i},strided_read,course,0\n" for i in ids)
+    )
+    out = tmp_path / "replay.h5"
+    p = subprocess.run(
+        [sweep_bin, "-q", "--backend", f"replay={table}", SOURCE + "/jobs/ci.yaml", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    with h5py.File(out, "r") as f:
+        assert set(f["measurements"]["backend"]) == {b"replay"}
+    r = read(str(out))
+    assert len(r.rows) == 0 and r.replay_rows == len(ids) > 0
+    assert any("replay backend" in n for n in r.notes)
