@@ -96,7 +96,8 @@ free_ports() {
 
 start() {
 	local dir=$1
-	local cpus=${SW_SLURM_CPUS:-16} # 4 tasks of slurm/sweep.sh's 4 CPUs each gpus=${SW_SLURM_GPUS:-4} timeout=${SW_SLURM_TIMEOUT:-30}
+	# 16 CPUs: 4 tasks of slurm/sweep.sh, 4 CPUs each
+	local cpus=${SW_SLURM_CPUS:-16} gpus=${SW_SLURM_GPUS:-4} timeout=${SW_SLURM_TIMEOUT:-30}
 	local missing=() cmd pmix ports ctld_port slurmd_port mem state i t
 
 	[ "$(id -u)" = 0 ] || {
