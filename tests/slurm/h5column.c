@@ -22,12 +22,23 @@ int main(int argc, char **argv)
 	hsize_t rows = 0;
 	int rc = EXIT_FAILURE;
 
+	/* --live: read a file a sweep is writing, as a SWMR reader without
+	 * HDF5's lock: the rows flushed so far */
+	int live = argc == 5 && strcmp(argv[1], "--live") == 0;
+	if (live) {
+		argv++;
+		argc--;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s FILE.h5 DATASET COLUMN\n", argv[0]);
+		fprintf(stderr, "usage: %s [--live] FILE.h5 DATASET COLUMN\n", argv[0]);
 		return 2;
 	}
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	file = H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (live)
+		H5Pset_file_locking(fapl, 0, 1);
+	file = H5Fopen(argv[1], live ? H5F_ACC_RDONLY | H5F_ACC_SWMR_READ : H5F_ACC_RDONLY, fapl);
+	H5Pclose(fapl);
 	if (file < 0) {
 		fprintf(stderr, "h5column: cannot open %s as HDF5\n", argv[1]);
 		goto out;
