@@ -154,7 +154,7 @@ def coverage_warning(df) -> str:
         return ""
     return (
         f"only {' and '.join(low)} could be compared (the others are in one file "
-        "only): the verdict covers less than half of that run."
+        "only): the verdicts cover less than half of the run."
     )
 
 
@@ -320,8 +320,9 @@ def main(argv=None):
         sys.stdout.flush()
     except BrokenPipeError:  # piped into head: the reader left, the exit status still counts
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if coverage_warning(df):
-        print(f"{TOOL}: warning: {coverage_warning(df)}", file=sys.stderr)
+    warning = coverage_warning(df)
+    if warning:
+        print(f"{TOOL}: warning: {warning}", file=sys.stderr)
     bad = df[df["class"].isin(["slower", "broken"])]
     if len(bad):
         print(
