@@ -15,7 +15,9 @@ what matters:
 
 Model rows have no samples: their predicted moved bytes are compared
 exactly. The exit status is 1 when any point is slower or broken, 0 when
-none is, 2 when a file cannot be read.
+none is, 2 when a file cannot be read or the files have no point in common
+(nothing compared is an error, not a pass). When fewer than half of either
+file's points are in both, it warns: the verdict covers only part of a run.
 """
 
 from __future__ import annotations
@@ -124,6 +126,38 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
     return df
 
 
+def nothing_compared(df, ra, rb) -> str:
+    """The error when no point is in both files, else ''."""
+    if len(df):
+        return ""
+
+    def side(r):
+        n = len(latest(r.rows))
+        backends = ", ".join(sorted(set(r.rows["backend"]))) or "no rows"
+        return f"{r.path} ({n} points, backend {backends})"
+
+    return (
+        f"no point in common: nothing was compared. A = {side(ra)}, B = {side(rb)}; "
+        "points match by point_id and backend (a model file and a GPU file never share one)"
+    )
+
+
+def coverage_warning(df) -> str:
+    """A warning when fewer than half of either file's points were compared, else ''."""
+    n = len(df)
+    low = [
+        f"{n} of {name}'s {n + only} points"
+        for name, only in (("A", df.attrs.get("only_a", 0)), ("B", df.attrs.get("only_b", 0)))
+        if 2 * n < n + only
+    ]
+    if not low:
+        return ""
+    return (
+        f"only {' and '.join(low)} could be compared (the others are in one file "
+        "only): the verdicts cover less than half of the run."
+    )
+
+
 def _side(r, suffix):
     return {"sample_offset": r[f"sample_offset{suffix}"], "n_samples": r[f"n_samples{suffix}"]}
 
@@ -211,6 +245,9 @@ def summary(df, ra, rb, threshold, alpha) -> list:
         f"{alpha:g} (Mann-Whitney U on the raw samples) with a {100 * (1 - alpha):g}% "
         f"bootstrap interval of median(B) / median(A).",
     ]
+    warning = coverage_warning(df)
+    if warning:
+        lines.append("Warning: " + warning)
     if len(df):
         da, db = set(df["device_a"]), set(df["device_b"])
         if da != db:
@@ -242,7 +279,8 @@ def main(argv=None):
         prog=TOOL,
         description="Compare two sweep result files point by point, using the raw "
         "samples. Exit status: 0 nothing regressed, 1 a point is slower beyond the threshold "
-        "or broken, 2 a file could not be read.",
+        "or broken, 2 a file could not be read, a bad argument, or no point in common "
+        "(nothing compared). Fewer than half of either file's points compared: a warning.",
     )
     ap.add_argument("a", metavar="A.h5", help="the baseline (e.g. last month's run)")
     ap.add_argument("b", metavar="B.h5", help="the run to judge")
@@ -265,6 +303,9 @@ def main(argv=None):
     try:
         ra, rb = read(a.a), read(a.b)
         df = compare(ra, rb, t, a.alpha)
+        error = nothing_compared(df, ra, rb)
+        if error:
+            return fail(TOOL, error)
         lines = summary(df, ra, rb, t, a.alpha)
         table = _table(df[df["class"] != "same"] if a.changes and len(df) else df)
         if a.md:
@@ -279,7 +320,10 @@ def main(argv=None):
         sys.stdout.flush()
     except BrokenPipeError:  # piped into head: the reader left, the exit status still counts
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    bad = df[df["class"].isin(["slower", "broken"])] if len(df) else df
+    warning = coverage_warning(df)
+    if warning:
+        print(f"{TOOL}: warning: {warning}", file=sys.stderr)
+    bad = df[df["class"].isin(["slower", "broken"])]
     if len(bad):
         print(
             f"{TOOL}: {len(bad)} point(s) regressed (slower by more than "

@@ -4,8 +4,10 @@
 columns joined and strings decoded; or --table devices|samples). --json
 writes the whole file as one object: attributes, units, devices and
 measurements (with --samples, each measurement's raw samples too). NaN is
-empty in CSV and null in JSON; point_id, a 64-bit id, is a string in JSON so
-that tools reading numbers as doubles keep it exact. Fill rows are never
+empty in CSV and null in JSON. point_id, a uint64, is exact in every table:
+a decimal integer in CSV, a string of that decimal integer in JSON (so that
+tools reading JSON numbers as doubles keep it exact). sweep's own output
+(`--dry-run`) prints the same number as 16 hex digits. Fill rows are never
 exported. Output goes to stdout without -o.
 """
 
@@ -30,28 +32,22 @@ def measurements(run) -> pd.DataFrame:
     return run.rows.drop(columns=["file", *run.absent_columns])
 
 
+SAMPLE_COLUMNS = ["point_id", "backend", "family", "variant"]
+
+
 def samples(run) -> pd.DataFrame:
-    parts = []
-    for _, r in run.rows.iterrows():
-        s = run.samples_of(r)
-        if len(s):
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "point_id": r["point_id"],
-                        "backend": r["backend"],
-                        "family": r["family"],
-                        "variant": r["variant"],
-                        "sample": np.arange(len(s)),
-                        "ns": s,
-                    }
-                )
-            )
-    return (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else pd.DataFrame(columns=["point_id", "backend", "family", "variant", "sample", "ns"])
-    )
+    """One row per raw sample. Built column-wise from the rows' own columns, so
+    point_id keeps its uint64 dtype (a row-wise build turns it into a float)."""
+    rows = run.rows
+    off = rows["sample_offset"].to_numpy(np.int64)
+    n = rows["n_samples"].to_numpy(np.int64)
+    n = np.where((n > 0) & (off + n <= len(run.samples)), n, 0)  # as Run.samples_of
+    which = np.repeat(np.arange(len(rows)), n)
+    sample = np.arange(len(which)) - np.repeat(np.cumsum(n) - n, n)
+    out = rows.iloc[which][SAMPLE_COLUMNS].reset_index(drop=True)
+    out["sample"] = sample
+    out["ns"] = run.samples[np.repeat(off, n) + sample]
+    return out
 
 
 def _clean(v):

@@ -5,7 +5,9 @@ no samples. Three kinds of repeats are tested: two real runs on one H200
 committed in docs/results (h200-seeds.h5 and h200-seeds-repeat.h5); two copies of
 h200-quick.h5, each with independent 0.5% noise on every sample (the relative
 noise the measurement targets); and two model runs of the same job by the
-real C writer, which must compare 'same'.
+real C writer, which must compare 'same'. Files with no point in common are
+an error (exit 2); files that share fewer than half of either one's points
+are compared with a warning.
 """
 
 import os
@@ -112,3 +114,53 @@ def test_broken_point(h200_file, tmp_path):
     assert p.returncode == 1
     assert "broken" in p.stdout and "element 17" in p.stdout
     assert p.stdout.count("\n") < 10  # --changes: only that point and the summary
+
+
+def test_nothing_in_common(ci_file, h200_file, tmp_path):
+    """A model file against a GPU file shares no point: an error, not a pass."""
+    md = tmp_path / "cmp.md"
+    p = run_tool("compare", ci_file, h200_file, "--md", md)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "no point in common" in p.stderr and "nothing was compared" in p.stderr
+    assert not md.exists()  # an error leaves no output behind
+
+
+def _renumber(path, rows):
+    """Give rows new point ids: points of that file only."""
+    with h5py.File(path, "r+") as f:
+        m = f["measurements"][:]
+        m["point_id"][rows] ^= np.uint64(0x5A5A5A5A5A5A5A5A)
+        f["measurements"][:] = m
+
+
+def _drop(path, rows):
+    """Make rows fill rows (status -1), which the reader drops: a run cut short."""
+    with h5py.File(path, "r+") as f:
+        m = f["measurements"][:]
+        m["status"][rows] = -1
+        f["measurements"][:] = m
+
+
+@pytest.mark.parametrize(
+    "edit, common, warned",
+    [
+        (lambda b: _renumber(b, slice(0, 30)), 24, "24 of A's 54 points and 24 of B's 54 points"),
+        (lambda b: _drop(b, slice(0, 30)), 24, "24 of A's 54 points"),
+        (lambda b: _renumber(b, slice(0, 27)), 27, None),  # exactly half: no warning
+    ],
+    ids=["renumbered", "cut-short", "half"],
+)
+def test_partial_overlap(h200_file, tmp_path, edit, common, warned):
+    b = writable_copy(h200_file, tmp_path / "b.h5")
+    edit(b)
+    md = tmp_path / "cmp.md"
+    p = run_tool("compare", h200_file, b, "--md", md)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"{common} points in both files" in p.stdout
+    if warned:
+        assert f"warning: only {warned} could be compared" in p.stderr
+        assert f"Warning: only {warned} could be compared" in p.stdout
+        assert f"Warning: only {warned} could be compared" in md.read_text()
+        assert ("of B's" in warned) == ("of B's" in p.stderr)  # B whole: only A is named
+    else:
+        assert "arning" not in p.stderr + p.stdout + md.read_text()

@@ -3,6 +3,11 @@
 import csv
 import io
 import json
+import re
+
+import h5py
+import numpy as np
+import pytest
 
 from sweep_analysis.reader import read
 
@@ -44,3 +49,41 @@ def test_json(ci_file, tmp_path):
 def test_needs_a_format(h200_file):
     p = run_tool("export", h200_file)
     assert p.returncode == 2 and "--csv" in p.stderr
+
+
+def _file_ids(path):
+    """point_id and n_samples of the rows an export holds, straight from HDF5."""
+    with h5py.File(path, "r") as f:
+        m = f["measurements"][:]
+    keep = (m["status"] >= 0) & (m["backend"] != b"replay")
+    return m["point_id"][keep].astype(np.uint64), m["n_samples"][keep]
+
+
+def _exact(texts):
+    """Parse decimal ids, refusing any float or exponent form."""
+    bad = [t for t in texts if not re.fullmatch(r"[0-9]+", t)]
+    assert not bad, f"point ids not written as integers: {bad[:3]}"
+    return np.array([int(t) for t in texts], dtype=np.uint64)
+
+
+def _export(path, *args):
+    p = run_tool("export", path, *args)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@pytest.mark.parametrize("table", ["measurements", "samples"])
+def test_csv_point_ids_exact(h200_file, table):
+    ids, n = _file_ids(h200_file)
+    assert (ids > 2**53).any()  # ids a double cannot hold: the test can fail
+    rows = list(csv.DictReader(io.StringIO(_export(h200_file, "--csv", "--table", table))))
+    want = ids if table == "measurements" else np.repeat(ids, n)
+    assert np.array_equal(_exact([r["point_id"] for r in rows]), want)
+
+
+def test_json_point_ids_exact(h200_file):
+    ids, _ = _file_ids(h200_file)
+    d = json.loads(_export(h200_file, "--json", "--samples"))
+    texts = [m["point_id"] for m in d["measurements"]]
+    assert all(isinstance(t, str) for t in texts)
+    assert np.array_equal(_exact(texts), ids)
