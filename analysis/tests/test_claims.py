@@ -1,14 +1,18 @@
 """The verdict rules of the course claims: a measured claim holds only on an
 effect of at least 2% whose interval from the raw samples excludes no
-effect; C6 on the H200; the model-only claims labelled as the rule itself."""
+effect; C6 on the H200; the model-only claims labelled as the rule itself;
+docs/course.md covering every claim."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from sweep_analysis import claims
 from sweep_analysis.reader import latest, read
+
+from conftest import SOURCE
 
 
 def by_id(results):
@@ -106,3 +110,16 @@ def test_two_runs_repeat_well_inside_the_threshold(seeds_files):
     assert len(j) > 50
     assert (abs(j["median_ns_x"] / j["median_ns_y"] - 1) <= 0.0035).all()
     assert claims.MIN_EFFECT > 0.0035
+
+
+def test_course_doc_covers_every_claim():
+    text = Path(SOURCE, "docs", "course.md").read_text()
+    ids = [c.id for c in claims.CLAIMS]
+    assert ids == [f"C{i}" for i in range(1, 19)]
+    for c in claims.CLAIMS:
+        section = re.search(rf"^### {c.id}\b.*?(?=^### |\Z)", text, flags=re.M | re.S)
+        assert section, c.id
+        body = section.group(0)
+        for what in ("Source", "Test", "Hardware"):
+            assert f"**{what}**" in body, (c.id, what)
+        assert c.check.__name__ + "(" in body or f"`{c.check.__name__}`" in body, c.id
