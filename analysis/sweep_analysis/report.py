@@ -159,29 +159,36 @@ class Report:
         self.add(Heading(2, "Course claims"))
         self.add(
             Para(
-                "Each claim of the course material (shared/course/NOTES.md) beside what this file "
-                "measured and what the model predicts. The verdict comes from the rule in the last "
-                "column; *not in this file* means the file lacks the rows that rule needs: "
-                "jobs/seeds.yaml measures every family, and the CC 1.x claims need model rows "
-                "(`sweep --backend model jobs/seeds.yaml -o model.h5`, then "
+                "Each claim of the course material beside what this file measured and what the "
+                "model predicts; docs/course.md says, for each claim, where it comes from, how "
+                "sweep tests it and on what hardware. The verdict comes from the rule in the last "
+                "column, on the basis named beside it; *on the GPU* and *on the model* give each "
+                "side's own verdict where it has one. *not in this file* means the file lacks the "
+                "rows that rule needs: jobs/seeds.yaml measures every family, and the CC 1.x "
+                "claims need model rows (`sweep --backend model jobs/seeds.yaml -o model.h5`, then "
                 "`sweep-report seeds.h5 model.h5 -o DIR`)."
-            )
+            ),
+            Para(
+                f"**How a verdict is earned.** {claims.EARNED_RULE} A verdict whose basis is "
+                f"*{claims.RULE_ITSELF}* checks the model against a rule the model is written "
+                f"from (C1, C2, C4, C15: the CC 1.x coalescing rules), so it confirms sweep's "
+                f"code, not a GPU: those verdicts are counted apart from the measured ones. Where "
+                f"the GPU and the model disagree the row says both (C6 on a recent GPU: SoA no "
+                f"faster than AoS, while the model at CC 1.x prefers SoA)."
+            ),
         )
-        table = Table(
-            ["claim", "statement", "course", "measured", "model", "verdict", "basis", "rule"], []
-        )
-        for i, (c, v) in enumerate(claims.evaluate(self.rows)):
+        heads = ["claim", "statement", "course", "measured", "on the GPU", "model", "on the model"]
+        table = Table([*heads, "verdict", "basis", "rule"], [])
+        col = {"holds": "holds", "differs": "differs"}
+        results = claims.evaluate(self.rows, {r.label: r.samples for r in self.runs})
+        for i, (c, v) in enumerate(results):
             table.rows.append(
-                [c.id, c.statement, c.course, v.measured, v.model, v.verdict, v.basis, c.rule]
+                [c.id, c.statement, c.course, v.measured, v.on_gpu, v.model, v.on_model]
+                + [v.verdict, v.basis, c.rule]
             )
-            table.classes[(i, 5)] = {"holds": "holds", "differs": "differs"}.get(
-                v.verdict, "absent"
-            )
-        verdicts = [row[5] for row in table.rows]
-        line = (
-            f"{verdicts.count('holds')} hold, {verdicts.count('differs')} differ, "
-            f"{verdicts.count('not in this file')} not in this file."
-        )
+            for k, said in ((4, v.on_gpu), (6, v.on_model), (7, v.verdict)):
+                table.classes[(i, k)] = col.get(said, "absent")
+        line = _claims_line([v for _, v in results])
         self.add(Para(f"**{line}**"), table)
         self.progress(f"claims: {line}")
 
@@ -682,6 +689,20 @@ class Report:
         self.ranks()
         self.footer()
         return self.blocks
+
+
+def _claims_line(verdicts) -> str:
+    """The claims summary: verdicts counted by basis, the rule-itself ones apart."""
+
+    def count(basis):
+        vs = [v.verdict for v in verdicts if v.basis == basis]
+        return f"{vs.count('holds')} hold, {vs.count('differs')} differ"
+
+    absent = sum(v.verdict == claims.ABSENT for v in verdicts)
+    return (
+        f"Measured: {count('measured')}. Model: {count('model')}. "
+        f"{claims.RULE_ITSELF}: {count(claims.RULE_ITSELF)}. {absent} not in this file."
+    )
 
 
 def _row_keys(nonref, ax) -> pd.DataFrame:
