@@ -6,6 +6,9 @@
 #                        writes its report (sweep-report) to quick-report/
 #   bootstrap.sh test    runs every test under ctest (GPU tests are SKIPPED
 #                        without a GPU)
+# quick installs and builds only what it runs: the sweep binary and the
+# analysis venv for the report; test adds check, Slurm, munge, PMIx, every
+# test and fuzz replay target, and pytest and ruff in the venv.
 # Environment: BUILD_DIR (default build), CMAKE_CUDA_ARCHITECTURES (default:
 # the fat binary from CMakeLists.txt), NP (MPI ranks for quick, default 1).
 set -euo pipefail
@@ -25,8 +28,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # --- dependencies (Debian package names) -------------------------------------
 packages=(cmake ninja-build pkg-config g++ libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
-	libyaml-dev check libsubunit-dev python3 python3-venv python3-pip
-	slurmctld slurmd slurm-client munge libpmix-dev)
+	libyaml-dev python3 python3-venv python3-pip)
+# the tests: check, and a one-node Slurm of their own (tests/slurm)
+[ "$what" = test ] && packages+=(check libsubunit-dev slurmctld slurmd slurm-client munge libpmix-dev)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -40,7 +44,7 @@ if ((${#missing[@]})); then
 fi
 # The format check (tests/check_format.sh) wants clang-format 14, Debian 12's;
 # where the release has another, that test reports SKIPPED.
-if ! command -v clang-format-14 >/dev/null 2>&1 && apt-cache show clang-format-14 >/dev/null 2>&1; then
+if [ "$what" = test ] && ! command -v clang-format-14 >/dev/null 2>&1 && apt-cache show clang-format-14 >/dev/null 2>&1; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo=sudo
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang-format-14 >/dev/null ||
@@ -63,14 +67,23 @@ fi
 # --- build ---------------------------------------------------------------------
 archs=()
 [ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ] && archs=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")
-cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" >/dev/null
-cmake --build "$build" -j "$jobs"
+# BUILD_TESTING is cached: say it each time, so quick after test (or the
+# reverse) in one build folder builds what it needs.
+if [ "$what" = test ]; then
+	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=ON >/dev/null
+	cmake --build "$build" -j "$jobs"
+else
+	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=OFF >/dev/null
+	cmake --build "$build" -j "$jobs" --target sweep
+fi
 
 # --- Python analysis (analysis/): a venv in the build folder -----------------
 venv=$build/venv
 [ -x "$venv/bin/pip" ] || python3 -m venv --clear "$venv"
+tools=()
 # ruff: the release analysis/pyproject.toml requires (test_python formats with it)
-"$venv/bin/pip" install -q --disable-pip-version-check -e "$top/analysis" pytest ruff==0.17.6
+[ "$what" = test ] && tools=(pytest ruff==0.17.6)
+"$venv/bin/pip" install -q --disable-pip-version-check -e "$top/analysis" "${tools[@]}"
 
 # --- run ---------------------------------------------------------------------
 if [ "$what" = test ]; then

@@ -57,7 +57,7 @@ def figures(out, table, speed, np_):
 
 
 def short_job(tmp):
-    """The short job's file; its point ids come from a dry run."""
+    """The short job's file; its point ids come from a dry run (--points)."""
     job = os.path.join(tmp, "short.yaml")
     with open(job, "w") as f:
         f.write(SHORT_JOB)
@@ -89,7 +89,7 @@ def main():
             job = short_job(tmp)
             ids = os.path.join(tmp, "ids.csv")
             dry = subprocess.run(
-                [a.sweep, "--dry-run", "--backend", f"replay={ids}", job],
+                [a.sweep, "--dry-run", "--points", "--backend", f"replay={ids}", job],
                 capture_output=True,
                 text=True,
             )

@@ -128,6 +128,7 @@ static const struct cli_opt opts[] = {
 	FLAG("version", 'V', version),
 	FLAG("list", 'l', list),
 	FLAG("dry-run", 'n', dry_run),
+	FLAG("points", 0, points),
 	VALUE("output", 'o', "FILE", set_output),
 	FLAG("force", 'f', force),
 	FLAG("resume", 'r', resume),
@@ -299,6 +300,9 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 
 	if (o->replay_speed != 1.0 && o->backend != SW_BACKEND_REPLAY)
 		return sw_fail(err, SW_EINVAL, "--replay-speed needs --backend replay=FILE");
+	if (o->points && !o->dry_run)
+		return sw_fail(err, SW_EINVAL,
+			       "--points needs --dry-run: it lists a plan's points");
 	if (o->force && o->resume)
 		return sw_fail(err, SW_EINVAL,
 			       "--force and --resume conflict: --force replaces the output file, "
@@ -386,8 +390,12 @@ void sw_cli_usage(FILE *f)
 	      "                        schedule at scale: its rows are no measurements\n"
 	      "                        (default: auto)\n"
 	      "      --replay-speed X  replay X times faster than recorded (default: 1)\n"
-	      "  -n, --dry-run         check the job and show what would run; measures and\n"
-	      "                        writes nothing\n"
+	      "  -n, --dry-run         check the job and show what would run: points per\n"
+	      "                        family and variant and the expected time on the\n"
+	      "                        ranks given, saying where the estimate comes from\n"
+	      "                        (see --costs); measures and writes nothing\n"
+	      "      --points          with --dry-run: also list every point, with its\n"
+	      "                        index, id and (static schedule) rank\n"
 	      "      --counters        cuda backend: after timing each point, count one more\n"
 	      "                        launch of it with the GPU's hardware counters (CUPTI:\n"
 	      "                        global load/store requests and sectors, shared-memory\n"
@@ -430,6 +438,7 @@ void sw_cli_usage(FILE *f)
 	      "  mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5\n"
 	      "  sweep --backend model jobs/ci.yaml\n"
 	      "  sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml\n"
+	      "  mpirun -np 4 sweep --dry-run --costs last.h5 jobs/full.yaml\n"
 	      "  sweep --resume -o run.h5 jobs/full.yaml\n"
 	      "  sweep --counters jobs/seeds.yaml -o counters.h5\n"
 	      "\n"

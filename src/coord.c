@@ -79,7 +79,10 @@ static void write_record(struct sw_coord *co, struct sw_record *rec)
 		co->write_status = sw_h5_append(co->r->h5, rec, &co->write_err);
 	double t = now_s();
 	flush_if_due(co, t);
-	sw_progress_update(&co->progress, co->t.written, t);
+	const struct sw_plan *plan = &co->r->plan;
+	sw_progress_update_last(&co->progress, co->t.written, t,
+				rec->plan_index < plan->n ? &plan->points[rec->plan_index] : NULL,
+				rec);
 }
 
 /* ---- serving workers over MPI ---------------------------------------------- */

@@ -20,6 +20,7 @@
 #include "durations.h"
 #include "h5out.h"
 #include "measure.h"
+#include "progress.h"
 #include "run_ctx.h"
 #include "sched.h"
 #include "version.h"
@@ -390,38 +391,104 @@ enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_
 	return SW_OK;
 }
 
-void sw_setup_print_plan(const struct sw_run *r)
+/* "8.41 s" under a minute, else "12:03" or "1:02:03". */
+static void say_s(char *buf, size_t len, double s)
 {
-	const char *sched = r->opt->schedule == SW_SCHED_STATIC ? "static" : "dynamic";
-	printf("job %s (%s): backend %s, %d rank%s, schedule %s\n", r->job.name, r->job.path,
-	       r->backend->name, r->size, r->size == 1 ? "" : "s", sched);
-	printf("plan: %zu points, fingerprint %016" PRIx64 "\n", r->plan.n, r->plan.fingerprint);
+	if (s < 59.995)
+		snprintf(buf, len, "%.2f s", s);
+	else
+		sw_progress_format_duration(buf, len, s);
+}
+
+/* Points of variant v of the job's family j, and their expected seconds. */
+static size_t variant_points(const struct sw_run *r, int j, int v, double *expected_s)
+{
+	size_t k = 0;
+	*expected_s = 0;
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->plan.points[i].family == r->job.families[j].index &&
+		    r->plan.points[i].p.variant == v) {
+			k++;
+			*expected_s += r->cost_s[i];
+		}
+	return k;
+}
+
+static void print_variants(const struct sw_run *r)
+{
+	char t[32];
 	for (int j = 0; j < r->job.n_families; j++) {
 		const struct sw_family *f = r->job.families[j].family;
 		for (int v = 0; v < f->n_variants; v++) {
-			size_t k = 0;
-			for (size_t i = 0; i < r->plan.n; i++)
-				k += r->plan.points[i].family == r->job.families[j].index &&
-				     r->plan.points[i].p.variant == v;
+			double s;
+			size_t k = variant_points(r, j, v, &s);
+			say_s(t, sizeof t, s);
 			if (k)
-				printf("  %-14s %-14s %6zu points\n", f->name, f->variants[v].name,
-				       k);
+				printf("  %-14s %-14s %6zu points, expected %s\n", f->name,
+				       f->variants[v].name, k, t);
 		}
 	}
-	int *owner = r->opt->schedule == SW_SCHED_STATIC
-			     ? sw_setup_static_owners(r, NULL, r->plan.n)
-			     : NULL;
-	if (owner) {
-		for (int k = 0; k < r->size; k++) {
-			size_t c = 0;
-			for (size_t i = 0; i < r->plan.n; i++)
-				c += owner[i] == k;
-			printf("  rank %d runs %zu points\n", k, c);
-		}
-	} else {
-		printf("  points are handed out on request, longest expected first; rank 0 "
-		       "measures too\n");
+}
+
+/* Static: each rank's points and expected seconds; the largest, the
+ * makespan the split expects. */
+static double print_ranks(const struct sw_run *r, const int *owner)
+{
+	double makespan = 0;
+	char t[32];
+	for (int k = 0; k < r->size; k++) {
+		size_t c = 0;
+		double s = 0;
+		for (size_t i = 0; i < r->plan.n; i++)
+			if (owner[i] == k) {
+				c++;
+				s += r->cost_s[i];
+			}
+		say_s(t, sizeof t, s);
+		printf("  rank %d runs %zu points, expected %s\n", k, c, t);
+		makespan = s > makespan ? s : makespan;
 	}
+	return makespan;
+}
+
+/* Where the expected times came from: one source, or each with its count. */
+static void print_sources(const struct sw_run *r)
+{
+	int kinds = 0;
+	for (int s = 0; s < SW_COST_N_SOURCES; s++)
+		kinds += r->cost_sources[s] > 0;
+	printf("expected times: ");
+	for (int s = SW_COST_N_SOURCES - 1, said = 0; s >= 0; s--) {
+		if (!r->cost_sources[s])
+			continue;
+		printf("%s%s", said++ ? ", " : "", sw_cost_source_name((enum sw_cost_source)s));
+		if (kinds > 1)
+			printf(" (%zu points)", r->cost_sources[s]);
+	}
+	printf("%s\n", kinds ? "" : "none (no points)");
+}
+
+static void print_estimate(const struct sw_run *r, double wall_s, const char *how)
+{
+	double t1 = 0, longest = 0;
+	char w[32], a[32], b[32];
+	for (size_t i = 0; i < r->plan.n; i++) {
+		t1 += r->cost_s[i];
+		longest = r->cost_s[i] > longest ? r->cost_s[i] : longest;
+	}
+	say_s(w, sizeof w, wall_s);
+	say_s(a, sizeof a, t1);
+	say_s(b, sizeof b, longest);
+	printf("total: %zu points, expected %s on one rank, the longest %s\n", r->plan.n, a, b);
+	printf("estimated time: %s on %d rank%s (%s)\n", w, r->size, r->size == 1 ? "" : "s", how);
+	print_sources(r);
+	if (!r->backend->measures) /* the cost model knows GPU runs only */
+		printf("  (the time of a GPU run: the %s backend measures nothing)\n",
+		       r->backend->name);
+}
+
+static void print_points(const struct sw_run *r, const int *owner)
+{
 	printf("%-6s %-16s %-6s %s\n", "index", "id", "rank", "point");
 	for (size_t i = 0; i < r->plan.n; i++) {
 		char label[256], who[8] = "any";
@@ -430,6 +497,28 @@ void sw_setup_print_plan(const struct sw_run *r)
 			snprintf(who, sizeof who, "%d", owner[i]);
 		printf("%-6zu %016" PRIx64 " %-6s %s\n", i, r->plan.points[i].id, who, label);
 	}
+}
+
+void sw_setup_print_plan(const struct sw_run *r)
+{
+	const char *sched = r->opt->schedule == SW_SCHED_STATIC ? "static" : "dynamic";
+	printf("job %s (%s): backend %s, %d rank%s, schedule %s\n", r->job.name, r->job.path,
+	       r->backend->name, r->size, r->size == 1 ? "" : "s", sched);
+	printf("plan: %zu points, fingerprint %016" PRIx64 "\n", r->plan.n, r->plan.fingerprint);
+	print_variants(r);
+	int *owner = r->opt->schedule == SW_SCHED_STATIC
+			     ? sw_setup_static_owners(r, NULL, r->plan.n)
+			     : NULL;
+	if (owner) {
+		print_estimate(r, print_ranks(r, owner), "the static split's busiest rank");
+	} else {
+		printf("  points are handed out on request, longest expected first; rank 0 "
+		       "measures too\n");
+		print_estimate(r, sw_sched_bound_s(r->cost_s, r->plan.n, r->size),
+			       "the bound max(T1/N, longest point)");
+	}
+	if (r->opt->points)
+		print_points(r, owner);
 	free(owner);
 }
 

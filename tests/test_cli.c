@@ -56,6 +56,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(opt.force, 0);
 	ck_assert_int_eq(opt.resume, 0);
 	ck_assert_int_eq(opt.dry_run, 0);
+	ck_assert_int_eq(opt.points, 0);
 	ck_assert_int_eq(opt.list, 0);
 	ck_assert_int_eq(opt.quiet, 0);
 	ck_assert_int_eq(opt.help, 0);
@@ -120,6 +121,22 @@ START_TEST(test_flags_long)
 	/* Unique prefixes of long options are accepted (getopt_long). */
 	ck_assert_int_eq(PARSE("--sh", "--dry", "job.yaml"), SW_OK);
 	ck_assert_int_eq(opt.share_gpu, 1);
+	ck_assert_int_eq(opt.dry_run, 1);
+}
+END_TEST
+
+/* --points: a dry run's full listing; the summary alone is the default. */
+START_TEST(test_points)
+{
+	ck_assert_int_eq(PARSE("--dry-run", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.points, 0);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--dry-run", "--points", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.dry_run, 1);
+	ck_assert_int_eq(opt.points, 1);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("job.yaml", "--po", "-n"), SW_OK); /* a prefix, after the job */
+	ck_assert_int_eq(opt.points, 1);
 	ck_assert_int_eq(opt.dry_run, 1);
 }
 END_TEST
@@ -320,6 +337,13 @@ START_TEST(test_err_force_resume)
 }
 END_TEST
 
+START_TEST(test_err_points_alone)
+{
+	ASSERT_FAILS("--points needs --dry-run", "--points", "job.yaml");
+	ASSERT_FAILS("option '--points' takes no value", "--points=all", "-n", "job.yaml");
+}
+END_TEST
+
 START_TEST(test_err_job_count)
 {
 	ck_assert_int_eq(parse_list((const char *const[]){ "sweep", NULL }), SW_EINVAL);
@@ -376,6 +400,8 @@ START_TEST(test_usage)
 		"-V, --version",
 		"-l, --list",
 		"-n, --dry-run",
+		"--points",
+		"expected time",
 		"-o, --output FILE",
 		"-f, --force",
 		"-r, --resume",
@@ -447,6 +473,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(ok, test_defaults);
 	tcase_add_test(ok, test_flags_short);
 	tcase_add_test(ok, test_flags_long);
+	tcase_add_test(ok, test_points);
 	tcase_add_test(ok, test_output);
 	tcase_add_test(ok, test_options_after_job);
 	tcase_add_test(ok, test_backend);
@@ -464,6 +491,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(bad, test_err_bad_values);
 	tcase_add_test(bad, test_err_batch);
 	tcase_add_test(bad, test_err_force_resume);
+	tcase_add_test(bad, test_err_points_alone);
 	tcase_add_test(bad, test_err_job_count);
 	tcase_add_test(bad, test_null_err);
 	suite_add_tcase(s, bad);

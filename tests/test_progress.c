@@ -1,10 +1,12 @@
 /* Unit tests for progress.c: the line format at the start, midway, at the
- * end and with an hour-long ETA; rate limiting driven by fake clocks into a
- * plain file and into a pseudo-terminal; quiet writes nothing. */
+ * end and with an hour-long ETA; the last point and its result, cut to 80
+ * columns on a terminal; rate limiting driven by fake clocks into a plain
+ * file and into a pseudo-terminal; quiet writes nothing. */
 #define _XOPEN_SOURCE 700
 
 #include <check.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "progress.h"
+#include "kernel.h"
 
 /* Everything written to f so far, NUL-terminated in buf. */
 static size_t slurp(FILE *f, char *buf, size_t len)
@@ -109,6 +112,144 @@ START_TEST(test_format_truncates)
 	sw_progress_format(buf, sizeof(buf), 120, 400, 10.0);
 	ck_assert_uint_eq(strlen(buf), sizeof(buf) - 1);
 	ck_assert_str_eq(buf, "  120/4");
+}
+END_TEST
+
+/* A plan point of strided_read/course with stride 4 and n 64M (the other
+ * axes unused), and an ok row of it at 2301.4 GB/s. */
+static void strided_point(struct sw_plan_point *pt, struct sw_record *rec)
+{
+	const struct sw_family *f = NULL;
+	memset(pt, 0, sizeof *pt);
+	for (int i = 0; i < sw_n_families; i++)
+		if (strcmp(sw_families[i]->name, "strided_read") == 0)
+			pt->family = i, f = sw_families[i];
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->variants[0].name, "course");
+	for (int a = 0; a < SW_MAX_AXES; a++)
+		pt->p.axis[a] = SW_AXIS_UNUSED;
+	for (int a = 0; a < f->n_axes; a++) {
+		if (strcmp(f->axes[a].name, "stride") == 0)
+			pt->p.axis[a] = 4;
+		if (strcmp(f->axes[a].name, "n") == 0)
+			pt->p.axis[a] = 64 << 20;
+	}
+	sw_record_init(rec);
+	rec->status = SW_ROW_OK;
+	rec->gbps = 2301.4;
+}
+
+START_TEST(test_result_words)
+{
+	struct sw_plan_point pt;
+	struct sw_record rec;
+	char buf[32];
+
+	strided_point(&pt, &rec);
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "2301 GB/s");
+	rec.gbps = 37.52;
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "37.5 GB/s");
+	rec.gbps = NAN; /* matmul: flops, no useful bytes */
+	rec.gflops = 512.2;
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "512 GFLOP/s");
+	rec.gflops = NAN; /* a model row: no timing, the model's efficiency */
+	rec.model_efficiency = 0.25;
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "efficiency 25%");
+	rec.model_efficiency = NAN;
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "ok");
+	rec.status = SW_ROW_SKIPPED;
+	rec.gbps = 100;
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "skipped");
+	rec.status = SW_ROW_INVALID;
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "invalid");
+	rec.status = SW_ROW_FAILED;
+	sw_progress_format_result(buf, sizeof buf, &rec);
+	ck_assert_str_eq(buf, "failed");
+}
+END_TEST
+
+/* A log line carries the last point and its result whole. */
+START_TEST(test_last_in_log)
+{
+	char mem[1024] = { 0 };
+	FILE *f = fmemopen(mem, sizeof(mem), "w");
+	struct sw_plan_point pt;
+	struct sw_record rec;
+	struct sw_progress p;
+
+	ck_assert_ptr_nonnull(f);
+	strided_point(&pt, &rec);
+	sw_progress_init(&p, f, 400, 0, 0.0);
+	ck_assert_int_eq(p.cols, 0);
+	sw_progress_update_last(&p, 120, 120 / 5.2, &pt, &rec);
+	sw_progress_update_last(&p, 121, 120 / 5.2 + 1, &pt, &rec); /* within 5 s: dropped */
+	fclose(f);
+	ck_assert_str_eq(mem, "  120/400 points (30%)  5.2 points/s  ETA 0:54"
+			      "  last: strided_read/course stride=4 n=64M 2301 GB/s\n");
+}
+END_TEST
+
+/* On an 80-column terminal the head gives up the rate for the label, and a
+ * label still too long is cut, never the count, the ETA or the result. */
+START_TEST(test_last_fits_80)
+{
+	char mem[1024] = { 0 }, *line;
+	FILE *f = fmemopen(mem, sizeof(mem), "w");
+	struct sw_plan_point pt;
+	struct sw_record rec;
+	struct sw_progress p;
+
+	ck_assert_ptr_nonnull(f);
+	strided_point(&pt, &rec);
+	sw_progress_init(&p, f, 400, 0, 0.0);
+	p.cols = SW_PROGRESS_TTY_COLS; /* as on a terminal, into a stream tests can read */
+	sw_progress_update_last(&p, 120, 120 / 5.2, &pt, &rec);
+	pt.cc = 13; /* a model point's label is longer */
+	rec.status = SW_ROW_SKIPPED;
+	sw_progress_update_last(&p, 121, 1200.0, &pt, &rec);
+	fclose(f);
+	line = strtok(mem, "\n");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_str_eq(line, "  120/400 (30%)  ETA 0:54"
+			       "  last: strided_read/course stride=4 n=64M 2301 GB/s");
+	line = strtok(NULL, "\n");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_uint_eq(strlen(line), SW_PROGRESS_TTY_COLS - 1);
+	/* "strided_read/course stride=4 n=64M cc=1.3" cut to fit */
+	ck_assert_str_eq(line, "  121/400 (30%)  ETA 46:07"
+			       "  last: strided_read/course stride=4 n=64M... skipped");
+}
+END_TEST
+
+/* Where not even a short label fits, the line is the count alone; a head
+ * longer than the terminal is cut too. */
+START_TEST(test_last_no_room)
+{
+	struct sw_plan_point pt;
+	struct sw_record rec;
+	struct sw_progress p;
+	char mem[1024] = { 0 };
+	FILE *f = fmemopen(mem, sizeof(mem), "w");
+
+	ck_assert_ptr_nonnull(f);
+	strided_point(&pt, &rec);
+	sw_progress_init(&p, f, 400, 0, 0.0);
+	p.cols = 40;
+	sw_progress_update_last(&p, 120, 120 / 5.2, &pt, &rec);
+	p.cols = 20;
+	sw_progress_update_last(&p, 121, 100.0, &pt, &rec);
+	sw_progress_update(&p, 122, 200.0);
+	fclose(f);
+	ck_assert_str_eq(mem, "  120/400 (30%)  ETA 0:54\n"
+			      "  121/400 (30%)  ET\n"
+			      "  122/400 points (3\n");
 }
 END_TEST
 
@@ -230,6 +371,7 @@ START_TEST(test_tty_redraw)
 
 	sw_progress_init(&p, f, 1000, 0, 0.0);
 	ck_assert_int_eq(p.tty, 1);
+	ck_assert_int_eq(p.cols, SW_PROGRESS_TTY_COLS);
 	/* An update every 10 ms for one second: about ten redraws, not a hundred. */
 	for (i = 0; i <= 100; i++)
 		sw_progress_update(&p, (size_t)i, 0.01 * i);
@@ -258,6 +400,10 @@ static Suite *progress_suite(void)
 	tcase_add_test(fmt, test_format_by_cost);
 	tcase_add_test(fmt, test_format_hours);
 	tcase_add_test(fmt, test_format_truncates);
+	tcase_add_test(fmt, test_result_words);
+	tcase_add_test(fmt, test_last_in_log);
+	tcase_add_test(fmt, test_last_fits_80);
+	tcase_add_test(fmt, test_last_no_room);
 	suite_add_tcase(s, fmt);
 
 	tcase_add_test(out, test_log_rate_limited);

@@ -2,7 +2,8 @@
  * End to end through real mpirun launches of the sweep binary on the model
  * backend: the file holds exactly the planned points for 1 to 8 ranks and
  * both schedules; bad input writes nothing; a SWMR reader sees the rows of a
- * running sweep grow; kill -9 midway then --resume completes the file.
+ * running sweep grow; kill -9 midway then --resume completes the file; a
+ * dry run's summary, its estimate and where that comes from.
  * Paths come from ctest: SW_SWEEP, SW_MPIEXEC, SW_SOURCE_DIR.
  */
 #define _GNU_SOURCE
@@ -162,6 +163,41 @@ START_TEST(test_never_overwrites)
 }
 END_TEST
 
+/* Lines of text that start with a point's index and 16-digit id. */
+static int listed_points(const char *text)
+{
+	int n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned long idx;
+		char id[17];
+		int len = 0;
+		if (sscanf(l, "%lu %16[0-9a-f]%n", &idx, id, &len) == 2 && strlen(id) == 16)
+			n++;
+	}
+	return n;
+}
+
+/* "8.41 s", "12:03" or "1:02:03" as the summary writes them, in seconds;
+ * -1 when none follows prefix in text. */
+static double summary_s(const char *text, const char *prefix)
+{
+	const char *at = strstr(text, prefix);
+	unsigned h = 0, m = 0, sec = 0;
+	double s;
+	if (!at)
+		return -1;
+	at += strlen(prefix);
+	if (sscanf(at, "%u:%u:%u", &h, &m, &sec) == 3)
+		return 3600.0 * h + 60.0 * m + sec;
+	if (sscanf(at, "%u:%u", &m, &sec) == 2)
+		return 60.0 * m + sec;
+	if (sscanf(at, "%lf s", &s) == 1)
+		return s;
+	return -1;
+}
+
+/* The default dry run is a summary: points per variant and per rank, the
+ * estimate and its source, no point listed; --points lists them all. */
 START_TEST(test_dry_run)
 {
 	char out[512], log[512];
@@ -173,7 +209,59 @@ START_TEST(test_dry_run)
 	ck_assert(!exists(out));
 	const char *text = launch_slurp(log);
 	ck_assert_ptr_nonnull(strstr(text, "plan: 144 points"));
-	ck_assert_ptr_nonnull(strstr(text, "rank 2 runs 48 points"));
+	ck_assert_ptr_nonnull(strstr(text, "  strided_read   course             64 points"));
+	ck_assert_ptr_nonnull(strstr(text, "  strided_read   memcpy              8 points"));
+	ck_assert_ptr_nonnull(strstr(text, "rank 2 runs 48 points, expected "));
+	ck_assert_ptr_nonnull(strstr(text, "total: 144 points, expected "));
+	ck_assert_ptr_nonnull(strstr(text, "estimated time: "));
+	ck_assert_ptr_nonnull(strstr(text, " on 3 ranks (the static split's busiest rank)"));
+	/* the default cost model: the committed H200 results' rates */
+	ck_assert_ptr_nonnull(strstr(text, "expected times: learned rates\n"));
+	ck_assert_ptr_nonnull(strstr(text, "the model backend measures nothing"));
+	ck_assert_int_eq(listed_points(text), 0);
+	ck_assert_ptr_null(strstr(text, "index  id"));
+
+	const char *points[] = { "--backend", "model", "--dry-run", "--points", ci_job, NULL };
+	ck_assert_int_eq(launch_run(1, log, points), 0);
+	text = launch_slurp(log);
+	ck_assert_ptr_nonnull(strstr(text, "plan: 144 points"));
+	ck_assert_ptr_nonnull(strstr(text, "\nindex  id               rank   point\n"));
+	ck_assert_int_eq(listed_points(text), 144);
+	ck_assert_ptr_nonnull(strstr(text, " any    strided_read/course stride=1 n=1M cc=6.0\n"));
+}
+END_TEST
+
+/* With --costs, the estimate says so; on N ranks it is the bound
+ * max(T1/N, longest), here T1/2 within the summary's rounding. Points the
+ * file lacks are costed by bytes and flops, and the counts say so. */
+START_TEST(test_dry_run_costs)
+{
+	char job[1024], costs[1024], log[512];
+	const char *src = launch_env("SW_SOURCE_DIR");
+	snprintf(job, sizeof job, "%s/jobs/full.yaml", src);
+	snprintf(costs, sizeof costs, "%s/tests/data/replay/h200-full-durations.csv", src);
+	snprintf(log, sizeof log, "%s/dry-costs.log", tmpdir);
+	const char *args[] = { "--backend", "cuda", "-n", "--costs", costs, job, NULL };
+	ck_assert_int_eq(launch_run(2, log, args), 0);
+	const char *text = launch_slurp(log);
+	ck_assert_msg(strstr(text, "expected times: from --costs\n"), "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, " on 2 ranks (the bound max(T1/N, longest point))"));
+	ck_assert_ptr_nonnull(strstr(text, "total: "));
+	double total = summary_s(strstr(text, "total: "), "points, expected ");
+	double t2 = summary_s(text, "estimated time: ");
+	ck_assert_msg(total > 60 && t2 > 0, "%s", text);
+	ck_assert_msg(t2 >= total / 2 - 1 && t2 <= total / 2 + 1, "T1 %g s, on 2 ranks %g s", total,
+		      t2);
+	ck_assert_int_eq(listed_points(text), 0);
+
+	/* strided_read at a length the H200 run lacks */
+	const char *mixed[] = { "--backend",         "cuda", "-n", "--costs", costs, "--set",
+				"strided_read.n=3M", job,    NULL };
+	ck_assert_int_eq(launch_run(1, log, mixed), 0);
+	text = launch_slurp(log);
+	ck_assert_msg(strstr(text, "expected times: from --costs (") &&
+			      strstr(text, " points), bytes and flops ("),
+		      "%s", text);
 }
 END_TEST
 
@@ -304,6 +392,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_job_writes_nothing);
 	tcase_add_test(tc, test_never_overwrites);
 	tcase_add_test(tc, test_dry_run);
+	tcase_add_test(tc, test_dry_run_costs);
 	tcase_add_test(tc, test_live_read);
 	tcase_add_test(tc, test_kill_and_resume);
 	suite_add_tcase(s, tc);

@@ -244,7 +244,14 @@ def test_replay_rows_are_no_measurements(sweep_bin, tmp_path):
     """A replay (the test instrument) writes rows; the reader never shows them."""
     table = tmp_path / "d.csv"
     dry = subprocess.run(
-        [sweep_bin, "--dry-run", "--backend", f"replay={table}", SOURCE + "/jobs/ci.yaml"],
+        [
+            sweep_bin,
+            "--dry-run",
+            "--points",
+            "--backend",
+            f"replay={table}",
+            SOURCE + "/jobs/ci.yaml",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -1,8 +1,8 @@
 /*
  * Prints one column of a table in a sweep file, one value per line, so the
  * Slurm test can compare a file with the plan: unsigned integers as 16 hex
- * digits (how sweep --dry-run prints point ids), signed integers in decimal,
- * fixed-length strings as they are. Only what that test needs: no floats, no
+ * digits (how sweep --dry-run --points prints point ids), signed integers
+ * in decimal, fixed-length strings as they are. Only what that test needs: no floats, no
  * variable-length strings.
  *   h5column FILE.h5 /measurements point_id
  */

@@ -10,7 +10,7 @@
 #      are seen (scancel), then submitted again with the same output: every
 #      planned point exactly once;
 #   4. the same job requeued midway (scontrol requeue): the same.
-# "Complete" means the file's point ids are exactly sweep --dry-run's.
+# "Complete" means the file's point ids are exactly sweep --dry-run --points's.
 # Needs root for the daemons: SKIPPED (77) otherwise. A Slurm that cannot
 # start is a failure: the README's test command installs it.
 # usage: test_slurm.sh SWEEP H5COLUMN SOURCE_DIR
@@ -64,7 +64,7 @@ sb=(-n 4 --ntasks-per-node=4 --gpus-per-task=1 --time=2)
 
 # The planned point ids, sorted, of jobs/ci.yaml with sweep options "$@".
 planned() {
-	"$sweep" --dry-run --backend "$SWEEP_BACKEND" "$@" jobs/ci.yaml |
+	"$sweep" --dry-run --points --backend "$SWEEP_BACKEND" "$@" jobs/ci.yaml |
 		awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9a-f]+$/ && length($2) == 16 { print $2 }' | sort
 }
 
