@@ -193,6 +193,16 @@ enum sw_status sw_cost_init(struct sw_cost_model *m, const struct sw_duration *r
 	return st;
 }
 
+enum sw_status sw_cost_init_rates(struct sw_cost_model *m, const struct sw_duration *rows, size_t n,
+				  struct sw_err *err)
+{
+	memset(m, 0, sizeof *m);
+	enum sw_status st = build_rates(m, rows, n, err);
+	if (st)
+		sw_cost_fini(m);
+	return st;
+}
+
 void sw_cost_fini(struct sw_cost_model *m)
 {
 	free(m->known);

@@ -74,6 +74,11 @@ struct sw_cost_model {
 enum sw_status sw_cost_init(struct sw_cost_model *m, const struct sw_duration *rows, size_t n,
 			    struct sw_err *err);
 
+/* The same with the rates alone, no point known by id: for a table from
+ * another job or GPU, whose points' own times are not this run's. */
+enum sw_status sw_cost_init_rates(struct sw_cost_model *m, const struct sw_duration *rows, size_t n,
+				  struct sw_err *err);
+
 /* Frees the tables; m becomes empty. Safe on an empty or zeroed model. */
 void sw_cost_fini(struct sw_cost_model *m);
 

@@ -166,13 +166,9 @@ static enum sw_status load_costs(const struct sw_run *r, struct sw_cost_model *m
 		sw_durations_fini(&d); /* no default file: bytes and flops alone */
 	if (st != SW_OK)
 		return sw_wrap(err, "--costs %s", path);
-	st = sw_cost_init(m, d.rows, d.n, err);
+	/* the default file is another job's: its rates, not its points */
+	st = path ? sw_cost_init(m, d.rows, d.n, err) : sw_cost_init_rates(m, d.rows, d.n, err);
 	sw_durations_fini(&d);
-	if (st == SW_OK && !path) { /* another job's file: its rates, not its points */
-		free(m->known);
-		m->known = NULL;
-		m->n_known = 0;
-	}
 	return st;
 }
 

@@ -120,6 +120,12 @@ START_TEST(test_measured)
 	/* p3's row has no duration: learned from the course rows instead */
 	ck_assert_int_eq(sw_cost_point(&m, p3).source, SW_COST_LEARNED);
 	sw_cost_fini(&m);
+	/* rates alone: no point known by id, p0 costs its variant's rate */
+	ck_assert_int_eq(sw_cost_init_rates(&m, rows, 5, &err), SW_OK);
+	ck_assert_uint_eq(m.n_known, 0);
+	ck_assert_uint_gt(m.n_rates, 0);
+	ck_assert_int_eq(sw_cost_point(&m, p0).source, SW_COST_LEARNED);
+	sw_cost_fini(&m);
 }
 END_TEST
 
