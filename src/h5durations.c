@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,8 @@
 #include <time.h>
 
 #include <hdf5.h>
+
+#include "h5internal.h"
 
 /* A writer leaves SWMR mode for a moment to resume a file or to write its
  * end time; a SWMR reader opening the file then is refused and tries again,
@@ -58,45 +59,6 @@ static const struct in_col in_cols[] = {
 
 #define N_IN_COLS (sizeof in_cols / sizeof in_cols[0])
 
-/* ---- errors ---------------------------------------------------------- */
-
-static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
-{
-	char *text = data;
-
-	if (n == 0 && e->desc && e->desc[0])
-		snprintf(text, 256, "%s", e->desc);
-	else if (n == 0 && H5Eget_msg(e->min_num, NULL, text, 256) < 0)
-		text[0] = '\0';
-	return 0;
-}
-
-/* The innermost HDF5 error of the current stack, into text[256]. */
-static void innermost(char *text)
-{
-	text[0] = '\0';
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, text);
-}
-
-/* Like sw_fail, with HDF5's innermost error appended: call it right after
- * the failing call, before any other HDF5 call clears the stack. */
-static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static enum sw_status h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
-{
-	char context[sizeof err->msg], why[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(context, sizeof context, fmt, ap);
-	va_end(ap);
-	innermost(why);
-	if (why[0])
-		return sw_fail(err, s, "%s: %s", context, why);
-	return sw_fail(err, s, "%s", context);
-}
-
 /* ---- opening --------------------------------------------------------- */
 
 static hid_t open_once(const char *path, hid_t fapl, char *why)
@@ -104,7 +66,7 @@ static hid_t open_once(const char *path, hid_t fapl, char *why)
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
 
 	if (f < 0)
-		innermost(why);
+		sw_h5_innermost_text(why, 256);
 	return f;
 }
 
@@ -118,11 +80,11 @@ static enum sw_status open_file(const char *path, hid_t *file, struct sw_err *er
 
 	*file = H5I_INVALID_HID;
 	if (fapl < 0)
-		return h5_fail(err, SW_EHDF5, "cannot create a file access property list");
+		return sw_h5_fail(err, SW_EHDF5, "cannot create a file access property list");
 #if H5_VERSION_GE(1, 10, 7)
 	if (H5Pset_file_locking(fapl, 0, 1) < 0) {
 		H5Pclose(fapl);
-		return h5_fail(err, SW_EHDF5, "cannot turn HDF5's file lock off");
+		return sw_h5_fail(err, SW_EHDF5, "cannot turn HDF5's file lock off");
 	}
 #endif
 	*file = open_once(path, fapl, why);
@@ -216,8 +178,8 @@ static enum sw_status add_column(hid_t ftype, hid_t mtype, const struct in_col *
 					     path, c->name);
 	member = H5Tget_member_type(ftype, (unsigned)idx);
 	if (member < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot read the type of column %s", path,
-			       c->name);
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of column %s", path,
+				  c->name);
 	if (!type_fits(member, c))
 		st = sw_fail(err, SW_EINVAL, "%s: column %s of /measurements is %s, not %s", path,
 			     c->name, class_name(H5Tget_class(member)), kind_name(c->kind));
@@ -226,9 +188,10 @@ static enum sw_status add_column(hid_t ftype, hid_t mtype, const struct in_col *
 		return st;
 	mt = mem_type_of(c);
 	if (mt < 0)
-		return h5_fail(err, SW_EHDF5, "cannot make the memory type of column %s", c->name);
+		return sw_h5_fail(err, SW_EHDF5, "cannot make the memory type of column %s",
+				  c->name);
 	if (H5Tinsert(mtype, c->name, c->offset, mt) < 0)
-		st = h5_fail(err, SW_EHDF5, "cannot add column %s to the memory type", c->name);
+		st = sw_h5_fail(err, SW_EHDF5, "cannot add column %s to the memory type", c->name);
 	H5Tclose(mt);
 	return st;
 }
@@ -243,7 +206,7 @@ static enum sw_status build_mem_type(hid_t dset, hid_t *mtype, int *has_end, con
 
 	*mtype = H5I_INVALID_HID;
 	if (ftype < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot read the type of /measurements", path);
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /measurements", path);
 	if (H5Tget_class(ftype) != H5T_COMPOUND) {
 		H5Tclose(ftype);
 		return sw_fail(err, SW_EINVAL,
@@ -251,7 +214,7 @@ static enum sw_status build_mem_type(hid_t dset, hid_t *mtype, int *has_end, con
 	}
 	*mtype = H5Tcreate(H5T_COMPOUND, sizeof(struct in_row));
 	if (*mtype < 0)
-		st = h5_fail(err, SW_EHDF5, "cannot create a compound type");
+		st = sw_h5_fail(err, SW_EHDF5, "cannot create a compound type");
 	for (size_t i = 0; st == SW_OK && i < N_IN_COLS; i++) {
 		int present;
 
@@ -279,7 +242,8 @@ static enum sw_status read_rows(hid_t dset, hid_t mtype, struct in_row **rows, s
 	*rows = NULL;
 	*n = 0;
 	if (space < 0)
-		return h5_fail(err, SW_EHDF5, "%s: cannot read the extent of /measurements", path);
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the extent of /measurements",
+				  path);
 	if (H5Sget_simple_extent_ndims(space) != 1 ||
 	    H5Sget_simple_extent_dims(space, dims, NULL) < 0)
 		st = sw_fail(err, SW_EINVAL, "%s: /measurements is not one-dimensional", path);
@@ -293,7 +257,7 @@ static enum sw_status read_rows(hid_t dset, hid_t mtype, struct in_row **rows, s
 	for (hsize_t i = 0; i < dims[0]; i++)
 		(*rows)[i].end_unix = NAN; /* stays so when the file has no end_unix */
 	if (H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0) {
-		st = h5_fail(err, SW_EHDF5, "%s: cannot read /measurements", path);
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read /measurements", path);
 		free(*rows);
 		*rows = NULL;
 		return st;
@@ -440,7 +404,7 @@ enum sw_status sw_durations_read(const char *path, struct sw_durations *out, str
 		return sw_durations_read_csv(path, out, err);
 	is_h5 = H5Fis_hdf5(path);
 	if (is_h5 < 0)
-		return h5_fail(err, SW_EIO, "cannot read durations from %s", path);
+		return sw_h5_fail(err, SW_EIO, "cannot read durations from %s", path);
 	if (is_h5 == 0)
 		return sw_fail(err, SW_EINVAL, "%s: not an HDF5 file, so not a sweep result file",
 			       path);

@@ -58,6 +58,9 @@ enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt,
 
 /* The minor number of the innermost error of the current stack, or
  * H5I_INVALID_HID; leaves the stack as it is, for sw_h5_fail. */
+/* The description of the innermost error of the current stack, or "";
+ * leaves the stack as it is. */
+void sw_h5_innermost_text(char *text, size_t len);
 hid_t sw_h5_innermost_minor(void);
 
 /* Scalar attributes: created or replaced. */

@@ -130,6 +130,14 @@ enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt,
 	return sw_fail(err, s, "%s", context);
 }
 
+void sw_h5_innermost_text(char *text, size_t len)
+{
+	struct h5_innermost in = { "", H5I_INVALID_HID };
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &in);
+	snprintf(text, len, "%s", in.text);
+}
+
 /* The minor number of the innermost error of the current stack, or
  * H5I_INVALID_HID; leaves the stack as it is, for sw_h5_fail. */
 hid_t sw_h5_innermost_minor(void)
