@@ -22,6 +22,7 @@
 #include "measure.h"
 #include "progress.h"
 #include "run_ctx.h"
+#include "safe_open.h"
 #include "sched.h"
 #include "version.h"
 
@@ -363,14 +364,23 @@ enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_
 	uint64_t *done = NULL;
 	size_t n_done = 0;
 	enum sw_status st = SW_OK;
+	int len;
 	if (r->opt->output)
-		snprintf(r->path, sizeof r->path, "%s", r->opt->output);
+		len = snprintf(r->path, sizeof r->path, "%s", r->opt->output);
 	else
-		snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
+		len = snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
 	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
 	r->todo = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->todo);
 	if (!r->todo)
 		st = sw_fail(err, SW_ENOMEM, "no memory for the to-do list");
+	/* cut short, the name could be another file's: refused whole */
+	if (st == SW_OK && (size_t)len >= sizeof r->path) {
+		char brief[160];
+		st = sw_fail(err, SW_EIO,
+			     "cannot create %s: File name too long (%d bytes, at most %zu)",
+			     sw_safe_open_brief(r->opt->output, brief, sizeof brief), len,
+			     sizeof r->path - 1);
+	}
 	if (st == SW_OK && r->rank == 0)
 		st = open_file(r, &done, &n_done, err);
 	unsigned long n = 0;
