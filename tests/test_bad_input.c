@@ -925,9 +925,15 @@ static const struct bad table[] = {
 	{ "A14 a byte order mark, then a mistake: positions past the mark",
 	  { "job.yaml", O },
 	  .job = "\xEF\xBB\xBF"
-		 "families:\n  strided_read:\n    axes:\n      strides: 1\n",
+		 "name: bom\nfamilies:\n  strided_read:\n    axes:\n      strides: 1\n",
 	  .rc = 2,
-	  .msg = "job.yaml:4:7: unknown axis `strides` in strided_read.axes" },
+	  .msg = "job.yaml:5:7: unknown axis `strides` in strided_read.axes" },
+	{ "A42 a byte order mark before a directive and ---",
+	  { "job.yaml", O },
+	  .job = "\xEF\xBB\xBF"
+		 "%YAML 1.1\n---\nfamilies:\n  strided_read:\n    axes:\n      strides: 1\n",
+	  .rc = 2,
+	  .msg = "job.yaml:6:7: unknown axis `strides` in strided_read.axes" },
 	{ "A15 hexadecimal in a number key (time_cap_s)",
 	  { "job.yaml", O },
 	  .job = "measure:\n  time_cap_s: 0x10\nfamilies:\n  strided_read:\n",

@@ -509,8 +509,8 @@ START_TEST(test_parse_bom)
 	ck_assert_str_eq(job.text, good);
 	sw_job_fini(&job);
 	parse_fails("\xEF\xBB\xBF"
-		    "families:\n  strided_read:\n    axes: {strides: 1}\n",
-		    "mem.yaml:3:12: unknown axis `strides`");
+		    "---\nfamilies:\n  strided_read:\n    axes: {strides: 1}\n",
+		    "mem.yaml:4:12: unknown axis `strides`");
 	/* only one, at the start */
 	ck_assert_int_ne(parse("name: b\xEF\xBB\xBF\nfamilies: {strided_read: }\n", &job, &err),
 			 SW_OK);
