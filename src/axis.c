@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
+
 /* How much of a bad text a message quotes. */
 #define QUOTE_MAX 60
 #define QUOTE_FMT "\"%.*s%s\""
@@ -35,67 +37,7 @@ static struct span trim(const char *s, size_t len)
 
 static enum sw_status parse_int_span(struct span t, int64_t *out, struct sw_err *err)
 {
-	const char *p = t.s, *end = t.s + t.len;
-	/* The magnitude of INT64_MIN fits in a uint64_t; INT64_MAX's is one less. */
-	uint64_t limit = (uint64_t)INT64_MAX, mag = 0, mult = 1;
-	int neg = 0;
-
-	if (!t.len)
-		return sw_fail(err, SW_EINVAL, "empty value where an integer was expected");
-	if (*p == '-') {
-		neg = 1;
-		limit++;
-		p++;
-	}
-	if (p == end || !isdigit((unsigned char)*p))
-		return sw_fail(
-			err, SW_EINVAL,
-			QUOTE_FMT
-			" is not an integer (expected digits and an optional K, M or G suffix)",
-			QUOTE_ARGS(t.s, t.len));
-	for (; p < end && isdigit((unsigned char)*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (mag > (limit - d) / 10)
-			return sw_fail(err, SW_EINVAL,
-				       QUOTE_FMT " does not fit in a 64-bit integer",
-				       QUOTE_ARGS(t.s, t.len));
-		mag = mag * 10 + d;
-	}
-	if (p < end) {
-		switch (*p) {
-		case 'K':
-		case 'k':
-			mult = UINT64_C(1) << 10;
-			p++;
-			break;
-		case 'M':
-		case 'm':
-			mult = UINT64_C(1) << 20;
-			p++;
-			break;
-		case 'G':
-		case 'g':
-			mult = UINT64_C(1) << 30;
-			p++;
-			break;
-		}
-	}
-	if (p < end)
-		return sw_fail(err, SW_EINVAL,
-			       QUOTE_FMT " is not an integer: unexpected " QUOTE_FMT
-					 " (expected digits and an optional K, M or G suffix)",
-			       QUOTE_ARGS(t.s, t.len), QUOTE_ARGS(p, (size_t)(end - p)));
-	if (mag > limit / mult)
-		return sw_fail(err, SW_EINVAL, QUOTE_FMT " does not fit in a 64-bit integer",
-			       QUOTE_ARGS(t.s, t.len));
-	mag *= mult;
-	if (!neg)
-		*out = (int64_t)mag;
-	else if (mag == (uint64_t)INT64_MAX + 1)
-		*out = INT64_MIN;
-	else
-		*out = -(int64_t)mag;
-	return SW_OK;
+	return sw_number_parse_int(t.s, t.len, out, err);
 }
 
 enum sw_status sw_axis_parse_int(const char *text, int64_t *out, struct sw_err *err)

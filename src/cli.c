@@ -10,11 +10,12 @@
 
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "number.h"
 
 #define SW_BATCH_MIN     1
 #define SW_BATCH_MAX     64
@@ -59,12 +60,9 @@ static enum sw_status set_schedule(struct sw_options *o, const char *arg, struct
 
 static enum sw_status set_batch(struct sw_options *o, const char *arg, struct sw_err *err)
 {
-	char *end;
-	long v;
+	int64_t v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (end == arg || *end || errno || v < SW_BATCH_MIN || v > SW_BATCH_MAX)
+	if (sw_number_parse_int(arg, strlen(arg), &v, NULL) || v < SW_BATCH_MIN || v > SW_BATCH_MAX)
 		return sw_fail(err, SW_EINVAL,
 			       "bad --batch '%s': expected a whole number from %d to %d", arg,
 			       SW_BATCH_MIN, SW_BATCH_MAX);
@@ -82,10 +80,9 @@ static enum sw_status set_costs(struct sw_options *o, const char *arg, struct sw
 
 static enum sw_status set_replay_speed(struct sw_options *o, const char *arg, struct sw_err *err)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (end == arg || *end || errno || !(v > 0) || v > 1e6)
+	double v;
+
+	if (sw_number_parse_real(arg, strlen(arg), &v, NULL) || !(v > 0) || v > 1e6)
 		return sw_fail(err, SW_EINVAL,
 			       "bad --replay-speed '%s': expected a number above 0, at most 1e6",
 			       arg);
@@ -452,6 +449,7 @@ void sw_cli_usage(FILE *f)
 	      "  0:32:4                0 to 32 in steps of 4\n"
 	      "  1:128:x2              geometric: 1, 2, 4, ... 128\n"
 	      "  Integers take a suffix K, M or G, powers of 1024: 4K = 4096, 1M = 1048576.\n"
+	      "  Every number, in job files and options alike, is decimal: 0x10 is refused.\n"
 	      "\n"
 	      "Examples:\n"
 	      "  mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5\n"

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "durations.h"
+#include "safe_open.h"
 
 /* One line into d; 0 when it does not read. */
 static int parse_line(char *line, struct sw_duration *d)
@@ -54,10 +56,19 @@ enum sw_status sw_durations_read_csv(const char *path, struct sw_durations *out,
 	size_t cap = 0, lineno = 1;
 	enum sw_status st = SW_OK;
 	memset(out, 0, sizeof *out);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return sw_fail(err, SW_EIO, "cannot read durations from %s: %s", path,
-			       strerror(errno));
+	const char *kind;
+	int fd = sw_safe_open_read(path, &kind);
+	if (fd == SW_SAFE_OPEN_NOT_REG)
+		return sw_fail(err, SW_EINVAL,
+			       "cannot read durations from %s: not a regular file: it is %s", path,
+			       kind);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return sw_fail(err, SW_EIO, "cannot read durations from %s: %s", path, strerror(e));
+	}
 	if (!fgets(line, sizeof line, f) || strncmp(line, "point_id_hex,", 13) != 0)
 		st = sw_fail(err, SW_EINVAL,
 			     "%s: not a durations table (its first line must be "

@@ -19,6 +19,7 @@
 #include <hdf5.h>
 
 #include "h5internal.h"
+#include "safe_open.h"
 
 /* A writer leaves SWMR mode for a moment to resume a file or to write its
  * end time; a SWMR reader opening the file then is refused and tries again,
@@ -386,19 +387,22 @@ enum sw_status sw_durations_read(const char *path, struct sw_durations *out, str
 {
 	struct in_row *in = NULL;
 	enum sw_status st;
-	struct stat sb;
+	const char *kind;
 	size_t n = 0;
 	int has_end = 0;
 	htri_t is_h5;
 
 	memset(out, 0, sizeof *out);
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	if (!path || stat(path, &sb) != 0)
+	/* HDF5 opens by name: the type is checked first, without blocking */
+	int ok = path ? sw_safe_open_check(path, &kind) : SW_SAFE_OPEN_FAILED;
+	if (ok == SW_SAFE_OPEN_NOT_REG)
+		return sw_fail(err, SW_EINVAL,
+			       "cannot read durations from %s: not a regular file: it is %s", path,
+			       kind);
+	if (ok != 0)
 		return sw_fail(err, SW_EIO, "cannot read durations from %s: %s",
 			       path ? path : "(null)", path ? strerror(errno) : "no file name");
-	if (!S_ISREG(sb.st_mode))
-		return sw_fail(err, SW_EINVAL, "cannot read durations from %s: not a regular file",
-			       path);
 	size_t len = strlen(path);
 	if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
 		return sw_durations_read_csv(path, out, err);

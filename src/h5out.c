@@ -26,6 +26,7 @@
 
 #include "h5internal.h"
 #include "kernel.h"
+#include "safe_open.h"
 
 #define MEAS_CHUNK_ROWS    256
 #define DEV_CHUNK_ROWS     16
@@ -571,17 +572,25 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
-/* Where the file is built before it takes its name: same directory, hidden. */
+/* A name the file system takes: 255 bytes (NAME_MAX on Linux file systems). */
+#define NAME_BYTES 255
+
+/* Where the file is built before it takes its name: same directory, hidden.
+ * A long legal name gives the temporary one only the start of it, so that
+ * ".", ".tmp" and the pid never push it past NAME_BYTES. */
 static char *temp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-	size_t len = strlen(path) + 48;
-	char *tmp = malloc(len);
+	size_t len = strlen(path) + 48, base = strlen(path + dir_len);
+	char pid[24], *tmp = malloc(len);
+	int room;
 
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	room = NAME_BYTES - 5 - (int)strlen(pid);
 	if (tmp)
-		snprintf(tmp, len, "%.*s.%s.tmp%ld", (int)dir_len, path, path + dir_len,
-			 (long)getpid());
+		snprintf(tmp, len, "%.*s.%.*s.tmp%s", (int)dir_len, path,
+			 base > (size_t)room ? room : (int)base, path + dir_len, pid);
 	return tmp;
 }
 
@@ -592,46 +601,58 @@ static enum sw_status check_target(const char *path, int force, const char *job_
 	struct stat sb, job;
 	char *dir;
 
+	/* names quoted short, so that a long one leaves room for the reason */
+	char name[160], dname[160];
+	int gone;
+
 	if (!path || !path[0] || path[strlen(path) - 1] == '/')
 		return sw_fail(err, SW_EINVAL, "'%s' is not a file name for the results",
-			       path ? path : "(null)");
+			       path ? sw_safe_open_brief(path, name, sizeof name) : "(null)");
+	sw_safe_open_brief(path, name, sizeof name);
 	dir = dir_of(path);
 	if (!dir)
 		return sw_fail(err, SW_ENOMEM, "out of memory");
+	sw_safe_open_brief(dir, dname, sizeof dname);
 	if (stat(dir, &sb) != 0) {
 		if (errno == ENOENT)
 			st = sw_fail(err, SW_EIO, "cannot create %s: directory %s does not exist",
-				     path, dir);
+				     name, dname);
 		else
-			st = sw_fail(err, SW_EIO, "cannot create %s: directory %s: %s", path, dir,
+			st = sw_fail(err, SW_EIO, "cannot create %s: directory %s: %s", name, dname,
 				     strerror(errno));
 		goto free_dir;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
-		st = sw_fail(err, SW_EIO, "cannot create %s: %s is not a directory", path, dir);
+		st = sw_fail(err, SW_EIO, "cannot create %s: %s is not a directory", name, dname);
 		goto free_dir;
 	}
 	if (access(dir, W_OK | X_OK) != 0) {
 		st = sw_fail(err, SW_EIO, "cannot create %s: directory %s is not writable: %s",
-			     path, dir, strerror(errno));
+			     name, dname, strerror(errno));
 		goto free_dir;
 	}
-	if (stat(path, &sb) == 0) {
+	gone = stat(path, &sb) != 0;
+	if (gone && errno != ENOENT) {
+		/* too long a name, say: refused here, not by HDF5 in a cut message */
+		st = sw_fail(err, SW_EIO, "cannot create %s: %s", name, strerror(errno));
+		goto free_dir;
+	}
+	if (!gone) {
 		/* --force replaces a results file, never the job or a device or FIFO */
 		if (S_ISDIR(sb.st_mode))
-			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", path);
+			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", name);
 		else if (!S_ISREG(sb.st_mode))
 			st = sw_fail(err, SW_EIO,
-				     "cannot create %s: it exists and is not a regular file", path);
+				     "cannot create %s: it exists and is not a regular file", name);
 		else if (job_path && stat(job_path, &job) == 0 && job.st_dev == sb.st_dev &&
 			 job.st_ino == sb.st_ino)
 			st = sw_fail(err, SW_EINVAL,
-				     "%s is the job file; write the results to another file", path);
+				     "%s is the job file; write the results to another file", name);
 		else if (!force)
 			st = sw_fail(err, SW_EIO,
 				     "%s already exists; use --force to overwrite it or --resume "
 				     "to continue it",
-				     path);
+				     name);
 	}
 free_dir:
 	free(dir);

@@ -16,6 +16,7 @@
 #include <hdf5.h>
 
 #include "h5internal.h"
+#include "safe_open.h"
 
 /* The table exists, is 1-D, has a column for every field we write, and
  * tells its row count. */
@@ -324,7 +325,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	enum sw_status st;
 	enum sw_h5_format fmt = FMT_V18;
 	struct sw_h5 *h;
-	struct stat sb;
+	const char *kind;
 	int previous = -1, sessions = 0;
 	htri_t is_h5;
 
@@ -333,11 +334,13 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	*n_done = 0;
 	*session = 0;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	if (!path || stat(path, &sb) != 0)
+	int ok = path ? sw_safe_open_check(path, &kind) : SW_SAFE_OPEN_FAILED;
+	if (ok == SW_SAFE_OPEN_NOT_REG)
+		return sw_fail(err, SW_EINVAL, "cannot resume %s: not a regular file: it is %s",
+			       path, kind);
+	if (ok != 0)
 		return sw_fail(err, SW_EIO, "cannot resume %s: %s", path ? path : "(null)",
 			       path ? strerror(errno) : "no file name");
-	if (!S_ISREG(sb.st_mode))
-		return sw_fail(err, SW_EINVAL, "cannot resume %s: not a regular file", path);
 	is_h5 = H5Fis_hdf5(path);
 	if (is_h5 <= 0)
 		return sw_fail(err, SW_EINVAL, "cannot resume %s: not an HDF5 file", path);

@@ -22,8 +22,10 @@
 #include <yaml.h>
 
 #include "model.h"
+#include "number.h"
 #include "plugin.h"
 #include "record.h"
+#include "safe_open.h"
 
 #define QUOTE_MAX 60
 /* libyaml's scanner takes time quadratic in the depth of [ and { nesting:
@@ -320,7 +322,7 @@ static enum sw_status check_keys(struct ctx *c, const yaml_node_t *map, const ch
 static enum sw_status get_double(struct ctx *c, const yaml_node_t *n, const char *key, double lo,
 				 int lo_open, double hi, int hi_open, double *out)
 {
-	char expected[96], *end;
+	char expected[96];
 	const char *s;
 	enum sw_status st;
 	double v;
@@ -330,11 +332,7 @@ static enum sw_status get_double(struct ctx *c, const yaml_node_t *n, const char
 	st = scalar_of(c, n, key, expected, &s);
 	if (st)
 		return st;
-	errno = 0;
-	v = strtod(s, &end);
-	while (isspace((unsigned char)*end))
-		end++;
-	if (end == s || *end || errno == ERANGE || !isfinite(v))
+	if (sw_number_parse_real(s, strlen(s), &v, NULL))
 		return fail_at(c, n, "%s: expected %s, found \"%.*s\"", key, expected, QUOTE_MAX,
 			       s);
 	if ((lo_open ? v <= lo : v < lo) || (hi_open ? v >= hi : v > hi))
@@ -348,23 +346,20 @@ static enum sw_status get_int(struct ctx *c, const yaml_node_t *n, const char *k
 			      long hi, int *out)
 {
 	const char *s;
-	char expected[96], *end;
+	char expected[96];
 	enum sw_status st;
-	long long v;
+	int64_t v;
 
 	snprintf(expected, sizeof expected, "an integer %ld..%ld", lo, hi);
 	st = scalar_of(c, n, key, expected, &s);
 	if (st)
 		return st;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	while (isspace((unsigned char)*end))
-		end++;
-	if (end == s || *end || errno == ERANGE)
+	if (sw_number_parse_int(s, strlen(s), &v, NULL))
 		return fail_at(c, n, "%s: expected %s, found \"%.*s\"", key, expected, QUOTE_MAX,
 			       s);
 	if (v < lo || v > hi)
-		return fail_at(c, n, "%s: %lld is out of range: expected %s", key, v, expected);
+		return fail_at(c, n, "%s: %lld is out of range: expected %s", key, (long long)v,
+			       expected);
 	*out = (int)v;
 	return SW_OK;
 }
@@ -995,6 +990,12 @@ static enum sw_status parse_text(struct ctx *c, const char *text, size_t len, st
 	if (!yaml_parser_initialize(&parser))
 		return sw_fail(c->err, SW_ENOMEM, "%s: out of memory starting the YAML parser",
 			       c->path);
+	/* YAML allows a byte order mark; with the encoding given, libyaml would
+	 * read it as text. Positions skip it too (position()). */
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+		text += 3;
+		len -= 3;
+	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 	if (!yaml_parser_load(&parser, &doc)) {
@@ -1076,13 +1077,17 @@ fail:
 enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *err)
 {
 	struct stat sb;
+	const char *kind;
 	char *buf = NULL;
 	size_t len = 0;
 	enum sw_status st;
 	int fd;
 
 	memset(job, 0, sizeof *job);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO or device would block or stream: refused before any read */
+	fd = sw_safe_open_read(path, &kind);
+	if (fd == SW_SAFE_OPEN_NOT_REG)
+		return sw_fail(err, SW_EINVAL, "%s: is %s, expected a job file (YAML)", path, kind);
 	if (fd < 0)
 		return sw_fail(err, SW_EIO, "%s: cannot open the job file: %s", path,
 			       strerror(errno));
@@ -1091,17 +1096,12 @@ enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *
 			     strerror(errno));
 		goto out_fd;
 	}
-	if (S_ISDIR(sb.st_mode)) {
-		st = sw_fail(err, SW_EINVAL, "%s: is a directory, expected a job file (YAML)",
-			     path);
-		goto out_fd;
-	}
-	if (S_ISREG(sb.st_mode) && sb.st_size > SW_JOB_MAX_BYTES) {
+	if (sb.st_size > SW_JOB_MAX_BYTES) {
 		st = sw_fail(err, SW_EINVAL, "%s: %lld bytes, more than a job file may hold (%d)",
 			     path, (long long)sb.st_size, SW_JOB_MAX_BYTES);
 		goto out_fd;
 	}
-	/* One byte more than allowed tells a pipe that is too long. */
+	/* One byte more than allowed tells a file that grew since fstat. */
 	buf = malloc(SW_JOB_MAX_BYTES + 1);
 	if (!buf) {
 		st = sw_fail(err, SW_ENOMEM, "%s: out of memory reading the job file", path);

@@ -63,9 +63,11 @@ struct sw_job {
 	int kepler_bank_bytes; /* model.kepler_bank_bytes: 4 (default) or 8, for CC 3.x targets */
 };
 
-/* Reads and parses path. Refuses directories, files over SW_JOB_MAX_BYTES,
- * NUL bytes and invalid UTF-8 before YAML sees them. On error job is left
- * empty (nothing to free). */
+/* Reads and parses path. Refuses anything but a regular file (a FIFO or a
+ * device at once, without blocking: safe_open.h), files over
+ * SW_JOB_MAX_BYTES, NUL bytes and invalid UTF-8 before YAML sees them. A
+ * leading UTF-8 byte order mark is allowed. On error job is left empty
+ * (nothing to free). */
 enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *err);
 
 /* Parses text already in memory; `path` only names it in messages. */

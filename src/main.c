@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
+#include "agree.h"
 #include "cli.h"
 #include "kernel.h"
 #include "record.h"
@@ -59,9 +60,9 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
 	enum sw_status st = sw_cli_parse(argc, argv, &opt, &err);
-	/* every rank, before any may leave: --list shows the plug-ins' families */
-	int load = st == SW_OK && !opt.help && !opt.version;
-	st = sw_setup_plugins(load ? &opt : NULL, st, rank, &err);
+	/* before any rank can leave: --list, --dry-run or an error on one rank
+	 * alone would leave the others waiting in a collective */
+	st = sw_agree_check(argc, argv, st == SW_OK ? &opt : NULL, st, &err);
 	if (st != SW_OK) {
 		if (rank == 0)
 			fprintf(stderr, "sweep: %s\n", err.msg);

@@ -25,6 +25,7 @@
 #include "progress.h"
 #include "run.h"
 #include "run_ctx.h"
+#include "safe_open.h"
 #include "sched.h"
 #include "version.h"
 
@@ -107,25 +108,6 @@ static enum sw_status same_plugins(struct sw_err *err)
 		       "rank %d loaded other plug-ins than rank 0 (their family names or file "
 		       "contents differ): every rank must load the same plug-in files",
 		       other);
-}
-
-enum sw_status sw_setup_plugins(const struct sw_options *opt, enum sw_status parsed, int rank,
-				struct sw_err *err)
-{
-	enum sw_status st = parsed, worst, best;
-
-	for (int i = 0; st == SW_OK && opt && i < opt->n_plugins; i++)
-		st = sw_plugin_load(opt->plugins[i], err);
-	reduce_status(st, &worst, &best);
-	if (best != SW_OK) /* the same failure everywhere: rank 0 says it once */
-		return worst;
-	if (st != SW_OK && rank != 0 && parsed == SW_OK)
-		fprintf(stderr, "sweep: rank %d: %s\n", rank, err->msg);
-	else if (st != SW_OK && parsed == SW_OK)
-		sw_wrap(err, "rank 0");
-	else if (worst != SW_OK && st == SW_OK)
-		sw_fail(err, worst, "plug-ins or options failed on another rank (see above)");
-	return worst != SW_OK ? worst : same_plugins(err);
 }
 
 enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
@@ -412,14 +394,23 @@ enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_
 	uint64_t *done = NULL;
 	size_t n_done = 0;
 	enum sw_status st = SW_OK;
+	int len;
 	if (r->opt->output)
-		snprintf(r->path, sizeof r->path, "%s", r->opt->output);
+		len = snprintf(r->path, sizeof r->path, "%s", r->opt->output);
 	else
-		snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
+		len = snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
 	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
 	r->todo = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->todo);
 	if (!r->todo)
 		st = sw_fail(err, SW_ENOMEM, "no memory for the to-do list");
+	/* cut short, the name could be another file's: refused whole */
+	if (st == SW_OK && (size_t)len >= sizeof r->path) {
+		char brief[160];
+		st = sw_fail(err, SW_EIO,
+			     "cannot create %s: File name too long (%d bytes, at most %zu)",
+			     sw_safe_open_brief(r->opt->output, brief, sizeof brief), len,
+			     sizeof r->path - 1);
+	}
 	if (st == SW_OK && r->rank == 0)
 		st = open_file(r, &done, &n_done, err);
 	unsigned long n = 0;

@@ -4,7 +4,7 @@
  * the one "sweep: " line of stderr must hold, and that nothing was written
  * (the case's directory holds the same files, byte for byte). Singleton runs,
  * four at a time; rows with np 2 go through mpirun to show rank 0 alone
- * prints. Paths come from ctest: SW_SWEEP, SW_MPIEXEC, SW_TEST_DATA,
+ * prints, and MPMD rows (args2) start two differently started halves. Paths come from ctest: SW_SWEEP, SW_MPIEXEC, SW_TEST_DATA,
  * SW_SOURCE_DIR.
  */
 #define _GNU_SOURCE
@@ -293,6 +293,51 @@ static void make_plugin_job_elsewhere(void)
 	copy_plugin("plugin_strided_read.so", "p.so");
 }
 
+/* ---- makers for "Agreement, paths and numbers" ---------------------- */
+
+/* Every FIFO here has no writer: a read that waits would hang the row
+ * until run_all kills it at RUN_LIMIT_S, and the row fails. */
+static void make_job_fifo(void)
+{
+	ck_assert(mkfifo("job.yaml", 0644) == 0);
+}
+static void make_costs_fifo(void)
+{
+	ck_assert(mkfifo("costs.h5", 0644) == 0);
+}
+static void make_costs_csv_fifo(void)
+{
+	ck_assert(mkfifo("costs.csv", 0644) == 0);
+}
+static void make_costs_dir(void)
+{
+	ck_assert(mkdir("costs", 0755) == 0);
+}
+
+/* Directories a/ and b/, the working directories of two MPMD halves. */
+static void make_halves(void)
+{
+	ck_assert(mkdir("a", 0755) == 0 && mkdir("b", 0755) == 0);
+	copy_file(ci_job, "a/job.yaml", -1);
+}
+/* The same path, another text: the same plan, a comment more. */
+static void make_halves_other_text(void)
+{
+	make_halves();
+	copy_file(ci_job, "b/job.yaml", -1);
+	FILE *f = fopen("b/job.yaml", "a");
+	ck_assert(f && fputs("# edited on one node only\n", f) >= 0 && fclose(f) == 0);
+}
+static void make_halves_fifo(void)
+{
+	make_halves();
+	ck_assert(mkfifo("b/job.yaml", 0644) == 0);
+}
+static void make_halves_missing(void)
+{
+	make_halves();
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 /* Bytes with NULs in them: a job's text and length together. */
@@ -306,11 +351,24 @@ struct bad {
 	size_t job_len;  /* 0: strlen(job) */
 	void (*make)(void);
 	int np; /* 2: through mpirun -np 2; otherwise one process, no mpirun */
+	/* MPMD: when set, `mpirun -np np0 sweep ARGS : -np 1 sweep ARGS2`, each
+	 * half after `--backend model`, in wdir[0] and wdir[1] when given */
+	const char *args2[MAX_ARGS];
+	int np0; /* 0: 1 */
+	const char *wdir[2];
 	int rc;
 	const char *msg; /* the one "sweep: " line of stderr holds this */
 };
 
 #define O "-o", "out.h5"
+
+/* names longer than a file system takes: 300 bytes in one name, and over
+ * PATH_MAX (4096) in all */
+#define X10   "bbbbbbbbbb"
+#define X100  X10 X10 X10 X10 X10 X10 X10 X10 X10 X10
+#define D10   "././././././././././"
+#define D100  D10 D10 D10 D10 D10 D10 D10 D10 D10 D10
+#define D1000 D100 D100 D100 D100 D100 D100 D100 D100 D100 D100
 
 static const struct bad table[] = {
 	/* YAML */
@@ -635,7 +693,7 @@ static const struct bad table[] = {
 	{ "B74 endless input",
 	  { "/dev/zero", O },
 	  .rc = 2,
-	  .msg = "/dev/zero: more than 1048576 bytes" },
+	  .msg = "/dev/zero: is a character device, expected a job file (YAML)" },
 	{ "B108 100000 family names in 1 MB",
 	  { "job.yaml", O },
 	  .make = make_many_families,
@@ -906,6 +964,217 @@ static const struct bad table[] = {
 	  .np = 2,
 	  .rc = 2,
 	  .msg = "plug-in nope.so: No such file or directory" },
+	/* Agreement, paths and numbers (docs/bad-inputs.md) */
+	{ "A01 job file is a FIFO with no writer",
+	  { "job.yaml", O },
+	  .make = make_job_fifo,
+	  .rc = 2,
+	  .msg = "job.yaml: is a FIFO, expected a job file (YAML)" },
+	{ "A02 job file is a FIFO with no writer, 2 ranks",
+	  { "job.yaml", O },
+	  .make = make_job_fifo,
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "job.yaml: is a FIFO, expected a job file (YAML)" },
+	{ "A03 job file is a character device",
+	  { "/dev/null", O },
+	  .rc = 2,
+	  .msg = "/dev/null: is a character device, expected a job file (YAML)" },
+	{ "A04 --costs is a FIFO with no writer",
+	  { "--costs", "costs.h5", "@ci", O },
+	  .make = make_costs_fifo,
+	  .rc = 2,
+	  .msg = "cannot read durations from costs.h5: not a regular file: it is a FIFO" },
+	{ "A05 --costs CSV is a FIFO with no writer",
+	  { "--costs", "costs.csv", "@ci", O },
+	  .make = make_costs_csv_fifo,
+	  .rc = 2,
+	  .msg = "cannot read durations from costs.csv: not a regular file: it is a FIFO" },
+	{ "A06 --costs is a directory",
+	  { "--costs", "costs", "@ci", O },
+	  .make = make_costs_dir,
+	  .rc = 2,
+	  .msg = "cannot read durations from costs: not a regular file: it is a directory" },
+	{ "A07 --backend replay=FILE is a FIFO with no writer",
+	  { "--backend", "replay=costs.h5", "@ci", O },
+	  .make = make_costs_fifo,
+	  .rc = 2,
+	  .msg = "--backend replay=costs.h5: cannot read durations from costs.h5: not a regular "
+		 "file: it is a FIFO" },
+	{ "A08 --backend replay=FILE is a character device",
+	  { "--backend", "replay=/dev/zero", "@ci", O },
+	  .rc = 2,
+	  .msg = "cannot read durations from /dev/zero: not a regular file: it is a character "
+		 "device" },
+	{ "A09 --resume of a FIFO with no writer",
+	  { "--resume", "@ci", O },
+	  .make = make_fifo,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: not a regular file: it is a FIFO" },
+	{ "A10 --resume of a character device",
+	  { "--resume", "@ci", "-o", "/dev/null" },
+	  .rc = 2,
+	  .msg = "cannot resume /dev/null: not a regular file: it is a character device" },
+	{ "A11 output is a character device",
+	  { "@ci", "-o", "/dev/null" },
+	  .rc = 4,
+	  .msg = "cannot create /dev/null: it exists and is not a regular file" },
+	{ "A12 an output name over 255 bytes: the whole message",
+	  { "@ci", "-o", X100 X100 X100 ".h5" },
+	  .rc = 4,
+	  .msg = "bbbbbbbb.h5: File name too long" },
+	{ "A13 an output path over PATH_MAX: the whole message",
+	  { "@ci", "-o", D1000 D1000 D1000 "out.h5" },
+	  .rc = 4,
+	  .msg = "File name too long" },
+	{ "A14 a byte order mark, then a mistake: positions past the mark",
+	  { "job.yaml", O },
+	  .job = "\xEF\xBB\xBF"
+		 "name: bom\nfamilies:\n  strided_read:\n    axes:\n      strides: 1\n",
+	  .rc = 2,
+	  .msg = "job.yaml:5:7: unknown axis `strides` in strided_read.axes" },
+	{ "A42 a byte order mark before a directive and ---",
+	  { "job.yaml", O },
+	  .job = "\xEF\xBB\xBF"
+		 "%YAML 1.1\n---\nfamilies:\n  strided_read:\n    axes:\n      strides: 1\n",
+	  .rc = 2,
+	  .msg = "job.yaml:6:7: unknown axis `strides` in strided_read.axes" },
+	{ "A15 hexadecimal in a number key (time_cap_s)",
+	  { "job.yaml", O },
+	  .job = "measure:\n  time_cap_s: 0x10\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.time_cap_s: expected a number x with 0 < x <= 3600, found \"0x10\"" },
+	{ "A16 C hexadecimal float in rse_target",
+	  { "job.yaml", O },
+	  .job = "measure:\n  rse_target: 0x1p-8\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.rse_target: expected a number x with 0 < x < 1, found \"0x1p-8\"" },
+	{ "A17 hexadecimal zero in min_sample_s",
+	  { "job.yaml", O },
+	  .job = "measure:\n  min_sample_s: 0x0\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.min_sample_s: expected a number x with 0 <= x <= 1, found \"0x0\"" },
+	{ "A18 hexadecimal in an integer key (warmup)",
+	  { "job.yaml", O },
+	  .job = "measure:\n  warmup: 0x2\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.warmup: expected an integer 0..1000, found \"0x2\"" },
+	{ "A19 hexadecimal in min_samples",
+	  { "job.yaml", O },
+	  .job = "measure:\n  min_samples: 0x10\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.min_samples: expected an integer 1..512, found \"0x10\"" },
+	{ "A20 hexadecimal in model.kepler_bank_bytes",
+	  { "job.yaml", O },
+	  .job = "model: {kepler_bank_bytes: 0x8}\nfamilies: {strided_read: }\n",
+	  .rc = 2,
+	  .msg = "model.kepler_bank_bytes: expected an integer" },
+	{ "A21 hexadecimal in an axis value",
+	  { "job.yaml", O },
+	  .job = "families:\n  strided_read:\n    axes:\n      stride: 0x4\n",
+	  .rc = 2,
+	  .msg = "job.yaml:4:15: stride: \"0x4\" is not an integer" },
+	{ "A22 hexadecimal in --set",
+	  { "--set", "strided_read.stride=0x4", "@ci", O },
+	  .rc = 2,
+	  .msg = "--set strided_read.stride=0x4: \"0x4\" is not an integer" },
+	{ "A23 hexadecimal in --batch",
+	  { "--batch", "0x4", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --batch '0x4': expected a whole number from 1 to 64" },
+	{ "A24 hexadecimal in --replay-speed",
+	  { "--backend", "replay=costs.h5", "--replay-speed", "0x2", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --replay-speed '0x2': expected a number above 0, at most 1e6" },
+	{ "A25 a leading + in a number key",
+	  { "job.yaml", O },
+	  .job = "measure:\n  time_cap_s: +1\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.time_cap_s: expected a number x with 0 < x <= 3600, found \"+1\"" },
+	{ "A26 an integer key reads K like an axis: 2K warm-ups is out of range",
+	  { "job.yaml", O },
+	  .job = "measure:\n  warmup: 2K\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "measure.warmup: 2048 is out of range: expected an integer 0..1000" },
+	{ "A27 MPMD: --dry-run on one rank",
+	  { "@ci", O },
+	  .args2 = { "--dry-run", "@ci", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its options; every rank must be started with "
+		 "the same options, job file and plug-ins" },
+	{ "A28 MPMD: --list on rank 0",
+	  { "--list" },
+	  .args2 = { "@ci", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its options" },
+	{ "A29 MPMD: an unknown option on one rank",
+	  { "@ci", O },
+	  .args2 = { "--frobnicate", "@ci", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its options (rank 1: unknown option "
+		 "'--frobnicate' (see sweep --help))" },
+	{ "A30 MPMD: another --set on one rank",
+	  { "--set", "strided_read.stride=1", "@ci", O },
+	  .args2 = { "--set", "strided_read.stride=1,2,4", "@ci", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its options" },
+	{ "A31 MPMD: another --set of the same size on one rank",
+	  { "@ci", O },
+	  .args2 = { "--set", "strided_read.n=2M,8M", "@ci", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its options" },
+	{ "A32 MPMD: another --schedule on one rank",
+	  { "--schedule", "static", "@ci", O },
+	  .args2 = { "--schedule", "dynamic", "@ci", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its options" },
+	{ "A33 MPMD: --backend cuda on one rank",
+	  { "@ci", O },
+	  .args2 = { "--backend", "cuda", "@ci", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its options" },
+	{ "A34 MPMD: another job file on one rank",
+	  { "@ci", O },
+	  .args2 = { "@bad_syntax.yaml", O },
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its job text (rank 1: " },
+	{ "A35 MPMD: the same job path with another text",
+	  { "job.yaml", "-o", "../out.h5" },
+	  .args2 = { "job.yaml", "-o", "../out.h5" },
+	  .wdir = { "a", "b" },
+	  .make = make_halves_other_text,
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its job text; every rank must be started" },
+	{ "A36 MPMD: the job a FIFO on one rank",
+	  { "job.yaml", "-o", "../out.h5" },
+	  .args2 = { "job.yaml", "-o", "../out.h5" },
+	  .wdir = { "a", "b" },
+	  .make = make_halves_fifo,
+	  .rc = 2,
+	  .msg = "rank 1 differs from rank 0 in its job text (rank 1: job.yaml: is a FIFO" },
+	{ "A37 MPMD: the job missing on one rank",
+	  { "job.yaml", "-o", "../out.h5" },
+	  .args2 = { "job.yaml", "-o", "../out.h5" },
+	  .wdir = { "a", "b" },
+	  .make = make_halves_missing,
+	  .rc = 2,
+	  .msg = "in its job text (rank 1: job.yaml: cannot open the job file: No such file" },
+	{ "A38 MPMD: the third rank differs",
+	  { "@ci", O },
+	  .args2 = { "-q", "@ci", O },
+	  .np0 = 2,
+	  .rc = 2,
+	  .msg = "rank 2 differs from rank 0 in its options" },
+	{ "A39 MPMD: the same error on every rank is said once, as usual",
+	  { "--frobnicate", "@ci", O },
+	  .args2 = { "--frobnicate", "@ci", O },
+	  .rc = 2,
+	  .msg = "unknown option '--frobnicate' (see sweep --help)" },
+	{ "A40 MPMD: options spelled two ways agree",
+	  { "@bad_syntax.yaml", "-o", "out.h5" },
+	  .args2 = { "--output=out.h5", "@bad_syntax.yaml" },
+	  .rc = 2,
+	  .msg = "bad_syntax.yaml:3:25: YAML syntax error" },
 };
 
 #define N_CASES (sizeof table / sizeof table[0])
@@ -1011,31 +1280,57 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Appends `sweep --backend model` and args to argv at *k; fixtures[] holds
+ * the expanded "@" names. */
+static void sweep_words(const char *const *args, char fixtures[][1024], const char **argv, int *k)
+{
+	argv[(*k)++] = env("SW_SWEEP");
+	argv[(*k)++] = "--backend";
+	argv[(*k)++] = "model";
+	for (int i = 0; args[i]; i++) {
+		if (!strcmp(args[i], "@ci")) {
+			argv[(*k)++] = ci_job;
+		} else if (args[i][0] == '@') {
+			snprintf(fixtures[i], sizeof fixtures[i], "%s/jobs/%s", env("SW_TEST_DATA"),
+				 args[i] + 1);
+			argv[(*k)++] = fixtures[i];
+		} else {
+			argv[(*k)++] = args[i];
+		}
+	}
+}
+
+/* `-np N [-wdir DIR]` of one MPMD half. */
+static void half_words(const char *np, const char *wdir, const char **argv, int *k)
+{
+	argv[(*k)++] = "-np";
+	argv[(*k)++] = np;
+	if (wdir) {
+		argv[(*k)++] = "-wdir";
+		argv[(*k)++] = wdir;
+	}
+}
+
 /* Starts one row's run in its directory, in a process group of its own. */
 static pid_t launch(const struct bad *c, const struct outcome *o)
 {
-	static char fixtures[MAX_ARGS][1024];
-	const char *argv[32];
+	static char fixtures[2][MAX_ARGS][1024];
+	const char *argv[64];
 	int k = 0;
-	if (c->np) {
+	if (c->np || c->args2[0]) {
 		argv[k++] = env("SW_MPIEXEC");
-		argv[k++] = "-np";
-		argv[k++] = "2";
 		argv[k++] = "--oversubscribe";
 	}
-	argv[k++] = env("SW_SWEEP");
-	argv[k++] = "--backend";
-	argv[k++] = "model";
-	for (int i = 0; c->args[i]; i++) {
-		if (!strcmp(c->args[i], "@ci")) {
-			argv[k++] = ci_job;
-		} else if (c->args[i][0] == '@') {
-			snprintf(fixtures[i], sizeof fixtures[i], "%s/jobs/%s", env("SW_TEST_DATA"),
-				 c->args[i] + 1);
-			argv[k++] = fixtures[i];
-		} else {
-			argv[k++] = c->args[i];
-		}
+	if (c->args2[0]) {
+		half_words(c->np0 == 2 ? "2" : "1", c->wdir[0], argv, &k);
+		sweep_words(c->args, fixtures[0], argv, &k);
+		argv[k++] = ":";
+		half_words("1", c->wdir[1], argv, &k);
+		sweep_words(c->args2, fixtures[1], argv, &k);
+	} else {
+		if (c->np)
+			half_words("2", NULL, argv, &k);
+		sweep_words(c->args, fixtures[0], argv, &k);
 	}
 	argv[k] = NULL;
 	pid_t pid = fork();
@@ -1056,7 +1351,7 @@ static pid_t launch(const struct bad *c, const struct outcome *o)
 		 * session files of its own, as isolated singletons all take the
 		 * same job family and one's cleanup races another's start. The
 		 * environment may say otherwise; mpirun rows keep their defaults. */
-		if (!c->np) {
+		if (!c->np && !c->args2[0]) {
 			setenv("OMPI_MCA_pml", "ob1", 0);
 			setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
 			setenv("OMPI_MCA_orte_tmpdir_base", o->session_dir, 0);
@@ -1282,6 +1577,7 @@ static void make_mpmd_dir(const char *dir, const char *plugin_b)
 	ck_assert(mkdir("a", 0755) == 0 && mkdir("b", 0755) == 0);
 	write_text("a/job.yaml", job);
 	write_text("b/job.yaml", job);
+	write_text("a/plain.yaml", "families:\n  plugin_strided_read:\n"); /* for --plugin */
 	copy_plugin("plugin_strided_read.so", "a/p.so");
 	if (plugin_b) {
 		snprintf(from, sizeof from, "%s/%s", env("SW_TEST_PLUGINS"), plugin_b);
@@ -1318,21 +1614,50 @@ START_TEST(test_plugins_differ_between_ranks)
 	snprintf(dir, sizeof dir, "%s/mpmd_job_other", tmpdir);
 	make_mpmd_dir(dir, "other/plugin_strided_read.so");
 	expect_rank_1(dir, run_mpmd(dir, "a/job.yaml -o out.h5", "b/job.yaml -o out.h5"),
-		      "loaded other plug-ins than rank 0");
+		      "rank 1 differs from rank 0 in its plug-ins");
 
 	snprintf(dir, sizeof dir, "%s/mpmd_option_missing", tmpdir);
 	make_mpmd_dir(dir, NULL);
 	expect_rank_1(dir,
-		      run_mpmd(dir, "--plugin a/p.so a/job.yaml -o out.h5",
-			       "--plugin b/p.so a/job.yaml -o out.h5"),
+		      run_mpmd(dir, "--plugin a/p.so a/plain.yaml -o out.h5",
+			       "--plugin b/p.so a/plain.yaml -o out.h5"),
 		      "plug-in b/p.so: No such file or directory");
 
 	snprintf(dir, sizeof dir, "%s/mpmd_option_other", tmpdir);
 	make_mpmd_dir(dir, "other/plugin_strided_read.so");
 	expect_rank_1(dir,
-		      run_mpmd(dir, "--plugin a/p.so a/job.yaml -o out.h5",
-			       "--plugin b/p.so a/job.yaml -o out.h5"),
-		      "loaded other plug-ins than rank 0");
+		      run_mpmd(dir, "--plugin a/p.so a/plain.yaml -o out.h5",
+			       "--plugin b/p.so a/plain.yaml -o out.h5"),
+		      "rank 1 differs from rank 0 in its plug-ins");
+}
+END_TEST
+
+/* A long legal output name: the hidden temporary name beside it must not
+ * push it past what the file system takes (255 bytes a name). */
+START_TEST(test_long_output_name)
+{
+	char dir[512], name[256], path[800];
+	snprintf(dir, sizeof dir, "%s/longname", tmpdir);
+	ck_assert(mkdir(dir, 0755) == 0);
+	memset(name, 'a', 252);
+	memcpy(name + 252, ".h5", 4); /* 255 bytes */
+	static struct bad run = { .what = "A41", .args = { "-q", "@ci", "-o", NULL } };
+	run.args[3] = name;
+	struct outcome o = { 0 };
+	snprintf(o.dir, sizeof o.dir, "%s", dir);
+	snprintf(o.out_log, sizeof o.out_log, "%s/longname.out", tmpdir);
+	snprintf(o.err_log, sizeof o.err_log, "%s/longname.err", tmpdir);
+	snprintf(o.session_dir, sizeof o.session_dir, "%s", tmpdir);
+	int status;
+	waitpid(launch(&run, &o), &status, 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", slurp(o.err_log));
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "no file %s", path);
+	H5Fclose(f);
+	struct snapshot after;
+	snap(dir, &after);
+	ck_assert_int_eq(after.n, 1); /* no temporary left beside it */
 }
 END_TEST
 
@@ -1360,6 +1685,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_largest_sizes_in_64_bit);
 	tcase_add_test(tc, test_plugins_differ_between_ranks);
+	tcase_add_test(tc, test_long_output_name);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

@@ -329,6 +329,36 @@ START_TEST(test_err_batch)
 }
 END_TEST
 
+/* The numeric options read numbers as the job does (number.h): decimal,
+ * never hexadecimal, which strtod took in --replay-speed. */
+START_TEST(test_numbers_one_way)
+{
+	static const char *const bad_speed[] = { "0x2", "0X1p1", "inf", "+2", "2e", "1,5" };
+	static const char *const bad_batch[] = { "0x4", "+4", "010x", "4e0" };
+	char want[96];
+
+	for (size_t i = 0; i < sizeof bad_speed / sizeof bad_speed[0]; i++) {
+		snprintf(want, sizeof want, "bad --replay-speed '%s'", bad_speed[i]);
+		ASSERT_FAILS(want, "--backend", "replay=x.csv", "--replay-speed", bad_speed[i],
+			     "job.yaml");
+	}
+	for (size_t i = 0; i < sizeof bad_batch / sizeof bad_batch[0]; i++) {
+		snprintf(want, sizeof want, "bad --batch '%s'", bad_batch[i]);
+		ASSERT_FAILS(want, "--batch", bad_batch[i], "job.yaml");
+	}
+	ck_assert_int_eq(PARSE("--backend", "replay=x.csv", "--replay-speed", ".5", "job.yaml"),
+			 SW_OK);
+	ck_assert_double_eq(opt.replay_speed, 0.5);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--backend", "replay=x.csv", "--replay-speed", "1e3", "job.yaml"),
+			 SW_OK);
+	ck_assert_double_eq(opt.replay_speed, 1000.0);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--batch", "010", "job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.batch, 10); /* decimal, not octal */
+}
+END_TEST
+
 START_TEST(test_err_force_resume)
 {
 	ASSERT_FAILS("--force and --resume conflict", "-f", "-r", "job.yaml");
@@ -423,6 +453,7 @@ START_TEST(test_usage)
 		"1:128:x2",
 		"K, M or G",
 		"powers of 1024",
+		"is decimal: 0x10 is refused",
 		"mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5",
 		"sweep --backend model jobs/ci.yaml",
 		"sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml",
@@ -490,6 +521,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(bad, test_err_missing_argument);
 	tcase_add_test(bad, test_err_bad_values);
 	tcase_add_test(bad, test_err_batch);
+	tcase_add_test(bad, test_numbers_one_way);
 	tcase_add_test(bad, test_err_force_resume);
 	tcase_add_test(bad, test_err_points_alone);
 	tcase_add_test(bad, test_err_job_count);

@@ -1,7 +1,8 @@
 /*
  * Unit tests of job.c: good job files with their values and defaults, one
  * bad fixture per kind of mistake (status and exact file:line:column), file
- * loading limits, --set overrides and compute capabilities.
+ * loading limits and types, --set overrides, compute capabilities, the one
+ * number syntax of every numeric key and a leading byte order mark.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -430,6 +431,117 @@ START_TEST(test_parse_memory)
 }
 END_TEST
 
+/* Every numeric key of the job, with the one syntax of number.h. */
+struct num_key {
+	const char *fmt; /* a job with %s where the value goes */
+	const char *good, *hex;
+};
+
+static const struct num_key num_keys[] = {
+	{ "measure: {rse_target: %s}\nfamilies: {strided_read: }\n", "5e-3", "0x1p-8" },
+	{ "measure: {time_cap_s: %s}\nfamilies: {strided_read: }\n", ".5", "0x10" },
+	{ "measure: {min_sample_s: %s}\nfamilies: {strided_read: }\n", "0", "0x0" },
+	{ "measure: {min_samples: %s}\nfamilies: {strided_read: }\n", "010", "0x10" },
+	{ "measure: {max_samples: %s}\nfamilies: {strided_read: }\n", "20", "0x14" },
+	{ "measure: {warmup: %s}\nfamilies: {strided_read: }\n", "3", "0x3" },
+	{ "model: {kepler_bank_bytes: %s}\nfamilies: {strided_read: }\n", "8", "0x8" },
+	{ "families: {strided_read: {axes: {stride: %s}}}\n", "4", "0x4" },
+	{ "families: {strided_read: {axes: {n: [%s]}}}\n", "4K", "0x1000" },
+};
+
+/* Hexadecimal is refused in every key, not read in some; so are the other
+ * spellings strtod and strtoll would take. Each key's good value parses. */
+START_TEST(test_numbers_one_way)
+{
+	static const char *const junk[] = { "0X10", "+1", "inf", "1_000", "1e", "--1" };
+	const struct num_key *k = &num_keys[_i];
+	char text[256];
+	struct sw_job job;
+	struct sw_err err = { 0 };
+
+	snprintf(text, sizeof text, k->fmt, k->good);
+	ck_assert_msg(parse(text, &job, &err) == SW_OK, "%s: %s", text, err.msg);
+	sw_job_fini(&job);
+	snprintf(text, sizeof text, k->fmt, k->hex);
+	parse_fails(text, k->hex);
+	for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
+		snprintf(text, sizeof text, k->fmt, junk[i]);
+		parse_fails(text, junk[i]);
+	}
+}
+END_TEST
+
+/* The integer keys take the axis syntax's suffixes; 010 is ten, not octal. */
+START_TEST(test_numbers_same_syntax)
+{
+	struct sw_job job;
+	struct sw_err err = { 0 };
+
+	ck_assert_int_eq(parse("measure: {warmup: 010, max_samples: 0}\n"
+			       "families: {strided_read: }\n",
+			       &job, &err),
+			 SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "max_samples: 0 is out of range"));
+	ck_assert_int_eq(parse("measure: {warmup: 010}\nfamilies: {strided_read: }\n", &job, &err),
+			 SW_OK);
+	ck_assert_int_eq(job.measure.warmup, 10);
+	sw_job_fini(&job);
+	parse_fails("measure: {warmup: 1K}\nfamilies: {strided_read: }\n",
+		    "measure.warmup: 1024 is out of range: expected an integer 0..1000");
+	ck_assert_int_eq(
+		parse("measure: {time_cap_s: 2.5E1}\nfamilies: {strided_read: }\n", &job, &err),
+		SW_OK);
+	ck_assert(job.measure.time_cap_s == 25.0);
+	sw_job_fini(&job);
+}
+END_TEST
+
+/* YAML allows a byte order mark: the job parses, keeps its text as read, and
+ * positions in messages do not count the mark. */
+START_TEST(test_parse_bom)
+{
+	static const char good[] = "\xEF\xBB\xBF"
+				   "name: b\nfamilies: {strided_read: }\n";
+	struct sw_job job;
+	struct sw_err err = { 0 };
+
+	ck_assert_msg(parse(good, &job, &err) == SW_OK, "%s", err.msg);
+	ck_assert_str_eq(job.name, "b");
+	ck_assert_str_eq(job.text, good);
+	sw_job_fini(&job);
+	parse_fails("\xEF\xBB\xBF"
+		    "---\nfamilies:\n  strided_read:\n    axes: {strides: 1}\n",
+		    "mem.yaml:4:12: unknown axis `strides`");
+	/* only one, at the start */
+	ck_assert_int_ne(parse("name: b\xEF\xBB\xBF\nfamilies: {strided_read: }\n", &job, &err),
+			 SW_OK);
+}
+END_TEST
+
+/* A FIFO with no writer, a device and a directory are refused at once; a
+ * load that blocked would run into check's timeout and fail. */
+START_TEST(test_load_not_regular)
+{
+	char dir[] = "/tmp/sw_test_job_XXXXXX", fifo[64];
+	struct sw_job job;
+	struct sw_err err = { 0 };
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(fifo, sizeof fifo, "%s/job.yaml", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(sw_job_load(fifo, &job, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "job.yaml: is a FIFO, expected a job file (YAML)"));
+	assert_empty(&job);
+	ck_assert_int_eq(sw_job_load("/dev/zero", &job, &err), SW_EINVAL);
+	ck_assert_str_eq(err.msg, "/dev/zero: is a character device, expected a job file (YAML)");
+	assert_empty(&job);
+	ck_assert_int_eq(sw_job_load(dir, &job, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "is a directory"));
+	unlink(fifo);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_parse_binary_in_memory)
 {
 	static const char text[] = "families:\n  strided_read:\n\0\n";
@@ -736,6 +848,11 @@ static Suite *job_suite(void)
 	tcase_add_test(bad, test_bad_fixtures_all_listed);
 	tcase_add_test(bad, test_parse_memory);
 	tcase_add_test(bad, test_parse_binary_in_memory);
+	tcase_add_loop_test(bad, test_numbers_one_way, 0,
+			    (int)(sizeof num_keys / sizeof num_keys[0]));
+	tcase_add_test(bad, test_numbers_same_syntax);
+	tcase_add_test(bad, test_parse_bom);
+	tcase_add_test(load, test_load_not_regular);
 	tcase_add_test(load, test_load_missing);
 	tcase_add_test(load, test_load_directory);
 	tcase_add_test(load, test_load_size_limit);
