@@ -112,8 +112,9 @@ static cudaError_t launch(const struct sw_point *p, const struct sw_buffers *b, 
 	return cudaGetLastError();
 }
 
-/* Model: each warp issues the same sequence of requests ("slots"); request r
- * is slot r / warps_total of warp r % warps_total. The slots are, per variant:
+/* Model: every warp of the launch issues the same sequence of requests
+ * ("slots"); of the launch's `warps` warps, request r is slot r / warps of
+ * warp r % warps. The slots are, per variant:
  *   copy    load centre, store
  *   naive   load centre, west, east, north, south, store
  *   shared  tile loads (steps of bx * by tile elements), store, then the five
