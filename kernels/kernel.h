@@ -20,9 +20,18 @@ extern "C" {
 #include "kernel_list.h"
 #undef X
 
-/* The registry (registry.c), in kernel_list.h order. */
-extern const struct sw_family *const sw_families[];
-extern const int sw_n_families;
+/* The registry (registry.c): the built-ins in kernel_list.h order, then the
+ * families of plug-ins in load order. Indices stay valid while it grows. */
+#define SW_MAX_FAMILIES 64
+int sw_family_count(void);
+int sw_family_builtin_count(void);
+const struct sw_family *sw_family_at(int i); /* NULL out of range */
+/* The registry as an array of sw_family_count() entries, for checks over it. */
+const struct sw_family *const *sw_family_list(void);
+/* Appends f (the caller checked it and its name); -1 when the list is full. */
+int sw_family_add(const struct sw_family *f);
+/* Forgets the families from index n on, never a built-in: undoes adds. */
+void sw_family_truncate(int n);
 
 /* NULL when absent. */
 const struct sw_family *sw_family_find(const char *name);

@@ -1,27 +1,74 @@
-/* The family registry, expanded from kernel_list.h, and lookups by name. */
+/*
+ * The family registry: the built-ins expanded from kernel_list.h, then the
+ * families plug-ins add at run time (src/plugin.c), in load order, and
+ * lookups by name. The one mutable list of the kernel seam: families are
+ * added while the run is set up, before any point, and never reordered.
+ */
 #include "kernel.h"
 
 #include <string.h>
 
-const struct sw_family *const sw_families[] = {
+static const struct sw_family *const builtins[] = {
 #define X(name) &sw_family_##name,
 #include "kernel_list.h"
 #undef X
 };
-const int sw_n_families = SW_COUNT(sw_families);
+
+static const struct sw_family *registry[SW_MAX_FAMILIES] = {
+#define X(name) &sw_family_##name,
+#include "kernel_list.h"
+#undef X
+};
+static int n_registered = SW_COUNT(builtins);
+
+_Static_assert(SW_COUNT(builtins) <= SW_MAX_FAMILIES, "more built-in families than fit");
+
+int sw_family_count(void)
+{
+	return n_registered;
+}
+
+int sw_family_builtin_count(void)
+{
+	return SW_COUNT(builtins);
+}
+
+const struct sw_family *sw_family_at(int i)
+{
+	return i >= 0 && i < n_registered ? registry[i] : NULL;
+}
+
+const struct sw_family *const *sw_family_list(void)
+{
+	return registry;
+}
+
+int sw_family_add(const struct sw_family *f)
+{
+	if (n_registered >= SW_MAX_FAMILIES)
+		return -1;
+	registry[n_registered++] = f;
+	return 0;
+}
+
+void sw_family_truncate(int n)
+{
+	if (n >= SW_COUNT(builtins) && n < n_registered)
+		n_registered = n;
+}
 
 const struct sw_family *sw_family_find(const char *name)
 {
-	for (int i = 0; i < sw_n_families; i++)
-		if (strcmp(sw_families[i]->name, name) == 0)
-			return sw_families[i];
+	for (int i = 0; i < n_registered; i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
 	return NULL;
 }
 
 int sw_family_index(const struct sw_family *f)
 {
-	for (int i = 0; i < sw_n_families; i++)
-		if (sw_families[i] == f)
+	for (int i = 0; i < n_registered; i++)
+		if (registry[i] == f)
 			return i;
 	return -1;
 }

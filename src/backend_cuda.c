@@ -53,7 +53,7 @@ static enum sw_status cuda_run(void *state, const struct sw_plan_point *pt, stru
 			       struct sw_record **done, int *n_done, struct sw_err *err)
 {
 	struct cuda_state *s = state;
-	const struct sw_family *f = sw_families[pt->family];
+	const struct sw_family *f = sw_family_at(pt->family);
 	struct sw_err why = { 0 };
 	/* A measured row's model is the GPU's own CC in its default bank mode. */
 	if (sw_model_supports(rec->cc) &&

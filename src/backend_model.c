@@ -13,7 +13,7 @@
 enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int kepler_bank_bytes,
 				    struct sw_record *rec, struct sw_err *err)
 {
-	const struct sw_variant *v = &sw_families[pt->family]->variants[pt->p.variant];
+	const struct sw_variant *v = &sw_family_at(pt->family)->variants[pt->p.variant];
 	struct sw_model_figures m;
 	enum sw_status st = sw_model_eval_banked(v, &pt->p, cc, kepler_bank_bytes, &m, err);
 	if (st != SW_OK)

@@ -104,6 +104,17 @@ static enum sw_status add_set(struct sw_options *o, const char *arg, struct sw_e
 	return SW_OK;
 }
 
+static enum sw_status add_plugin(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	const char **plugins = realloc(o->plugins, (size_t)(o->n_plugins + 1) * sizeof(*plugins));
+
+	if (!plugins)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --plugin '%s'", arg);
+	plugins[o->n_plugins++] = arg;
+	o->plugins = plugins;
+	return SW_OK;
+}
+
 /*
  * Every option, one row each: a flag sets the int at `flag`; an option with
  * a value has the hint its "needs a value" message shows and the function
@@ -134,6 +145,7 @@ static const struct cli_opt opts[] = {
 	FLAG("resume", 'r', resume),
 	VALUE("backend", 'b', "cuda, model, auto or replay=FILE", set_backend),
 	VALUE("set", 's', "FAMILY.AXIS=VALUES", add_set),
+	VALUE("plugin", 0, "FILE.so", add_plugin),
 	VALUE("schedule", 0, "dynamic or static", set_schedule),
 	VALUE("batch", 0, "N, 1 to 64", set_batch),
 	VALUE("costs", 0, "FILE", set_costs),
@@ -354,6 +366,9 @@ void sw_cli_fini(struct sw_options *o)
 	free(o->sets);
 	o->sets = NULL;
 	o->n_sets = 0;
+	free(o->plugins);
+	o->plugins = NULL;
+	o->n_plugins = 0;
 }
 
 void sw_cli_usage(FILE *f)
@@ -403,6 +418,10 @@ void sw_cli_usage(FILE *f)
 	      "                        same row, beside the model's figures; a row says why\n"
 	      "                        where counters are unavailable (default: off)\n"
 	      "  -l, --list            list the kernel families, their variants and axes\n"
+	      "      --plugin FILE.so  load the kernel families of a plug-in built with\n"
+	      "                        sweep_add_plugin (CMake package sweep); repeatable,\n"
+	      "                        before the job's own plugins: key; with --list, lists\n"
+	      "                        its families too\n"
 	      "\n"
 	      "Sharing the work between MPI ranks:\n"
 	      "      --schedule dynamic|static\n"
@@ -453,6 +472,7 @@ void sw_cli_usage(FILE *f)
 	      "\n"
 	      "Documentation, in the sweep source tree:\n"
 	      "  docs/job-format.md    writing job files: families, axes, measure settings\n"
+	      "  docs/own-kernel.md    measuring your own kernel as a plug-in\n"
 	      "  docs/hdf5-schema.md   what the output file holds and how to read it\n",
 	      f);
 }

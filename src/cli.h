@@ -21,6 +21,8 @@ struct sw_options {
 	enum sw_schedule schedule;
 	const char **sets; /* --set values, in order (owned array, borrowed strings) */
 	int n_sets;
+	const char **plugins; /* --plugin files, in order (owned array, borrowed strings) */
+	int n_plugins;
 	int batch;               /* dynamic: at most this many points queued ahead; 0: by time */
 	const char *costs;       /* --costs FILE: expected point times from an earlier result */
 	const char *backend_arg; /* --backend NAME=ARG: the part after '=' (replay's file) */

@@ -241,7 +241,7 @@ struct sw_cost sw_cost_estimate(const struct sw_cost_model *m, uint64_t point_id
 
 struct sw_cost sw_cost_point(const struct sw_cost_model *m, const struct sw_plan_point *pt)
 {
-	const struct sw_family *f = sw_families[pt->family];
+	const struct sw_family *f = sw_family_at(pt->family);
 	double bytes = f->useful_bytes ? f->useful_bytes(&pt->p) : 0.0;
 	double flops = f->flops ? f->flops(&pt->p) : 0.0;
 

@@ -269,9 +269,9 @@ static const char *axis_units(const char *name)
 {
 	const char *units = NULL;
 
-	for (int f = 0; f < sw_n_families; f++)
-		for (int a = 0; a < sw_families[f]->n_axes; a++) {
-			const struct sw_axis_def *d = &sw_families[f]->axes[a];
+	for (int f = 0; f < sw_family_count(); f++)
+		for (int a = 0; a < sw_family_at(f)->n_axes; a++) {
+			const struct sw_axis_def *d = &sw_family_at(f)->axes[a];
 
 			if (strcmp(d->name, name) != 0 || !d->units)
 				continue;

@@ -22,6 +22,7 @@
 #include <yaml.h>
 
 #include "model.h"
+#include "plugin.h"
 #include "record.h"
 
 #define QUOTE_MAX 60
@@ -680,8 +681,8 @@ static enum sw_status parse_family(struct ctx *c, const yaml_node_t *key, yaml_n
 
 	if (!f) {
 		char names[256] = "";
-		for (int i = 0; i < sw_n_families; i++)
-			add_name(names, sizeof names, sw_families[i]->name);
+		for (int i = 0; i < sw_family_count(); i++)
+			add_name(names, sizeof names, sw_family_at(i)->name);
 		return fail_at(c, key, "unknown family `%.*s`; registered families: %s", QUOTE_MAX,
 			       name, names);
 	}
@@ -736,11 +737,11 @@ static enum sw_status parse_families(struct ctx *c, yaml_node_t *n, struct sw_jo
 	if (!count)
 		return fail_at(c, n, "families: empty; expected at least one kernel family");
 	/* Each key names a registered family, once: a longer mapping breaks that
-	 * within its first sw_n_families + 1 keys. Checking only those spares a
+	 * within its first sw_family_count() + 1 keys. Checking only those spares a
 	 * huge file a duplicate scan quadratic in its keys (a minute for 1 MB). */
 	head = *map;
-	if (count > (size_t)sw_n_families + 1) {
-		count = (size_t)sw_n_families + 1;
+	if (count > (size_t)sw_family_count() + 1) {
+		count = (size_t)sw_family_count() + 1;
 		head.data.mapping.pairs.top = head.data.mapping.pairs.start + count;
 	}
 	st = check_keys(c, &head, NULL, 0, "family", "families");
@@ -759,13 +760,44 @@ static enum sw_status parse_families(struct ctx *c, yaml_node_t *n, struct sw_jo
 			return st;
 	}
 	if (head.data.mapping.pairs.top != map->data.mapping.pairs.top)
-		return fail_at(c, n, "families: more than the %d registered", sw_n_families);
+		return fail_at(c, n, "families: more than the %d registered", sw_family_count());
+	return SW_OK;
+}
+
+/* plugins: [a.so, ...]: loaded before `families` is read, whatever the key
+ * order, so their families are there to be named; paths are the job's. */
+static enum sw_status parse_plugins(struct ctx *c, yaml_node_t *root)
+{
+	char buf[QUOTE_MAX + 8];
+	yaml_node_t *n = NULL;
+	enum sw_status st;
+
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++)
+		if (!strcmp((const char *)node_at(c, p->key)->data.scalar.value, "plugins"))
+			n = node_at(c, p->value);
+	if (!n || is_null(n))
+		return SW_OK;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail_at(c, n,
+			       "plugins: expected a list of plug-in files like [my.so], found %s",
+			       describe(n, buf, sizeof buf));
+	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
+	     i++) {
+		const yaml_node_t *item = node_at(c, *i);
+		const char *path;
+		st = scalar_of(c, item, "plugins", "a plug-in file like my.so", &path);
+		if (!st && sw_plugin_load_from(c->path, path, c->err))
+			st = wrap_at(c, item, NULL);
+		if (st)
+			return st;
+	}
 	return SW_OK;
 }
 
 static enum sw_status parse_root(struct ctx *c, yaml_node_t *root, struct sw_job *job)
 {
-	static const char *const keys[] = { "name", "measure", "model", "families" };
+	static const char *const keys[] = { "name", "measure", "model", "plugins", "families" };
 	yaml_node_t *families = NULL;
 	char buf[QUOTE_MAX + 8];
 	enum sw_status st;
@@ -776,6 +808,8 @@ static enum sw_status parse_root(struct ctx *c, yaml_node_t *root, struct sw_job
 			"expected a mapping with keys name, measure, model and families, found %s",
 			describe(root, buf, sizeof buf));
 	st = check_keys(c, root, keys, ARRAY_SIZE(keys), "key", "the job");
+	if (!st)
+		st = parse_plugins(c, root);
 	if (st)
 		return st;
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
@@ -788,7 +822,7 @@ static enum sw_status parse_root(struct ctx *c, yaml_node_t *root, struct sw_job
 			st = parse_measure(c, v, &job->measure);
 		else if (!strcmp(k, "model"))
 			st = parse_model(c, v, job);
-		else
+		else if (!strcmp(k, "families"))
 			families = v;
 		if (st)
 			return st;
@@ -1120,8 +1154,8 @@ static enum sw_status set_one(struct sw_job *job, const char *assignment, struct
 	snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
 	f = sw_family_find(fam);
 	if (!f) {
-		for (int i = 0; i < sw_n_families; i++)
-			add_name(names, sizeof names, sw_families[i]->name);
+		for (int i = 0; i < sw_family_count(); i++)
+			add_name(names, sizeof names, sw_family_at(i)->name);
 		return sw_fail(err, SW_EINVAL,
 			       "--set %.*s: unknown family `%s`; registered families: %s", q,
 			       assignment, fam, names);

@@ -16,9 +16,9 @@ static void print_list(void)
 	printf("Kernel families (%d). Axis values: a list 1,2,4, a range 1:128, a step 0:32:4,\n"
 	       "a geometric range 1:128:x2; K/M/G = powers of 1024. Set with --set "
 	       "FAMILY.AXIS=VALUES.\n",
-	       sw_n_families);
-	for (int i = 0; i < sw_n_families; i++) {
-		const struct sw_family *f = sw_families[i];
+	       sw_family_count());
+	for (int i = 0; i < sw_family_count(); i++) {
+		const struct sw_family *f = sw_family_at(i);
 		printf("\n%s: %s\n  variants:\n", f->name, f->about);
 		for (int v = 0; v < f->n_variants; v++)
 			printf("    %-16s%s%s\n", f->variants[v].name,
@@ -59,6 +59,9 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
 	enum sw_status st = sw_cli_parse(argc, argv, &opt, &err);
+	/* every rank, before any may leave: --list shows the plug-ins' families */
+	int load = st == SW_OK && !opt.help && !opt.version;
+	st = sw_setup_plugins(load ? &opt : NULL, st, rank, &err);
 	if (st != SW_OK) {
 		if (rank == 0)
 			fprintf(stderr, "sweep: %s\n", err.msg);
@@ -72,7 +75,8 @@ int main(int argc, char **argv)
 				print_list();
 		}
 	} else {
-		st = sw_registry_check(sw_families, sw_n_families, &err);
+		/* plug-ins were checked as they loaded; this is the built-ins' check */
+		st = sw_registry_check(sw_family_list(), sw_family_count(), &err);
 		if (st == SW_OK)
 			st = sw_run(&opt, argc, argv, &err);
 		if (st != SW_OK && rank == 0)

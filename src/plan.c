@@ -224,7 +224,7 @@ static void format_count(char *buf, size_t len, int64_t v)
 
 void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len)
 {
-	const struct sw_family *f = sw_families[pt->family];
+	const struct sw_family *f = sw_family_at(pt->family);
 	int n = snprintf(buf, len, "%s/%s", f->name, f->variants[pt->p.variant].name);
 	for (int a = 0; a < f->n_axes && n >= 0 && (size_t)n < len; a++) {
 		if (pt->p.axis[a] == SW_AXIS_UNUSED)

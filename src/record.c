@@ -97,7 +97,7 @@ static int distinct_axes(const struct sw_family *const *families, int n, const c
  * The registry passed sw_registry_check, so nothing is left out. */
 static int collect_columns(const char **columns)
 {
-	int n = distinct_axes(sw_families, sw_n_families, columns, SW_MAX_AXIS_COLUMNS);
+	int n = distinct_axes(sw_family_list(), sw_family_count(), columns, SW_MAX_AXIS_COLUMNS);
 
 	return n < SW_MAX_AXIS_COLUMNS ? n : SW_MAX_AXIS_COLUMNS;
 }
@@ -119,7 +119,7 @@ int sw_axis_column_of(int family, int axis)
 {
 	const char *columns[SW_MAX_AXIS_COLUMNS];
 	int n = collect_columns(columns);
-	const char *name = sw_families[family]->axes[axis].name;
+	const char *name = sw_family_at(family)->axes[axis].name;
 
 	for (int c = 0; c < n; c++)
 		if (strcmp(columns[c], name) == 0)

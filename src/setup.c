@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,9 @@
 #include "durations.h"
 #include "h5out.h"
 #include "measure.h"
+#include "plugin.h"
 #include "progress.h"
+#include "run.h"
 #include "run_ctx.h"
 #include "sched.h"
 #include "version.h"
@@ -81,6 +84,50 @@ static enum sw_status receive_job(struct sw_run *r, long len, struct sw_err *err
 	return st;
 }
 
+/* Collective: the first rank whose plug-ins (sw_plugins_digest: names and
+ * contents, not paths) differ from rank 0's, or -1 when all agree. */
+static int first_other_plugins(void)
+{
+	uint64_t first = sw_plugins_digest();
+	int rank, other, first_other;
+
+	MUST_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	MUST_MPI(MPI_Bcast(&first, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+	other = sw_plugins_digest() != first ? rank : INT_MAX;
+	MUST_MPI(MPI_Allreduce(&other, &first_other, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+	return first_other == INT_MAX ? -1 : first_other;
+}
+
+static enum sw_status same_plugins(struct sw_err *err)
+{
+	int other = first_other_plugins();
+	if (other < 0)
+		return SW_OK;
+	return sw_fail(err, SW_EINVAL,
+		       "rank %d loaded other plug-ins than rank 0 (their family names or file "
+		       "contents differ): every rank must load the same plug-in files",
+		       other);
+}
+
+enum sw_status sw_setup_plugins(const struct sw_options *opt, enum sw_status parsed, int rank,
+				struct sw_err *err)
+{
+	enum sw_status st = parsed, worst, best;
+
+	for (int i = 0; st == SW_OK && opt && i < opt->n_plugins; i++)
+		st = sw_plugin_load(opt->plugins[i], err);
+	reduce_status(st, &worst, &best);
+	if (best != SW_OK) /* the same failure everywhere: rank 0 says it once */
+		return worst;
+	if (st != SW_OK && rank != 0 && parsed == SW_OK)
+		fprintf(stderr, "sweep: rank %d: %s\n", rank, err->msg);
+	else if (st != SW_OK && parsed == SW_OK)
+		sw_wrap(err, "rank 0");
+	else if (worst != SW_OK && st == SW_OK)
+		sw_fail(err, worst, "plug-ins or options failed on another rank (see above)");
+	return worst != SW_OK ? worst : same_plugins(err);
+}
+
 enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
@@ -95,7 +142,9 @@ enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
 		    SW_OK)
 		return st;
 	MUST_MPI(MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD));
-	return sw_stage_end(r, SW_STAGE_JOB, receive_job(r, len, err), err);
+	st = sw_stage_end(r, SW_STAGE_JOB, receive_job(r, len, err), err);
+	/* the job's plugins: key may load another file on some rank */
+	return st != SW_OK ? st : same_plugins(err);
 }
 
 static int available_everywhere(const struct sw_backend *b, int *anywhere)

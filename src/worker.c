@@ -39,7 +39,7 @@ static double unix_s(void)
 static void fill_identity(const struct sw_run *r, uint32_t index, struct sw_record *rec)
 {
 	const struct sw_plan_point *pt = &r->plan.points[index];
-	const struct sw_family *f = sw_families[pt->family];
+	const struct sw_family *f = sw_family_at(pt->family);
 	sw_record_init(rec);
 	rec->point_id = pt->id;
 	rec->plan_index = index;
@@ -113,7 +113,7 @@ static void run_point(struct worker *w, uint32_t index)
 	if (injected_death(w, pt)) {
 		rec->status = SW_ROW_FAILED;
 		snprintf(rec->message, sizeof rec->message, "%s", w->why.msg);
-	} else if (sw_families[pt->family]->refuse(&pt->p, why, sizeof why)) {
+	} else if (sw_family_at(pt->family)->refuse(&pt->p, why, sizeof why)) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why);
 	} else {

@@ -51,12 +51,12 @@ static struct sw_duration dur(uint64_t id, const char *family, const char *varia
 
 static const char *variant_of(const struct sw_plan_point *pt)
 {
-	return sw_families[pt->family]->variants[pt->p.variant].name;
+	return sw_family_at(pt->family)->variants[pt->p.variant].name;
 }
 
 static double bytes_of(const struct sw_plan_point *pt)
 {
-	return sw_families[pt->family]->useful_bytes(&pt->p);
+	return sw_family_at(pt->family)->useful_bytes(&pt->p);
 }
 
 static double nominal(double bytes, double flops)
@@ -74,7 +74,7 @@ START_TEST(test_nominal)
 	ck_assert_int_eq(sw_cost_init(&m, NULL, 0, &err), SW_OK);
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct sw_plan_point *pt = &plan.points[i];
-		double flops = sw_families[pt->family]->flops(&pt->p);
+		double flops = sw_family_at(pt->family)->flops(&pt->p);
 		struct sw_cost c = sw_cost_point(&m, pt);
 
 		ck_assert_int_eq(c.source, SW_COST_NOMINAL);

@@ -57,8 +57,8 @@ START_TEST(test_every_variant_validates)
 		.flush_l2 = SW_FLUSH_AUTO,
 	};
 	int points = 0;
-	for (int fi = 0; fi < sw_n_families; fi++) {
-		const struct sw_family *f = sw_families[fi];
+	for (int fi = 0; fi < sw_family_count(); fi++) {
+		const struct sw_family *f = sw_family_at(fi);
 		int64_t vals[SW_MAX_AXES][2];
 		int nvals[SW_MAX_AXES];
 		for (int a = 0; a < f->n_axes; a++)

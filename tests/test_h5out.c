@@ -721,12 +721,12 @@ START_TEST(round_trip)
 	expect_str_attr(d, "units:sm_clock_mhz", "MHz");
 	ck_assert(!has_attr(d, "units:point_id"));
 	for (int c = 0; c < sw_axis_column_count(); c++) {
-		const struct sw_family *fam = sw_families[0];
+		const struct sw_family *fam = sw_family_at(0);
 		int a = sw_axis_find(fam, sw_axis_column_name(c));
 		char name[64];
 
 		snprintf(name, sizeof name, "units:%s", sw_axis_column_name(c));
-		if (a >= 0 && sw_n_families == 1 && fam->axes[a].units)
+		if (a >= 0 && sw_family_count() == 1 && fam->axes[a].units)
 			expect_str_attr(d, name, fam->axes[a].units);
 	}
 	H5Dclose(d);

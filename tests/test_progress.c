@@ -121,9 +121,9 @@ static void strided_point(struct sw_plan_point *pt, struct sw_record *rec)
 {
 	const struct sw_family *f = NULL;
 	memset(pt, 0, sizeof *pt);
-	for (int i = 0; i < sw_n_families; i++)
-		if (strcmp(sw_families[i]->name, "strided_read") == 0)
-			pt->family = i, f = sw_families[i];
+	for (int i = 0; i < sw_family_count(); i++)
+		if (strcmp(sw_family_at(i)->name, "strided_read") == 0)
+			pt->family = i, f = sw_family_at(i);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_str_eq(f->variants[0].name, "course");
 	for (int a = 0; a < SW_MAX_AXES; a++)

@@ -210,13 +210,13 @@ END_TEST
 
 START_TEST(every_registered_axis_has_its_column)
 {
-	for (int f = 0; f < sw_n_families; f++)
-		for (int x = 0; x < sw_families[f]->n_axes; x++) {
+	for (int f = 0; f < sw_family_count(); f++)
+		for (int x = 0; x < sw_family_at(f)->n_axes; x++) {
 			int c = sw_axis_column_of(f, x);
 
 			ck_assert_int_ge(c, 0);
 			ck_assert_int_lt(c, sw_axis_column_count());
-			ck_assert_str_eq(sw_axis_column_name(c), sw_families[f]->axes[x].name);
+			ck_assert_str_eq(sw_axis_column_name(c), sw_family_at(f)->axes[x].name);
 		}
 	ck_assert_ptr_null(sw_axis_column_name(sw_axis_column_count()));
 	ck_assert_ptr_null(sw_axis_column_name(-1));
@@ -280,7 +280,8 @@ START_TEST(real_registry_passes)
 {
 	struct sw_err e = { 0 };
 
-	ck_assert_msg(sw_registry_check(sw_families, sw_n_families, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_registry_check(sw_family_list(), sw_family_count(), &e) == SW_OK, "%s",
+		      e.msg);
 	ck_assert_int_eq(sw_registry_check(NULL, 0, &e), SW_OK);
 }
 END_TEST

@@ -172,7 +172,7 @@ static void make_short_job(char *job, size_t len, char *csv, size_t csv_len)
 	ck_assert_ptr_nonnull(f);
 	fputs("point_id_hex,family,variant,seconds\n", f);
 	for (size_t i = 0; i < p.n; i++) {
-		const struct sw_family *fam = sw_families[p.points[i].family];
+		const struct sw_family *fam = sw_family_at(p.points[i].family);
 		fprintf(f, "%016" PRIx64 ",%s,%s,0.001\n", p.points[i].id, fam->name,
 			fam->variants[p.points[i].p.variant].name);
 	}

@@ -60,8 +60,8 @@ void fz_check_family(const struct sw_job *job, int i)
 	const struct sw_family *f = jf->family;
 	unsigned all;
 
-	FZ_REQUIRE(jf->index >= 0 && jf->index < sw_n_families);
-	FZ_REQUIRE(f == sw_families[jf->index]);
+	FZ_REQUIRE(jf->index >= 0 && jf->index < sw_family_count());
+	FZ_REQUIRE(f == sw_family_at(jf->index));
 	for (int j = 0; j < i; j++)
 		FZ_REQUIRE(job->families[j].family != f);
 	all = f->n_variants >= 32 ? ~0u : (1u << f->n_variants) - 1;

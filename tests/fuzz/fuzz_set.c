@@ -39,12 +39,12 @@ static const struct sw_job *every_family_job(void)
 	if (parsed)
 		return &job;
 	used = (size_t)snprintf(text, sizeof text, "families:\n");
-	for (int i = 0; i < sw_n_families; i++) {
+	for (int i = 0; i < sw_family_count(); i++) {
 		FZ_REQUIRE(used < sizeof text);
 		used += (size_t)snprintf(text + used, sizeof text - used, "  %s:\n",
-					 sw_families[i]->name);
+					 sw_family_at(i)->name);
 	}
-	FZ_REQUIRE(used < sizeof text && sw_n_families <= MAX_FAMILIES);
+	FZ_REQUIRE(used < sizeof text && sw_family_count() <= MAX_FAMILIES);
 	if (sw_job_parse("every_family.yaml", text, used, &job, &err) != SW_OK)
 		fz_broken(err.msg, __FILE__, __LINE__);
 	fz_check_job(&job);

@@ -1,0 +1,216 @@
+/*
+ * Plug-ins: loading one into the registry in this process (its families
+ * after the built-ins, a second load of the file a no-op, a clash refused,
+ * the digest over names and contents), the job's plugins: key, and through
+ * the real binary a plug-in built from strided_read's own source under
+ * another name: --list shows it, and on the model backend its rows match the
+ * built-in's in every column the family fills. Paths come from ctest.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "job.h"
+#include "kernel.h"
+#include "launch.h"
+#include "plugin.h"
+
+#define PLUGIN_NAME "plugin_strided_read"
+
+static char dir[256];
+static char plugin[512], other[512];
+
+START_TEST(test_load_registers_after_builtins)
+{
+	struct sw_err e = { 0 };
+	int n = sw_family_count();
+
+	ck_assert_int_eq(n, sw_family_builtin_count());
+	ck_assert_uint_eq(sw_plugins_digest(), 0);
+	ck_assert_msg(sw_plugin_load(plugin, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_family_count(), n + 1);
+	const struct sw_family *f = sw_family_at(n);
+	ck_assert_ptr_eq(sw_family_find(PLUGIN_NAME), f);
+	ck_assert_int_eq(sw_family_index(f), n);
+	const struct sw_family *b = sw_family_find("strided_read");
+	ck_assert_int_eq(f->n_variants, b->n_variants);
+	ck_assert_int_eq(f->n_axes, b->n_axes);
+	ck_assert_ptr_ne(f->sizes, b->sizes); /* the plug-in's own code, not sweep's */
+	ck_assert_int_eq(sw_plugin_count(), 1);
+	ck_assert_str_eq(sw_plugin_at(0)->name, PLUGIN_NAME ".so");
+	ck_assert_int_eq(sw_plugin_at(0)->first_family, n);
+	uint64_t d = sw_plugins_digest();
+	ck_assert_uint_ne(d, 0);
+
+	/* the same file again, by another path: nothing changes */
+	char again[600];
+	snprintf(again, sizeof again, "%s/../plugins/%s.so", getenv("SW_TEST_PLUGINS"),
+		 PLUGIN_NAME);
+	ck_assert_msg(sw_plugin_load(again, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_family_count(), n + 1);
+	ck_assert_uint_eq(sw_plugins_digest(), d);
+
+	/* another file with a family of the same name */
+	ck_assert_int_eq(sw_plugin_load(other, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, "family '" PLUGIN_NAME "' clashes with a family of plug-in"),
+		      "%s", e.msg);
+	ck_assert_int_eq(sw_family_count(), n + 1);
+	ck_assert_uint_eq(sw_plugins_digest(), d);
+
+	/* another file's content under the same name: another digest */
+	sw_plugin_unload_all();
+	ck_assert_int_eq(sw_family_count(), n);
+	ck_assert_uint_eq(sw_plugins_digest(), 0);
+	ck_assert_msg(sw_plugin_load(other, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_ne(sw_plugins_digest(), 0);
+	ck_assert_uint_ne(sw_plugins_digest(), d);
+	sw_plugin_unload_all();
+}
+END_TEST
+
+START_TEST(test_job_key_resolves_against_the_job)
+{
+	static const char text[] = "plugins: [" PLUGIN_NAME ".so]\n"
+				   "families:\n  " PLUGIN_NAME ":\n    axes:\n      stride: 1,2\n";
+	char job_path[600];
+	struct sw_job job;
+	struct sw_err e = { 0 };
+
+	/* a path that is not the working directory's */
+	snprintf(job_path, sizeof job_path, "%s/job.yaml", getenv("SW_TEST_PLUGINS"));
+	ck_assert_msg(sw_job_parse(job_path, text, sizeof text - 1, &job, &e) == SW_OK, "%s",
+		      e.msg);
+	ck_assert_int_eq(job.n_families, 1);
+	ck_assert_ptr_eq(job.families[0].family, sw_family_find(PLUGIN_NAME));
+	ck_assert_int_eq(job.families[0].index, sw_family_builtin_count());
+	ck_assert_int_eq(
+		job.families[0].axes[sw_axis_find(job.families[0].family, "stride")].values.n, 2);
+	sw_job_fini(&job);
+	sw_plugin_unload_all();
+
+	/* the same text read from here finds no such file */
+	ck_assert_int_eq(sw_job_parse("job.yaml", text, sizeof text - 1, &job, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, "job.yaml:1:11: plug-in " PLUGIN_NAME ".so"), "%s", e.msg);
+	ck_assert_int_eq(sw_family_count(), sw_family_builtin_count());
+}
+END_TEST
+
+START_TEST(test_list_shows_plugin_families)
+{
+	char log[600];
+	snprintf(log, sizeof log, "%s/list.log", dir);
+	const char *args[] = { "--plugin", plugin, "--list", NULL };
+	ck_assert_int_eq(launch_run(1, log, args), 0);
+	const char *out = launch_slurp(log);
+	ck_assert_msg(strstr(out, "\n" PLUGIN_NAME ": bandwidth against the stride"), "%s", out);
+	ck_assert_msg(strstr(out, "\nstrided_read: "), "%s", out);
+}
+END_TEST
+
+/* Every row of /measurements in path, in the file's native layout. */
+static void *read_rows(const char *path, hid_t *type, hssize_t *n)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_int_ge(f, 0);
+	hid_t d = H5Dopen2(f, "/measurements", H5P_DEFAULT);
+	ck_assert_int_ge(d, 0);
+	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d);
+	*type = H5Tget_native_type(ft, H5T_DIR_ASCEND);
+	*n = H5Sget_simple_extent_npoints(sp);
+	void *buf = calloc((size_t)*n, H5Tget_size(*type));
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_ge(H5Dread(d, *type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+	H5Tclose(ft), H5Sclose(sp), H5Dclose(d), H5Fclose(f);
+	return buf;
+}
+
+/* Columns that name the family or follow from its name or the moment. */
+static int differs_by_name_or_time(const char *col)
+{
+	static const char *const skip[] = { "family",     "point_id", "seed",
+					    "start_unix", "end_unix", "timed_s" };
+	for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+		if (!strcmp(col, skip[i]))
+			return 1;
+	return 0;
+}
+
+static void run_job(const char *family, const char *out, const char *const *extra)
+{
+	char job[600], set[128], log[700];
+	snprintf(job, sizeof job, "%s/%s.yaml", dir, family);
+	snprintf(log, sizeof log, "%s.log", out);
+	FILE *f = fopen(job, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "name: %s\nfamilies:\n  %s:\n    axes:\n      n: 1M\n", family, family);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(set, sizeof set, "%s.stride=1,2,3,32", family);
+	const char *args[16] = { "--backend", "model", "--quiet", "--set", set, "-o", out, job };
+	int k = 8;
+	for (int i = 0; extra && extra[i]; i++)
+		args[k++] = extra[i];
+	args[k] = NULL;
+	ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+}
+
+START_TEST(test_plugin_rows_match_builtin)
+{
+	char a[600], b[600];
+	const char *extra[] = { "--plugin", plugin, NULL };
+	snprintf(a, sizeof a, "%s/builtin.h5", dir);
+	snprintf(b, sizeof b, "%s/plugin.h5", dir);
+	run_job("strided_read", a, NULL);
+	run_job(PLUGIN_NAME, b, extra);
+
+	hid_t ta, tb;
+	hssize_t na, nb;
+	char *ra = read_rows(a, &ta, &na), *rb = read_rows(b, &tb, &nb);
+	ck_assert_int_gt(na, 4);
+	ck_assert_int_eq(na, nb);
+	ck_assert_int_eq(H5Tget_size(ta), H5Tget_size(tb));
+	int n = H5Tget_nmembers(ta), compared = 0;
+	size_t row = H5Tget_size(ta);
+	ck_assert_int_eq(n, H5Tget_nmembers(tb));
+	for (int m = 0; m < n; m++) {
+		char *name = H5Tget_member_name(ta, (unsigned)m);
+		hid_t mt = H5Tget_member_type(ta, (unsigned)m);
+		size_t off = H5Tget_member_offset(ta, (unsigned)m), len = H5Tget_size(mt);
+		ck_assert_int_eq(H5Tget_member_index(tb, name), m);
+		ck_assert_uint_eq(H5Tget_member_offset(tb, (unsigned)m), off);
+		for (hssize_t r = 0; r < na && !differs_by_name_or_time(name); r++)
+			ck_assert_msg(!memcmp(ra + r * row + off, rb + r * row + off, len),
+				      "row %lld, column %s differs", (long long)r, name);
+		compared += !differs_by_name_or_time(name);
+		H5Tclose(mt);
+		H5free_memory(name);
+	}
+	ck_assert_int_gt(compared, 40);
+	/* and the family column says whose the rows are */
+	ck_assert_int_ge(H5Tget_member_index(tb, "family"), 0);
+	H5Tclose(ta), H5Tclose(tb);
+	free(ra), free(rb);
+}
+END_TEST
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/sw_test_plugin.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(plugin, sizeof plugin, "%s/%s.so", launch_env("SW_TEST_PLUGINS"), PLUGIN_NAME);
+	snprintf(other, sizeof other, "%s/other/%s.so", launch_env("SW_TEST_PLUGINS"), PLUGIN_NAME);
+	Suite *s = suite_create("plugin");
+	TCase *tc = tcase_create("plugin");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_load_registers_after_builtins);
+	tcase_add_test(tc, test_job_key_resolves_against_the_job);
+	tcase_add_test(tc, test_list_shows_plugin_families);
+	tcase_add_test(tc, test_plugin_rows_match_builtin);
+	suite_add_tcase(s, tc);
+	return launch_run_suite(s, dir);
+}
