@@ -248,6 +248,51 @@ static void make_locked(void)
 	locked[n_locked++] = fd;
 }
 
+/* ---- Plug-ins: the files their rows need -------------------------------- */
+
+static void copy_plugin(const char *name, const char *to)
+{
+	char from[1024];
+	snprintf(from, sizeof from, "%s/%s", env("SW_TEST_PLUGINS"), name);
+	copy_file(from, to, -1);
+}
+static void make_plugin_text(void)
+{
+	write_text("p.so", "not a shared object\n");
+}
+static void make_plugin_no_symbol(void)
+{
+	copy_plugin("plugin_no_symbol.so", "p.so");
+}
+static void make_plugin_bad_api(void)
+{
+	copy_plugin("plugin_bad_api.so", "p.so");
+}
+static void make_plugin_clash(void)
+{
+	copy_plugin("plugin_clash.so", "p.so");
+}
+static void make_plugin_twice(void)
+{
+	copy_plugin("plugin_strided_read.so", "a.so");
+	copy_plugin("plugin_strided_read.so", "b.so");
+}
+static void make_plugin_fifo(void)
+{
+	ck_assert(mkfifo("p.so", 0644) == 0);
+}
+static void make_plugin_dir(void)
+{
+	ck_assert(mkdir("p.so", 0755) == 0);
+}
+/* The plug-in beside the job's directory, not in it. */
+static void make_plugin_job_elsewhere(void)
+{
+	make_dir();
+	write_text("jobdir/job.yaml", "plugins: [p.so]\nfamilies:\n  plugin_strided_read:\n");
+	copy_plugin("plugin_strided_read.so", "p.so");
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 /* Bytes with NULs in them: a job's text and length together. */
@@ -307,7 +352,7 @@ static const struct bad table[] = {
 	  { "@bad_top_key.yaml", O },
 	  .rc = 2,
 	  .msg = "unknown key `famlies` in the job; expected one of: name, measure, model, "
-		 "families" },
+		 "plugins, families" },
 	{ "B10 unknown key in measure",
 	  { "job.yaml", O },
 	  .job = "measure:\n  colour: red\nfamilies:\n  strided_read:\n",
@@ -801,6 +846,66 @@ static const struct bad table[] = {
 	  .np = 2,
 	  .rc = 2,
 	  .msg = "truncated file" },
+
+	/* Plug-ins */
+	{ "P01 --plugin of a missing file",
+	  { "--plugin", "nope.so", "@ci", O },
+	  .rc = 2,
+	  .msg = "plug-in nope.so: No such file or directory" },
+	{ "P02 --plugin of a file that is not a shared object",
+	  { "--plugin", "p.so", "@ci", O },
+	  .make = make_plugin_text,
+	  .rc = 2,
+	  .msg = "plug-in p.so: not a shared object (no ELF header)" },
+	{ "P03 a shared object without sweep_plugin",
+	  { "--plugin", "p.so", "@ci", O },
+	  .make = make_plugin_no_symbol,
+	  .rc = 2,
+	  .msg = "plug-in p.so: no `sweep_plugin` symbol" },
+	{ "P04 a plug-in built for another API version",
+	  { "--plugin", "p.so", "@ci", O },
+	  .make = make_plugin_bad_api,
+	  .rc = 2,
+	  .msg = "was built for family API version 2; this sweep takes version 1" },
+	{ "P05 a plug-in family named as a built-in",
+	  { "--plugin", "p.so", "@ci", O },
+	  .make = make_plugin_clash,
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'strided_read' clashes with a built-in family" },
+	{ "P06 two plug-ins with a family of one name",
+	  { "--plugin", "a.so", "--plugin", "b.so", "@ci", O },
+	  .make = make_plugin_twice,
+	  .rc = 2,
+	  .msg = "plug-in b.so: family 'plugin_strided_read' clashes with a family of plug-in " },
+	{ "P07 --plugin of a FIFO",
+	  { "--plugin", "p.so", "@ci", O },
+	  .make = make_plugin_fifo,
+	  .rc = 2,
+	  .msg = "plug-in p.so: a FIFO, not a shared object" },
+	{ "P08 --plugin of a directory",
+	  { "--plugin", "p.so", "@ci", O },
+	  .make = make_plugin_dir,
+	  .rc = 2,
+	  .msg = "plug-in p.so: a directory, not a shared object" },
+	{ "P09 --plugin of a device",
+	  { "--plugin", "/dev/null", "@ci", O },
+	  .rc = 2,
+	  .msg = "plug-in /dev/null: a device, not a shared object" },
+	{ "P10 plugins: resolves against the job's directory",
+	  { "jobdir/job.yaml", O },
+	  .make = make_plugin_job_elsewhere,
+	  .rc = 2,
+	  .msg = "jobdir/job.yaml:1:11: plug-in jobdir/p.so: No such file or directory" },
+	{ "P11 plugins: not a list",
+	  { "job.yaml", O },
+	  .job = "plugins: p.so\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "job.yaml:1:10: plugins: expected a list of plug-in files" },
+	{ "P12 --plugin of a missing file, 2 ranks",
+	  { "--plugin", "nope.so", "@ci", O },
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "plug-in nope.so: No such file or directory" },
 };
 
 #define N_CASES (sizeof table / sizeof table[0])
@@ -1152,6 +1257,85 @@ START_TEST(test_largest_sizes_in_64_bit)
 }
 END_TEST
 
+/* ---- Plug-ins on some ranks only (MPMD: one rank's files differ) -------- */
+
+/* Runs `mpirun -np 1 sweep A... : -np 1 sweep B...` in dir: the ranks see
+ * the same job text and options but their own a/ or b/ files. Returns the
+ * exit code; stderr in dir/err. */
+static int run_mpmd(const char *dir, const char *a, const char *b)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && '%s' --oversubscribe -np 1 '%s' --backend model -q %s : -np 1 '%s' "
+		 "--backend model -q %s >out 2>err </dev/null",
+		 dir, env("SW_MPIEXEC"), env("SW_SWEEP"), a, env("SW_SWEEP"), b);
+	int status = system(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void make_mpmd_dir(const char *dir, const char *plugin_b)
+{
+	static const char job[] = "plugins: [p.so]\nfamilies:\n  plugin_strided_read:\n";
+	char path[1024], from[1024];
+	ck_assert(mkdir(dir, 0755) == 0);
+	ck_assert(chdir(dir) == 0);
+	ck_assert(mkdir("a", 0755) == 0 && mkdir("b", 0755) == 0);
+	write_text("a/job.yaml", job);
+	write_text("b/job.yaml", job);
+	copy_plugin("plugin_strided_read.so", "a/p.so");
+	if (plugin_b) {
+		snprintf(from, sizeof from, "%s/%s", env("SW_TEST_PLUGINS"), plugin_b);
+		snprintf(path, sizeof path, "b/p.so");
+		copy_file(from, path, -1);
+	}
+	ck_assert(chdir(tmpdir) == 0);
+}
+
+/* P13 to P16 in docs/bad-inputs.md: exit 2, the message names rank 1, and
+ * no output was made. */
+static void expect_rank_1(const char *dir, int rc, const char *msg)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/err", dir);
+	char *err = slurp(path);
+	ck_assert_msg(rc == 2, "exit code %d, expected 2: %s", rc, err);
+	ck_assert_msg(strstr(err, "rank 1"), "no rank named: %s", err);
+	ck_assert_msg(strstr(err, msg), "the messages lack \"%s\": %s", msg, err);
+	snprintf(path, sizeof path, "%s/out.h5", dir);
+	ck_assert_msg(access(path, F_OK) != 0, "%s was written", path);
+	free(err);
+}
+
+START_TEST(test_plugins_differ_between_ranks)
+{
+	char dir[600];
+
+	snprintf(dir, sizeof dir, "%s/mpmd_job_missing", tmpdir);
+	make_mpmd_dir(dir, NULL);
+	expect_rank_1(dir, run_mpmd(dir, "a/job.yaml -o out.h5", "b/job.yaml -o out.h5"),
+		      "plug-in b/p.so: No such file or directory");
+
+	snprintf(dir, sizeof dir, "%s/mpmd_job_other", tmpdir);
+	make_mpmd_dir(dir, "other/plugin_strided_read.so");
+	expect_rank_1(dir, run_mpmd(dir, "a/job.yaml -o out.h5", "b/job.yaml -o out.h5"),
+		      "loaded other plug-ins than rank 0");
+
+	snprintf(dir, sizeof dir, "%s/mpmd_option_missing", tmpdir);
+	make_mpmd_dir(dir, NULL);
+	expect_rank_1(dir,
+		      run_mpmd(dir, "--plugin a/p.so a/job.yaml -o out.h5",
+			       "--plugin b/p.so a/job.yaml -o out.h5"),
+		      "plug-in b/p.so: No such file or directory");
+
+	snprintf(dir, sizeof dir, "%s/mpmd_option_other", tmpdir);
+	make_mpmd_dir(dir, "other/plugin_strided_read.so");
+	expect_rank_1(dir,
+		      run_mpmd(dir, "--plugin a/p.so a/job.yaml -o out.h5",
+			       "--plugin b/p.so a/job.yaml -o out.h5"),
+		      "loaded other plug-ins than rank 0");
+}
+END_TEST
+
 int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -1175,6 +1359,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_largest_sizes_in_64_bit);
+	tcase_add_test(tc, test_plugins_differ_between_ranks);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

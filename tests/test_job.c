@@ -221,7 +221,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_syntax.yaml", 3, 25, "YAML syntax error: did not find expected ',' or ']'" },
 	{ "bad_tab.yaml", 2, 1, "YAML syntax error" },
 	{ "bad_top_key.yaml", 2, 1,
-	  "unknown key `famlies` in the job; expected one of: name, measure, model, families" },
+	  "unknown key `famlies` in the job; expected one of: name, measure, model, plugins, families" },
 	{ "bad_family.yaml", 2, 3,
 	  "unknown family `strided_write`; registered families: strided_read" },
 	{ "bad_variant.yaml", 3, 24,
