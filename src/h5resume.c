@@ -345,7 +345,7 @@ close:
 	return st;
 }
 
-/* "uint64", "float64", "a 64-byte string": for messages. */
+/* "uint64", "float64", "a string of 64 bytes": for messages. */
 static void type_name(hid_t t, char *buf, size_t len)
 {
 	H5T_class_t c = H5Tget_class(t);
@@ -356,9 +356,24 @@ static void type_name(hid_t t, char *buf, size_t len)
 	else if (c == H5T_FLOAT)
 		snprintf(buf, len, "float%zu", bits);
 	else if (c == H5T_STRING)
-		snprintf(buf, len, "a %zu-byte string", bits / 8);
+		snprintf(buf, len, "a string of %zu bytes", bits / 8);
 	else
 		snprintf(buf, len, "%s", class_name(c));
+}
+
+/* Equal up to byte order, which HDF5 converts on every write: a file of
+ * big-endian columns grows as safely as one of little-endian ones. */
+static htri_t same_type(hid_t have, hid_t want)
+{
+	hid_t a = H5Tget_native_type(have, H5T_DIR_ASCEND),
+	      b = H5Tget_native_type(want, H5T_DIR_ASCEND);
+	htri_t same = a >= 0 && b >= 0 ? H5Tequal(a, b) : -1;
+
+	if (a >= 0)
+		H5Tclose(a);
+	if (b >= 0)
+		H5Tclose(b);
+	return same;
 }
 
 /* Column i of the file type ftype (named name) against want. */
@@ -379,7 +394,7 @@ static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, con
 	if (have < 0)
 		return sw_h5_fail(err, SW_EINVAL, "%s: cannot read column %s of /%s", path, col,
 				  table);
-	same = H5Tequal(have, want);
+	same = same_type(have, want);
 	if (same <= 0) {
 		type_name(have, a, sizeof a);
 		type_name(want, b, sizeof b);
@@ -403,7 +418,7 @@ enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *nam
 	if (ftype < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot get the type of /%s", path, name);
 	if (!cols) {
-		if (H5Tequal(ftype, H5T_IEEE_F64LE) <= 0) {
+		if (same_type(ftype, H5T_IEEE_F64LE) <= 0) {
 			type_name(ftype, a, sizeof a);
 			st = sw_fail(err, SW_EINVAL,
 				     "cannot resume %s: /%s is stored as %s, sweep writes float64; "
@@ -457,25 +472,47 @@ enum sw_status sw_h5_check_counters(hid_t file, const char *path, int previous, 
 	return SW_OK;
 }
 
-static enum sw_status read_done(struct sw_h5 *h, uint64_t **done_ids, size_t *n_done,
+/* Rows a failed flush left at the end (a full disk: the table grew, its
+ * rows never came) go, so the resume's rows follow the last written one. */
+static enum sw_status trim_unwritten(struct sw_h5 *h, const uint64_t *ids, struct sw_err *err)
+{
+	hsize_t keep = h->n_meas;
+
+	while (keep > 0 && ids[keep - 1] == FILL_POINT_ID)
+		keep--;
+	if (keep == h->n_meas)
+		return SW_OK;
+	if (H5Dset_extent(h->measurements, &keep) < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot drop %llu unwritten rows", h->path,
+				  (unsigned long long)(h->n_meas - keep));
+	h->n_meas = keep;
+	return SW_OK;
+}
+
+/* The ids already recorded; with trim, unwritten rows at the end go. */
+static enum sw_status read_done(struct sw_h5 *h, int trim, uint64_t **done_ids, size_t *n_done,
 				struct sw_err *err)
 {
 	enum sw_status st;
 	uint64_t *ids;
+	size_t n;
 
 	if (h->n_meas == 0)
 		return SW_OK;
+	n = h->n_meas;
 	ids = malloc(h->n_meas * sizeof *ids);
 	if (!ids)
 		return sw_fail(err, SW_ENOMEM, "out of memory for %llu point ids",
 			       (unsigned long long)h->n_meas);
 	st = read_column(h->measurements, "measurements", "point_id", H5T_NATIVE_UINT64, h->n_meas,
 			 ids, err);
+	if (st == SW_OK && trim)
+		st = trim_unwritten(h, ids, err);
 	if (st) {
 		free(ids);
 		return sw_wrap(err, "%s", h->path);
 	}
-	*n_done = tidy_ids(ids, h->n_meas);
+	*n_done = tidy_ids(ids, n);
 	*done_ids = ids;
 	return SW_OK;
 }
@@ -642,7 +679,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	    sessions - 1 > previous)
 		previous = sessions - 1;
 
-	st = read_done(h, done_ids, n_done, err);
+	st = read_done(h, 1, done_ids, n_done, err);
 	if (st)
 		goto destroy_h;
 	st = start_session(h, meta, previous + 1, err);
@@ -702,7 +739,7 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 		return st;
 	if ((st = open_to_check(h, err)) == SW_OK &&
 	    (st = validate(h, meta, &previous, err)) == SW_OK)
-		st = read_done(h, &ids, n_done, err);
+		st = read_done(h, 0, &ids, n_done, err);
 	free(ids);
 	sw_h5_destroy(h);
 	return st;

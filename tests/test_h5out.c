@@ -1418,6 +1418,39 @@ START_TEST(count_after_disk_full)
 }
 END_TEST
 
+/* A disk that filled during a flush leaves the table grown by rows that
+ * never came (fill rows, point id UINT64_MAX) at its end: resume drops
+ * them, so the file it completes has every point once and no hole. */
+START_TEST(resume_drops_unwritten_rows)
+{
+	static struct sw_record recs[N_RECS];
+	struct sw_device_info devs[2];
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids;
+	size_t n;
+	int session;
+	hsize_t grown = 2 + 1024;
+
+	write_file(path, 42, recs, 2, devs);
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, "measurements", H5P_DEFAULT);
+	ck_assert(d >= 0 && H5Dset_extent(d, &grown) >= 0);
+	H5Dclose(d);
+	H5Fclose(f);
+	ck_assert_uint_eq(count_rows(path, "measurements"), grown);
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(n, 2);
+	free(ids);
+	make_record(&recs[2], 2, session);
+	ck_assert_int_eq(sw_h5_append(h, &recs[2], &e), SW_OK);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, &e), SW_OK);
+	ck_assert_uint_eq(count_rows(path, "measurements"), 3);
+}
+END_TEST
+
 /* Resume compares the parsed measure and model settings, not the text:
  * another name or a comment is the same job, another warm-up or bank
  * width is not (the plan fingerprint, here a constant, is the same). */
@@ -1518,6 +1551,7 @@ static Suite *h5out_suite(void)
 	tcase_add_test(tc, race_one_wins);
 	tcase_add_test(tc, count_after_disk_full);
 	tcase_add_test(tc, resume_settings);
+	tcase_add_test(tc, resume_drops_unwritten_rows);
 	tcase_add_test(tc, check_resume_changes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
