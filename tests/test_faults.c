@@ -4,8 +4,13 @@
  * file stays readable by a SWMR reader, and by h5dump after h5clear -s, and
  * --resume completes it with no such step), a second sweep started on the
  * file of a running one (refused, nothing changed), a rank whose device
- * dies, and the output's disk full at creation and midway (a clear error;
- * the rows flushed so far stay readable). `test_faults kill` runs all but
+ * dies, two sweeps creating one new output (one wins, the other runs
+ * nothing), a write failing midway by the fault switch (the summary is the
+ * file's count, --resume completes it), and the output's disk full at
+ * creation and midway (a clear error; the rows flushed so far stay
+ * readable, the summary says how many, and --resume completes the file
+ * once the disk is larger). Kills wait on rows a SWMR reader sees, never
+ * on a file size or a sleep. `test_faults kill` runs all but
  * the disk cases, `test_faults disk` those, which mount small tmpfs file
  * systems: without root that part is SKIPPED (77) as a whole.
  */

@@ -5,7 +5,10 @@
  * SWMR-read mode, the consistency flags being set) and resumable without
  * h5clear, the end time written at close while a SWMR reader holds the file,
  * a second writer refused while the first lives, a 1.8-format file resumed
- * as such, and docs/hdf5-schema.md describing every column the file has. */
+ * as such, docs/hdf5-schema.md describing every column the file has, two
+ * creations of one file (one wins), rows counted back after a failed flush,
+ * resume dropping unwritten rows and comparing parsed settings, and
+ * --dry-run's resume check changing nothing. */
 #define _GNU_SOURCE
 
 #include <check.h>
