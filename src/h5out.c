@@ -831,11 +831,14 @@ static void fault_publish_wait(void)
 }
 
 /* Gives tmp the name path. A new name with link(), which fails when path
- * exists: of two sweeps creating one new file, exactly one wins, and the
- * other has run nothing yet. Only --force over an existing file renames,
+ * exists (or, where hard links are not supported, renameat2 with
+ * RENAME_NOREPLACE): of two sweeps creating one new file, exactly one
+ * wins, and the other has run nothing yet. Only --force over an existing file renames,
  * and it holds the old file's lock (hold_old_file) while it does. */
 static enum sw_status publish(const char *tmp, const char *path, int replace, struct sw_err *err)
 {
+	int e;
+
 	fault_publish_wait();
 	if (replace) {
 		if (rename(tmp, path) != 0)
@@ -843,18 +846,27 @@ static enum sw_status publish(const char *tmp, const char *path, int replace, st
 				       strerror(errno));
 		return SW_OK;
 	}
-	if (link(tmp, path) != 0) {
-		if (errno == EEXIST)
-			return sw_fail(err, SW_EIO,
-				       "%s already exists: another sweep created it while this one "
-				       "was starting; nothing was run",
-				       path);
-		return sw_fail(err, SW_EIO, "cannot give %s its name %s: %s", tmp, path,
-			       strerror(errno));
+	if (link(tmp, path) == 0) {
+		if (unlink(tmp) == 0)
+			return SW_OK;
+		e = errno;
+		unlink(path); /* ours alone still: a failed creation leaves nothing */
+		return sw_fail(err, SW_EIO, "cannot remove %s: %s", tmp, strerror(e));
 	}
-	if (unlink(tmp) != 0)
-		return sw_fail(err, SW_EIO, "cannot remove %s: %s", tmp, strerror(errno));
-	return SW_OK;
+	e = errno;
+	/* A file system without hard links may still rename without replacing. */
+	if (e == EPERM || e == EOPNOTSUPP) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+			return SW_OK;
+		if (errno == EEXIST)
+			e = EEXIST;
+	}
+	if (e == EEXIST)
+		return sw_fail(err, SW_EIO,
+			       "%s already exists: another sweep created it while this one "
+			       "was starting; nothing was run",
+			       path);
+	return sw_fail(err, SW_EIO, "cannot give %s its name %s: %s", tmp, path, strerror(e));
 }
 
 /* Every object and attribute of a new file, in h->file, then SWMR. */
