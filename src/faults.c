@@ -25,9 +25,19 @@ void sw_faults_parse(const char *text, struct sw_faults *f)
 {
 	memset(f, 0, sizeof *f);
 	f->stage = f->stage_rank = -1;
+	f->enospc_rows = -1;
 	unsigned long long id;
+	long long rows;
 	if (!text)
 		return;
+	if (strncmp(text, "publish-wait:", 13) == 0 && text[13]) {
+		f->publish_wait = text + 13;
+		return;
+	}
+	if (sscanf(text, "enospc:%lld", &rows) == 1 && rows >= 0) {
+		f->enospc_rows = rows;
+		return;
+	}
 	if (sscanf(text, "dead:%llx", &id) == 1) {
 		f->dead = 1;
 		f->dead_id = id;

@@ -2,8 +2,12 @@
  * The test-only fault switch, SW_TEST_FAULT, so tests can make a run fail
  * where real failures are rare: `dead:ID` (this rank's backend dies on
  * point ID), `stage:NAME` or `stage:NAME@RANK` (the stage fails on every
- * rank where it runs, or on RANK only). measure.c reads its own GPU faults
- * (`launch:ID`, `trap:ID`). Pure; never set outside tests.
+ * rank where it runs, or on RANK only), and for the writer (h5out.c):
+ * `publish-wait:FILE` (creation pauses, holding its lock, before it gives
+ * the file its name, until FILE exists) and `enospc:ROWS` (a flush that
+ * would take /measurements past ROWS rows fails as a full disk would).
+ * measure.c reads its own GPU faults (`launch:ID`, `trap:ID`). Pure; never
+ * set outside tests.
  */
 #ifndef SW_FAULTS_H
 #define SW_FAULTS_H
@@ -27,11 +31,13 @@ const char *sw_stage_name(enum sw_stage s);
 struct sw_faults {
 	int dead; /* dead:ID given */
 	uint64_t dead_id;
-	int stage;      /* enum sw_stage, or -1 */
-	int stage_rank; /* -1: every rank */
+	int stage;                /* enum sw_stage, or -1 */
+	int stage_rank;           /* -1: every rank */
+	const char *publish_wait; /* publish-wait:FILE: FILE, inside text; else NULL */
+	long long enospc_rows;    /* enospc:ROWS: ROWS; else -1 */
 };
 
-/* Reads text (NULL or empty: no faults). Unknown text means no faults:
+/* Reads text (NULL or empty: no faults); f may point into text. Unknown text means no faults:
  * measure.c's kinds share the variable. */
 void sw_faults_parse(const char *text, struct sw_faults *f);
 

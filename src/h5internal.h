@@ -37,6 +37,12 @@ struct sw_h5 {
 extern const struct sw_column sw_h5_device_columns[];
 extern const int sw_h5_n_device_columns;
 
+/* The compound type of a table: in memory at the struct's offsets with
+ * native types (row_bytes apart), or packed in table order with
+ * little-endian types for the file (in_file). H5I_INVALID_HID on failure. */
+hid_t sw_h5_table_type(const struct sw_column *cols, size_t n_cols, size_t row_bytes, int in_file,
+		       struct sw_err *err);
+
 /* Point id of a row that was allocated but never written (the fill value). */
 #define FILL_POINT_ID UINT64_MAX
 
@@ -86,6 +92,27 @@ hid_t sw_h5_file_access(enum sw_h5_format fmt, int clear_flags, int no_hdf5_lock
 /* Our lock on a file (see h5out.c). */
 enum sw_h5_lock { LOCK_OURS, LOCK_BUSY, LOCK_NONE, LOCK_ERROR };
 enum sw_h5_lock sw_h5_take_lock(const char *path, int write, int *fd);
+
+/* The checks --resume (and --dry-run --resume, and --extend) make before
+ * anything runs (h5resume.c), each SW_OK or SW_EINVAL with the reason:
+ * the root attributes, their types and this job's identity (schema,
+ * plan fingerprint and points, backend, measure_method); */
+enum sw_status sw_h5_check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				      struct sw_err *err);
+/* the parsed measure and model settings of the file's job_text against
+ * meta->job_text's (the job's name is a label and may differ); */
+enum sw_status sw_h5_check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				    struct sw_err *err);
+/* a table's layout: 1-D, chunked, without a maximum size; */
+enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
+				  struct sw_err *err);
+/* every column's type against what sweep writes (cols NULL: a table of
+ * float64, /samples); */
+enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
+				   const struct sw_column *cols, size_t n_cols, struct sw_err *err);
+/* the session counter: the largest session in the file, *previous, and the
+ * `sessions` attribute leave room for one more session. */
+enum sw_status sw_h5_check_counters(hid_t file, const char *path, int previous, struct sw_err *err);
 
 /* Starts SWMR writing on h's file, once every object and attribute exists. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err);

@@ -24,6 +24,7 @@
 
 #include <hdf5.h>
 
+#include "faults.h"
 #include "h5internal.h"
 #include "kernel.h"
 #include "safe_open.h"
@@ -229,8 +230,8 @@ static herr_t insert(hid_t ctype, const char *name, size_t offset, const struct 
 /* The compound type of a table: in memory at the struct's offsets with
  * native types (row_bytes apart), or packed in table order with
  * little-endian types for the file. */
-static hid_t table_type(const struct sw_column *cols, size_t n_cols, size_t row_bytes, int in_file,
-			struct sw_err *err)
+hid_t sw_h5_table_type(const struct sw_column *cols, size_t n_cols, size_t row_bytes, int in_file,
+		       struct sw_err *err)
 {
 	size_t at = 0;
 	hid_t t = H5Tcreate(H5T_COMPOUND, in_file ? type_bytes(cols, n_cols) : row_bytes);
@@ -463,11 +464,11 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 		sw_h5_destroy(h);
 		return sw_fail(err, SW_ENOMEM, "out of memory for the result file handle");
 	}
-	h->meas_mtype = table_type(sw_record_columns, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
+	h->meas_mtype = sw_h5_table_type(sw_record_columns, N_MEAS_COLS, MEAS_ROW_BYTES, 0, err);
 	if (h->meas_mtype < 0)
 		goto destroy_h;
-	h->dev_mtype =
-		table_type(sw_h5_device_columns, N_DEV_COLS, sizeof(struct sw_device_info), 0, err);
+	h->dev_mtype = sw_h5_table_type(sw_h5_device_columns, N_DEV_COLS,
+					sizeof(struct sw_device_info), 0, err);
 	if (h->dev_mtype < 0)
 		goto destroy_h;
 	*out = h;
@@ -531,25 +532,35 @@ close_fapl:
  * drops a POSIX process lock. LOCK_BUSY: another process holds it.
  * LOCK_NONE: the file system takes no locks (*fd is -1, errno says why).
  * LOCK_ERROR: path cannot be opened, or fcntl fails otherwise (errno). */
-enum sw_h5_lock sw_h5_take_lock(const char *path, int write, int *fd)
+/* Our lock on the open descriptor fd (see sw_h5_take_lock); closes fd
+ * unless LOCK_OURS. */
+static enum sw_h5_lock lock_open_fd(int fd, int write, int *out)
 {
 	struct flock fl = { .l_type = write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
 	int e;
 
-	*fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (*fd < 0)
-		return LOCK_ERROR;
-	if (fcntl(*fd, F_OFD_SETLK, &fl) == 0)
+	*out = fd;
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
 		return LOCK_OURS;
 	e = errno;
-	close(*fd);
-	*fd = -1;
+	close(fd);
+	*out = -1;
 	errno = e;
 	if (e == EAGAIN || e == EACCES)
 		return LOCK_BUSY;
 	if (e == EINVAL || e == ENOLCK || e == ENOSYS || e == EOPNOTSUPP)
 		return LOCK_NONE;
 	return LOCK_ERROR;
+}
+
+enum sw_h5_lock sw_h5_take_lock(const char *path, int write, int *fd)
+{
+	int f = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+
+	*fd = -1;
+	if (f < 0)
+		return LOCK_ERROR;
+	return lock_open_fd(f, write, fd);
 }
 
 /* ---- create ---------------------------------------------------------- */
@@ -757,7 +768,7 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 	memset(&no_device, 0, sizeof no_device);
 	no_device.rank = no_device.session = no_device.device_index = -1;
 
-	ftype = table_type(sw_h5_device_columns, N_DEV_COLS, 0, 1, err);
+	ftype = sw_h5_table_type(sw_h5_device_columns, N_DEV_COLS, 0, 1, err);
 	if (ftype < 0)
 		return sw_wrap(err, "cannot build the /devices type");
 	h->devices = create_table(h->file, "devices", ftype, DEV_CHUNK_ROWS, h->dev_mtype,
@@ -766,7 +777,7 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 	if (h->devices < 0)
 		return err ? err->status : SW_EHDF5;
 
-	ftype = table_type(sw_record_columns, N_MEAS_COLS, 0, 1, err);
+	ftype = sw_h5_table_type(sw_record_columns, N_MEAS_COLS, 0, 1, err);
 	if (ftype < 0)
 		return sw_wrap(err, "cannot build the /measurements type");
 	h->measurements =
@@ -808,14 +819,108 @@ static enum sw_status hold_old_file(const char *path, int *fd, struct sw_err *er
 	return SW_OK;
 }
 
+/* The temporary file, made by us alone (O_EXCL) and locked before HDF5
+ * writes a byte: from its first moment no other sweep can take it, and
+ * once published the lock covers the name too (one inode). */
+static enum sw_status make_locked_temp(struct sw_h5 *h, const char *tmp, struct sw_err *err)
+{
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	enum sw_h5_lock lock;
+
+	if (fd < 0)
+		return sw_fail(err, SW_EIO, "cannot create %s: %s", tmp, strerror(errno));
+	lock = lock_open_fd(fd, 1, &h->lock_fd);
+	if (lock == LOCK_OURS || lock == LOCK_NONE) /* no locks here: the name alone decides */
+		return SW_OK;
+	sw_fail(err, SW_EIO, "cannot lock %s: %s", tmp, strerror(errno));
+	unlink(tmp);
+	return SW_EIO;
+}
+
+/* SW_TEST_FAULT=publish-wait:FILE holds a finished, locked temporary file
+ * back from its name until FILE exists, so a test can let another sweep
+ * publish first, every time. */
+static void fault_publish_wait(void)
+{
+	struct sw_faults f;
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
+	while (f.publish_wait && access(f.publish_wait, F_OK) != 0)
+		nanosleep(&tick, NULL);
+}
+
+/* Gives tmp the name path. A new name with link(), which fails when path
+ * exists (or, where hard links are not supported, renameat2 with
+ * RENAME_NOREPLACE): of two sweeps creating one new file, exactly one
+ * wins, and the other has run nothing yet. Only --force over an existing file renames,
+ * and it holds the old file's lock (hold_old_file) while it does. */
+static enum sw_status publish(const char *tmp, const char *path, int replace, struct sw_err *err)
+{
+	int e;
+
+	fault_publish_wait();
+	if (replace) {
+		if (rename(tmp, path) != 0)
+			return sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tmp, path,
+				       strerror(errno));
+		return SW_OK;
+	}
+	if (link(tmp, path) == 0) {
+		if (unlink(tmp) == 0)
+			return SW_OK;
+		e = errno;
+		unlink(path); /* ours alone still: a failed creation leaves nothing */
+		return sw_fail(err, SW_EIO, "cannot remove %s: %s", tmp, strerror(e));
+	}
+	e = errno;
+	/* A file system without hard links may still rename without replacing. */
+	if (e == EPERM || e == EOPNOTSUPP) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+			return SW_OK;
+		if (errno == EEXIST)
+			e = EEXIST;
+	}
+	if (e == EEXIST)
+		return sw_fail(err, SW_EIO,
+			       "%s already exists: another sweep created it while this one "
+			       "was starting; nothing was run",
+			       path);
+	return sw_fail(err, SW_EIO, "cannot give %s its name %s: %s", tmp, path, strerror(e));
+}
+
+/* Every object and attribute of a new file, in h->file, then SWMR. */
+static enum sw_status build_file(struct sw_h5 *h, const char *tmp, const struct sw_h5_meta *meta,
+				 struct sw_err *err)
+{
+	enum sw_status st;
+	/* Without HDF5's flock(): our OFD lock is taken already, and on NFS,
+	 * which emulates flock() with byte-range locks, the two would collide. */
+	hid_t fapl = sw_h5_file_access(FMT_SWMR, 0, 1, err);
+
+	if (fapl < 0)
+		return err ? err->status : SW_EHDF5;
+	h->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	if (h->file < 0)
+		return sw_h5_fail(err, SW_EIO, "cannot create %s", h->path);
+	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
+	    (st = sw_h5_start_swmr(h, err)))
+		return st;
+	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+		return sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);
+	return SW_OK;
+}
+
 enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
 			    struct sw_h5 **out, struct sw_err *err)
 {
 	enum sw_status st;
 	struct sw_h5 *h;
+	struct stat sb;
 	char *tmp;
-	hid_t fapl;
-	int old_fd = -1;
+	int old_fd = -1, made = 0;
 
 	*out = NULL;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -832,41 +937,14 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 		st = sw_fail(err, SW_ENOMEM, "out of memory");
 		goto destroy_h;
 	}
-	fapl = sw_h5_file_access(FMT_SWMR, 0, 0, err);
-	if (fapl < 0) {
-		st = err ? err->status : SW_EHDF5;
-		goto free_tmp;
-	}
 	/* Built under a temporary name, so that path never names a half-made
 	 * file and --force keeps the old file until the new one is complete. */
-	h->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-	if (h->file < 0) {
-		st = sw_h5_fail(err, SW_EIO, "cannot create %s", path);
-		H5Pclose(fapl);
+	if ((st = make_locked_temp(h, tmp, err)))
 		goto free_tmp;
-	}
-	H5Pclose(fapl);
-	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
-	    (st = sw_h5_start_swmr(h, err)))
+	made = 1;
+	if ((st = build_file(h, tmp, meta, err)) ||
+	    (st = publish(tmp, path, force && lstat(path, &sb) == 0, err)))
 		goto remove_tmp;
-	/* Ours before the file has its name, and taken once SWMR has dropped
-	 * HDF5's flock(), which NFS would make collide with it. */
-	switch (sw_h5_take_lock(tmp, 1, &h->lock_fd)) {
-	case LOCK_OURS:
-	case LOCK_NONE: break;
-	case LOCK_BUSY:
-	case LOCK_ERROR:
-		st = sw_fail(err, SW_EIO, "cannot lock %s: %s", tmp, strerror(errno));
-		goto remove_tmp;
-	}
-	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) {
-		st = sw_h5_fail(err, SW_EIO, "cannot write %s", path);
-		goto remove_tmp;
-	}
-	if (rename(tmp, path) != 0) {
-		st = sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		goto remove_tmp;
-	}
 	free(tmp);
 	if (old_fd >= 0)
 		close(old_fd);
@@ -875,7 +953,8 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 
 remove_tmp:
 	close_ids(h);
-	unlink(tmp);
+	if (made)
+		unlink(tmp);
 free_tmp:
 	free(tmp);
 destroy_h:
@@ -987,7 +1066,14 @@ close_fspace:
 enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 {
 	enum sw_status st;
+	struct sw_faults f;
 
+	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
+	if (f.enospc_rows >= 0 && h->n_meas + h->meas_len > (uint64_t)f.enospc_rows)
+		return sw_fail(err, SW_EIO,
+			       "cannot write %zu rows to /measurements: No space left on device "
+			       "(SW_TEST_FAULT)",
+			       h->meas_len);
 	/* Samples before the rows that point into them. */
 	st = write_rows(h->samples, "/samples", H5T_NATIVE_DOUBLE, h->samples_buf, h->samples_len,
 			&h->n_samples, err);
@@ -1057,5 +1143,80 @@ enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *er
 	if (st)
 		sw_wrap(err, "%s", h->path);
 	sw_h5_destroy(h); /* and with it our lock */
+	return st;
+}
+
+/* ---- reading the summary back ----------------------------------------- */
+
+struct row_head {
+	uint64_t point_id;
+	int32_t session, status;
+};
+
+/* /measurements' point_id, session and status, as a reader sees the file. */
+static enum sw_status read_heads(hid_t file, const char *path, struct row_head **rows, hsize_t *n,
+				 struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t d = H5Dopen2(file, "measurements", H5P_DEFAULT), sp, t = H5I_INVALID_HID;
+
+	*rows = NULL;
+	if (d < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot open /measurements", path);
+	sp = H5Dget_space(d);
+	if (sp < 0 || H5Sget_simple_extent_dims(sp, n, NULL) != 1) {
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot get the extent of /measurements", path);
+		goto close;
+	}
+	t = H5Tcreate(H5T_COMPOUND, sizeof **rows);
+	*rows = malloc((*n ? *n : 1) * sizeof **rows);
+	if (t < 0 || !*rows ||
+	    H5Tinsert(t, "point_id", offsetof(struct row_head, point_id), H5T_NATIVE_UINT64) < 0 ||
+	    H5Tinsert(t, "session", offsetof(struct row_head, session), H5T_NATIVE_INT32) < 0 ||
+	    H5Tinsert(t, "status", offsetof(struct row_head, status), H5T_NATIVE_INT32) < 0 ||
+	    (*n && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0))
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read /measurements back", path);
+close:
+	if (st) {
+		free(*rows);
+		*rows = NULL;
+	}
+	if (t >= 0)
+		H5Tclose(t);
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Dclose(d);
+	return st;
+}
+
+enum sw_status sw_h5_count_session(const char *path, int session, struct sw_h5_rows *out,
+				   struct sw_err *err)
+{
+	enum sw_status st;
+	struct row_head *rows;
+	hsize_t n = 0;
+	hid_t fapl = sw_h5_file_access(FMT_EITHER, 0, 1, err), file;
+
+	memset(out, 0, sizeof *out);
+	if (fapl < 0)
+		return err ? err->status : SW_EHDF5;
+	/* A SWMR reader reads a file whose close failed (flags set), as the
+	 * user's tools will; a 1.8-format file opens plainly. */
+	file = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+	if (file < 0)
+		file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+	H5Pclose(fapl);
+	if (file < 0)
+		return sw_h5_fail(err, SW_EIO, "cannot read %s back", path);
+	st = read_heads(file, path, &rows, &n, err);
+	for (hsize_t i = 0; st == SW_OK && i < n; i++) {
+		if (rows[i].point_id == FILL_POINT_ID || rows[i].session != session)
+			continue;
+		out->rows++;
+		if (rows[i].status >= 0 && rows[i].status < 4)
+			out->by_status[rows[i].status]++;
+	}
+	free(rows);
+	H5Fclose(file);
 	return st;
 }

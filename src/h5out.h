@@ -57,6 +57,13 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
 			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err);
 
+/* What --dry-run --resume says: every check sw_h5_resume makes, on a
+ * read-only open that changes nothing (no flags cleared, no session
+ * started). *n_done: the distinct point ids already recorded. Statuses as
+ * sw_h5_resume's. */
+enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
+				  struct sw_err *err);
+
 enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
 				    struct sw_err *err);
 
@@ -70,5 +77,18 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err);
  * end time (a SWMR writer may not add attributes: the file is reopened for
  * it for a moment) and drops our lock; *h becomes NULL. Safe on NULL. */
 enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
+
+/* Rows of one session as the file holds them, read back from it. */
+struct sw_h5_rows {
+	uint64_t rows;         /* written rows (fill rows aside) */
+	uint64_t by_status[4]; /* of those, by enum sw_row_status */
+};
+
+/* Rank 0, after sw_h5_close, whatever it returned: opens path read-only
+ * (as a SWMR reader where it can) and counts session's rows, so that a
+ * summary says what the file holds, not what was handed to the writer.
+ * SW_EIO when the file cannot be opened, SW_EHDF5 when it cannot be read. */
+enum sw_status sw_h5_count_session(const char *path, int session, struct sw_h5_rows *out,
+				   struct sw_err *err);
 
 #endif

@@ -111,26 +111,41 @@ static enum sw_status close_output(struct sw_run *r, struct sw_err *err)
 	return st;
 }
 
+/* Rank 0, after the close: what the file holds of this run, read back from
+ * it, so a disk that filled up cannot make the summary claim rows it lost. */
 static void summarise(const struct sw_run *r, const struct sw_coord_totals *t, double wall,
 		      enum sw_status st)
 {
-	if (!(st == SW_OK || st == SW_ECUDA || t->written))
+	struct sw_h5_rows in = { 0 };
+	struct sw_err rerr = { 0 };
+	if (sw_h5_count_session(r->path, r->session, &in, &rerr) != SW_OK) {
+		if (t->written)
+			fprintf(stderr, "sweep: %zu rows were handed to the writer, but %s\n",
+				t->written, rerr.msg);
 		return;
+	}
 	if (!r->opt->quiet || st != SW_OK)
 		fprintf(stderr,
-			"sweep: %zu rows written to %s: %zu ok, %zu skipped, %zu invalid, %zu "
+			"sweep: %llu rows %s %s: %llu ok, %llu skipped, %llu invalid, %llu "
 			"failed\n",
-			t->written, r->path, t->counts[SW_ROW_OK], t->counts[SW_ROW_SKIPPED],
-			t->counts[SW_ROW_INVALID], t->counts[SW_ROW_FAILED]);
-	if (r->backend->measures && t->written && wall > 0 && !r->opt->quiet)
+			(unsigned long long)in.rows,
+			st == SW_OK || st == SW_ECUDA ? "written to" : "of this run are safe in",
+			r->path, (unsigned long long)in.by_status[SW_ROW_OK],
+			(unsigned long long)in.by_status[SW_ROW_SKIPPED],
+			(unsigned long long)in.by_status[SW_ROW_INVALID],
+			(unsigned long long)in.by_status[SW_ROW_FAILED]);
+	if (r->backend->measures && in.rows && wall > 0 && !r->opt->quiet)
 		fprintf(stderr,
 			"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency "
 			"%.2f\n",
 			t->timed_s, wall, r->size, r->size == 1 ? "" : "s",
 			t->timed_s / (wall * r->size));
-	if (t->written < r->n_todo)
-		fprintf(stderr, "sweep: %zu points not run; `--resume -o %s` completes the file\n",
-			r->n_todo - t->written, r->path);
+	if (in.rows < r->n_todo)
+		fprintf(stderr,
+			"sweep: %zu points not in the file; `--resume -o %s` completes it%s\n",
+			r->n_todo - (size_t)in.rows, r->path,
+			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
+				     : "");
 }
 
 /* Rows that did not measure make the exit status say so; so does a stop. */
@@ -196,8 +211,17 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 	    (st = sw_setup_plan(&r, err)) != SW_OK || (st = sw_setup_costs(&r, err)) != SW_OK)
 		goto out;
 	if (opt->dry_run) {
+		size_t n_done = 0;
+		/* the same checks as a resume, before the plan is shown as runnable */
+		if (opt->resume && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK)
+			goto out;
 		if (r.rank == 0)
 			sw_setup_print_plan(&r);
+		if (r.rank == 0 && opt->resume)
+			fprintf(stderr,
+				"sweep: --resume: %s passes every check; %zu of %zu points are in "
+				"it\n",
+				r.path, n_done, r.plan.n);
 		goto out;
 	}
 	/* Devices first: a run that cannot bind leaves no file behind. */

@@ -346,12 +346,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Rank 0: creates or resumes the file; *done the ids it already holds. */
-static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_done,
-				struct sw_err *err)
+/* What the file says of this run (rank 0); version is the caller's. */
+static struct sw_h5_meta file_meta(const struct sw_run *r, char *version, size_t len)
 {
-	char version[128];
-	snprintf(version, sizeof version, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
+	snprintf(version, len, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
 	struct sw_h5_meta meta = {
 		.tool_version = version,
 		.job_text = r->job.text,
@@ -364,6 +362,36 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 		.start_unix = unix_s(),
 		.measure_method = r->backend->measures ? SW_MEASURE_METHOD : 0,
 	};
+	return meta;
+}
+
+/* The output's name into r->path; its whole length, which may not fit. */
+static int output_path(struct sw_run *r)
+{
+	if (r->opt->output)
+		return snprintf(r->path, sizeof r->path, "%s", r->opt->output);
+	return snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
+}
+
+enum sw_status sw_setup_check_resume(struct sw_run *r, size_t *n_done, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	char version[128];
+	output_path(r);
+	*n_done = 0;
+	if (r->rank == 0) {
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version);
+		st = sw_h5_check_resume(r->path, &meta, n_done, err);
+	}
+	return sw_mpi_worst(st);
+}
+
+/* Rank 0: creates or resumes the file; *done the ids it already holds. */
+static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_done,
+				struct sw_err *err)
+{
+	char version[128];
+	struct sw_h5_meta meta = file_meta(r, version, sizeof version);
 	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
 	if (st == SW_OK && r->opt->resume)
 		st = sw_h5_resume(r->path, &meta, &r->h5, done, n_done, &r->session, err);
@@ -394,11 +422,7 @@ enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_
 	uint64_t *done = NULL;
 	size_t n_done = 0;
 	enum sw_status st = SW_OK;
-	int len;
-	if (r->opt->output)
-		len = snprintf(r->path, sizeof r->path, "%s", r->opt->output);
-	else
-		len = snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
+	int len = output_path(r);
 	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
 	r->todo = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->todo);
 	if (!r->todo)

@@ -77,6 +77,17 @@ static void copy_file(const char *from, const char *to, long len) /* len < 0: al
 	ck_assert(fclose(out) == 0);
 }
 
+/* The whole of a text file, malloc'd. */
+static char *slurp_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = calloc(1, 1 << 16);
+	size_t n = f && buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+	ck_assert_msg(f && buf && n > 0, "cannot read %s", path);
+	fclose(f);
+	return buf;
+}
+
 static void write_text(const char *name, const char *text)
 {
 	write_file(name, text, strlen(text));
@@ -336,6 +347,222 @@ static void make_halves_fifo(void)
 static void make_halves_missing(void)
 {
 	make_halves();
+}
+
+/* ---- files, resume and disks: sweep files rebuilt with one thing changed - */
+
+enum layout { AS_WRITTEN, CONTIGUOUS, FIXED_MAX };
+
+static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, void *dst)
+{
+	(void)info;
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = H5Aget_type(a), sp = H5Aget_space(a);
+	char buf[64]; /* scalars: numbers, or a variable-length string's pointer */
+	ck_assert(a >= 0 && H5Tget_size(t) <= sizeof buf && H5Aread(a, t, buf) >= 0);
+	hid_t b = H5Acreate2(*(hid_t *)dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	ck_assert(b >= 0 && H5Awrite(b, t, buf) >= 0);
+	H5Aclose(b);
+	if (H5Tis_variable_str(t) > 0)
+		H5free_memory(*(char **)buf);
+	H5Sclose(sp);
+	H5Tclose(t);
+	H5Aclose(a);
+	return 0;
+}
+
+/* /table of src into dst with column col (NULL: the whole type, when it is
+ * not a table) stored as type (H5I_INVALID_HID: as it was), laid out as
+ * layout says; HDF5 converts the values. */
+static void remake_table(hid_t src, hid_t dst, const char *table, const char *col, hid_t type,
+			 enum layout layout)
+{
+	hid_t d = H5Dopen2(src, table, H5P_DEFAULT), ft = H5Dget_type(d), sp = H5Dget_space(d);
+	hsize_t n, maxdims = H5S_UNLIMITED, chunk = 64;
+	H5Sget_simple_extent_dims(sp, &n, NULL);
+	hid_t nt = ft;
+	if (type >= 0 && !col) {
+		nt = type;
+	} else if (type >= 0) {
+		size_t size = 0;
+		int k = H5Tget_nmembers(ft);
+		for (int i = 0; i < k; i++) {
+			hid_t mt = H5Tget_member_type(ft, (unsigned)i);
+			char *name = H5Tget_member_name(ft, (unsigned)i);
+			size += strcmp(name, col) ? H5Tget_size(mt) : H5Tget_size(type);
+			H5free_memory(name);
+			H5Tclose(mt);
+		}
+		nt = H5Tcreate(H5T_COMPOUND, size);
+		size = 0;
+		for (int i = 0; i < k; i++) {
+			hid_t mt = H5Tget_member_type(ft, (unsigned)i);
+			char *name = H5Tget_member_name(ft, (unsigned)i);
+			hid_t use = strcmp(name, col) ? mt : type;
+			H5Tinsert(nt, name, size, use);
+			size += H5Tget_size(use);
+			H5free_memory(name);
+			H5Tclose(mt);
+		}
+	}
+	void *rows = calloc(n ? n : 1, H5Tget_size(nt));
+	ck_assert(rows && (n == 0 || H5Dread(d, nt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0));
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (layout == FIXED_MAX && n < chunk) /* a chunk may not pass a fixed size */
+		chunk = n ? n : 1;
+	if (layout != CONTIGUOUS)
+		H5Pset_chunk(dcpl, 1, &chunk);
+	hid_t nsp = H5Screate_simple(1, &n, layout == AS_WRITTEN ? &maxdims : NULL);
+	hid_t e = H5Dcreate2(dst, table, nt, nsp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	ck_assert(e >= 0 && (n == 0 || H5Dwrite(e, nt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0));
+	free(rows);
+	H5Dclose(e);
+	H5Sclose(nsp);
+	H5Pclose(dcpl);
+	if (nt != ft && nt != type)
+		H5Tclose(nt);
+	H5Tclose(ft);
+	H5Sclose(sp);
+	H5Dclose(d);
+}
+
+/* out.h5: the good file, rebuilt in the format sweep writes, with table's
+ * column col stored as type and table laid out as layout says. */
+static void remake(const char *table, const char *col, hid_t type, enum layout layout)
+{
+	static const char *const tables[] = { "devices", "measurements", "samples" };
+	hid_t src = H5Fopen(good_h5, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+	hid_t dst = H5Fcreate("out.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	ck_assert(src >= 0 && dst >= 0);
+	ck_assert(H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, copy_attr, &dst) >= 0);
+	for (int i = 0; i < 3; i++) {
+		int it = table && !strcmp(table, tables[i]);
+		remake_table(src, dst, tables[i], it ? col : NULL, it ? type : H5I_INVALID_HID,
+			     it ? layout : AS_WRITTEN);
+	}
+	H5Fclose(dst);
+	H5Fclose(src);
+	H5Pclose(fapl);
+}
+
+static void make_point_id_f64(void)
+{
+	remake("measurements", "point_id", H5T_IEEE_F64LE, AS_WRITTEN);
+}
+static void make_point_id_i32(void)
+{
+	remake("measurements", "point_id", H5T_STD_I32LE, AS_WRITTEN);
+}
+static void make_status_i64(void)
+{
+	remake("measurements", "status", H5T_STD_I64LE, AS_WRITTEN);
+}
+static void make_session_f64(void)
+{
+	remake("devices", "session", H5T_IEEE_F64LE, AS_WRITTEN);
+}
+static void make_samples_f32(void)
+{
+	remake("samples", NULL, H5T_IEEE_F32LE, AS_WRITTEN);
+}
+static void make_short_host(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, 8);
+	remake("devices", "host", t, AS_WRITTEN);
+	H5Tclose(t);
+}
+static void make_rows_contiguous(void)
+{
+	remake("measurements", NULL, H5I_INVALID_HID, CONTIGUOUS);
+}
+static void make_rows_fixed(void)
+{
+	remake("measurements", NULL, H5I_INVALID_HID, FIXED_MAX);
+}
+static void make_samples_contiguous(void)
+{
+	remake("samples", NULL, H5I_INVALID_HID, CONTIGUOUS);
+}
+static void make_devices_fixed(void)
+{
+	remake("devices", NULL, H5I_INVALID_HID, FIXED_MAX);
+}
+
+/* out.h5: a copy of the good file with root attribute name replaced by one
+ * value of type (H5I_INVALID_HID: removed). */
+static void set_root_attr(const char *name, hid_t type, const void *value)
+{
+	copy_file(good_h5, "out.h5", -1);
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0 && H5Adelete(f, name) >= 0);
+	if (type >= 0) {
+		hid_t sp = H5Screate(H5S_SCALAR);
+		hid_t a = H5Acreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+		ck_assert(a >= 0 && H5Awrite(a, type, value) >= 0);
+		H5Aclose(a);
+		H5Sclose(sp);
+	}
+	H5Fclose(f);
+}
+static void make_sessions_f64(void)
+{
+	double v = 1;
+	set_root_attr("sessions", H5T_NATIVE_DOUBLE, &v);
+}
+static void make_sessions_max(void)
+{
+	int v = INT32_MAX;
+	set_root_attr("sessions", H5T_NATIVE_INT, &v);
+}
+static void make_sessions_negative(void)
+{
+	int v = INT32_MIN;
+	set_root_attr("sessions", H5T_NATIVE_INT, &v);
+}
+static void make_fingerprint_text(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, 17);
+	set_root_attr("plan_fingerprint", t, "384016545ab3b4de");
+	H5Tclose(t);
+}
+static void make_plan_points_other(void)
+{
+	uint64_t v = 145;
+	set_root_attr("plan_points", H5T_NATIVE_UINT64, &v);
+}
+static void make_no_job_text(void)
+{
+	set_root_attr("job_text", H5I_INVALID_HID, NULL);
+}
+static void make_job_text_junk(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	const char *junk = "families: [";
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	set_root_attr("job_text", t, &junk);
+	H5Tclose(t);
+}
+
+/* jobs/ci.yaml with a line added: the same points, other settings. */
+static void job_with(const char *line)
+{
+	char *text = slurp_text(ci_job);
+	FILE *f = fopen("job.yaml", "w");
+	ck_assert(f && fprintf(f, "%s%s", text, line) > 0 && fclose(f) == 0);
+	free(text);
+	make_good();
+}
+static void make_other_warmup(void)
+{
+	job_with("measure:\n  warmup: 5\n");
+}
+static void make_other_flush(void)
+{
+	job_with("measure:\n  flush_method: memset\n");
 }
 
 /* ---- the table --------------------------------------------------------- */
@@ -877,6 +1104,159 @@ static const struct bad table[] = {
 	  { "--counters", "@ci", O },
 	  .rc = 2,
 	  .msg = "--counters needs the cuda backend" },
+	/* files, resume and disks */
+	{ "F01 --resume: point_id stored as float64",
+	  { "--resume", "@ci", O },
+	  .make = make_point_id_f64,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: column point_id of /measurements is stored as float64, "
+		 "sweep writes uint64; write a new file" },
+	{ "F02 --resume: point_id stored as int32",
+	  { "--resume", "@ci", O },
+	  .make = make_point_id_i32,
+	  .rc = 2,
+	  .msg = "column point_id of /measurements is stored as int32, sweep writes uint64" },
+	{ "F04 --resume: status stored as int64",
+	  { "--resume", "@ci", O },
+	  .make = make_status_i64,
+	  .rc = 2,
+	  .msg = "column status of /measurements is stored as int64, sweep writes int32" },
+	{ "F05 --resume: /devices session stored as float64",
+	  { "--resume", "@ci", O },
+	  .make = make_session_f64,
+	  .rc = 2,
+	  .msg = "column session of /devices is stored as float64, sweep writes int32" },
+	{ "F06 --resume: a shorter text column",
+	  { "--resume", "@ci", O },
+	  .make = make_short_host,
+	  .rc = 2,
+	  .msg = "column host of /devices is stored as a string of 8 bytes, sweep writes a string "
+		 "of 64 bytes" },
+	{ "F07 --resume: /samples stored as float32",
+	  { "--resume", "@ci", O },
+	  .make = make_samples_f32,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: /samples is stored as float32, sweep writes float64" },
+	{ "F08 --resume: /measurements contiguous",
+	  { "--resume", "@ci", O },
+	  .make = make_rows_contiguous,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: /measurements is not chunked, so it cannot grow" },
+	{ "F09 --resume: /measurements with a fixed maximum size",
+	  { "--resume", "@ci", O },
+	  .make = make_rows_fixed,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: /measurements cannot grow past 144 rows" },
+	{ "F10 --resume: /samples contiguous",
+	  { "--resume", "@ci", O },
+	  .make = make_samples_contiguous,
+	  .rc = 2,
+	  .msg = "/samples is not chunked, so it cannot grow" },
+	{ "F11 --resume: /devices with a fixed maximum size",
+	  { "--resume", "@ci", O },
+	  .make = make_devices_fixed,
+	  .rc = 2,
+	  .msg = "/devices cannot grow past 1 rows" },
+	{ "F12 --resume: sessions stored as a float",
+	  { "--resume", "@ci", O },
+	  .make = make_sessions_f64,
+	  .rc = 2,
+	  .msg = "its sessions attribute is a float, not one value of integer type" },
+	{ "F13 --resume: the sessions counter at its limit",
+	  { "--resume", "@ci", O },
+	  .make = make_sessions_max,
+	  .rc = 2,
+	  .msg = "as many as its counter holds; write a new file" },
+	{ "F14 --resume: a negative sessions counter",
+	  { "--resume", "@ci", O },
+	  .make = make_sessions_negative,
+	  .rc = 2,
+	  .msg = "its session counter is damaged (sessions -2147483648" },
+	{ "F15 --resume: plan_fingerprint stored as text",
+	  { "--resume", "@ci", O },
+	  .make = make_fingerprint_text,
+	  .rc = 2,
+	  .msg = "its plan_fingerprint attribute is a string, not one value of integer type" },
+	{ "F16 --resume: plan_points that is not the plan's",
+	  { "--resume", "@ci", O },
+	  .make = make_plan_points_other,
+	  .rc = 2,
+	  .msg = "out.h5 is damaged: plan_points is 145, its plan has 144 points" },
+	{ "F17 --resume: no job_text",
+	  { "--resume", "@ci", O },
+	  .make = make_no_job_text,
+	  .rc = 2,
+	  .msg = "out.h5 is not a sweep file: it has no job_text attribute" },
+	{ "F18 --resume: a job_text that does not parse",
+	  { "--resume", "@ci", O },
+	  .make = make_job_text_junk,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: its job_text does not parse" },
+	{ "F19 --resume with other measure settings",
+	  { "--resume", "job.yaml", O },
+	  .make = make_other_warmup,
+	  .rc = 2,
+	  .msg = "out.h5 was measured with other settings: measure.warmup is 2 in the file, 5 "
+		 "in this job" },
+	{ "F20 --resume with another flush method",
+	  { "--resume", "job.yaml", O },
+	  .make = make_other_flush,
+	  .rc = 2,
+	  .msg = "measure.flush_method is 0 in the file, 1 in this job" },
+	{ "F21 --dry-run --resume of a missing file",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .rc = 4,
+	  .msg = "cannot resume out.h5: No such file or directory" },
+	{ "F22 --dry-run --resume of a directory",
+	  { "--dry-run", "--resume", "@ci", "-o", "jobdir" },
+	  .make = make_dir,
+	  .rc = 2,
+	  .msg = "cannot resume jobdir: not a regular file" },
+	{ "F23 --dry-run --resume of a text file",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .make = make_text_out,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: not an HDF5 file" },
+	{ "F24 --dry-run --resume of another job's file",
+	  { "--dry-run", "--resume", "--set", "strided_read.stride=1", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 was made from a different job" },
+	{ "F25 --dry-run --resume with the other backend",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .make = make_cuda_rows,
+	  .rc = 2,
+	  .msg = "out.h5 holds cuda rows" },
+	{ "F26 --dry-run --resume of a file another sweep is writing",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .make = make_locked,
+	  .rc = 4,
+	  .msg = "cannot resume out.h5: another sweep is writing it" },
+	{ "F27 --dry-run --resume: point_id stored as float64",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .make = make_point_id_f64,
+	  .rc = 2,
+	  .msg = "column point_id of /measurements is stored as float64" },
+	{ "F28 --dry-run --resume: /measurements contiguous",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .make = make_rows_contiguous,
+	  .rc = 2,
+	  .msg = "/measurements is not chunked" },
+	{ "F29 --dry-run --resume with other measure settings",
+	  { "--dry-run", "--resume", "job.yaml", O },
+	  .make = make_other_warmup,
+	  .rc = 2,
+	  .msg = "measure.warmup is 2 in the file, 5 in this job" },
+	{ "F30 --dry-run --resume of a truncated file",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .make = make_truncated,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: HDF5 cannot open it as a sweep file" },
+	{ "F31 --dry-run --resume: the sessions counter at its limit",
+	  { "--dry-run", "--resume", "@ci", O },
+	  .make = make_sessions_max,
+	  .rc = 2,
+	  .msg = "as many as its counter holds" },
 	/* through mpirun -np 2: every rank sees the error, rank 0 alone says it */
 	{ "M1 malformed YAML, 2 ranks",
 	  { "@bad_syntax.yaml", O },

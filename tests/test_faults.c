@@ -4,8 +4,13 @@
  * file stays readable by a SWMR reader, and by h5dump after h5clear -s, and
  * --resume completes it with no such step), a second sweep started on the
  * file of a running one (refused, nothing changed), a rank whose device
- * dies, and the output's disk full at creation and midway (a clear error;
- * the rows flushed so far stay readable). `test_faults kill` runs all but
+ * dies, two sweeps creating one new output (one wins, the other runs
+ * nothing), a write failing midway by the fault switch (the summary is the
+ * file's count, --resume completes it), and the output's disk full at
+ * creation and midway (a clear error; the rows flushed so far stay
+ * readable, the summary says how many, and --resume completes the file
+ * once the disk is larger). Kills wait on rows a SWMR reader sees, never
+ * on a file size or a sleep. `test_faults kill` runs all but
  * the disk cases, `test_faults disk` those, which mount small tmpfs file
  * systems: without root that part is SKIPPED (77) as a whole.
  */
@@ -69,15 +74,6 @@ static pid_t find_rank(pid_t mpirun, int rank)
 	return 0;
 }
 
-/* Rows after a fault, read as a SWMR reader: the writer may have died
- * with the file open, leaving HDF5's consistency flags set. */
-static hsize_t rows_in(const char *path)
-{
-	hssize_t n = launch_rows_swmr(path, "/measurements", NULL);
-	ck_assert_msg(n >= 0, "cannot read %s after the fault", path);
-	return (hsize_t)n;
-}
-
 /* Rows of a file that must have been closed cleanly: a plain open. */
 static hsize_t rows_closed(const char *path)
 {
@@ -110,6 +106,36 @@ static size_t planned(void)
 	return n;
 }
 
+/* Rows a SWMR reader sees in path now: written rows, fill rows (allocated,
+ * never written: point id UINT64_MAX) aside; -1 when it cannot be read. */
+static hssize_t rows_seen(const char *path)
+{
+	uint64_t *ids = NULL;
+	hssize_t n = access(path, F_OK) == 0 ? launch_rows_swmr(path, "/measurements", &ids) : -1;
+	hssize_t k = 0;
+	for (hssize_t i = 0; i < n; i++)
+		k += ids[i] != UINT64_MAX;
+	free(ids);
+	return n < 0 ? -1 : k;
+}
+
+/* Waits until a SWMR reader sees at least min rows of path; returns how
+ * many it saw, or -1 when the run ends first. Not the file's size: HDF5
+ * writes a flush's raw chunks before the metadata that makes them rows,
+ * so a file past any size can still show a reader no row at all. */
+static hssize_t wait_for_rows(const char *path, hssize_t min, pid_t run)
+{
+	for (;;) {
+		hssize_t k = rows_seen(path);
+		if (k >= min)
+			return k;
+		int status;
+		if (waitpid(run, &status, WNOHANG) != 0)
+			return -1;
+		usleep(5000);
+	}
+}
+
 static void kill_rank_midway(int rank)
 {
 	char out[512], log[512];
@@ -117,8 +143,13 @@ static void kill_rank_midway(int rank)
 	snprintf(log, sizeof log, "%s/kill-rank%d.log", tmpdir, rank);
 	size_t n = planned();
 	pid_t run = start(4, log, out, 0);
-	ck_assert_msg(launch_wait_for_size(out, 400000, run) == 0, /* past the first flushes */
-		      "the run ended before the fault");
+	/* Once, under load on 2 cores, this test killed a run whose file was past
+	 * 400 KB with no row in it: it waited on the file's size, which grows
+	 * when the first flush writes its chunks, before that flush's H5Fflush
+	 * makes them rows a reader sees. No row was lost (none had been
+	 * flushed); the test raced. It waits on rows a reader sees now. */
+	hssize_t seen = wait_for_rows(out, 1, run);
+	ck_assert_msg(seen > 0, "the run ended before the fault");
 	pid_t victim = 0;
 	for (int i = 0; i < 500 && !victim; i++, usleep(10000))
 		victim = find_rank(run, rank);
@@ -130,9 +161,13 @@ static void kill_rank_midway(int rank)
 	for (int i = 0; i < 500 && find_rank(run, (rank + 1) % 4); i++)
 		usleep(10000);
 	usleep(200000);
-	hsize_t partial = rows_in(out);
-	ck_assert_msg(partial > 0 && partial < n, "%llu of %zu rows after the kill",
-		      (unsigned long long)partial, n);
+	hssize_t read_back = rows_seen(out);
+	ck_assert_msg(read_back >= 0, "cannot read %s after the fault", out);
+	hsize_t partial = (hsize_t)read_back;
+	/* rows a reader saw before the kill are still there */
+	ck_assert_msg(partial >= (hsize_t)seen && partial < n,
+		      "%llu of %zu rows after the kill, %lld seen before it",
+		      (unsigned long long)partial, n, (long long)seen);
 	/* Rank 0 killed leaves the consistency flags set: a plain open fails.
 	 * A killed worker's mpirun takes rank 0 down too, so far the same way,
 	 * but how is Open MPI's choice: only rank 0's case asserts it. Either
@@ -171,8 +206,7 @@ START_TEST(test_second_writer_refused)
 	snprintf(log2, sizeof log2, "%s/two-writers-2.log", tmpdir);
 	size_t n = planned();
 	pid_t run = start(2, log, out, 0);
-	ck_assert_msg(launch_wait_for_size(out, 400000, run) == 0, "the run ended first: %s",
-		      launch_slurp(log));
+	ck_assert_msg(wait_for_rows(out, 1, run) > 0, "the run ended first: %s", launch_slurp(log));
 	/* Stopped, its ranks hold on to the file and its lock, however long the
 	 * two attempts take on a busy machine. */
 	pid_t pids[64];
@@ -291,6 +325,114 @@ START_TEST(test_dead_rank_static)
 }
 END_TEST
 
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A closed file of n rows, no point twice. */
+static void expect_each_point_once(const char *path, size_t n)
+{
+	uint64_t *ids = NULL;
+	ck_assert_int_eq(launch_rows(path, "/measurements", &ids), (hssize_t)n);
+	qsort(ids, n, sizeof *ids, cmp_id);
+	for (size_t i = 1; i < n; i++)
+		ck_assert_msg(ids[i] != ids[i - 1], "point %016llx twice",
+			      (unsigned long long)ids[i]);
+	free(ids);
+}
+
+/* A sweep's log line that starts with "sweep: N rows ...": N, or -1. */
+static long summary_rows(const char *log, const char *words)
+{
+	const char *p = strstr(launch_slurp(log), words);
+	while (p && p > launch_slurp(log) && p[-1] != '\n')
+		p--;
+	long n = -1;
+	if (!p || sscanf(p, "sweep: %ld rows", &n) != 1)
+		return -1;
+	return n;
+}
+
+/* Two sweeps on one new output: A is held between taking its lock and
+ * publishing its file (SW_TEST_FAULT=publish-wait, so the order is the
+ * same every time) while B creates, runs and closes the same name. A then
+ * fails (exit 4) before running a point; the file is B's alone. */
+START_TEST(test_two_creators)
+{
+	char out[512], log[512], log2[512], go[512], fault[600];
+	snprintf(out, sizeof out, "%s/race.h5", tmpdir);
+	snprintf(log, sizeof log, "%s/race-a.log", tmpdir);
+	snprintf(log2, sizeof log2, "%s/race-b.log", tmpdir);
+	snprintf(go, sizeof go, "%s/race.go", tmpdir);
+	snprintf(fault, sizeof fault, "publish-wait:%s", go);
+	const char *args[] = { "--backend", "model", ci_job, "-o", out, NULL };
+	setenv("SW_TEST_FAULT", fault, 1);
+	pid_t a = launch_start(1, log, args);
+	unsetenv("SW_TEST_FAULT");
+	/* A's temporary file exists once it has passed every check */
+	int found = 0;
+	while (!found) {
+		DIR *d = opendir(tmpdir);
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			found |= strncmp(e->d_name, ".race.h5.tmp", 12) == 0;
+		if (d)
+			closedir(d);
+		int status;
+		ck_assert_msg(found || waitpid(a, &status, WNOHANG) == 0, "A ended first: %s",
+			      launch_slurp(log));
+		if (!found)
+			usleep(5000);
+	}
+	ck_assert_msg(launch_run(2, log2, args) == 0, "B: %s", launch_slurp(log2));
+	close(open(go, O_WRONLY | O_CREAT, 0644));
+	ck_assert_int_eq(launch_finish(a), 4);
+	const char *said = launch_slurp(log);
+	ck_assert_msg(strstr(said, "another sweep created it") && !strstr(said, "rows written") &&
+			      !strstr(said, "points in"),
+		      "A: %s", said);
+	struct sw_plan plan;
+	ci_plan(&plan);
+	ck_assert_uint_eq(rows_closed(out), plan.n);
+	sw_plan_fini(&plan);
+	ck_assert_int_eq(launch_rows(out, "/devices", NULL), 2); /* B's two ranks */
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		ck_assert_msg(!strstr(e->d_name, "race.h5.tmp"), "left behind: %s", e->d_name);
+	if (d)
+		closedir(d);
+}
+END_TEST
+
+/* A write that fails midway (SW_TEST_FAULT=enospc, a full disk where no
+ * small file system can be mounted): the run stops, exits 4, and its
+ * summary gives the rows the file holds, read back from it, not those
+ * measured; --resume then completes the file. */
+START_TEST(test_enospc_fault_midway)
+{
+	char out[512], log[512];
+	snprintf(out, sizeof out, "%s/enospc.h5", tmpdir);
+	snprintf(log, sizeof log, "%s/enospc.log", tmpdir);
+	size_t n = planned();
+	setenv("SW_TEST_FAULT", "enospc:3000", 1);
+	int rc = launch_finish(start(2, log, out, 0));
+	unsetenv("SW_TEST_FAULT");
+	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
+	ck_assert_msg(strstr(launch_slurp(log), "No space left on device"), "%s",
+		      launch_slurp(log));
+	long safe = summary_rows(log, "rows of this run are safe in");
+	hssize_t seen = rows_seen(out);
+	ck_assert_msg(safe >= 0 && safe == seen && seen <= 3000 && (size_t)seen < n,
+		      "the summary says %ld rows, the file holds %lld: %s", safe, (long long)seen,
+		      launch_slurp(log));
+	ck_assert_msg(launch_finish(start(2, log, out, 1)) == 0, "resume: %s", launch_slurp(log));
+	expect_each_point_once(out, n);
+}
+END_TEST
+
 /* A tmpfs of `bytes` at dir; 0 when it cannot be mounted (not root). */
 static int small_disk(const char *dir, long bytes)
 {
@@ -338,13 +480,24 @@ START_TEST(test_disk_full_midway)
 	char cmd[1200];
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", out, copy);
 	int cp = system(cmd);
+	char said[4096];
+	snprintf(said, sizeof said, "%s", launch_slurp(log));
+	long safe = summary_rows(log, "rows of this run are safe in");
+	/* space again: the same file system made larger, and --resume completes it */
+	int grown = mount("tmpfs", dir, "tmpfs", MS_REMOUNT, "size=64m") == 0;
+	int resumed = grown ? launch_finish(start(2, log, out, 1)) : -1;
+	if (resumed == 0)
+		expect_each_point_once(out, planned());
 	umount(dir);
 	ck_assert_int_eq(rc, 4);
-	ck_assert_msg(strstr(launch_slurp(log), "out.h5") || strstr(launch_slurp(log), "space"),
-		      "unclear message: %s", launch_slurp(log));
+	ck_assert_msg(strstr(said, "out.h5") || strstr(said, "space"), "unclear message: %s", said);
 	ck_assert_int_eq(cp, 0);
-	hsize_t rows = rows_in(copy); /* what was flushed before the disk filled */
+	hssize_t rows = rows_seen(copy); /* what was flushed before the disk filled */
 	ck_assert_msg(rows > 0, "no rows survived");
+	ck_assert_msg(safe == rows, "the summary says %ld rows are safe, the file holds %lld: %s",
+		      safe, (long long)rows, said);
+	ck_assert_msg(grown, "cannot remount %s larger: %s", dir, strerror(errno));
+	ck_assert_msg(resumed == 0, "--resume after space was freed: %s", launch_slurp(log));
 }
 END_TEST
 
@@ -372,6 +525,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, test_second_writer_refused);
 		tcase_add_test(tc, test_dead_rank_dynamic);
 		tcase_add_test(tc, test_dead_rank_static);
+		tcase_add_test(tc, test_two_creators);
+		tcase_add_test(tc, test_enospc_fault_midway);
 	}
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -5,7 +5,10 @@
  * SWMR-read mode, the consistency flags being set) and resumable without
  * h5clear, the end time written at close while a SWMR reader holds the file,
  * a second writer refused while the first lives, a 1.8-format file resumed
- * as such, and docs/hdf5-schema.md describing every column the file has. */
+ * as such, docs/hdf5-schema.md describing every column the file has, two
+ * creations of one file (one wins), rows counted back after a failed flush,
+ * resume dropping unwritten rows and comparing parsed settings, and
+ * --dry-run's resume check changing nothing. */
 #define _GNU_SOURCE
 
 #include <check.h>
@@ -1319,6 +1322,213 @@ START_TEST(resume_keeps_old_format)
 }
 END_TEST
 
+/* Two sweeps create one new file at once: the first to publish wins, the
+ * other (held by SW_TEST_FAULT=publish-wait between its lock and its name,
+ * so the order is the same every time) fails with SW_EIO and leaves no
+ * temporary file; the file is the winner's. */
+START_TEST(race_one_wins)
+{
+	struct sw_h5_meta mine = test_meta(7), theirs = test_meta(8);
+	const char *path = in_dir("out.h5"), *go = in_dir("go"), *said = in_dir("said");
+	char tmp[600];
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	int status;
+	pid_t child = fork();
+
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		char fault[600];
+		FILE *f;
+		snprintf(fault, sizeof fault, "publish-wait:%s", go);
+		setenv("SW_TEST_FAULT", fault, 1);
+		enum sw_status st = sw_h5_create(path, 0, &theirs, &h, &e);
+		f = fopen(said, "w");
+		if (f) {
+			fputs(e.msg, f);
+			fclose(f);
+		}
+		_exit(st);
+	}
+	snprintf(tmp, sizeof tmp, "%s/.out.h5.tmp%ld", dir, (long)child);
+	while (access(tmp, F_OK) != 0) /* the other has passed its checks and holds its temp */
+		ck_assert_int_eq(waitpid(child, &status, WNOHANG), 0);
+	ck_assert_msg(sw_h5_create(path, 0, &mine, &h, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	close(open(go, O_WRONLY | O_CREAT, 0644));
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), SW_EIO);
+	FILE *f = fopen(said, "r");
+	char msg[512] = "";
+	ck_assert(f && fgets(msg, sizeof msg, f));
+	fclose(f);
+	ck_assert_msg(strstr(msg, "another sweep created it") && strstr(msg, "nothing was run"),
+		      "%s", msg);
+	ck_assert_int_eq(hidden_files(), 0);
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	uint64_t fp = 0;
+	ck_assert(file >= 0);
+	ck_assert_int_eq(sw_h5_get_attr(file, "plan_fingerprint", H5T_NATIVE_UINT64, &fp), 1);
+	ck_assert_uint_eq(fp, 7);
+	H5Fclose(file);
+}
+END_TEST
+
+/* The summary's count comes from the file: a flush that fails (the
+ * SW_TEST_FAULT enospc switch, as a full disk) leaves the rows of the
+ * flushes before it, which is what sw_h5_count_session reads back, and
+ * --resume completes the file once writes work again. */
+START_TEST(count_after_disk_full)
+{
+	static struct sw_record recs[N_RECS];
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	struct sw_h5_rows in;
+	uint64_t *ids;
+	size_t n;
+	int session;
+
+	setenv("SW_TEST_FAULT", "enospc:2", 1);
+	ck_assert_msg(sw_h5_create(path, 0, &m, &h, &e) == SW_OK, "%s", e.msg);
+	for (int i = 0; i < N_RECS; i++) {
+		make_record(&recs[i], i, 0);
+		ck_assert_int_eq(sw_h5_append(h, &recs[i], &e), SW_OK);
+		if (i == 1)
+			ck_assert_int_eq(sw_h5_flush(h, &e), SW_OK);
+	}
+	ck_assert_int_eq(sw_h5_flush(h, &e), SW_EIO);
+	ck_assert_msg(strstr(e.msg, "No space left on device"), "%s", e.msg);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_EIO);
+	unsetenv("SW_TEST_FAULT");
+	ck_assert_int_eq(sw_h5_count_session(path, 0, &in, &e), SW_OK);
+	ck_assert_uint_eq(in.rows, 2); /* appended 5, flushed 2 */
+	ck_assert_uint_eq(in.by_status[0] + in.by_status[1], 2);
+
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(n, 2);
+	free(ids);
+	for (int i = 2; i < N_RECS; i++) {
+		make_record(&recs[i], i, session);
+		ck_assert_int_eq(sw_h5_append(h, &recs[i], &e), SW_OK);
+	}
+	ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, &e), SW_OK);
+	ck_assert_int_eq(sw_h5_count_session(path, 1, &in, &e), SW_OK);
+	ck_assert_uint_eq(in.rows, N_RECS - 2);
+	ck_assert_uint_eq(count_rows(path, "measurements"), N_RECS);
+}
+END_TEST
+
+/* A disk that filled during a flush leaves the table grown by rows that
+ * never came (fill rows, point id UINT64_MAX) at its end: resume drops
+ * them, so the file it completes has every point once and no hole. */
+START_TEST(resume_drops_unwritten_rows)
+{
+	static struct sw_record recs[N_RECS];
+	struct sw_device_info devs[2];
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids;
+	size_t n;
+	int session;
+	hsize_t grown = 2 + 1024;
+
+	write_file(path, 42, recs, 2, devs);
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, "measurements", H5P_DEFAULT);
+	ck_assert(d >= 0 && H5Dset_extent(d, &grown) >= 0);
+	H5Dclose(d);
+	H5Fclose(f);
+	ck_assert_uint_eq(count_rows(path, "measurements"), grown);
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(n, 2);
+	free(ids);
+	make_record(&recs[2], 2, session);
+	ck_assert_int_eq(sw_h5_append(h, &recs[2], &e), SW_OK);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, &e), SW_OK);
+	ck_assert_uint_eq(count_rows(path, "measurements"), 3);
+}
+END_TEST
+
+/* Resume compares the parsed measure and model settings, not the text:
+ * another name or a comment is the same job, another warm-up or bank
+ * width is not (the plan fingerprint, here a constant, is the same). */
+START_TEST(resume_settings)
+{
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids;
+	size_t n;
+	int session;
+	static const struct {
+		const char *text, *refusal; /* NULL: accepted */
+	} cases[] = {
+		{ "name: b # another label\nfamilies:\n  strided_read:\n", NULL },
+		{ "name: a\nmeasure:\n  warmup: 7\nfamilies:\n  strided_read:\n",
+		  "measure.warmup is 2 in the file, 7 in this job" },
+		{ "name: a\nmeasure:\n  rse_target: 0.01\nfamilies:\n  strided_read:\n",
+		  "measure.rse_target is 0.005 in the file, 0.01 in this job" },
+		{ "name: a\nmodel:\n  kepler_bank_bytes: 8\nfamilies:\n  strided_read:\n",
+		  "model.kepler_bank_bytes is 4 in the file, 8 in this job" },
+		{ "name: a\nmodel:\n  ccs: [7.0]\nfamilies:\n  strided_read:\n", "model.ccs" },
+	};
+
+	m.job_text = "name: a\nfamilies:\n  strided_read:\n";
+	ck_assert_msg(sw_h5_create(path, 0, &m, &h, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sw_h5_meta other = m;
+		enum sw_status want = cases[i].refusal ? SW_EINVAL : SW_OK;
+		other.job_text = cases[i].text;
+		ck_assert_int_eq(sw_h5_check_resume(path, &other, &n, &e), want);
+		ck_assert_int_eq(sw_h5_resume(path, &other, &h, &ids, &n, &session, &e), want);
+		if (cases[i].refusal)
+			ck_assert_msg(strstr(e.msg, cases[i].refusal), "case %zu: %s", i, e.msg);
+		free(ids);
+		ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, &e), SW_OK);
+	}
+}
+END_TEST
+
+/* --dry-run --resume's check opens the file read-only: it refuses what
+ * resume refuses (a sessions counter with no room left) and changes
+ * nothing, not even the consistency flags; it accepts a good file. */
+START_TEST(check_resume_changes_nothing)
+{
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("out.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	struct stat before, after;
+	size_t n = 99;
+	int big = INT32_MAX;
+
+	ck_assert_msg(sw_h5_create(path, 0, &m, &h, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	ck_assert_msg(sw_h5_check_resume(path, &m, &n, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(n, 0);
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0 && sw_h5_put_i32(f, "sessions", big, &e) == SW_OK);
+	H5Fclose(f);
+	ck_assert(stat(path, &before) == 0);
+	ck_assert_int_eq(sw_h5_check_resume(path, &m, &n, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, "as many as its counter holds"), "%s", e.msg);
+	ck_assert(stat(path, &after) == 0);
+	ck_assert_int_eq(before.st_mtime, after.st_mtime);
+	ck_assert_int_eq(before.st_size, after.st_size);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); /* a plain open: no flags left set */
+	ck_assert(f >= 0);
+	H5Fclose(f);
+	ck_assert_int_eq(sw_h5_check_resume(in_dir("none.h5"), &m, &n, &e), SW_EIO);
+}
+END_TEST
+
 static Suite *h5out_suite(void)
 {
 	Suite *s = suite_create("h5out");
@@ -1341,6 +1551,11 @@ static Suite *h5out_suite(void)
 	tcase_add_test(tc, close_with_live_reader);
 	tcase_add_test(tc, second_writer_refused);
 	tcase_add_test(tc, resume_keeps_old_format);
+	tcase_add_test(tc, race_one_wins);
+	tcase_add_test(tc, count_after_disk_full);
+	tcase_add_test(tc, resume_settings);
+	tcase_add_test(tc, resume_drops_unwritten_rows);
+	tcase_add_test(tc, check_resume_changes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }
