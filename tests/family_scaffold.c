@@ -74,6 +74,49 @@ void sw_ftest_finds_u32(const struct sw_ftest *t, const struct sw_point *p, uint
 	out[i] = keep;
 }
 
+void sw_ftest_finds_f64(const struct sw_ftest *t, const struct sw_point *p, double *out,
+			size_t bytes, uint64_t seed, size_t i, double wrong, const char *what)
+{
+	double keep = out[i];
+	out[i] = wrong;
+	sw_ftest_fails(t, p, out, bytes, seed, what);
+	out[i] = keep;
+}
+
+void *sw_ftest_sums(size_t n_out, unsigned elem_bytes)
+{
+	ck_assert(elem_bytes == 4 || elem_bytes == 8);
+	void *out = calloc(n_out, elem_bytes);
+	ck_assert_ptr_nonnull(out);
+	return out;
+}
+
+void sw_ftest_add(void *out, unsigned elem_bytes, size_t t, double v)
+{
+	if (elem_bytes == 8)
+		((double *)out)[t] += v;
+	else
+		((float *)out)[t] += (float)v;
+}
+
+double sw_ftest_get(const void *out, unsigned elem_bytes, size_t i)
+{
+	return elem_bytes == 8 ? ((const double *)out)[i] : ((const float *)out)[i];
+}
+
+void sw_ftest_sums_checked(const struct sw_ftest *t, const struct sw_point *p, void *out,
+			   size_t n_out, unsigned elem_bytes, uint64_t seed,
+			   enum sw_check_mode mode, uint64_t checked, size_t i)
+{
+	size_t bytes = n_out * elem_bytes;
+	sw_ftest_passes(t, p, out, bytes, seed, mode, checked);
+	if (elem_bytes == 8)
+		sw_ftest_finds_f64(t, p, out, bytes, seed, i, ((double *)out)[i] + 0.5, "element");
+	else
+		sw_ftest_finds(t, p, out, bytes, seed, i, ((float *)out)[i] + 0.5f, "element");
+	sw_ftest_fails(t, p, out, bytes, seed + 1, NULL); /* input from another seed */
+}
+
 struct sw_sizes sw_ftest_sizes(const struct sw_ftest *t, const struct sw_point *p, int n_buffers,
 			       int n_inputs)
 {
