@@ -83,6 +83,15 @@ struct sw_sizes sw_ftest_sizes(const struct sw_ftest *t, const struct sw_point *
 /* The model's figures for p on CC cc, asserted to evaluate. */
 struct sw_model_figures sw_ftest_model(const struct sw_ftest *t, const struct sw_point *p, int cc);
 
+/* The block axis of a family whose block only reshapes the launch: for p
+ * (its block at the baseline 0), every power-of-two block of 32 to 1024
+ * threads that divides `total` (0: any) runs, needs the same buffers, is
+ * modelled as the variant's own launch is, and, when out is given (bytes
+ * long, input from seed), passes the same check; 48 threads (not whole
+ * warps) are refused, and so are 96 where total is a power of two. */
+void sw_ftest_block_reshapes(const struct sw_ftest *t, struct sw_point p, uint64_t total,
+			     const void *out, size_t bytes, uint64_t seed);
+
 /* Runs the n tests as one case (60 s each) of one suite; main's exit status. */
 int sw_ftest_run(const char *suite, const char *tcase, const TTest *const *tests, int n);
 
