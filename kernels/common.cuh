@@ -222,7 +222,9 @@ SW_HD double sw_vsum(double2 v)
 	return v.x + v.y;
 }
 
-template <typename T> __global__ void sw_fill_uniform_double_kernel(T *a, uint64_t n, uint64_t seed)
+/* A template so that every family file including this header may have it
+ * without defining the kernel twice. */
+template <typename T> __global__ void sw_fill_uniform_as_kernel(T *a, uint64_t n, uint64_t seed)
 {
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += stride)
@@ -234,7 +236,7 @@ template <typename T> __global__ void sw_fill_uniform_double_kernel(T *a, uint64
 static inline cudaError_t sw_fill_uniform_double(double *dev, uint64_t n, uint64_t seed,
 						 cudaStream_t s)
 {
-	sw_fill_uniform_double_kernel<double><<<4096, 256, 0, s>>>(dev, n, seed);
+	sw_fill_uniform_as_kernel<double><<<4096, 256, 0, s>>>(dev, n, seed);
 	return cudaGetLastError();
 }
 #endif
