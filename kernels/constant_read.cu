@@ -5,7 +5,8 @@
  * launch long; useful bytes are the 4-byte words the threads read, so the
  * bandwidth is inverse to the time per warp load. The table is 64 KB of
  * uniform floats, made on the device from the seed, copied to __constant__
- * memory in prepare.
+ * memory in prepare. The block axis (0: 256) splits the same threads into
+ * other blocks: occupancy's share, the addresses unchanged.
  *   constant  __constant__ array: the constant cache serves one address per
  *             pass, so the cost grows linearly with distinct (C17)
  *   global    plain global loads through L1: one line, one pass, flat
@@ -17,7 +18,7 @@
 
 #include <stdio.h>
 
-enum { AXIS_DISTINCT };
+enum { AXIS_DISTINCT, AXIS_BLOCK };
 enum { V_CONSTANT, V_GLOBAL, V_READONLY };
 #define ACCS 4 /* independent sums per thread, so loads need not wait on adds */
 
@@ -70,10 +71,22 @@ static uint32_t distinct_of(const struct sw_point *p)
 	return (uint32_t)p->axis[AXIS_DISTINCT];
 }
 
+/* The block axis reshapes the same SW_CONST_T threads (refuse keeps the
+ * blocks whole): each thread's loads, and so the work, stay as they are. */
+static unsigned threads_of(const struct sw_point *p)
+{
+	return sw_shape_of(p->axis[AXIS_BLOCK], SW_CONST_THREADS);
+}
+
+static unsigned blocks_of(const struct sw_point *p)
+{
+	return (unsigned)(SW_CONST_T / threads_of(p));
+}
+
 static cudaError_t launch_constant(const struct sw_point *p, const struct sw_buffers *b,
 				   cudaStream_t s)
 {
-	const_read_constant_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
+	const_read_constant_kernel<<<blocks_of(p), threads_of(p), 0, s>>>(
 		(float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
 	return cudaGetLastError();
 }
@@ -81,7 +94,7 @@ static cudaError_t launch_constant(const struct sw_point *p, const struct sw_buf
 static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffers *b,
 				 cudaStream_t s)
 {
-	const_read_global_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
+	const_read_global_kernel<<<blocks_of(p), threads_of(p), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
 	return cudaGetLastError();
 }
@@ -89,7 +102,7 @@ static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffe
 static cudaError_t launch_readonly(const struct sw_point *p, const struct sw_buffers *b,
 				   cudaStream_t s)
 {
-	const_read_readonly_kernel<<<SW_CONST_BLOCKS, SW_CONST_THREADS, 0, s>>>(
+	const_read_readonly_kernel<<<blocks_of(p), threads_of(p), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], distinct_of(p), SW_CONST_STEP);
 	return cudaGetLastError();
 }
@@ -131,7 +144,8 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
-	return 0; /* every distinct in 1..32 runs */
+	/* every distinct in 1..32 runs */
+	return sw_block_refuse(p->axis[AXIS_BLOCK], SW_CONST_T, why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -182,14 +196,16 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 static const struct sw_axis_def axes[] = {
 	{ "distinct", "addresses", 1, 32, "1,2,4,8,16,32",
 	  "different words a warp reads per load (groups of consecutive lanes share one word)" },
+	SW_BLOCK_AXIS("256; the 2M threads stay"),
 };
+#define BOTH_AXES ((1u << AXIS_DISTINCT) | (1u << AXIS_BLOCK))
 static const struct sw_variant variants[] = {
 	{ "constant", "__constant__ table: one address per pass, cost linear in distinct (C17)",
-	  launch_constant, requests_constant, 1u << AXIS_DISTINCT, 0 },
+	  launch_constant, requests_constant, BOTH_AXES, 0 },
 	{ "global", "plain global loads of the same words: one L1 line per load, flat (C17)",
-	  launch_global, requests_table, 1u << AXIS_DISTINCT, 0 },
+	  launch_global, requests_table, BOTH_AXES, 0 },
 	{ "readonly", "__ldg read-only path of the same words, flat (C17)", launch_readonly,
-	  requests_table, 1u << AXIS_DISTINCT, 0 },
+	  requests_table, BOTH_AXES, 0 },
 };
 
 const struct sw_family sw_family_constant_read = {

@@ -13,7 +13,8 @@
  *   copy    reference: coalesced float4 copy of the same 12n bytes
  *   memcpy  reference: cudaMemcpy device to device of the same bytes
  * The three arrays of soa are the three planes of one buffer, so every
- * variant has one input and one output of 3n floats.
+ * variant has one input and one output of 3n floats. The block axis (0: the
+ * course's 256) reshapes aos and soa, one thread per element either way.
  */
 #include "kernel.h"
 #include "common.cuh"
@@ -22,7 +23,7 @@
 
 #include <stdio.h>
 
-enum { AXIS_N };
+enum { AXIS_N, AXIS_BLOCK };
 enum { V_AOS, V_STAGED, V_SOA, V_COPY, V_MEMCPY };
 
 __global__ void float3_aos_kernel(const float *__restrict__ in, float *__restrict__ out, uint64_t n)
@@ -105,15 +106,22 @@ __global__ void float3_copy_kernel(const float4 *__restrict__ in, float4 *__rest
 		out[j] = in[j];
 }
 
+/* Threads per block: the block axis's for aos and soa, whose threads each
+ * take one element wherever their block is (staged's tile is 256 wide). */
+static unsigned threads_of(const struct sw_point *p)
+{
+	return sw_shape_of(p->axis[AXIS_BLOCK], SW_FLOAT3_THREADS);
+}
+
 /* One thread per element, as the course launches kernels A and B. */
 static unsigned blocks_for(const struct sw_point *p)
 {
-	return (unsigned)(((uint64_t)p->axis[AXIS_N] + SW_FLOAT3_THREADS - 1) / SW_FLOAT3_THREADS);
+	return (unsigned)(((uint64_t)p->axis[AXIS_N] + threads_of(p) - 1) / threads_of(p));
 }
 
 static cudaError_t launch_aos(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	float3_aos_kernel<<<blocks_for(p), SW_FLOAT3_THREADS, 0, s>>>(
+	float3_aos_kernel<<<blocks_for(p), threads_of(p), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N]);
 	return cudaGetLastError();
 }
@@ -128,7 +136,7 @@ static cudaError_t launch_staged(const struct sw_point *p, const struct sw_buffe
 
 static cudaError_t launch_soa(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	float3_soa_kernel<<<blocks_for(p), SW_FLOAT3_THREADS, 0, s>>>(
+	float3_soa_kernel<<<blocks_for(p), threads_of(p), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N]);
 	return cudaGetLastError();
 }
@@ -208,7 +216,7 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 			 (long long)p->axis[AXIS_N]);
 		return 1;
 	}
-	return 0;
+	return sw_block_refuse(p->axis[AXIS_BLOCK], 0, why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -253,15 +261,17 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 static const struct sw_axis_def axes[] = {
 	{ "n", "elements", 1024, INT64_C(1) << 30, "16M,64M", "float3 elements (3 floats each)" },
+	SW_BLOCK_AXIS("256"),
 };
+#define N_BLOCK ((1u << AXIS_N) | (1u << AXIS_BLOCK))
 static const struct sw_variant variants[] = {
 	{ "aos", "kernel A: one float3 per thread, read and written directly; uncoalesced (C3, C5)",
-	  launch_aos, requests_direct, 1u << AXIS_N, 0 },
+	  launch_aos, requests_direct, N_BLOCK, 0 },
 	{ "staged",
 	  "kernel B: 768 floats per block through shared memory, coalesced passes (C5, C6)",
 	  launch_staged, requests_staged, 1u << AXIS_N, 0 },
 	{ "soa", "structure of arrays: x, y and z in separate arrays, each coalesced (C6)",
-	  launch_soa, requests_direct, 1u << AXIS_N, 0 },
+	  launch_soa, requests_direct, N_BLOCK, 0 },
 	{ "copy", "float4 copy of the same 12n bytes, near the memory limit", launch_copy,
 	  requests_copy, 1u << AXIS_N, 1 },
 	{ "memcpy", "cudaMemcpy device to device of the same 12n bytes", launch_memcpy, NULL,

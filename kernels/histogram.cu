@@ -12,7 +12,8 @@
  *                  conflict in a bank or on an address, whatever the data
  *   stream_read    reference: a uint4 streaming read of the same n bytes
  * Every launch clears the histogram with a cudaMemsetAsync first: each timed
- * launch counts the whole input again.
+ * launch counts the whole input again. The block axis (0: 256) reshapes
+ * global_atomic's and shared_priv's blocks, 8 per SM either way.
  */
 #include "kernel.h"
 #include "common.cuh"
@@ -22,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { AXIS_BINS, AXIS_DIST, AXIS_N };
+enum { AXIS_BINS, AXIS_DIST, AXIS_N, AXIS_BLOCK };
 enum { V_GLOBAL_ATOMIC, V_SHARED_PRIV, V_SHARED_WIDE, V_STREAM_READ };
 
 /* Blocks of shared_wide per SM when prepare could not ask the occupancy API:
@@ -157,6 +158,14 @@ static unsigned int bins_of(const struct sw_point *p)
 	return (unsigned int)p->axis[AXIS_BINS];
 }
 
+/* Threads per block of global_atomic and shared_priv: the block axis's, 256
+ * at its baseline, on the same 8 blocks per SM. Their loops stride over
+ * the grid, and the model's loads do not depend on it (histogram.cuh). */
+static unsigned threads_of(const struct sw_point *p)
+{
+	return sw_shape_of(p->axis[AXIS_BLOCK], SW_HIST_THREADS);
+}
+
 static cudaError_t clear_hist(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
 	return cudaMemsetAsync(b->dev[1], 0, bins_of(p) * sizeof(unsigned int), s);
@@ -168,7 +177,7 @@ static cudaError_t launch_global(const struct sw_point *p, const struct sw_buffe
 	cudaError_t e = clear_hist(p, b, s);
 	if (e != cudaSuccess)
 		return e;
-	histogram_global_kernel<<<b->sm_count * SW_HIST_BLOCKS_PER_SM, SW_HIST_THREADS, 0, s>>>(
+	histogram_global_kernel<<<b->sm_count * SW_HIST_BLOCKS_PER_SM, threads_of(p), 0, s>>>(
 		(const unsigned char *)b->dev[0], (unsigned int *)b->dev[1], p->axis[AXIS_N],
 		bins_of(p) - 1);
 	return cudaGetLastError();
@@ -180,7 +189,7 @@ static cudaError_t launch_shared(const struct sw_point *p, const struct sw_buffe
 	cudaError_t e = clear_hist(p, b, s);
 	if (e != cudaSuccess)
 		return e;
-	histogram_shared_kernel<<<b->sm_count * SW_HIST_BLOCKS_PER_SM, SW_HIST_THREADS,
+	histogram_shared_kernel<<<b->sm_count * SW_HIST_BLOCKS_PER_SM, threads_of(p),
 				  bins_of(p) * sizeof(unsigned int), s>>>(
 		(const unsigned char *)b->dev[0], (unsigned int *)b->dev[1], p->axis[AXIS_N],
 		bins_of(p));
@@ -265,7 +274,7 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 			 (long long)bins);
 		return 1;
 	}
-	return 0;
+	return sw_block_refuse(p->axis[AXIS_BLOCK], 0, why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -408,13 +417,14 @@ static const struct sw_axis_def axes[] = {
 	  "2 single value (every byte the same)" },
 	{ "n", "elements", 1024, INT64_C(2) << 30, "256M",
 	  "input length in bytes (one byte per element)" },
+	SW_BLOCK_AXIS("256; shared_wide's 512 stays"),
 };
 static const struct sw_variant variants[] = {
 	{ "global_atomic", "one global atomicAdd per byte (exercise 4.2)", launch_global,
-	  requests_bytes, HIST_AXES, 0 },
+	  requests_bytes, HIST_AXES | (1u << AXIS_BLOCK), 0 },
 	{ "shared_priv",
 	  "block-private shared histogram, merged with global atomics (exercise 4.3)",
-	  launch_shared, requests_bytes, HIST_AXES, 0 },
+	  launch_shared, requests_bytes, HIST_AXES | (1u << AXIS_BLOCK), 0 },
 	{ "shared_wide",
 	  "privatised per lane, uint4 loads: conflict-free shared atomics (4.3 tuned)", launch_wide,
 	  requests_uint4, HIST_AXES, 0 },

@@ -12,7 +12,8 @@
  *   stream_read   reference: the same float4 reads of both vectors, each
  *                 thread writing its own sum, with no reduction
  * Every launch clears the accumulator with a cudaMemsetAsync first: each
- * timed launch computes the whole dot product again.
+ * timed launch computes the whole dot product again. The block axis (0:
+ * 256) reshapes atomic's one-thread-per-element launch.
  */
 #include "kernel.h"
 #include "common.cuh"
@@ -21,7 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 
-enum { AXIS_N };
+enum { AXIS_N, AXIS_BLOCK };
 enum { V_ATOMIC, V_SHARED_TREE, V_WARP_SHUFFLE, V_STREAM_READ };
 #define UNROLL 4
 
@@ -129,9 +130,9 @@ static cudaError_t launch_atomic(const struct sw_point *p, const struct sw_buffe
 	cudaError_t e = cudaMemsetAsync(b->dev[2], 0, sizeof(float), s);
 	if (e != cudaSuccess)
 		return e;
-	reduce_atomic_kernel<<<(unsigned int)((n + SW_REDUCE_ATOMIC_THREADS - 1) /
-					      SW_REDUCE_ATOMIC_THREADS),
-			       SW_REDUCE_ATOMIC_THREADS, 0, s>>>(
+	/* one thread per element in blocks of the block axis's size (0: 256) */
+	unsigned threads = sw_shape_of(p->axis[AXIS_BLOCK], SW_REDUCE_ATOMIC_THREADS);
+	reduce_atomic_kernel<<<(unsigned int)((n + threads - 1) / threads), threads, 0, s>>>(
 		(const float *)b->dev[0], (const float *)b->dev[1], (float *)b->dev[2], n);
 	return cudaGetLastError();
 }
@@ -212,7 +213,7 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 			 (long long)p->axis[AXIS_N]);
 		return 1;
 	}
-	return 0;
+	return sw_block_refuse(p->axis[AXIS_BLOCK], 0, why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -322,11 +323,12 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 static const struct sw_axis_def axes[] = {
 	{ "n", "elements", 1024, INT64_C(2) << 30, "64M,256M", "length of each vector in floats" },
+	SW_BLOCK_AXIS("256"),
 };
 static const struct sw_variant variants[] = {
 	{ "atomic",
 	  "one global float atomicAdd per element: n atomics on one address (exercise 4.4)",
-	  launch_atomic, requests_scalar, 1u << AXIS_N, 0 },
+	  launch_atomic, requests_scalar, (1u << AXIS_N) | (1u << AXIS_BLOCK), 0 },
 	{ "shared_tree", "grid-stride, shared-memory tree per block, one atomic per block (4.4)",
 	  launch_tree, requests_scalar, 1u << AXIS_N, 0 },
 	{ "warp_shuffle", "float4 grid-stride, warp shuffle sums, one atomic per block (4.4 tuned)",

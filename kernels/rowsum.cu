@@ -8,6 +8,9 @@
  *   block_per_row   the course's good kernel: a block of 256 per row
  *   warp_per_row    a warp per row: no barrier, 8 rows per block
  *   stream_read     reference: float4 streaming read of the same bytes
+ * The block axis (0: 256) reshapes thread_per_row and warp_per_row: the
+ * same threads and addresses in smaller or larger blocks, so 8192 rows of
+ * thread_per_row fill 128 multiprocessors at 64 threads, not 32.
  */
 #include "kernel.h"
 #include "common.cuh"
@@ -17,7 +20,7 @@
 #include <math.h>
 #include <stdio.h>
 
-enum { AXIS_ROWS, AXIS_COLS };
+enum { AXIS_ROWS, AXIS_COLS, AXIS_BLOCK };
 enum { V_THREAD, V_BLOCK, V_WARP, V_STREAM_READ };
 
 __global__ void rowsum_thread_kernel(const float *__restrict__ a, float *__restrict__ out,
@@ -84,7 +87,7 @@ __global__ void rowsum_block_kernel(const float *__restrict__ a, float *__restri
 __global__ void rowsum_warp_kernel(const float *__restrict__ a, float *__restrict__ out,
 				   uint64_t rows, uint64_t cols)
 {
-	uint64_t row = blockIdx.x * (uint64_t)SW_ROWSUM_WARPS + threadIdx.x / 32;
+	uint64_t row = blockIdx.x * (uint64_t)(blockDim.x / 32) + threadIdx.x / 32;
 	int lane = threadIdx.x % 32;
 	if (row >= rows) /* the whole warp leaves: the shuffles below stay full */
 		return;
@@ -107,11 +110,19 @@ static uint64_t cols_of(const struct sw_point *p)
 /* 256 threads per block, as the course launches it: rows / 256 blocks, so
  * 8192 rows keep only 32 multiprocessors busy. The rows axis tells that
  * apart from the cost of the access pattern. */
+/* Threads per block of thread_per_row and warp_per_row: the block axis's,
+ * 256 at its baseline. A row's thread or warp reads the same addresses in
+ * any block; what changes is how many blocks the rows fill. */
+static unsigned threads_of(const struct sw_point *p)
+{
+	return sw_shape_of(p->axis[AXIS_BLOCK], SW_ROWSUM_THREADS);
+}
+
 static cudaError_t launch_thread(const struct sw_point *p, const struct sw_buffers *b,
 				 cudaStream_t s)
 {
-	unsigned blocks = (unsigned)((rows_of(p) + SW_ROWSUM_THREADS - 1) / SW_ROWSUM_THREADS);
-	rowsum_thread_kernel<<<blocks, SW_ROWSUM_THREADS, 0, s>>>(
+	unsigned blocks = (unsigned)((rows_of(p) + threads_of(p) - 1) / threads_of(p));
+	rowsum_thread_kernel<<<blocks, threads_of(p), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], rows_of(p), cols_of(p));
 	return cudaGetLastError();
 }
@@ -126,8 +137,9 @@ static cudaError_t launch_block(const struct sw_point *p, const struct sw_buffer
 
 static cudaError_t launch_warp(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	unsigned blocks = (unsigned)((rows_of(p) + SW_ROWSUM_WARPS - 1) / SW_ROWSUM_WARPS);
-	rowsum_warp_kernel<<<blocks, SW_ROWSUM_THREADS, 0, s>>>(
+	unsigned warps = threads_of(p) / 32;
+	unsigned blocks = (unsigned)((rows_of(p) + warps - 1) / warps);
+	rowsum_warp_kernel<<<blocks, threads_of(p), 0, s>>>(
 		(const float *)b->dev[0], (float *)b->dev[1], rows_of(p), cols_of(p));
 	return cudaGetLastError();
 }
@@ -194,7 +206,7 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 			 (unsigned long long)(rows_of(p) * cols_of(p)));
 		return 1;
 	}
-	return 0;
+	return sw_block_refuse(p->axis[AXIS_BLOCK], 0, why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -258,17 +270,18 @@ static const struct sw_axis_def axes[] = {
 	{ "rows", "elements", 32, INT64_C(1) << 20, "8192,32768", "matrix rows (one sum each)" },
 	{ "cols", "elements", 32, INT64_C(64) << 10, "8192,32768",
 	  "matrix columns: floats per row, and the distance between rows" },
+	SW_BLOCK_AXIS("256"),
 };
 static const struct sw_variant variants[] = {
 	{ "thread_per_row",
 	  "one thread per row: lanes cols x 4 bytes apart, 32 sectors per request (C10)",
-	  launch_thread, requests_thread, BOTH_AXES, 0 },
+	  launch_thread, requests_thread, BOTH_AXES | (1u << AXIS_BLOCK), 0 },
 	{ "block_per_row",
 	  "one block of 256 per row striding across it, then a block reduction: "
 	  "4 sectors per request (C10)",
 	  launch_block, requests_group, BOTH_AXES, 0 },
 	{ "warp_per_row", "one warp per row striding across it, then a shuffle reduction",
-	  launch_warp, requests_group, BOTH_AXES, 0 },
+	  launch_warp, requests_group, BOTH_AXES | (1u << AXIS_BLOCK), 0 },
 	{ "stream_read",
 	  "float4 streaming read of the same rows x cols floats, near the memory limit",
 	  launch_stream, requests_stream, BOTH_AXES, 1 },

@@ -9,6 +9,7 @@
  *   broadcast      every lane reads one word: no conflict (C13)
  *   two_way        the course's (lane % 2) * 32: 2-way, not 16-way (C13)
  *   conflict_free  reference: lane reads word lane, one word per bank
+ * The block axis (0: 256) splits the same threads into other blocks.
  * Not measured here: global memory (the shared words come from a 5 KB input).
  */
 #include "kernel.h"
@@ -18,12 +19,13 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { AXIS_WORD_STRIDE };
+enum { AXIS_WORD_STRIDE, AXIS_BLOCK };
 
 /* The loads go through a volatile pointer: otherwise the compiler sees that
  * nothing writes the words inside the loop, hoists the loads out of it and
  * leaves a loop of adds. Each thread's sum is written so none is removed. */
-__global__ void __launch_bounds__(SW_SMEM_THREADS)
+/* Bounds of the largest block the block axis allows. */
+__global__ void __launch_bounds__(1024)
 	smem_bank_kernel(const float *__restrict__ in, uint32_t *__restrict__ out, int pattern,
 			 uint32_t s)
 {
@@ -48,10 +50,18 @@ static uint32_t stride_of(const struct sw_point *p)
 	return s == SW_AXIS_UNUSED ? 0 : (uint32_t)s;
 }
 
+/* The block axis reshapes the same SW_SMEM_T threads (refuse keeps the
+ * blocks whole); a lane's words depend on its lane only, so every warp's
+ * requests stay as they are. */
+static unsigned threads_of(const struct sw_point *p)
+{
+	return sw_shape_of(p->axis[AXIS_BLOCK], SW_SMEM_THREADS);
+}
+
 static cudaError_t launch(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
 	/* the variant index is the pattern (smem_bank.cuh) */
-	smem_bank_kernel<<<SW_SMEM_BLOCKS, SW_SMEM_THREADS, 0, s>>>(
+	smem_bank_kernel<<<(unsigned)(SW_SMEM_T / threads_of(p)), threads_of(p), 0, s>>>(
 		(const float *)b->dev[0], (uint32_t *)b->dev[1], p->variant, stride_of(p));
 	return cudaGetLastError();
 }
@@ -83,8 +93,8 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
-	(void)p, (void)why, (void)len;
-	return 0; /* the axis range is all the kernel needs */
+	/* the word_stride range is all the kernel needs */
+	return sw_block_refuse(p->axis[AXIS_BLOCK], SW_SMEM_T, why, len);
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -133,16 +143,18 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 static const struct sw_axis_def axes[] = {
 	{ "word_stride", "words", 0, 32, "0:32",
 	  "distance in 4-byte words between neighbouring lanes' words; 0 = all lanes one word" },
+	SW_BLOCK_AXIS("256; the 512K threads stay"),
 };
+#define B (1u << AXIS_BLOCK)
 static const struct sw_variant variants[] = {
 	{ "stride", "lane reads word lane * word_stride: a gcd(word_stride, 32)-way conflict (C16)",
-	  launch, requests, 1u << AXIS_WORD_STRIDE, 0 },
+	  launch, requests, (1u << AXIS_WORD_STRIDE) | B, 0 },
 	{ "broadcast", "every lane reads one word: a broadcast, no conflict (C13)", launch,
-	  requests, 0, 0 },
+	  requests, B, 0 },
 	{ "two_way", "half the warp reads word 0, half word 32: a 2-way conflict (C13)", launch,
-	  requests, 0, 0 },
+	  requests, B, 0 },
 	{ "conflict_free", "lane reads word lane: one word per bank, the conflict-free time",
-	  launch, requests, 0, 1 },
+	  launch, requests, B, 1 },
 };
 
 const struct sw_family sw_family_smem_bank = {

@@ -10,70 +10,126 @@
  *   stream_read  reference: float4 streaming read of n elements, near the
  *                memory limit
  *   memcpy       reference: cudaMemcpy device to device of n elements
+ * The launch-shape and width axes of course and tuned: block and grid (0:
+ * the course's 256 and 4096), to tell occupancy from the access pattern; vec
+ * elements per load (float2, float4: one 8- or 16-byte word per lane) and
+ * elem_bytes (8: doubles), with stride counted in loads. Inputs of 8-byte
+ * elements hold the same values as float inputs, widened
+ * (sw_uniform_double), and a thread sums its elements in their own type.
  */
 #include "kernel.h"
 #include "common.cuh"
 #include "strided_read.cuh"
 #include "stream_ref.cuh"
 
-enum { AXIS_STRIDE, AXIS_N };
+enum { AXIS_STRIDE, AXIS_N, AXIS_BLOCK, AXIS_GRID, AXIS_VEC, AXIS_ELEM_BYTES };
 enum { V_COURSE, V_TUNED, V_STREAM_READ, V_MEMCPY };
 #define TUNED_UNROLL 8
 
-__global__ void strided_read_course_kernel(const float *a, float *out, uint64_t n, uint64_t stride)
+/* A point's launch and load: blocks x threads threads, T in all, each load
+ * vec elements of elem_bytes (word_bytes together), loads of them in n. */
+struct shape {
+	unsigned blocks, threads, vec, elem_bytes, word_bytes;
+	uint64_t T, loads;
+};
+
+static struct shape shape_of(const struct sw_point *p)
 {
+	struct shape sh;
+	sh.blocks = sw_shape_of(p->axis[AXIS_GRID], SW_STRIDED_BLOCKS);
+	sh.threads = sw_shape_of(p->axis[AXIS_BLOCK], SW_STRIDED_THREADS);
+	sh.T = (uint64_t)sh.blocks * sh.threads;
+	sh.vec = sw_vec_of(p->axis[AXIS_VEC]);
+	sh.elem_bytes = sw_elem_bytes_of(p->axis[AXIS_ELEM_BYTES]);
+	sh.word_bytes = sh.vec * sh.elem_bytes;
+	sh.loads = (uint64_t)p->axis[AXIS_N] / sh.vec;
+	return sh;
+}
+
+/* V is the loaded type (float, float2, float4, double, double2), S its
+ * element type, in which the thread sums. */
+template <typename V, typename S>
+__global__ void strided_read_course_kernel(const V *a, S *out, uint64_t loads, uint64_t stride)
+{
+	uint64_t T = (uint64_t)gridDim.x * blockDim.x;
 	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float sum = 0.0f;
+	S sum = 0;
 	for (uint64_t k = 0;; k++) {
-		uint64_t i = sw_strided_index(t, k, stride);
-		if (i >= n)
+		uint64_t i = sw_strided_index(t, k, stride, T);
+		if (i >= loads)
 			break;
-		sum += a[i];
+		sum += sw_vsum(a[i]);
 	}
 	out[t] = sum; /* written so the loads are not removed */
 }
 
 /* The loads of TUNED_UNROLL steps are issued before any add uses them, so
  * each thread keeps several requests in flight instead of one. */
-__global__ void strided_read_tuned_kernel(const float *__restrict__ a, float *__restrict__ out,
-					  uint64_t n, uint64_t stride)
+template <typename V, typename S>
+__global__ void strided_read_tuned_kernel(const V *__restrict__ a, S *__restrict__ out,
+					  uint64_t loads, uint64_t stride)
 {
+	uint64_t T = (uint64_t)gridDim.x * blockDim.x;
 	uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	float acc[TUNED_UNROLL] = { 0 };
-	for (uint64_t k = 0; sw_strided_index(t, k, stride) < n; k += TUNED_UNROLL) {
-		float v[TUNED_UNROLL];
+	S acc[TUNED_UNROLL] = { 0 };
+	for (uint64_t k = 0; sw_strided_index(t, k, stride, T) < loads; k += TUNED_UNROLL) {
+		V v[TUNED_UNROLL];
 #pragma unroll
 		for (int u = 0; u < TUNED_UNROLL; u++) {
-			uint64_t i = sw_strided_index(t, k + u, stride);
-			v[u] = i < n ? a[i] : 0.0f;
+			uint64_t i = sw_strided_index(t, k + u, stride, T);
+			v[u] = i < loads ? a[i] : V{};
 		}
 #pragma unroll
 		for (int u = 0; u < TUNED_UNROLL; u++)
-			acc[u] += v[u];
+			acc[u] += sw_vsum(v[u]);
 	}
-	float sum = 0.0f;
+	S sum = 0;
 #pragma unroll
 	for (int u = 0; u < TUNED_UNROLL; u++)
 		sum += acc[u];
 	out[t] = sum;
 }
 
+template <typename V, typename S>
+static cudaError_t launch_as(int tuned, const struct sw_point *p, const struct sw_buffers *b,
+			     cudaStream_t s)
+{
+	struct shape sh = shape_of(p);
+	const V *a = (const V *)b->dev[0];
+	S *out = (S *)b->dev[1];
+	uint64_t stride = p->axis[AXIS_STRIDE];
+	if (tuned)
+		strided_read_tuned_kernel<V, S>
+			<<<sh.blocks, sh.threads, 0, s>>>(a, out, sh.loads, stride);
+	else
+		strided_read_course_kernel<V, S>
+			<<<sh.blocks, sh.threads, 0, s>>>(a, out, sh.loads, stride);
+	return cudaGetLastError();
+}
+
+/* The kernel of the point's load type (refuse has ruled out the rest). */
+static cudaError_t launch_typed(int tuned, const struct sw_point *p, const struct sw_buffers *b,
+				cudaStream_t s)
+{
+	struct shape sh = shape_of(p);
+	if (sh.elem_bytes == 8)
+		return sh.vec == 2 ? launch_as<double2, double>(tuned, p, b, s)
+				   : launch_as<double, double>(tuned, p, b, s);
+	return sh.vec == 4   ? launch_as<float4, float>(tuned, p, b, s)
+	       : sh.vec == 2 ? launch_as<float2, float>(tuned, p, b, s)
+			     : launch_as<float, float>(tuned, p, b, s);
+}
+
 static cudaError_t launch_course(const struct sw_point *p, const struct sw_buffers *b,
 				 cudaStream_t s)
 {
-	strided_read_course_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
-		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N],
-		p->axis[AXIS_STRIDE]);
-	return cudaGetLastError();
+	return launch_typed(0, p, b, s);
 }
 
 static cudaError_t launch_tuned(const struct sw_point *p, const struct sw_buffers *b,
 				cudaStream_t s)
 {
-	strided_read_tuned_kernel<<<SW_STRIDED_BLOCKS, SW_STRIDED_THREADS, 0, s>>>(
-		(const float *)b->dev[0], (float *)b->dev[1], p->axis[AXIS_N],
-		p->axis[AXIS_STRIDE]);
-	return cudaGetLastError();
+	return launch_typed(1, p, b, s);
 }
 
 static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffers *b,
@@ -89,18 +145,29 @@ static cudaError_t launch_memcpy(const struct sw_point *p, const struct sw_buffe
 			       cudaMemcpyDeviceToDevice, s);
 }
 
-/* Model: request r is step k of warp w; its lanes read sw_strided_index. */
+/* Doubles hold sw_uniform_double, floats sw_uniform: the same values. */
+static cudaError_t fill(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	uint64_t n = p->axis[AXIS_N];
+	if (shape_of(p).elem_bytes == 8)
+		return sw_fill_uniform_double((double *)b->dev[0], n, b->seed, s);
+	return sw_fill_uniform((float *)b->dev[0], n, b->seed, s);
+}
+
+/* Model: request r is step k of warp w; lane l loads word_bytes at load
+ * sw_strided_index(32 w + l, k): a float2 is one 8-byte word per lane. */
 static uint64_t requests_strided(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
-	uint64_t n = p->axis[AXIS_N], stride = p->axis[AXIS_STRIDE];
-	uint64_t warps = SW_STRIDED_T / 32;
-	uint64_t steps = (n + stride * SW_STRIDED_T - 1) / (stride * SW_STRIDED_T);
+	struct shape sh = shape_of(p);
+	uint64_t stride = p->axis[AXIS_STRIDE];
+	uint64_t warps = sh.T / 32;
+	uint64_t steps = (sh.loads + stride * sh.T - 1) / (stride * sh.T);
 	if (req) {
 		uint64_t k = r / warps, w = r % warps;
-		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
+		sw_request_begin(req, SW_SPACE_GLOBAL, (int)sh.word_bytes, 0);
 		for (int l = 0; l < 32; l++) {
-			uint64_t i = sw_strided_index(w * 32 + l, k, stride);
-			sw_request_lane(req, l, i * 4, i < n);
+			uint64_t i = sw_strided_index(w * 32 + l, k, stride, sh.T);
+			sw_request_lane(req, l, i * sh.word_bytes, i < sh.loads);
 		}
 	}
 	return warps * steps;
@@ -113,16 +180,30 @@ static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
+	struct shape sh = shape_of(p);
 	uint64_t n = p->axis[AXIS_N];
 	s->n_buffers = 2;
 	s->n_inputs = 1;
-	s->bytes[0] = n * sizeof(float);
-	s->bytes[1] = p->variant == V_MEMCPY ? n * sizeof(float) : SW_STRIDED_T * sizeof(float);
+	s->bytes[0] = n * sh.elem_bytes;
+	s->bytes[1] = p->variant == V_MEMCPY ? n * sizeof(float) : sh.T * sh.elem_bytes;
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
-	return p->variant == V_STREAM_READ && sw_stream_refuse(p->axis[AXIS_N], why, len);
+	if (p->variant == V_STREAM_READ)
+		return sw_stream_refuse(p->axis[AXIS_N], why, len);
+	if (p->variant == V_MEMCPY)
+		return 0;
+	struct shape sh = shape_of(p);
+	if (sw_block_refuse(p->axis[AXIS_BLOCK], 0, why, len) ||
+	    sw_width_refuse(sh.vec, sh.elem_bytes, why, len))
+		return 1;
+	if (p->axis[AXIS_N] % sh.vec) {
+		snprintf(why, len, "n = %lld elements is not whole loads of %u",
+			 (long long)p->axis[AXIS_N], sh.vec);
+		return 1;
+	}
+	return 0;
 }
 
 static double useful_bytes(const struct sw_point *p)
@@ -132,63 +213,78 @@ static double useful_bytes(const struct sw_point *p)
 	case V_STREAM_READ: return (double)n * 4;
 	case V_MEMCPY: return 2.0 * n * 4; /* read and written */
 	default: {
+		struct shape sh = shape_of(p);
 		uint64_t s = p->axis[AXIS_STRIDE];
-		return (double)((n + s - 1) / s) * 4;
+		return (double)((sh.loads + s - 1) / s) * sh.word_bytes;
 	}
 	}
 }
 
 static double flops(const struct sw_point *p)
 {
-	return p->variant == V_MEMCPY ? 0 : useful_bytes(p) / 4; /* one add per element */
+	/* one add per element read */
+	return p->variant == V_MEMCPY ? 0 : useful_bytes(p) / shape_of(p).elem_bytes;
 }
 
-/* Sum thread t's elements in double, as the kernel's pattern visits them. */
+/* Sum thread t's elements in double, as the kernel's pattern visits them:
+ * every element of each of its loads. */
 static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, uint64_t *terms)
 {
-	uint64_t n = p->axis[AXIS_N];
+	struct shape sh = shape_of(p);
 	double sum = 0;
 	*terms = 0;
 	if (p->variant == V_STREAM_READ)
-		return sw_stream_sum(seed, n / 4, t, terms);
-	for (uint64_t k = 0;; k++, (*terms)++) {
-		uint64_t i = sw_strided_index(t, k, p->axis[AXIS_STRIDE]);
-		if (i >= n)
+		return sw_stream_sum(seed, p->axis[AXIS_N] / 4, t, terms);
+	for (uint64_t k = 0;; k++) {
+		uint64_t i = sw_strided_index(t, k, p->axis[AXIS_STRIDE], sh.T);
+		if (i >= sh.loads)
 			break;
-		sum += sw_uniform(seed, i);
+		for (unsigned e = 0; e < sh.vec; e++, (*terms)++)
+			sum += sw_uniform_double(seed, i * sh.vec + e);
 	}
 	return sum;
 }
 
+/* Error bound of a sum of terms positive values accumulated in floats
+ * (each add may round by 2^-24 of the running sum) or in doubles (2^-53). */
+static double sum_tol(uint64_t terms, unsigned elem_bytes)
+{
+	return elem_bytes == 8 ? 1e-12 + 2.3e-16 * (double)terms : 1e-6 + 2e-7 * (double)terms;
+}
+
 static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
 {
-	const float *out = (const float *)o->out[1];
-	uint64_t n_out = o->bytes[1] / sizeof(float);
+	unsigned eb = shape_of(p).elem_bytes;
+	uint64_t n_out = o->bytes[1] / eb;
 	/* One sum costs n / T terms: check every thread while that stays cheap. */
-	uint64_t per_thread = p->variant == V_MEMCPY ? 1 : p->axis[AXIS_N] / SW_STRIDED_T + 1;
+	uint64_t per_thread = p->variant == V_MEMCPY ? 1 : p->axis[AXIS_N] / shape_of(p).T + 1;
 	uint64_t count = sw_check_begin(c, n_out, n_out * per_thread <= SW_CHECK_FULL_TERMS);
 	for (uint64_t k = 0; k < count; k++) {
 		uint64_t t = sw_check_pick(c, o, k, n_out);
 		uint64_t terms = 1;
 		double want = p->variant == V_MEMCPY ? sw_uniform(o->seed, t)
 						     : thread_sum(p, o->seed, t, &terms);
-		/* float accumulation: each add may round by 2^-24 of the running sum */
-		double tol = 1e-6 + 2e-7 * (double)terms;
-		sw_check_element(c, t, out[t], want, tol);
+		double got =
+			eb == 8 ? ((const double *)o->out[1])[t] : ((const float *)o->out[1])[t];
+		sw_check_element(c, t, got, want, sum_tol(terms, eb));
 	}
 }
 
-#define BOTH_AXES ((1u << AXIS_STRIDE) | (1u << AXIS_N))
+#define ALL_AXES ((1u << SW_COUNT(axes)) - 1)
 static const struct sw_axis_def axes[] = {
 	{ "stride", "elements", 1, 128, "1:128:x2",
-	  "distance between neighbouring threads' elements" },
-	{ "n", "elements", 1024, INT64_C(4) << 30, "64M", "array length in floats" },
+	  "distance between neighbouring threads' loads, in loads of vec elements" },
+	{ "n", "elements", 1024, INT64_C(4) << 30, "64M", "array length in elements" },
+	SW_BLOCK_AXIS("256"),
+	SW_GRID_AXIS("4096"),
+	SW_VEC_AXIS,
+	SW_ELEM_BYTES_AXIS,
 };
 static const struct sw_variant variants[] = {
 	{ "course", "the course's kernel, grid 4096 x 256 (C8, C9)", launch_course,
-	  requests_strided, BOTH_AXES, 0 },
+	  requests_strided, ALL_AXES, 0 },
 	{ "tuned", "same addresses, 8 loads in flight per thread", launch_tuned, requests_strided,
-	  BOTH_AXES, 0 },
+	  ALL_AXES, 0 },
 	{ "stream_read", "float4 streaming read of n floats, near the memory limit", launch_stream,
 	  requests_stream, 1u << AXIS_N, 1 },
 	{ "memcpy", "cudaMemcpy device to device of n floats", launch_memcpy, NULL, 1u << AXIS_N,
@@ -207,4 +303,5 @@ const struct sw_family sw_family_strided_read = {
 	.useful_bytes = useful_bytes,
 	.flops = flops,
 	.check = check,
+	.fill = fill,
 };

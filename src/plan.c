@@ -227,7 +227,8 @@ void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len)
 	const struct sw_family *f = sw_family_at(pt->family);
 	int n = snprintf(buf, len, "%s/%s", f->name, f->variants[pt->p.variant].name);
 	for (int a = 0; a < f->n_axes && n >= 0 && (size_t)n < len; a++) {
-		if (pt->p.axis[a] == SW_AXIS_UNUSED)
+		/* as in the id: an axis at its baseline reads as the point before it */
+		if (!axis_in_id(&f->axes[a], pt->p.axis[a]))
 			continue;
 		char v[32];
 		format_count(v, sizeof v, pt->p.axis[a]);

@@ -55,6 +55,25 @@ void sw_ftest_finds(const struct sw_ftest *t, const struct sw_point *p, float *o
 		    uint64_t seed, size_t i, float wrong, const char *what);
 void sw_ftest_finds_u32(const struct sw_ftest *t, const struct sw_point *p, uint32_t *out,
 			size_t bytes, uint64_t seed, size_t i, uint32_t wrong, const char *what);
+/* The same for double outputs (elem_bytes 8). */
+void sw_ftest_finds_f64(const struct sw_ftest *t, const struct sw_point *p, double *out,
+			size_t bytes, uint64_t seed, size_t i, double wrong, const char *what);
+
+/* A sum-per-thread output of n_out threads in floats (elem_bytes 4) or
+ * doubles (8), zeroed, for a suite to add the elements each thread reads;
+ * sw_ftest_add adds input value v to thread t's sum in the type's own
+ * precision, as the kernel does. Free with free(). */
+void *sw_ftest_sums(size_t n_out, unsigned elem_bytes);
+void sw_ftest_add(void *out, unsigned elem_bytes, size_t t, double v);
+/* Element i of such an output, widened. */
+double sw_ftest_get(const void *out, unsigned elem_bytes, size_t i);
+
+/* The check of p passes on out, a sums output of n_out threads of elem_bytes,
+ * compares `checked` threads in mode, and fails when thread i is off by 0.5
+ * or the input came from another seed. */
+void sw_ftest_sums_checked(const struct sw_ftest *t, const struct sw_point *p, void *out,
+			   size_t n_out, unsigned elem_bytes, uint64_t seed,
+			   enum sw_check_mode mode, uint64_t checked, size_t i);
 
 /* The buffers p needs: n_buffers, the first n_inputs of them inputs;
  * returned for the suite's asserts on their bytes. */
@@ -63,6 +82,15 @@ struct sw_sizes sw_ftest_sizes(const struct sw_ftest *t, const struct sw_point *
 
 /* The model's figures for p on CC cc, asserted to evaluate. */
 struct sw_model_figures sw_ftest_model(const struct sw_ftest *t, const struct sw_point *p, int cc);
+
+/* The block axis of a family whose block only reshapes the launch: for p
+ * (its block at the baseline 0), every power-of-two block of 32 to 1024
+ * threads that divides `total` (0: any) runs, needs the same buffers, is
+ * modelled as the variant's own launch is, and, when out is given (bytes
+ * long, input from seed), passes the same check; 48 threads (not whole
+ * warps) are refused, and so are 96 where total is a power of two. */
+void sw_ftest_block_reshapes(const struct sw_ftest *t, struct sw_point p, uint64_t total,
+			     const void *out, size_t bytes, uint64_t seed);
 
 /* Runs the n tests as one case (60 s each) of one suite; main's exit status. */
 int sw_ftest_run(const char *suite, const char *tcase, const TTest *const *tests, int n);

@@ -862,8 +862,8 @@ static const struct bad table[] = {
 	{ "B62 --set unknown axis",
 	  { "--set", "strided_read.strides=4", "@ci", O },
 	  .rc = 2,
-	  .msg = "family strided_read has no axis `strides`; expected one of: stride, n, "
-		 "variants" },
+	  .msg = "family strided_read has no axis `strides`; expected one of: stride, n, block, "
+		 "grid, vec, elem_bytes, variants" },
 	{ "B63 --set out of range",
 	  { "--set", "strided_read.stride=0", "@ci", O },
 	  .rc = 2,

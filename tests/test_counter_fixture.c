@@ -1,21 +1,28 @@
 /*
  * The model against hardware counters an H200 recorded (issue 4), on any
- * machine: tests/data/counters/h200-seeds.csv holds the counters of every
- * jobs/seeds.yaml point (made by `sweep --counters`, extracted by
- * analysis/counter_agreement.py; docs/results/h200-counters.md). For every
- * point the model evaluates at CC 9.0 the global-load sectors per request and
- * requests, and the shared-load wavefronts per request and requests, must
- * agree within 2%, except the deviations listed below with their reason,
- * which must still deviate as documented.
+ * machine: each CSV file in tests/data/counters holds the counters of every point
+ * of the job its "# Made by:" line ran (`sweep --counters`, extracted by
+ * analysis/counter_agreement.py; docs/results/h200-counters.md):
+ * h200-seeds.csv jobs/seeds.yaml's, and any other file (h200-launch.csv:
+ * jobs/launch.yaml's) the same columns. Every file must hold every measured
+ * point of its job's plan. For every point the model evaluates at CC 9.0
+ * the global-load sectors per request and requests, and the shared-load
+ * wavefronts per request and requests, must agree within 2%, except the
+ * deviations listed below with their reason, which must still deviate as
+ * documented.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "job.h"
 #include "model.h"
+#include "plan.h"
 
 #define TOLERANCE 0.02
 #define CC        90
@@ -107,12 +114,85 @@ static void compare(const struct fixture_row *r, const char *figure, double mode
 		     r->variant, r->axes, figure, model, counter, 100 * fabs(q - 1));
 }
 
-START_TEST(test_model_matches_counters)
+/* A file under SW_TEST_DATA or SW_SOURCE_DIR (ctest sets both). */
+static void data_path(char *buf, size_t len, const char *var, const char *rel)
 {
-	char path[1024], line[1024];
-	const char *data = getenv("SW_TEST_DATA");
-	ck_assert_msg(data != NULL, "SW_TEST_DATA is not set: run this test through ctest");
-	snprintf(path, sizeof path, "%s/counters/h200-seeds.csv", data);
+	const char *dir = getenv(var);
+	ck_assert_msg(dir != NULL, "%s is not set: run this test through ctest", var);
+	ck_assert_int_lt(snprintf(buf, len, "%s/%s", dir, rel), (int)len);
+}
+
+/* The job a fixture's "# Made by:" line ran: its jobs/NAME.yaml. */
+static void fixture_job(const char *path, char *job, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	job[0] = 0;
+	while (fgets(line, sizeof line, f) && line[0] == '#') {
+		char *at = strstr(line, "jobs/"), *end = at ? strstr(at, ".yaml") : NULL;
+		if (strncmp(line, "# Made by:", 10) || !end)
+			continue;
+		snprintf(job, len, "%.*s", (int)(end + 5 - at), at);
+	}
+	fclose(f);
+	ck_assert_msg(job[0], "%s: no \"# Made by:\" line naming a jobs/*.yaml", path);
+}
+
+/* The ids of a fixture's rows, as the plan gives them (no model target). */
+static size_t fixture_ids(const char *path, uint64_t *ids, size_t max)
+{
+	char line[1024];
+	size_t n = 0;
+	int header = 0;
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof line, f)) {
+		struct fixture_row r;
+		if (line[0] == '#' || !header++)
+			continue;
+		ck_assert_msg(parse_row(line, &r) && n < max, "%s: bad row %zu", path, n + 1);
+		const struct sw_family *fam = sw_family_find(r.family);
+		ck_assert_msg(fam != NULL, "no family %s", r.family);
+		struct sw_point p = point_of(fam, &r);
+		ids[n++] = sw_point_id(fam, &p, 0);
+	}
+	fclose(f);
+	return n;
+}
+
+/* Measured points of the job that the fixture at path lacks; the first one's
+ * label in first. */
+static size_t missing_points(const char *path, const char *job_rel, char *first, size_t len)
+{
+	char job_path[4096];
+	static uint64_t ids[100000];
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = { 0 };
+	size_t missing = 0, n = fixture_ids(path, ids, sizeof ids / sizeof ids[0]);
+	data_path(job_path, sizeof job_path, "SW_SOURCE_DIR", job_rel);
+	ck_assert_msg(sw_job_load(job_path, &job, &err) == SW_OK, "%s", err.msg);
+	ck_assert_msg(sw_plan_build(&job, 0, &plan, &err) == SW_OK, "%s", err.msg);
+	first[0] = 0;
+	for (size_t i = 0; i < plan.n; i++) {
+		size_t k = 0;
+		while (k < n && ids[k] != plan.points[i].id)
+			k++;
+		if (k < n)
+			continue;
+		if (!missing++)
+			sw_point_label(&plan.points[i], first, len);
+	}
+	sw_plan_fini(&plan);
+	sw_job_fini(&job);
+	return missing;
+}
+
+/* Compares every row of one fixture; returns its rows. */
+static int check_fixture(const char *path)
+{
+	char line[1024];
 	FILE *f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	int rows = 0, header = 0;
@@ -150,11 +230,53 @@ START_TEST(test_model_matches_counters)
 		}
 	}
 	fclose(f);
-	printf("%d fixture rows: %d figures compared (%d shared-memory rows), %d documented "
+	return rows;
+}
+
+/* The fixtures in SW_TEST_DATA/counters, sorted; returns how many. */
+static int fixtures(char names[][256], int max)
+{
+	char dir[4096];
+	data_path(dir, sizeof dir, "SW_TEST_DATA", "counters");
+	DIR *d = opendir(dir);
+	ck_assert_msg(d != NULL, "cannot open %s", dir);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && !strcmp(e->d_name + len - 4, ".csv") && n < max)
+			snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+	return n;
+}
+
+START_TEST(test_model_matches_counters)
+{
+	char names[32][256], path[4096], job[256], first[256];
+	int n = fixtures(names, 32), seeds_rows = -1;
+	for (int i = 0; i < n; i++) {
+		char rel[300];
+		snprintf(rel, sizeof rel, "counters/%s", names[i]);
+		data_path(path, sizeof path, "SW_TEST_DATA", rel);
+		fixture_job(path, job, sizeof job);
+		size_t missing = missing_points(path, job, first, sizeof first);
+		ck_assert_msg(missing == 0, "%s lacks %zu points of %s, the first %s", names[i],
+			      missing, job, first);
+		int before = compared;
+		int rows = check_fixture(path);
+		printf("%s (%s): %d rows, %d figures compared\n", names[i], job, rows,
+		       compared - before);
+		ck_assert_int_gt(compared, before);
+		if (!strcmp(names[i], "h200-seeds.csv"))
+			seeds_rows = rows;
+	}
+	printf("%d fixtures: %d figures compared (%d shared-memory rows), %d documented "
 	       "deviations, the rest within %.0f%%\n",
-	       rows, compared, shared_compared, deviated, 100 * TOLERANCE);
+	       n, compared, shared_compared, deviated, 100 * TOLERANCE);
 	/* the whole of seeds.yaml, and enough of each kind that a pass means something */
-	ck_assert_int_eq(rows, 113);
+	ck_assert_msg(seeds_rows >= 0, "no counters/h200-seeds.csv");
+	ck_assert_int_eq(seeds_rows, 113);
 	ck_assert_int_ge(compared, 180);
 	ck_assert_int_ge(shared_compared, 15);
 	for (size_t i = 0; i < N_DEVIATIONS; i++)
@@ -166,11 +288,45 @@ START_TEST(test_model_matches_counters)
 }
 END_TEST
 
+/* A fixture that lacks a point of its job is caught: h200-seeds.csv less
+ * its last row lacks that row's point, and says which. */
+START_TEST(test_missing_points_caught)
+{
+	char src[4096], dst[] = "/tmp/sw_fixture_XXXXXX", line[1024], first[256];
+	data_path(src, sizeof src, "SW_TEST_DATA", "counters/h200-seeds.csv");
+	int fd = mkstemp(dst);
+	ck_assert_int_ge(fd, 0);
+	FILE *in = fopen(src, "r"), *out = fdopen(fd, "w");
+	ck_assert(in && out);
+	char prev[1024] = "";
+	while (fgets(line, sizeof line, in)) {
+		fputs(prev, out);
+		snprintf(prev, sizeof prev, "%s", line);
+	}
+	fclose(in);
+	fclose(out);
+	char job[256];
+	fixture_job(src, job, sizeof job);
+	ck_assert_str_eq(job, "jobs/seeds.yaml");
+	ck_assert_uint_eq(missing_points(src, job, first, sizeof first), 0);
+	ck_assert_uint_eq(missing_points(dst, job, first, sizeof first), 1);
+	/* the row dropped, "family,variant,axes,...", is the point named */
+	char *comma = strchr(prev, ','), want[256];
+	ck_assert_ptr_nonnull(comma);
+	*comma = '/';
+	snprintf(want, sizeof want, "%.*s ", (int)strcspn(prev, ","), prev);
+	ck_assert_msg(!strncmp(first, want, strlen(want)), "first missing: %s, dropped %s", first,
+		      want);
+	unlink(dst);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("counter_fixture");
 	TCase *tc = tcase_create("counter_fixture");
 	tcase_add_test(tc, test_model_matches_counters);
+	tcase_add_test(tc, test_missing_points_caught);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

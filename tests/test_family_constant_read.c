@@ -151,9 +151,22 @@ START_TEST(test_model_c17)
 }
 END_TEST
 
+/* The block axis splits the same 2M threads into other blocks: each
+ * thread's loads and sum, and the model's requests, stay as they are. */
+START_TEST(test_block_axis)
+{
+	const char *variants[] = { "constant", "global", "readonly" };
+	float *out = expected(21, 4);
+	for (int v = 0; v < 3; v++)
+		sw_ftest_block_reshapes(&ft, cr_point(variants[v], 4), T, out, T * sizeof(float),
+					21);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *tests[] = { test_check_accepts_and_rejects, test_bytes_and_sizes,
-				 test_requests, test_model_c17 };
+				 test_requests, test_model_c17, test_block_axis };
 	return sw_ftest_run("family_constant_read", "constant_read", tests, SW_COUNT(tests));
 }

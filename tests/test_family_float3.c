@@ -175,6 +175,21 @@ START_TEST(test_requests)
 }
 END_TEST
 
+/* aos and soa take one element per thread in any block: the same output
+ * and the same requests. */
+START_TEST(test_block_axis)
+{
+	const char *shaped[] = { "aos", "soa" };
+	for (int v = 0; v < 2; v++) {
+		struct sw_point p = point(shaped[v], (1 << 16) + 5);
+		size_t n_out;
+		float *out = expected(&p, 4, &n_out);
+		sw_ftest_block_reshapes(&ft, p, 0, out, n_out * sizeof(float), 4);
+		free(out);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *tests[] = { test_check_accepts_and_rejects,
@@ -182,6 +197,7 @@ int main(void)
 				 test_check_samples_large_points,
 				 test_bytes_and_sizes,
 				 test_refusal,
-				 test_requests };
+				 test_requests,
+				 test_block_axis };
 	return sw_ftest_run("float3", "float3", tests, SW_COUNT(tests));
 }

@@ -206,11 +206,28 @@ START_TEST(test_requests)
 }
 END_TEST
 
+/* global_atomic and shared_priv stride over a grid of any block: the same
+ * histogram, and loads that do not depend on the grid. */
+START_TEST(test_block_axis)
+{
+	const char *variants[] = { "global_atomic", "shared_priv" };
+	for (int v = 0; v < 2; v++) {
+		struct sw_point p = hist_point(variants[v], 64, 1, 1 << 16);
+		uint32_t *h = expected_hist(&p, 12);
+		sw_ftest_block_reshapes(&ft, p, 0, h, 64 * sizeof(uint32_t), 12);
+		free(h);
+	}
+}
+END_TEST
+
 int main(void)
 {
-	const TTest *tests[] = {
-		test_check_accepts_and_rejects, test_distributions, test_stream_check,
-		test_bytes_and_sizes,           test_refusals,      test_requests
-	};
+	const TTest *tests[] = { test_check_accepts_and_rejects,
+				 test_distributions,
+				 test_stream_check,
+				 test_bytes_and_sizes,
+				 test_refusals,
+				 test_requests,
+				 test_block_axis };
 	return sw_ftest_run("family_histogram", "histogram", tests, SW_COUNT(tests));
 }

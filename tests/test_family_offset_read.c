@@ -158,6 +158,56 @@ START_TEST(test_requests)
 }
 END_TEST
 
+static uint64_t or_own(int64_t v, uint64_t own)
+{
+	return v > 0 ? (uint64_t)v : own;
+}
+
+/* The output of a read of loads of vec elements from load `offset` on a
+ * grid of its own (axes offset, n, block, grid, vec, elem_bytes): load i of
+ * the range is thread i % T's. */
+static void *expected_wide(const struct sw_point *p, uint64_t seed, size_t *n_out)
+{
+	uint64_t T_ = or_own(p->axis[2], 256) * or_own(p->axis[3], 4096);
+	uint64_t vec = or_own(p->axis[4], 1), eb = or_own(p->axis[5], 4);
+	uint64_t start = p->axis[0] > 0 ? (uint64_t)p->axis[0] : 0;
+	void *out = sw_ftest_sums(T_, (unsigned)eb);
+	for (uint64_t i = 0; i < (uint64_t)p->axis[1] / vec; i++)
+		for (uint64_t e = 0; e < vec; e++)
+			sw_ftest_add(out, (unsigned)eb, i % T_,
+				     sw_input_value(seed, (start + i) * vec + e));
+	*n_out = T_;
+	return out;
+}
+
+/* float2, float4, double and double2 loads, misaligned by whole loads. */
+START_TEST(test_widths_checked)
+{
+	const int64_t widths[][2] = { { 1, 4 }, { 2, 4 }, { 4, 4 }, { 1, 8 }, { 2, 8 } };
+	for (int w = 0; w < 5; w++) {
+		struct sw_point p = SW_FTEST_POINT(&ft, "offset", 3, 40000, 128, 16, widths[w][0],
+						   widths[w][1]);
+		size_t n_out;
+		void *out = expected_wide(&p, 21, &n_out);
+		ck_assert_uint_eq(n_out, 2048);
+		sw_ftest_sums_checked(&ft, &p, out, n_out, (unsigned)widths[w][1], 21,
+				      SW_CHECK_FULL, n_out, 100);
+		struct sw_sizes sz = sw_ftest_sizes(&ft, &p, 2, 1);
+		ck_assert_uint_eq(sz.bytes[0], (uint64_t)(40000 + 3 * widths[w][0]) * widths[w][1]);
+		ck_assert_uint_eq(sz.bytes[1], 2048 * widths[w][1]);
+		ck_assert_double_eq(fam()->useful_bytes(&p), 40000.0 * widths[w][1]);
+		free(out);
+	}
+	char why[160] = "";
+	struct sw_point p = SW_FTEST_POINT(&ft, "aligned", SW_AXIS_UNUSED, 1 << 20, 0, 0, 4, 8);
+	ck_assert(fam()->refuse(&p, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "at most 16"));
+	p = SW_FTEST_POINT(&ft, "offset", 1, 1 << 20, 200, 0, 1, 4);
+	ck_assert(fam()->refuse(&p, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "whole number of warps"));
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *tests[] = { test_check_accepts_and_rejects,
@@ -165,6 +215,7 @@ int main(void)
 				 test_check_samples_large_points,
 				 test_bytes_and_sizes,
 				 test_refusal,
-				 test_requests };
+				 test_requests,
+				 test_widths_checked };
 	return sw_ftest_run("offset_read", "offset_read", tests, SW_COUNT(tests));
 }

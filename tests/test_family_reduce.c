@@ -184,10 +184,20 @@ START_TEST(test_requests)
 }
 END_TEST
 
+/* atomic's one thread per element in any block: the same dot product. */
+START_TEST(test_block_axis)
+{
+	uint64_t n = 1 << 16;
+	float got = (float)dot_double(3, n);
+	sw_ftest_block_reshapes(&ft, red_point("atomic", (int64_t)n), 0, &got, 4, 3);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *tests[] = { test_dot_check,    test_float_sum_within_tolerance,
 				 test_stream_check, test_bytes_and_sizes,
-				 test_refusals,     test_requests };
+				 test_refusals,     test_requests,
+				 test_block_axis };
 	return sw_ftest_run("family_reduce", "reduce", tests, SW_COUNT(tests));
 }

@@ -180,6 +180,21 @@ START_TEST(test_requests)
 }
 END_TEST
 
+/* thread_per_row and warp_per_row: a row's thread or warp reads the same
+ * addresses in any block, so the sums and requests stay. */
+START_TEST(test_block_axis)
+{
+	const char *shaped[] = { "thread_per_row", "warp_per_row" };
+	for (int v = 0; v < 2; v++) {
+		struct sw_point p = point(shaped[v], 1000, 96);
+		size_t n_out;
+		float *out = expected(&p, 6, 0, &n_out);
+		sw_ftest_block_reshapes(&ft, p, 0, out, n_out * sizeof(float), 6);
+		free(out);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *tests[] = { test_check_accepts_and_rejects,
@@ -187,6 +202,7 @@ int main(void)
 				 test_check_samples_large_points,
 				 test_bytes_and_sizes,
 				 test_refusal,
-				 test_requests };
+				 test_requests,
+				 test_block_axis };
 	return sw_ftest_run("rowsum", "rowsum", tests, SW_COUNT(tests));
 }

@@ -150,8 +150,23 @@ START_TEST(test_requests)
 }
 END_TEST
 
+/* The block axis splits the same 512K threads into other blocks: a lane's
+ * words, its sum and the conflict degree stay as they are. */
+START_TEST(test_block_axis)
+{
+	struct sw_point p = sb_point("stride", 2);
+	uint32_t *out = sb_expected(&p, "stride", 8);
+	sw_ftest_block_reshapes(&ft, p, THREADS, out, BYTES, 8);
+	free(out);
+	p = sb_point("two_way", SW_AXIS_UNUSED);
+	out = sb_expected(&p, "two_way", 8);
+	sw_ftest_block_reshapes(&ft, p, THREADS, out, BYTES, 8);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
-	const TTest *tests[] = { test_check, test_bytes_and_sizes, test_requests };
+	const TTest *tests[] = { test_check, test_bytes_and_sizes, test_requests, test_block_axis };
 	return sw_ftest_run("family_smem_bank", "smem_bank", tests, SW_COUNT(tests));
 }

@@ -776,7 +776,7 @@ START_TEST(test_set_errors)
 	set_fails(&job, "nosuch.stride=4", "--set nosuch.stride=4: unknown family `nosuch`");
 	set_fails(&job, "strided_read.strides=4",
 		  "--set strided_read.strides=4: family strided_read has no axis `strides`; "
-		  "expected one of: stride, n, variants");
+		  "expected one of: stride, n, block, grid, vec, elem_bytes, variants");
 	set_fails(&job, "strided_read.variants=fancy",
 		  "--set strided_read.variants=fancy: unknown variant `fancy`");
 	set_fails(&job, "strided_read.variants=", "empty variant name");
@@ -791,7 +791,8 @@ START_TEST(test_set_errors)
 	/* The axes listed are the family's own, not the job's other families. */
 	static const char two[] = "families:\n  strided_read:\n  offset_read:\n";
 	ck_assert_int_eq(sw_job_parse("two.yaml", two, strlen(two), &job, &err), SW_OK);
-	set_fails(&job, "strided_read.strides=4", "; expected one of: stride, n, variants");
+	set_fails(&job, "strided_read.strides=4",
+		  "; expected one of: stride, n, block, grid, vec, elem_bytes, variants");
 	sw_job_fini(&job);
 
 	/* A registered family the job does not run. */

@@ -316,6 +316,90 @@ START_TEST(test_kepler_eight_byte_banks)
 }
 END_TEST
 
+/* A point of family's variant with all of the axes given, in its order. */
+static struct sw_model_figures eval_in(const char *family, const char *variant, int cc,
+				       struct sw_point p)
+{
+	struct sw_model_figures m;
+	struct sw_err err = { 0 };
+	const struct sw_family *f = sw_family_find(family);
+	p.variant = sw_variant_find(f, variant);
+	ck_assert_int_ge(p.variant, 0);
+	ck_assert_int_eq(sw_model_eval(&f->variants[p.variant], &p, cc, &m, &err), SW_OK);
+	return m;
+}
+
+/* What ncu measures on the H200 (CC 9.0) for wider loads: a float2 at
+ * stride 1 is 8 sectors per request, a float4 16, a double at stride 2 16
+ * (strided_read's axes: stride, n, block, grid, vec, elem_bytes). */
+START_TEST(test_load_widths_cc90)
+{
+	const struct {
+		int64_t stride, vec, elem_bytes;
+		double sectors, efficiency;
+	} c[] = {
+		{ 1, 2, 4, 8, 1 },    { 1, 4, 4, 16, 1 },    { 2, 1, 8, 16, 0.5 },
+		{ 1, 1, 8, 8, 1 },    { 1, 2, 8, 16, 1 },    { 2, 2, 4, 16, 0.5 },
+		{ 4, 4, 4, 32, 0.5 }, { 8, 2, 4, 32, 0.25 }, { 1, 1, 4, 4, 1 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct sw_point p = { .axis = { c[i].stride, 64 << 20, 0, 0, c[i].vec,
+						c[i].elem_bytes } };
+		const char *variants[] = { "course", "tuned" };
+		for (int v = 0; v < 2; v++) {
+			struct sw_model_figures m = eval_in("strided_read", variants[v], 90, p);
+			ck_assert_msg(fabs(m.sectors_per_request - c[i].sectors) < 1e-9,
+				      "stride %lld vec %lld x %lld bytes: %g sectors, want %g",
+				      (long long)c[i].stride, (long long)c[i].vec,
+				      (long long)c[i].elem_bytes, m.sectors_per_request,
+				      c[i].sectors);
+			ck_assert_double_eq_tol(m.efficiency, c[i].efficiency, 1e-9);
+		}
+	}
+	/* offset_read (offset, n, block, grid, vec, elem_bytes): the offset counts
+	 * loads, so a misaligned float2 or double start costs one sector more */
+	struct sw_point a = { .axis = { SW_AXIS_UNUSED, 64 << 20, 0, 0, 2, 4 } };
+	ck_assert_double_eq_tol(eval_in("offset_read", "aligned", 90, a).sectors_per_request, 8,
+				1e-9);
+	struct sw_point o = { .axis = { 1, 64 << 20, 0, 0, 2, 4 } };
+	ck_assert_double_eq_tol(eval_in("offset_read", "offset", 90, o).sectors_per_request, 9,
+				1e-9);
+	o.axis[4] = 1, o.axis[5] = 8;
+	ck_assert_double_eq_tol(eval_in("offset_read", "offset", 90, o).sectors_per_request, 9,
+				1e-9);
+	o.axis[4] = 4, o.axis[5] = 4;
+	ck_assert_double_eq_tol(eval_in("offset_read", "offset", 90, o).sectors_per_request, 17,
+				1e-9);
+	o.axis[0] = 2; /* 32 bytes in: whole sectors again */
+	ck_assert_double_eq_tol(eval_in("offset_read", "offset", 90, o).sectors_per_request, 16,
+				1e-9);
+}
+END_TEST
+
+/* The launch shape changes how the loads are split into requests, not what
+ * they cost: at stride 2 every grid and block that divides the loads issues
+ * loads / 2 / 32 requests of 8 sectors. */
+START_TEST(test_launch_shape_requests)
+{
+	const int64_t shapes[][2] = { { 0, 0 },  { 64, 0 },   { 1024, 0 },
+				      { 32, 1 }, { 512, 64 }, { 1024, 65536 } };
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct sw_point p = { .axis = { 2, 64 << 20, shapes[i][0], shapes[i][1], 1, 4 } };
+		struct sw_model_figures m = eval_in("strided_read", "course", 90, p);
+		ck_assert_double_eq_tol(m.ld_requests, (double)(32 << 20) / 32, 1e-6);
+		ck_assert_double_eq_tol(m.sectors_per_request, 8, 1e-9);
+		p.axis[0] = SW_AXIS_UNUSED;
+		m = eval_in("offset_read", "aligned", 90, p);
+		ck_assert_double_eq_tol(m.ld_requests, (double)(64 << 20) / 32, 1e-6);
+	}
+	/* a grid that leaves the last step part full: its idle warps issue nothing
+	 * (the model samples 512 requests: within 1%) */
+	struct sw_point p = { .axis = { 1, 1 << 20, 96, 3000, 1, 4 } };
+	struct sw_model_figures m = eval_in("strided_read", "course", 90, p);
+	ck_assert_double_eq_tol(m.ld_requests, (double)(1 << 20) / 32, 0.01 * (1 << 20) / 32);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -333,6 +417,8 @@ int main(void)
 	tcase_add_test(tc, test_totals_by_kind);
 	tcase_add_test(tc, test_wide_shared_words);
 	tcase_add_test(tc, test_kepler_eight_byte_banks);
+	tcase_add_test(tc, test_load_widths_cc90);
+	tcase_add_test(tc, test_launch_shape_requests);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

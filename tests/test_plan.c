@@ -75,8 +75,9 @@ END_TEST
 
 START_TEST(test_id_golden)
 {
-	/* FNV-1a 64 of "strided_read/course;stride=4;n=1048576", computed independently. */
-	struct sw_point p = { .variant = 0, .axis = { 4, 1 << 20 } };
+	/* FNV-1a 64 of "strided_read/course;stride=4;n=1048576", computed independently;
+	 * block, grid, vec and elem_bytes at their baselines stay out of it. */
+	struct sw_point p = { .variant = 0, .axis = { 4, 1 << 20, 0, 0, 1, 4 } };
 	const char *text = "strided_read/course;stride=4;n=1048576";
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	for (const char *c = text; *c; c++) {
@@ -175,7 +176,13 @@ static void grow(struct grown *g, const struct sw_family *orig, int baseline_set
 
 START_TEST(test_id_baseline_axis)
 {
-	const struct sw_family *orig = sw_family_find("strided_read");
+	/* strided_read as it was before its launch axes: stride and n */
+	struct grown before;
+	grow(&before, sw_family_find("strided_read"), 1);
+	before.f.n_axes = 2;
+	for (int v = 0; v < before.f.n_variants; v++)
+		before.variants[v].axes_used &= 3u;
+	const struct sw_family *orig = &before.f;
 	struct grown g;
 	/* course stride=4 n=1M, and the reference stream_read, which ignores stride */
 	const struct sw_point old_pts[] = {

@@ -498,6 +498,39 @@ def _overview_bars(m, base, varied, fixed, y, col_units):
 # --- cross-architecture (model rows) -------------------------------------------------
 
 
+# --- launch shape ----------------------------------------------------------------
+
+
+def block_bandwidth(rows: pd.DataFrame, axes, family: str, device: str, col="gbps", units=None):
+    """Throughput against threads per block (the block axis), one line per
+    variant with the family's other axes at their smallest value (the
+    baselines of grid, vec and elem_bytes: 0, 1 and 4): the share of a cost
+    that occupancy makes, beside the access pattern's. Block 0 (the
+    variant's own launch) is left out: it has no place on the axis. None
+    without two block sizes."""
+    if "block" not in rows:
+        return None
+    m = rows[(rows["status"] == 0) & rows[col].notna() & (rows["block"] > 0)]
+    if m["block"].nunique() < 2:
+        return None
+    others = [a for a in used_axes(m, axes) if a != "block"]
+    varied = [a for a in others if m.loc[m[a] != -1, a].nunique() > 1]
+    fig, ax = plt.subplots(figsize=(7.6, 5.4))
+    for v in variant_order(m):
+        g = m[m["variant"] == v]
+        fixed = {a: int(g.loc[g[a] != -1, a].min()) for a in others if (g[a] != -1).any()}
+        g = at_point(g, fixed).groupby("block", as_index=False)[col].median()
+        shown = " ".join(axis_value_text(a, x) for a, x in fixed.items() if a in varied)
+        ax.plot(g["block"], g[col], "o-", lw=1.8, label=f"{v} ({shown})" if shown else v)
+    _log2_x(ax, m["block"])
+    ax.set_xlabel("threads per block (block axis, log2)")
+    ax.set_ylabel(units or col)
+    if col == "gbps":
+        _peak_axis(ax, _peak(m))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
+    return _finish(fig, f"{family} on {device}: {units or col} against block size")
+
+
 def model_heatmap(table: pd.DataFrame, value: str, title: str, units: str):
     """table: index family/variant, columns CC labels. NaN shows grey."""
     if table.empty or table.notna().sum().sum() == 0:

@@ -303,6 +303,13 @@ class Report:
                 slug,
                 f"{fam}: {units} of every variant; references hatched or dotted.",
             )
+        self.figure(
+            figures.block_bandwidth(ok, self.axes, fam, dev, col, units),
+            f"{slug}-block",
+            f"{fam}: {units} against threads per block (the block axis), each variant's "
+            "other axes at their smallest value: what occupancy costs, beside the access "
+            "pattern's share.",
+        )
         self.side_by_side(fam, ok, dev, col, units)
 
     def side_by_side(self, fam, ok, dev, col, units):

@@ -91,6 +91,14 @@ def all_model_file(sweep_bin, families, tmp_path_factory):
     return _sweep(sweep_bin, job, d / "allmodel.h5")
 
 
+@pytest.fixture(scope="session")
+def launch_file(sweep_bin, tmp_path_factory):
+    """jobs/launch.yaml on the model backend: the block, grid, vec and
+    elem_bytes axes, modelled for CC 9.0."""
+    out = tmp_path_factory.mktemp("launch") / "launch.h5"
+    return _sweep(sweep_bin, os.path.join(SOURCE, "jobs", "launch.yaml"), out)
+
+
 def _committed(name):
     path = os.path.join(SOURCE, "docs", "results", name)
     if not os.path.exists(path):

@@ -69,3 +69,52 @@ def test_model_figures(all_model_file):
     labelled(figures.model_heatmap(t, "model_efficiency", "title", "useful / moved"))
     assert figures.model_heatmap(t.iloc[0:0], "model_efficiency", "t", "u") is None
     assert np.isfinite(t.to_numpy()).any()
+
+
+@pytest.fixture(scope="module")
+def launch_like(launch_file):
+    """jobs/launch.yaml's rows timed as if measured, slower the smaller the
+    block (an occupancy effect the block figure must show)."""
+    r = read(launch_file)
+    m = r.rows[r.rows["status"] == 0].copy()
+    m["backend"] = "cuda"
+    m["device"] = "NVIDIA H200 (CC 9.0)"
+    m["peak_gbps"] = 4800.0
+    bytes_ = m["model_moved_bytes"].fillna(m["useful_bytes"]).clip(lower=1.0)
+    block = m["block"].where(m["block"] > 0, 256)  # 0: the own launch; -1: no block axis
+    m["median_ns"] = bytes_ / 4.0 * (1 + 64 / block) + 2000.0
+    m["gbps"] = m["useful_bytes"] / m["median_ns"]
+    return r, m
+
+
+def test_block_bandwidth(launch_like):
+    r, m = launch_like
+    blocks = {"strided_read": [64, 128, 256, 512, 1024], "offset_read": [64, 256, 1024]}
+    for fam in ["strided_read", "offset_read", "rowsum", "smem_bank", "histogram"]:
+        g = m[m["family"] == fam]
+        fig = figures.block_bandwidth(g, r.axes, fam, "dev", "gbps", "useful GB/s")
+        lines = fig.axes[0].get_lines()
+        with_block = g[g["block"] > 0]["variant"].unique()
+        assert sorted(line.get_label().split(" ")[0] for line in lines) == sorted(with_block)
+        for line in lines:
+            assert list(line.get_xdata()) == blocks.get(fam, [64, 128, 256, 512, 1024])
+            assert np.all(np.diff(line.get_ydata()) > 0), (fam, line.get_label())
+        labelled(fig)
+    # a line holds the variant's other axes at their smallest value, and says so
+    g = m[m["family"] == "strided_read"]
+    fig = figures.block_bandwidth(g, r.axes, "strided_read", "dev", "gbps", "useful GB/s")
+    (line,) = [x for x in fig.axes[0].get_lines() if x.get_label().startswith("course")]
+    assert line.get_label() == "course (stride=1 grid=0 vec=1 elem_bytes=4)"
+    want = g[
+        (g["variant"] == "course")
+        & (g["stride"] == 1)
+        & (g["grid"] == 0)
+        & (g["vec"] == 1)
+        & (g["elem_bytes"] == 4)
+    ].sort_values("block")
+    want = want[want["block"] > 0]
+    assert np.allclose(line.get_ydata(), want["gbps"])
+    plt.close(fig)
+    # one block size, or none (a file from before the axis): no figure
+    assert figures.block_bandwidth(g[g["block"] == 64], r.axes, "s", "d") is None
+    assert figures.block_bandwidth(g.drop(columns="block"), r.axes, "s", "d") is None

@@ -9,8 +9,9 @@ import h5py
 import pytest
 
 from sweep_analysis import claims
+from sweep_analysis.doc import Figure
 from sweep_analysis.reader import read
-from sweep_analysis.report import make_report
+from sweep_analysis.report import Report, make_report
 
 from conftest import SOURCE, run_tool, slowed_copy, writable_copy
 
@@ -229,3 +230,25 @@ def test_two_gpus_across_files(h200_file, seeds_files, tmp_path):
     spread = md[md.index("Devices that measured the same points") :]
     assert "GPU-0a9de6d8" in spread and "GPU-496c5ef2" in spread
     assert "| strided_read |" in spread
+
+
+def test_block_figure(launch_file, h200_report, tmp_path):
+    """A file with block-axis rows gets a figure of bandwidth against block
+    size per family that sweeps the block; a file without gets none."""
+    r = read(launch_file)
+    m = r.rows[r.rows["status"] == 0].copy()
+    m["backend"] = "cuda"
+    m["device"] = "NVIDIA H200 (CC 9.0)"
+    block = m["block"].where(m["block"] > 0, 256)
+    m["median_ns"] = m["useful_bytes"] / 4.0 * (1 + 64 / block) + 2000.0
+    m["gbps"] = m["useful_bytes"] / m["median_ns"]
+    r.rows = m
+    os.mkdir(tmp_path / "figures")
+    rep = Report([r], str(tmp_path), lambda s: None)
+    rep.families()
+    names = [b.path for b in rep.blocks if isinstance(b, Figure)]
+    swept = sorted(m[m["block"] > 0]["family"].unique())
+    block_figs = sorted(n.split("-", 1)[1].split("-nvidia")[0] for n in names if "-block" in n)
+    assert block_figs == swept, names
+    pngs, _ = check_folder(h200_report)
+    assert not [p for p in pngs if "-block" in p]
