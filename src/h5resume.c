@@ -195,6 +195,35 @@ static enum sw_status check_identity(struct sw_h5 *h, const struct sw_h5_meta *m
 	return st;
 }
 
+/* The file's --metrics against this run's: the same names in the same
+ * order, or none on either side (files before schema 3 have none). Opens
+ * /metrics to append to when there are names. */
+static enum sw_status resume_metrics(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				     struct sw_err *err)
+{
+	char want[SW_MAX_METRICS * SW_METRIC_NAME_LEN];
+	enum sw_status st = sw_h5_metrics_attr(meta, want, sizeof want, err);
+	char *have;
+
+	if (st)
+		return st;
+	if (!(have = sw_h5_get_vstr(h->file, "metrics")))
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	if (strcmp(have, want) != 0)
+		st = sw_fail(err, SW_EINVAL,
+			     "%s was written %s%s, this run %s%s: the /metrics layouts differ; "
+			     "resume with the file's --metrics or write a new file",
+			     h->path, have[0] ? "with --metrics " : "without --metrics", have,
+			     want[0] ? "has --metrics " : "has none", want);
+	free(have);
+	if (st || !want[0])
+		return st;
+	st = sw_h5_keep_metric_names(h, meta, err);
+	if (st == SW_OK)
+		st = open_table(h, "metrics", h->metric_mtype, &h->metrics, &h->n_metric_rows, err);
+	return st;
+}
+
 static enum sw_status read_done(struct sw_h5 *h, uint64_t **done_ids, size_t *n_done,
 				struct sw_err *err)
 {
@@ -349,7 +378,8 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	    (st = open_table(h, "devices", h->dev_mtype, &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", h->meas_mtype, &h->measurements, &h->n_meas,
 			     err)) ||
-	    (st = open_table(h, "samples", H5I_INVALID_HID, &h->samples, &h->n_samples, err)))
+	    (st = open_table(h, "samples", H5I_INVALID_HID, &h->samples, &h->n_samples, err)) ||
+	    (st = resume_metrics(h, meta, err)))
 		goto destroy_h;
 
 	if ((st = max_session(h->devices, "devices", h->n_dev, &previous, err)) ||

@@ -345,6 +345,8 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 		.plan_points = r->plan.n,
 		.start_unix = unix_s(),
 		.measure_method = r->backend->measures ? SW_MEASURE_METHOD : 0,
+		.metric_names = (const char *const *)r->opt->metrics,
+		.n_metrics = r->opt->n_metrics,
 	};
 	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
 	if (st == SW_OK && r->opt->resume)
