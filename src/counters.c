@@ -2,10 +2,10 @@
  * Hardware counters through CUPTI's range profiler (counters.h), for the
  * fixed set of --counters or the names --metrics gives, which are checked
  * against the chip's own list first. The host object turns the metric names
- * into a config image once per rank; each
- * point enables the profiler on the context, replays its launch in one user
- * range until every pass is submitted, decodes, evaluates and disables it
- * again, so the timed launches of later points never run under a profiler.
+ * into a config image once per rank; each point enables the profiler on the
+ * context, replays its launch in one user range until every pass is
+ * submitted, decodes, evaluates and disables it again, so the timed launches
+ * of later points never run under a profiler.
  * Built without CUPTI, creation only says so.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
@@ -250,6 +250,17 @@ static enum sw_status add_metrics(struct sw_counters *c, const char *chip, const
 	if (r != CUPTI_SUCCESS) {
 		st = cupti_fail(err, r, "configuring the metrics");
 		name_missing_metric(c, chip, avail, err);
+		/* names that passed check_names but do not configure (a base metric
+		 * without its rollup): the user's to change, not the machine's */
+		if (c->units) {
+			char why[sizeof err->msg];
+			snprintf(why, sizeof why, "%s", err ? err->msg : "");
+			st = sw_fail(
+				err, SW_EINVAL,
+				"--metrics: %s (each name needs its rollup: .sum, .avg, .min or "
+				".max, as ncu --query-metrics shows)",
+				why);
+		}
 	}
 out:
 	return st;
