@@ -61,9 +61,10 @@ static uint64_t hash_int(uint64_t h, long long v)
 /* The options as parsed, so "-o x" and "--output=x" agree. */
 static uint64_t options_digest(const struct sw_options *o)
 {
-	const int flags[] = { o->force,   o->resume,   o->dry_run,   o->list,     o->quiet,
-			      o->help,    o->version,  o->share_gpu, o->counters, o->points,
-			      o->backend, o->schedule, o->batch,     o->n_sets };
+	const int flags[] = { o->force,    o->resume, o->dry_run,   o->list,
+			      o->quiet,    o->help,   o->version,   o->share_gpu,
+			      o->counters, o->points, o->backend,   o->schedule,
+			      o->batch,    o->n_sets, o->n_metrics, o->n_families };
 	char speed[40];
 	uint64_t h = FNV_OFFSET;
 
@@ -73,6 +74,10 @@ static uint64_t options_digest(const struct sw_options *o)
 		h = hash_int(h, flags[i]);
 	for (int i = 0; i < o->n_sets; i++)
 		h = hash_str(h, o->sets[i]);
+	for (int i = 0; i < o->n_metrics; i++)
+		h = hash_str(h, o->metrics[i]);
+	for (int i = 0; i < o->n_families; i++)
+		h = hash_str(h, o->families[i]);
 	h = hash_str(h, o->costs);
 	h = hash_str(h, o->backend_arg);
 	snprintf(speed, sizeof speed, "%a", o->replay_speed);
@@ -93,7 +98,9 @@ static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struc
 {
 	struct sw_job job;
 	struct sw_plan plan = { 0 };
-	enum sw_status st = sw_job_load(o->job_path, &job, err);
+	enum sw_status st = o->n_families
+				    ? sw_job_from_families(o->families, o->n_families, &job, err)
+				    : sw_job_load(o->job_path, &job, err);
 
 	if (st != SW_OK)
 		return st;

@@ -38,6 +38,15 @@ static enum sw_status cuda_open(const struct sw_backend_args *a, struct sw_devic
 	}
 	if (a->opt->counters)
 		sw_gpu_use_counters(s->gpu);
+	/* an unknown name is refused here, at binding, before any point runs */
+	if (a->opt->n_metrics)
+		st = sw_gpu_use_metrics(s->gpu, (const char *const *)a->opt->metrics,
+					a->opt->n_metrics, err);
+	if (st != SW_OK) {
+		sw_gpu_destroy(&s->gpu);
+		free(s);
+		return st;
+	}
 	s->dev = *dev;
 	*state = s;
 	return SW_OK;

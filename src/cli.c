@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "number.h"
+#include "record.h"
 
 #define SW_BATCH_MIN     1
 #define SW_BATCH_MAX     64
@@ -112,6 +113,63 @@ static enum sw_status add_plugin(struct sw_options *o, const char *arg, struct s
 	return SW_OK;
 }
 
+/* One --metrics name: as ncu spells them, letters, digits, '_' and '.'. */
+static enum sw_status add_metric(struct sw_options *o, const char *name, size_t len,
+				 struct sw_err *err)
+{
+	int q = (int)(len < 80 ? len : 80);
+
+	if (!len)
+		return sw_fail(err, SW_EINVAL, "--metrics: an empty name; expected NAME,NAME,...");
+	if (len >= SW_METRIC_NAME_LEN)
+		return sw_fail(err, SW_EINVAL, "--metrics: name '%.*s...' is longer than %d bytes",
+			       q, name, SW_METRIC_NAME_LEN - 1);
+	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") < len)
+		return sw_fail(err, SW_EINVAL,
+			       "--metrics: bad name '%.*s': a metric name holds letters, digits, "
+			       "'_' and '.' (as ncu --query-metrics lists them)",
+			       q, name);
+	for (int i = 0; i < o->n_metrics; i++)
+		if (strlen(o->metrics[i]) == len && !strncmp(o->metrics[i], name, len))
+			return sw_fail(err, SW_EINVAL, "--metrics: %.*s named twice", q, name);
+	if (o->n_metrics == SW_MAX_METRICS)
+		return sw_fail(err, SW_EINVAL, "--metrics: more than %d names", SW_MAX_METRICS);
+	char **m = realloc(o->metrics, (size_t)(o->n_metrics + 1) * sizeof *m);
+	if (!m)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --metrics");
+	o->metrics = m;
+	if (!(m[o->n_metrics] = strndup(name, len)))
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --metrics");
+	o->n_metrics++;
+	return SW_OK;
+}
+
+/* --metrics a,b,c; repeated, the lists add up. */
+static enum sw_status add_metrics(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	for (;;) {
+		size_t len = strcspn(arg, ",");
+		enum sw_status st = add_metric(o, arg, len, err);
+
+		if (st || !arg[len])
+			return st;
+		arg += len + 1;
+	}
+}
+
+static enum sw_status add_family(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL,
+			       "empty --family: expected a family NAME (sweep --list)");
+	const char **f = realloc(o->families, (size_t)(o->n_families + 1) * sizeof *f);
+	if (!f)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --family '%s'", arg);
+	f[o->n_families++] = arg;
+	o->families = f;
+	return SW_OK;
+}
+
 /*
  * Every option, one row each: a flag sets the int at `flag`; an option with
  * a value has the hint its "needs a value" message shows and the function
@@ -143,12 +201,14 @@ static const struct cli_opt opts[] = {
 	VALUE("backend", 'b', "cuda, model, auto or replay=FILE", set_backend),
 	VALUE("set", 's', "FAMILY.AXIS=VALUES", add_set),
 	VALUE("plugin", 0, "FILE.so", add_plugin),
+	VALUE("family", 0, "NAME", add_family),
 	VALUE("schedule", 0, "dynamic or static", set_schedule),
 	VALUE("batch", 0, "N, 1 to 64", set_batch),
 	VALUE("costs", 0, "FILE", set_costs),
 	VALUE("replay-speed", 0, "X, above 0", set_replay_speed),
 	FLAG("share-gpu", 0, share_gpu),
 	FLAG("counters", 0, counters),
+	VALUE("metrics", 0, "NAME,NAME,...", add_metrics),
 	FLAG("quiet", 'q', quiet),
 };
 #undef FLAG
@@ -321,12 +381,18 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 			       "one job file expected, got '%s' and '%s'%s (quote --set values "
 			       "that contain spaces)",
 			       argv[optind], argv[optind + 1], n_pos > 2 ? " and more" : "");
+	if (n_pos == 1 && o->n_families)
+		return sw_fail(err, SW_EINVAL,
+			       "--family runs families without a job file: give --family or %s, "
+			       "not both",
+			       argv[optind]);
 	if (n_pos == 1)
 		o->job_path = argv[optind];
-	else if (!o->list)
+	else if (!o->list && !o->n_families)
 		return sw_fail(
 			err, SW_EINVAL,
-			"missing job file (usage: sweep [OPTIONS] JOB.yaml; see sweep --help)");
+			"missing job file (usage: sweep [OPTIONS] JOB.yaml, or --family NAME; "
+			"see sweep --help)");
 	return SW_OK;
 }
 
@@ -366,11 +432,20 @@ void sw_cli_fini(struct sw_options *o)
 	free(o->plugins);
 	o->plugins = NULL;
 	o->n_plugins = 0;
+	for (int i = 0; i < o->n_metrics; i++)
+		free(o->metrics[i]);
+	free(o->metrics);
+	o->metrics = NULL;
+	o->n_metrics = 0;
+	free(o->families);
+	o->families = NULL;
+	o->n_families = 0;
 }
 
 void sw_cli_usage(FILE *f)
 {
 	fputs("Usage: sweep [OPTIONS] JOB.yaml\n"
+	      "       sweep [OPTIONS] --family NAME [--family NAME...]\n"
 	      "       mpirun -np N sweep [OPTIONS] JOB.yaml\n"
 	      "       sweep --list | --help | --version\n"
 	      "\n"
@@ -393,6 +468,10 @@ void sw_cli_usage(FILE *f)
 	      "                        replace one axis of the job with VALUES (below);\n"
 	      "                        repeatable, applied in order; FAMILY.variants=a,b\n"
 	      "                        picks variants (default: none, the job as written)\n"
+	      "      --family NAME     run family NAME with its default axes and variants,\n"
+	      "                        without a job file; repeatable; --set edits it; the\n"
+	      "                        job is named after the families (a-b), so the\n"
+	      "                        default output is a-b.h5 (default: the job file)\n"
 	      "  -b, --backend cuda|model|auto|replay=FILE\n"
 	      "                        cuda: measure on the GPU; model: predict from each\n"
 	      "                        kernel's access pattern, no GPU needed; auto: cuda\n"
@@ -414,6 +493,13 @@ void sw_cli_usage(FILE *f)
 	      "                        wavefronts and bank conflicts, DRAM bytes) into the\n"
 	      "                        same row, beside the model's figures; a row says why\n"
 	      "                        where counters are unavailable (default: off)\n"
+	      "      --metrics NAME,NAME,...\n"
+	      "                        cuda backend: count these CUPTI metrics, as ncu names\n"
+	      "                        them (dram__bytes_read.sum), in launches of their own\n"
+	      "                        after each point's timing, into the file's /metrics\n"
+	      "                        table; names are checked on the GPU before any point\n"
+	      "                        runs, an unknown one refused with the nearest; at\n"
+	      "                        most 16; repeatable (default: none)\n"
 	      "  -l, --list            list the kernel families, their variants and axes\n"
 	      "      --plugin FILE.so  load the kernel families of a plug-in built with\n"
 	      "                        sweep_add_plugin (CMake package sweep); repeatable,\n"
@@ -458,6 +544,8 @@ void sw_cli_usage(FILE *f)
 	      "  mpirun -np 4 sweep --dry-run --costs last.h5 jobs/full.yaml\n"
 	      "  sweep --resume -o run.h5 jobs/full.yaml\n"
 	      "  sweep --counters jobs/seeds.yaml -o counters.h5\n"
+	      "  sweep --family strided_read --set strided_read.stride=1,2,4\n"
+	      "  sweep --family offset_read --metrics dram__bytes_read.sum\n"
 	      "\n"
 	      "Exit status:\n"
 	      "  0  success, including points skipped with a reason\n"

@@ -27,10 +27,18 @@ struct sw_options {
 	const char *costs;       /* --costs FILE: expected point times from an earlier result */
 	const char *backend_arg; /* --backend NAME=ARG: the part after '=' (replay's file) */
 	double replay_speed;     /* --replay-speed X; 1 by default */
+	/* --metrics a,b: CUPTI metric names, in order, no repeats, at most
+	 * SW_MAX_METRICS (record.h) (owned array of owned strings) */
+	char **metrics;
+	int n_metrics;
+	/* --family NAME: families to run with their default axes, instead of a
+	 * job file (owned array, borrowed strings) */
+	const char **families;
+	int n_families;
 };
 
 /* SW_EINVAL with a message naming the bad option. --help, --version and
- * --list need no job file. */
+ * --list need no job file, nor does --family, which takes its place. */
 enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct sw_err *err);
 
 void sw_cli_usage(FILE *f);

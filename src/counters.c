@@ -1,16 +1,23 @@
 /*
- * Hardware counters through CUPTI's range profiler (counters.h). The host
- * object turns the metric names into a config image once per rank; each
- * point enables the profiler on the context, replays its launch in one user
- * range until every pass is submitted, decodes, evaluates and disables it
- * again, so the timed launches of later points never run under a profiler.
+ * Hardware counters through CUPTI's range profiler (counters.h), for the
+ * fixed set of --counters or the names --metrics gives, which are checked
+ * against the chip's own list first. The host object turns the metric names
+ * into a config image once per rank; each point enables the profiler on the
+ * context, replays its launch in one user range until every pass is
+ * submitted, decodes, evaluates and disables it again, so the timed launches
+ * of later points never run under a profiler.
  * Built without CUPTI, creation only says so.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
 #include "counters.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "suggest.h"
 
 /* The metrics, as ncu names them, and where each lands. */
 static const struct metric {
@@ -46,9 +53,31 @@ enum sw_status sw_counters_create(int device_index, struct sw_counters **out, st
 	return sw_fail(err, SW_SKIP, "counters unavailable: sweep was built without CUPTI");
 }
 
+enum sw_status sw_counters_create_named(int device_index, const char *const *names, int n,
+					struct sw_counters **out, struct sw_err *err)
+{
+	(void)device_index, (void)names, (void)n;
+	*out = NULL;
+	return sw_fail(err, SW_SKIP, "counters unavailable: sweep was built without CUPTI");
+}
+
 void sw_counters_destroy(struct sw_counters **c)
 {
 	*c = NULL;
+}
+
+const char *sw_counters_unit(const struct sw_counters *c, int i)
+{
+	(void)c, (void)i;
+	return "";
+}
+
+enum sw_status sw_counters_collect_named(struct sw_counters *c, cudaStream_t stream,
+					 sw_counted_fn prepare, sw_counted_fn run, void *arg,
+					 double *values, int *passes, struct sw_err *err)
+{
+	(void)c, (void)stream, (void)prepare, (void)run, (void)arg, (void)values, (void)passes;
+	return sw_fail(err, SW_SKIP, "counters unavailable: sweep was built without CUPTI");
 }
 
 enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
@@ -67,13 +96,18 @@ enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#define UNIT_LEN 32
+
 struct sw_counters {
 	CUcontext ctx;
 	CUpti_Profiler_Host_Object *host;
 	uint8_t *config;
 	size_t config_bytes;
 	int passes;
-	const char *names[N_METRICS];
+	/* the fixed set's names point into metrics[]; --metrics names are owned */
+	const char **names;
+	int n_names, owns_names;
+	char (*units)[UNIT_LEN]; /* --metrics: each name's unit, as CUPTI gives it */
 };
 
 static enum sw_status cupti_fail(struct sw_err *err, CUptiResult r, const char *what)
@@ -121,7 +155,7 @@ static enum sw_status current_context(CUcontext *ctx, struct sw_err *err)
 static void name_missing_metric(struct sw_counters *c, const char *chip, const uint8_t *avail,
 				struct sw_err *err)
 {
-	for (size_t i = 0; i < N_METRICS; i++) {
+	for (int i = 0; i < c->n_names; i++) {
 		CUpti_Profiler_Host_Initialize_Params init = {
 			.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
 			.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER,
@@ -187,8 +221,11 @@ out:
 	return st;
 }
 
-/* Makes the metric host object and gives it every metric; names the first
- * one the chip lacks when they do not configure. */
+static enum sw_status check_names(struct sw_counters *c, const char *chip, struct sw_err *err);
+
+/* Makes the metric host object, checks --metrics names against the chip's
+ * list, and gives it every metric; names the first one the chip lacks when
+ * they do not configure. */
 static enum sw_status add_metrics(struct sw_counters *c, const char *chip, const uint8_t *avail,
 				  struct sw_err *err)
 {
@@ -201,19 +238,151 @@ static enum sw_status add_metrics(struct sw_counters *c, const char *chip, const
 	};
 	CUPTI_CALL(cuptiProfilerHostInitialize(&hinit), "setting up the metric host", out);
 	c->host = hinit.pHostObject;
+	if (c->units && (st = check_names(c, chip, err)) != SW_OK)
+		return st;
 	CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
 		.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
 		.pHostObject = c->host,
 		.ppMetricNames = c->names,
-		.numMetrics = N_METRICS,
+		.numMetrics = (size_t)c->n_names,
 	};
 	CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add);
 	if (r != CUPTI_SUCCESS) {
 		st = cupti_fail(err, r, "configuring the metrics");
 		name_missing_metric(c, chip, avail, err);
+		/* names that passed check_names but do not configure (a base metric
+		 * without its rollup): the user's to change, not the machine's */
+		if (c->units) {
+			char why[sizeof err->msg];
+			snprintf(why, sizeof why, "%s", err ? err->msg : "");
+			st = sw_fail(
+				err, SW_EINVAL,
+				"--metrics: %s (each name needs its rollup: .sum, .avg, .min or "
+				".max, as ncu --query-metrics shows)",
+				why);
+		}
 	}
 out:
 	return st;
+}
+
+/* Every base metric of the chip, of each type, into *list (the strings are
+ * CUPTI's; the caller frees the array). -1 without memory. */
+static int base_metrics(CUpti_Profiler_Host_Object *host, const char ***list, size_t *n)
+{
+	*list = NULL;
+	*n = 0;
+	for (int t = 0; t < CUPTI_METRIC_TYPE__COUNT; t++) {
+		CUpti_Profiler_Host_GetBaseMetrics_Params p = {
+			.structSize = CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE,
+			.pHostObject = host,
+			.metricType = (CUpti_MetricType)t,
+		};
+		if (cuptiProfilerHostGetBaseMetrics(&p) != CUPTI_SUCCESS || !p.numMetrics)
+			continue;
+		const char **grown = realloc(*list, (*n + p.numMetrics) * sizeof **list);
+		if (!grown)
+			return -1;
+		*list = grown;
+		memcpy(*list + *n, p.ppMetricNames, p.numMetrics * sizeof **list);
+		*n += p.numMetrics;
+	}
+	return 0;
+}
+
+/* The nearest of up to n candidates, each made of a base and suffix, to name. */
+static void suggest_among(const char *name, const char *const *bases, const int *pick, int n,
+			  const char *const *suffixes, const char *suffix, char *buf, size_t len)
+{
+	char full[8][SW_SUGGEST_MAX_LEN + 1];
+	const char *cands[8];
+
+	if (n > 8)
+		n = 8;
+	for (int i = 0; i < n; i++) {
+		const char *sfx = suffixes ? suffixes[pick[i]] : suffix;
+		const char *base = suffixes ? bases[0] : bases[pick[i]];
+
+		/* CUPTI may list submetrics with or without their leading '.' */
+		snprintf(full[i], sizeof full[i], "%s%s%s", base,
+			 sfx[0] && sfx[0] != '.' ? "." : "", sfx);
+		cands[i] = full[i];
+	}
+	sw_suggest_text(name, cands, n, buf, len);
+}
+
+/* "did you mean" for a name the chip lacks: when its base metric exists,
+ * the nearest of that metric's submetrics; else the nearest base metrics,
+ * with the name's own suffix (".sum"). "" when nothing is near. */
+static void suggest_metric(CUpti_Profiler_Host_Object *host, const char *name, char *buf,
+			   size_t len)
+{
+	const char *dot = strchr(name, '.'), *suffix = dot ? dot : "";
+	char base[SW_SUGGEST_MAX_LEN + 1];
+	int pick[8];
+
+	buf[0] = '\0';
+	snprintf(base, sizeof base, "%.*s", (int)(dot ? dot - name : (ptrdiff_t)strlen(name)),
+		 name);
+	CUpti_Profiler_Host_GetMetricProperties_Params prop = {
+		.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE,
+		.pHostObject = host,
+		.pMetricName = base,
+	};
+	if (cuptiProfilerHostGetMetricProperties(&prop) == CUPTI_SUCCESS) {
+		CUpti_Profiler_Host_GetSubMetrics_Params sub = {
+			.structSize = CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE,
+			.pHostObject = host,
+			.metricType = prop.metricType,
+			.pMetricName = base,
+		};
+		if (cuptiProfilerHostGetSubMetrics(&sub) != CUPTI_SUCCESS || !sub.numOfSubmetrics)
+			return;
+		/* the submetric nearest to the suffix given, then the full names */
+		const char *bases[] = { base };
+		int k = sw_suggest_nearest(suffix[0] ? suffix + 1 : suffix, sub.ppSubMetrics,
+					   (int)sub.numOfSubmetrics, pick, 8);
+		for (int i = 0; i < (int)sub.numOfSubmetrics && k == 0 && i < 3; i++)
+			pick[k++] = i; /* nothing near: the first few, to show the form */
+		suggest_among(name, bases, pick, k, sub.ppSubMetrics, NULL, buf, len);
+		return;
+	}
+	const char **list;
+	size_t n;
+	if (base_metrics(host, &list, &n) == 0) {
+		int k = sw_suggest_nearest(base, list, (int)n, pick, 3);
+		suggest_among(name, list, pick, k, NULL, suffix, buf, len);
+	}
+	free(list);
+}
+
+/* Each --metrics name is one the chip has, checked one by one, so an unknown
+ * one is named with the nearest it has; keeps each name's unit. */
+static enum sw_status check_names(struct sw_counters *c, const char *chip, struct sw_err *err)
+{
+	for (int i = 0; i < c->n_names; i++) {
+		CUpti_Profiler_Host_GetMetricProperties_Params prop = {
+			.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE,
+			.pHostObject = c->host,
+			.pMetricName = c->names[i],
+		};
+		if (cuptiProfilerHostGetMetricProperties(&prop) == CUPTI_SUCCESS) {
+			snprintf(c->units[i], sizeof c->units[i], "%s",
+				 prop.pDimUnit ? prop.pDimUnit : "");
+			continue;
+		}
+		char near[400];
+		suggest_metric(c->host, c->names[i], near, sizeof near);
+		if (near[0])
+			return sw_fail(err, SW_EINVAL,
+				       "--metrics: chip %s has no metric %s; did you mean %s?",
+				       chip, c->names[i], near);
+		return sw_fail(err, SW_EINVAL,
+			       "--metrics: chip %s has no metric %s (ncu --query-metrics --chip "
+			       "%s lists them)",
+			       chip, c->names[i], chip);
+	}
+	return SW_OK;
 }
 
 /* The config image every point's profiler is set up with, and the passes
@@ -247,19 +416,12 @@ out:
 	return st;
 }
 
-enum sw_status sw_counters_create(int device_index, struct sw_counters **out, struct sw_err *err)
+/* The profiler for c's names, set up once c holds them. */
+static enum sw_status set_up(struct sw_counters *c, int device_index, struct sw_err *err)
 {
 	const char *chip = NULL;
 	uint8_t *avail = NULL;
-	enum sw_status st;
-
-	*out = NULL;
-	struct sw_counters *c = calloc(1, sizeof *c);
-	if (!c)
-		return sw_fail(err, SW_ENOMEM, "no memory for the counters");
-	for (size_t i = 0; i < N_METRICS; i++)
-		c->names[i] = metrics[i].name;
-	st = bind_context(c, err);
+	enum sw_status st = bind_context(c, err);
 	if (st == SW_OK)
 		st = chip_and_availability(c, device_index, &chip, &avail, err);
 	if (st == SW_OK)
@@ -267,10 +429,55 @@ enum sw_status sw_counters_create(int device_index, struct sw_counters **out, st
 	if (st == SW_OK)
 		st = make_config_image(c, err);
 	free(avail);
+	return st;
+}
+
+enum sw_status sw_counters_create(int device_index, struct sw_counters **out, struct sw_err *err)
+{
+	*out = NULL;
+	struct sw_counters *c = calloc(1, sizeof *c);
+	if (!c || !(c->names = calloc(N_METRICS, sizeof *c->names))) {
+		free(c);
+		return sw_fail(err, SW_ENOMEM, "no memory for the counters");
+	}
+	c->n_names = (int)N_METRICS;
+	for (size_t i = 0; i < N_METRICS; i++)
+		c->names[i] = metrics[i].name;
+	enum sw_status st = set_up(c, device_index, err);
 	if (st != SW_OK)
 		sw_counters_destroy(&c);
 	*out = c;
 	return st;
+}
+
+enum sw_status sw_counters_create_named(int device_index, const char *const *names, int n,
+					struct sw_counters **out, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+
+	*out = NULL;
+	struct sw_counters *c = calloc(1, sizeof *c);
+	if (!c)
+		return sw_fail(err, SW_ENOMEM, "no memory for the counters");
+	c->owns_names = 1;
+	c->names = calloc((size_t)n, sizeof *c->names);
+	c->units = calloc((size_t)n, sizeof *c->units);
+	if (!c->names || !c->units)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the counters");
+	for (int i = 0; st == SW_OK && i < n; i++, c->n_names++)
+		if (!(c->names[i] = strdup(names[i])))
+			st = sw_fail(err, SW_ENOMEM, "no memory for the counters");
+	if (st == SW_OK)
+		st = set_up(c, device_index, err);
+	if (st != SW_OK)
+		sw_counters_destroy(&c);
+	*out = c;
+	return st;
+}
+
+const char *sw_counters_unit(const struct sw_counters *c, int i)
+{
+	return c && c->units && i >= 0 && i < c->n_names ? c->units[i] : "";
 }
 
 void sw_counters_destroy(struct sw_counters **cp)
@@ -286,6 +493,10 @@ void sw_counters_destroy(struct sw_counters **cp)
 		cuptiProfilerHostDeinitialize(&fini);
 	}
 	free(c->config);
+	for (int i = 0; c->owns_names && i < c->n_names; i++)
+		free((char *)c->names[i]);
+	free(c->names);
+	free(c->units);
 	free(c);
 	*cp = NULL;
 }
@@ -375,7 +586,7 @@ static enum sw_status make_counter_data(struct sw_counters *c, struct session *s
 		.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
 		.pRangeProfilerObject = ses->obj,
 		.pMetricNames = c->names,
-		.numMetrics = N_METRICS,
+		.numMetrics = (size_t)c->n_names,
 		.maxNumOfRanges = 1,
 		.maxNumRangeTreeNodes = 1,
 	};
@@ -442,12 +653,11 @@ out:
 	return st;
 }
 
-/* The metrics' values of the range, each into its field of out. */
-static enum sw_status evaluate(struct sw_counters *c, const struct session *ses,
-			       struct sw_counter_values *out, struct sw_err *err)
+/* The metrics' values of the range, values[i] of c->names[i]. */
+static enum sw_status evaluate(struct sw_counters *c, const struct session *ses, double *values,
+			       struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
-	double values[N_METRICS];
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params eval = {
 		.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE,
 		.pHostObject = c->host,
@@ -455,12 +665,10 @@ static enum sw_status evaluate(struct sw_counters *c, const struct session *ses,
 		.counterDataImageSize = ses->data_bytes,
 		.rangeIndex = 0,
 		.ppMetricNames = c->names,
-		.numMetrics = N_METRICS,
+		.numMetrics = (size_t)c->n_names,
 		.pMetricValues = values,
 	};
 	CUPTI_CALL(cuptiProfilerHostEvaluateToGpuValues(&eval), "evaluating the metrics", out);
-	for (size_t i = 0; i < N_METRICS; i++)
-		*(double *)((char *)out + metrics[i].offset) = values[i];
 out:
 	return st;
 }
@@ -480,14 +688,14 @@ static enum sw_status disable_profiler(const struct session *ses, enum sw_status
 	return st;
 }
 
-enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
-				   sw_counted_fn prepare, sw_counted_fn run, void *arg,
-				   struct sw_counter_values *out, struct sw_err *err)
+enum sw_status sw_counters_collect_named(struct sw_counters *c, cudaStream_t stream,
+					 sw_counted_fn prepare, sw_counted_fn run, void *arg,
+					 double *values, int *passes, struct sw_err *err)
 {
 	struct session ses = { 0 };
 	enum sw_status st;
 
-	memset(out, 0, sizeof *out);
+	*passes = 0;
 	st = enable_profiler(c, &ses, err);
 	if (st != SW_OK)
 		return st;
@@ -495,14 +703,32 @@ enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
 	if (st == SW_OK)
 		st = set_config(c, &ses, err);
 	if (st == SW_OK)
-		st = replay(c, ses.obj, stream, prepare, run, arg, &out->passes, err);
+		st = replay(c, ses.obj, stream, prepare, run, arg, passes, err);
 	if (st == SW_OK)
 		st = decode_range(&ses, err);
 	if (st == SW_OK)
-		st = evaluate(c, &ses, out, err);
+		st = evaluate(c, &ses, values, err);
 	st = disable_profiler(&ses, st, err);
 	free(ses.data);
 	return st;
+}
+
+enum sw_status sw_counters_collect(struct sw_counters *c, cudaStream_t stream,
+				   sw_counted_fn prepare, sw_counted_fn run, void *arg,
+				   struct sw_counter_values *out, struct sw_err *err)
+{
+	double values[N_METRICS];
+
+	memset(out, 0, sizeof *out);
+	if (c->n_names != (int)N_METRICS || c->units)
+		return sw_fail(err, SW_EINVAL, "counters: not the --counters set");
+	enum sw_status st =
+		sw_counters_collect_named(c, stream, prepare, run, arg, values, &out->passes, err);
+	if (st != SW_OK)
+		return st;
+	for (size_t i = 0; i < N_METRICS; i++)
+		*(double *)((char *)out + metrics[i].offset) = values[i];
+	return SW_OK;
 }
 
 #endif

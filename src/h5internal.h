@@ -30,7 +30,28 @@ struct sw_h5 {
 	size_t meas_len, meas_cap;
 	double *samples_buf;
 	size_t samples_len, samples_cap;
+
+	/* /metrics (--metrics): H5I_INVALID_HID when the file has none */
+	hid_t metrics, metric_mtype;
+	uint64_t n_metric_rows;
+	char (*metric_names)[SW_METRIC_NAME_LEN];
+	int n_metric_names;
+	struct sw_metric_row *metric_buf;
+	size_t metric_len, metric_cap;
 };
+
+/* The /metrics columns (struct sw_metric_row). */
+extern const struct sw_column sw_h5_metric_columns[];
+extern const int sw_h5_n_metric_columns;
+
+/* The run's --metrics names as the file's `metrics` attribute holds them,
+ * joined by ','; "" for none. SW_EINVAL when they do not fit len. */
+enum sw_status sw_h5_metrics_attr(const struct sw_h5_meta *meta, char *buf, size_t len,
+				  struct sw_err *err);
+
+/* Keeps meta's --metrics names in h, for the rows sw_h5_append writes. */
+enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				       struct sw_err *err);
 
 /* The /devices columns (struct sw_device_info), as sw_record_columns are
  * those of /measurements. */

@@ -83,6 +83,24 @@ const int sw_h5_n_device_columns =
 #define N_MEAS_COLS ((size_t)sw_record_n_columns)
 #define N_DEV_COLS  ((size_t)sw_h5_n_device_columns)
 
+/* The /metrics columns (struct sw_metric_row); units are per row. */
+#define MCOL(field, kind)                                                                          \
+	{                                                                                          \
+#field, offsetof(struct sw_metric_row, field),                                     \
+			sizeof(((struct sw_metric_row *)0)->field), kind, NULL                     \
+	}
+const struct sw_column sw_h5_metric_columns[] = {
+	MCOL(point_id, SW_COL_U64),
+	MCOL(name, SW_COL_TEXT),
+	MCOL(value, SW_COL_F64),
+	MCOL(unit, SW_COL_TEXT),
+};
+#undef MCOL
+const int sw_h5_n_metric_columns =
+	(int)(sizeof sw_h5_metric_columns / sizeof sw_h5_metric_columns[0]);
+#define N_METRIC_COLS     ((size_t)sw_h5_n_metric_columns)
+#define METRIC_CHUNK_ROWS 1024
+
 static const char meas_about[] =
 	"One row per plan point and backend. Axis columns hold -1 where the "
 	"family has no such axis. Row r's raw sample times are "
@@ -95,6 +113,11 @@ static const char dev_about[] =
 static const char samples_about[] =
 	"Raw time of every sample of every /measurements row, in ns; a row "
 	"points into it with sample_offset and n_samples.";
+static const char metrics_about[] =
+	"One row per --metrics value of a point: the CUPTI metric `name` of "
+	"point point_id, counted in launches apart from the timed ones, and "
+	"its `unit` as CUPTI gives it. Where a point has several rows of a "
+	"name (a resumed run), the last one counts.";
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -415,8 +438,8 @@ char *sw_h5_get_vstr(hid_t loc, const char *name)
 
 static void close_ids(struct sw_h5 *h)
 {
-	hid_t *datasets[] = { &h->devices, &h->measurements, &h->samples };
-	hid_t *types[] = { &h->dev_mtype, &h->meas_mtype };
+	hid_t *datasets[] = { &h->devices, &h->measurements, &h->samples, &h->metrics };
+	hid_t *types[] = { &h->dev_mtype, &h->meas_mtype, &h->metric_mtype };
 
 	for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++)
 		if (*datasets[i] >= 0) {
@@ -444,6 +467,8 @@ void sw_h5_destroy(struct sw_h5 *h)
 	free(h->dev_buf);
 	free(h->meas_buf);
 	free(h->samples_buf);
+	free(h->metric_buf);
+	free(h->metric_names);
 	free(h->path);
 	free(h);
 }
@@ -458,6 +483,7 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 		return sw_fail(err, SW_ENOMEM, "out of memory for the result file handle");
 	h->file = h->devices = h->measurements = h->samples = H5I_INVALID_HID;
 	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
+	h->metrics = h->metric_mtype = H5I_INVALID_HID;
 	h->lock_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
@@ -691,6 +717,46 @@ static enum sw_status write_root(hid_t file, const struct sw_h5_meta *m, struct 
 	return SW_OK;
 }
 
+enum sw_status sw_h5_metrics_attr(const struct sw_h5_meta *meta, char *buf, size_t len,
+				  struct sw_err *err)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < meta->n_metrics; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+				 meta->metric_names[i]);
+
+		if (w < 0 || (size_t)w >= len - used)
+			return sw_fail(err, SW_EINVAL, "too many --metrics names for one file");
+		used += (size_t)w;
+	}
+	return SW_OK;
+}
+
+enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				       struct sw_err *err)
+{
+	if (!meta || meta->n_metrics <= 0)
+		return SW_OK;
+	if (meta->n_metrics > SW_MAX_METRICS)
+		return sw_fail(err, SW_EINVAL, "%d --metrics names, more than %d", meta->n_metrics,
+			       SW_MAX_METRICS);
+	h->metric_names = calloc((size_t)meta->n_metrics, sizeof *h->metric_names);
+	if (!h->metric_names)
+		return sw_fail(err, SW_ENOMEM, "out of memory for the --metrics names");
+	for (int i = 0; i < meta->n_metrics; i++) {
+		if (strlen(meta->metric_names[i]) >= SW_METRIC_NAME_LEN)
+			return sw_fail(err, SW_EINVAL, "--metrics name %s is too long",
+				       meta->metric_names[i]);
+		snprintf(h->metric_names[i], SW_METRIC_NAME_LEN, "%s", meta->metric_names[i]);
+	}
+	h->n_metric_names = meta->n_metrics;
+	h->metric_mtype = sw_h5_table_type(sw_h5_metric_columns, N_METRIC_COLS,
+					   sizeof(struct sw_metric_row), 0, err);
+	return h->metric_mtype < 0 ? sw_wrap(err, "cannot build the /metrics row type") : SW_OK;
+}
+
 /* An empty extendable 1-D dataset with its description and units. */
 static hid_t create_table(hid_t file, const char *name, hid_t file_type, hsize_t chunk_rows,
 			  hid_t fill_type, const void *fill, const char *about,
@@ -793,6 +859,31 @@ static enum sw_status create_tables(struct sw_h5 *h, struct sw_err *err)
 		return err ? err->status : SW_EHDF5;
 	st = sw_h5_put_str(h->samples, "units", "ns", err);
 	return st;
+}
+
+/* With --metrics: the /metrics table and the names in the root attribute
+ * `metrics`, which a resume compares. Without: neither, as in schema 2. */
+static enum sw_status create_metrics_table(struct sw_h5 *h, const struct sw_h5_meta *meta,
+					   struct sw_err *err)
+{
+	struct sw_metric_row none = { .point_id = FILL_POINT_ID, .value = NAN };
+	char names[SW_MAX_METRICS * SW_METRIC_NAME_LEN];
+	enum sw_status st;
+	hid_t ftype;
+
+	if (!meta || meta->n_metrics <= 0)
+		return SW_OK;
+	if ((st = sw_h5_keep_metric_names(h, meta, err)) ||
+	    (st = sw_h5_metrics_attr(meta, names, sizeof names, err)) ||
+	    (st = sw_h5_put_str(h->file, "metrics", names, err)))
+		return st;
+	ftype = sw_h5_table_type(sw_h5_metric_columns, N_METRIC_COLS, 0, 1, err);
+	if (ftype < 0)
+		return sw_wrap(err, "cannot build the /metrics type");
+	h->metrics = create_table(h->file, "metrics", ftype, METRIC_CHUNK_ROWS, h->metric_mtype,
+				  &none, metrics_about, sw_h5_metric_columns, N_METRIC_COLS, err);
+	H5Tclose(ftype);
+	return h->metrics < 0 ? (err ? err->status : SW_EHDF5) : SW_OK;
 }
 
 /* Objects first, then SWMR: a SWMR writer may append to datasets but not
@@ -906,7 +997,7 @@ static enum sw_status build_file(struct sw_h5 *h, const char *tmp, const struct 
 	if (h->file < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot create %s", h->path);
 	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
-	    (st = sw_h5_start_swmr(h, err)))
+	    (st = create_metrics_table(h, meta, err)) || (st = sw_h5_start_swmr(h, err)))
 		return st;
 	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);
@@ -983,6 +1074,33 @@ static void *grow(void *p, size_t *cap, size_t len, size_t need, size_t size)
 	return p;
 }
 
+/* rec's --metrics values as /metrics rows, named in the order the file's
+ * names are; nothing when the file has no /metrics or rec was not counted. */
+static enum sw_status buffer_metrics(struct sw_h5 *h, const struct sw_record *rec,
+				     struct sw_err *err)
+{
+	int n = rec->metrics.n < h->n_metric_names ? rec->metrics.n : h->n_metric_names;
+
+	if (h->metrics < 0 || n <= 0)
+		return SW_OK;
+	void *buf = grow(h->metric_buf, &h->metric_cap, h->metric_len, (size_t)n,
+			 sizeof *h->metric_buf);
+	if (!buf)
+		return sw_fail(err, SW_ENOMEM, "out of memory for buffered /metrics rows");
+	h->metric_buf = buf;
+	for (int i = 0; i < n; i++) {
+		struct sw_metric_row *row = &h->metric_buf[h->metric_len++];
+
+		memset(row, 0, sizeof *row);
+		row->point_id = rec->point_id;
+		snprintf(row->name, sizeof row->name, "%s", h->metric_names[i]);
+		row->value = rec->metrics.values[i];
+		snprintf(row->unit, sizeof row->unit, "%.*s", (int)sizeof rec->metrics.units[i],
+			 rec->metrics.units[i]);
+	}
+	return SW_OK;
+}
+
 enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
 				    struct sw_err *err)
 {
@@ -1008,6 +1126,9 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 	if (rec->n_samples > SW_MAX_SAMPLES)
 		return sw_fail(err, SW_EINVAL, "point %llu has %u samples, more than %d",
 			       (unsigned long long)rec->point_id, rec->n_samples, SW_MAX_SAMPLES);
+	enum sw_status st = buffer_metrics(h, rec, err);
+	if (st)
+		return st;
 	buf = grow(h->meas_buf, &h->meas_cap, h->meas_len, 1, MEAS_ROW_BYTES);
 	if (!buf)
 		return sw_fail(err, SW_ENOMEM, "out of memory for buffered rows");
@@ -1080,6 +1201,13 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 	if (st)
 		return st;
 	h->samples_len = 0;
+	/* before the rows they belong to, as samples are: a cut between them
+	 * leaves metrics of a point without its row, which its rerun writes again */
+	st = write_rows(h->metrics, "/metrics", h->metric_mtype, h->metric_buf, h->metric_len,
+			&h->n_metric_rows, err);
+	if (st)
+		return st;
+	h->metric_len = 0;
 	st = write_rows(h->measurements, "/measurements", h->meas_mtype, h->meas_buf, h->meas_len,
 			&h->n_meas, err);
 	if (st)

@@ -18,7 +18,7 @@
 #include "record.h"
 #include "status.h"
 
-#define SW_SCHEMA_VERSION 2 /* 2: end_unix, measure_method */
+#define SW_SCHEMA_VERSION 3 /* 2: end_unix, measure_method; 3: /metrics, the metrics attribute */
 
 struct sw_h5;
 
@@ -35,6 +35,19 @@ struct sw_h5_meta {
 	double start_unix;
 	int measure_method; /* SW_MEASURE_METHOD of a measuring backend, a resume must
 			     * match it; 0 for rows that are not measurements */
+	/* --metrics names (at most SW_MAX_METRICS, each shorter than
+	 * SW_METRIC_NAME_LEN): the file gets a /metrics table for them and a
+	 * resume must name the same; none (n_metrics 0): no /metrics */
+	const char *const *metric_names;
+	int n_metrics;
+};
+
+/* A /metrics row (schema 3 on): one --metrics value of one point. */
+struct sw_metric_row {
+	uint64_t point_id;
+	char name[SW_METRIC_NAME_LEN];
+	double value;
+	char unit[SW_METRIC_UNIT_LEN];
 };
 
 /* Creates path, with every object and attribute, under a temporary name,
@@ -50,7 +63,8 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
  * written in SWMR mode again, a 1.8-format one (older sweeps) as before.
  * Refuses (SW_EINVAL) a file that is not a sweep file, HDF5 cannot open
  * (cut short, damaged, a newer format), has a newer schema or another plan
- * fingerprint; SW_EIO when it is missing, another sweep is writing it (our
+ * fingerprint, or whose /metrics names differ from meta's (a file without
+ * /metrics resumes only without --metrics); SW_EIO when it is missing, another sweep is writing it (our
  * lock), another program has it open (HDF5's lock) or it cannot be opened
  * for writing. Returns the ids already recorded (caller frees *done_ids)
  * and the session number for this run (previous maximum + 1). */
@@ -67,8 +81,9 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
 				    struct sw_err *err);
 
-/* Appends rec and its samples (sets rec->sample_offset). Buffered: rows reach
- * the disk at the next sw_h5_flush. */
+/* Appends rec and its samples (sets rec->sample_offset), and a /metrics row
+ * for each of its rec->metrics values when the file has /metrics. Buffered:
+ * rows reach the disk at the next sw_h5_flush. */
 enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_err *err);
 
 enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err);

@@ -491,6 +491,36 @@ static enum sw_status trim_unwritten(struct sw_h5 *h, const uint64_t *ids, struc
 }
 
 /* The ids already recorded; with trim, unwritten rows at the end go. */
+/* The file's --metrics against this run's: the same names in the same
+ * order, or none on either side (files before schema 3 have none). Opens
+ * /metrics to append to when there are names. */
+static enum sw_status resume_metrics(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				     struct sw_err *err)
+{
+	char want[SW_MAX_METRICS * SW_METRIC_NAME_LEN];
+	enum sw_status st = sw_h5_metrics_attr(meta, want, sizeof want, err);
+	char *have;
+
+	if (st)
+		return st;
+	if (!(have = sw_h5_get_vstr(h->file, "metrics")))
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	if (strcmp(have, want) != 0)
+		st = sw_fail(err, SW_EINVAL,
+			     "%s was written %s%s, this run %s%s: the /metrics layouts differ; "
+			     "resume with the file's --metrics or write a new file",
+			     h->path, have[0] ? "with --metrics " : "without --metrics", have,
+			     want[0] ? "has --metrics " : "has none", want);
+	free(have);
+	if (st || !want[0])
+		return st;
+	st = sw_h5_keep_metric_names(h, meta, err);
+	if (st == SW_OK)
+		st = open_table(h, "metrics", sw_h5_metric_columns, (size_t)sw_h5_n_metric_columns,
+				&h->metrics, &h->n_metric_rows, err);
+	return st;
+}
+
 static enum sw_status read_done(struct sw_h5 *h, int trim, uint64_t **done_ids, size_t *n_done,
 				struct sw_err *err)
 {
@@ -676,7 +706,8 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	st = sw_h5_new_handle(path, &h, err);
 	if (st)
 		return st;
-	if ((st = open_for_resume(h, &fmt, err)) || (st = validate(h, meta, &previous, err)))
+	if ((st = open_for_resume(h, &fmt, err)) || (st = validate(h, meta, &previous, err)) ||
+	    (st = resume_metrics(h, meta, err)))
 		goto destroy_h;
 	if (sw_h5_get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
 	    sessions - 1 > previous)

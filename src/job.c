@@ -26,6 +26,7 @@
 #include "plugin.h"
 #include "record.h"
 #include "safe_open.h"
+#include "suggest.h"
 
 #define QUOTE_MAX 60
 /* libyaml's scanner takes time quadratic in the depth of [ and { nesting:
@@ -1132,6 +1133,62 @@ out_buf:
 out_fd:
 	close(fd);
 	return st;
+}
+
+/* ---- --family ---- */
+
+/* SW_EINVAL unless name is a registered family, not among the first i names. */
+static enum sw_status check_family_name(const char *const *names, int i, struct sw_err *err)
+{
+	const char *reg[64], *name = names[i];
+	int n_reg = sw_family_count() < 64 ? sw_family_count() : 64;
+	char near[256], all[256] = "";
+
+	for (int k = 0; k < i; k++)
+		if (!strcmp(names[k], name))
+			return sw_fail(err, SW_EINVAL, "--family %.*s: named twice", QUOTE_MAX,
+				       name);
+	if (sw_family_find(name))
+		return SW_OK;
+	for (int k = 0; k < n_reg; k++) {
+		reg[k] = sw_family_at(k)->name;
+		add_name(all, sizeof all, reg[k]);
+	}
+	sw_suggest_text(name, reg, n_reg, near, sizeof near);
+	if (near[0])
+		return sw_fail(err, SW_EINVAL, "--family %.*s: unknown family; did you mean %s?",
+			       QUOTE_MAX, name, near);
+	return sw_fail(err, SW_EINVAL, "--family %.*s: unknown family; registered families: %s",
+		       QUOTE_MAX, name, all);
+}
+
+enum sw_status sw_job_from_families(const char *const *names, int n, struct sw_job *job,
+				    struct sw_err *err)
+{
+	char text[4096], name[sizeof job->name] = "";
+	size_t used;
+	int full = 0;
+	enum sw_status st;
+
+	memset(job, 0, sizeof *job);
+	if (n < 1)
+		return sw_fail(err, SW_EINVAL, "--family: no family named");
+	for (int i = 0; i < n; i++) {
+		if ((st = check_family_name(names, i, err)))
+			return st;
+		/* a name holds whole family names only: stop at the first that does not fit */
+		size_t len = strlen(name);
+		full = full || len + (i > 0) + strlen(names[i]) >= sizeof name;
+		if (!full)
+			snprintf(name + len, sizeof name - len, "%s%s", i ? "-" : "", names[i]);
+	}
+	used = (size_t)snprintf(text, sizeof text, "name: %s\nfamilies:\n", name);
+	/* registered names fit: SW_MAX_FAMILIES of at most SW_NAME_LEN each */
+	for (int i = 0; i < n && used < sizeof text; i++)
+		used += (size_t)snprintf(text + used, sizeof text - used, "  %s:\n", names[i]);
+	if (used >= sizeof text)
+		return sw_fail(err, SW_EINVAL, "--family: too many families for one job");
+	return sw_job_parse(SW_JOB_FAMILY_PATH, text, used, job, err);
 }
 
 /* ---- --set ---- */

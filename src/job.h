@@ -74,6 +74,17 @@ enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *
 enum sw_status sw_job_parse(const char *path, const char *text, size_t len, struct sw_job *job,
 			    struct sw_err *err);
 
+/* What a job made by sw_job_from_families names as its file. */
+#define SW_JOB_FAMILY_PATH "--family"
+
+/* A job of the n named families with their default axes and variants
+ * (--family), as a job file that lists each with nothing under it would
+ * be: job->text is that file, job->path SW_JOB_FAMILY_PATH, and the name
+ * the family names joined by '-' (as many as fit). SW_EINVAL for none, an
+ * unknown family (naming the nearest registered ones) or one named twice. */
+enum sw_status sw_job_from_families(const char *const *names, int n, struct sw_job *job,
+				    struct sw_err *err);
+
 /* Applies one --set override: "FAMILY.AXIS=VALUES" or "FAMILY.variants=a,b".
  * The family must be in the job. */
 enum sw_status sw_job_set(struct sw_job *job, const char *assignment, struct sw_err *err);

@@ -53,6 +53,9 @@ struct sw_gpu {
 	int counters_wanted;
 	struct sw_counters *counters;
 	char counters_why[SW_MSG_LEN];
+	/* --metrics: their profiler, NULL without them */
+	struct sw_counters *metrics;
+	int n_metrics;
 	/* SW_TEST_FAULT=launch:ID or trap:ID (tests only): the fault for point ID */
 	int fault_kind;
 	uint64_t fault_id;
@@ -106,6 +109,7 @@ void sw_gpu_destroy(struct sw_gpu **gp)
 		return;
 	sw_gpu_settle(g);
 	sw_counters_destroy(&g->counters);
+	sw_counters_destroy(&g->metrics);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
 		cudaFreeHost(g->host[0][i]);
@@ -135,6 +139,24 @@ void sw_gpu_use_counters(struct sw_gpu *g)
 const char *sw_gpu_counters_unavailable(const struct sw_gpu *g)
 {
 	return g->counters_wanted && !g->counters ? g->counters_why : NULL;
+}
+
+enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, int n,
+				  struct sw_err *err)
+{
+	struct sw_err why = { 0 };
+	enum sw_status st;
+
+	if (n > SW_MAX_METRICS)
+		return sw_fail(err, SW_EINVAL, "--metrics: more than %d names", SW_MAX_METRICS);
+	st = sw_counters_create_named(g->dev.device_index, names, n, &g->metrics, &why);
+	/* asked for by name, they are no optional extra: no profiler, no run */
+	if (st == SW_SKIP)
+		return sw_fail(err, SW_ECUDA, "--metrics: %s", why.msg);
+	if (st != SW_OK)
+		return sw_fail(err, st, "%s", why.msg);
+	g->n_metrics = n;
+	return SW_OK;
 }
 
 /* Grows device buffer i to at least bytes; buffers are kept between points
@@ -358,6 +380,40 @@ static enum sw_status count_point(struct sw_gpu *g, const struct sw_variant *v,
 	}
 	snprintf(rec->counter_note, sizeof rec->counter_note, "ok");
 	sw_record_set_counters(rec, &cv);
+	return SW_OK;
+}
+
+/* Counts the --metrics of a point already timed into rec->metrics, as
+ * count_point counts; a profiler failure leaves it without metrics and says
+ * why in counter_note, after what --counters put there. */
+static enum sw_status count_metrics(struct sw_gpu *g, const struct sw_variant *v,
+				    const struct sw_point *p, const struct sw_buffers *b,
+				    struct sw_record *rec, struct sw_err *err)
+{
+	struct counted arg = { g, v, p, b };
+	struct sw_err why = { 0 };
+	int passes = 0;
+	enum sw_status st =
+		sw_counters_collect_named(g->metrics, g->stream, counted_evict, counted_launch,
+					  &arg, rec->metrics.values, &passes, &why);
+	if (st == SW_ECUDA) {
+		rec->status = SW_ROW_FAILED;
+		snprintf(rec->message, sizeof rec->message, "counting metrics: %s", why.msg);
+		if (context_alive())
+			return SW_OK;
+		return sw_fail(err, SW_ECUDA, "the GPU context is unusable after counting: %s",
+			       why.msg);
+	}
+	if (st != SW_OK) {
+		size_t used = strlen(rec->counter_note);
+		snprintf(rec->counter_note + used, sizeof rec->counter_note - used, "%smetrics: %s",
+			 used ? "; " : "", why.msg);
+		return SW_OK;
+	}
+	for (int i = 0; i < g->n_metrics; i++)
+		snprintf(rec->metrics.units[i], sizeof rec->metrics.units[i], "%s",
+			 sw_counters_unit(g->metrics, i));
+	rec->metrics.n = g->n_metrics;
 	return SW_OK;
 }
 
@@ -649,5 +705,8 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 	record_clocks(g, rec);
 	record_stats(rec, &t);
 	/* after the timing, in launches of their own */
-	return g->counters_wanted ? count_point(g, v, p, &b, rec, err) : SW_OK;
+	st = g->counters_wanted ? count_point(g, v, p, &b, rec, err) : SW_OK;
+	if (st == SW_OK && g->metrics && rec->status != SW_ROW_FAILED)
+		st = count_metrics(g, v, p, &b, rec, err);
+	return st;
 }

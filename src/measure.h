@@ -33,6 +33,13 @@ void sw_gpu_destroy(struct sw_gpu **g);
 void sw_gpu_use_counters(struct sw_gpu *g);
 const char *sw_gpu_counters_unavailable(const struct sw_gpu *g);
 
+/* --metrics: every later point also counts the n named CUPTI metrics, in
+ * launches of their own after its timing, into rec->metrics. The names are
+ * checked on this GPU now: SW_EINVAL for one it lacks (naming the nearest
+ * it has), SW_ECUDA when counters are unavailable here (err says why). */
+enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, int n,
+				  struct sw_err *err);
+
 /* Runs point p of family f and fills the timing, check and clock fields of
  * rec, check included (synchronous). A point that fails on the GPU is
  * recorded as failed, with the CUDA error text, and SW_OK is returned;

@@ -27,15 +27,15 @@ const struct sw_column sw_record_columns[] = {
 };
 const int sw_record_n_columns = (int)(sizeof sw_record_columns / sizeof sw_record_columns[0]);
 
-/* Every field but the samples is a column: the struct is made from the same
- * list, and nothing may be added to it outside the list. */
+/* Every field before the metrics and samples is a column: the struct is made
+ * from the same list, and nothing may be added to it outside the list. */
 struct row_only {
 #define X_NUM(name, kind, units, blank) SW_CTYPE_##kind name;
 #define X_TEXT(name, len, blank)        char name[len];
 #define X_AXES(name)                    int64_t name[SW_MAX_AXIS_COLUMNS];
 #include "record_columns.h"
 };
-_Static_assert(offsetof(struct sw_record, samples_ns) == sizeof(struct row_only),
+_Static_assert(offsetof(struct sw_record, metrics) == sizeof(struct row_only),
 	       "struct sw_record holds a field that is not in record_columns.h");
 
 void sw_record_init(struct sw_record *r)

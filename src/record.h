@@ -23,6 +23,9 @@ struct sw_counter_values;
 #define SW_TEXT_LEN         32
 #define SW_MSG_LEN          160
 #define SW_MAX_VARIANTS     32 /* a variant set is a 32-bit mask */
+#define SW_MAX_METRICS      16 /* --metrics names */
+#define SW_METRIC_NAME_LEN  96 /* bytes of a --metrics name, NUL included */
+#define SW_METRIC_UNIT_LEN  16 /* bytes of its unit, NUL included */
 
 /* Row status, as stored in the file's `status` column. */
 enum sw_row_status {
@@ -39,14 +42,24 @@ enum sw_row_status {
 #define SW_CTYPE_U64 uint64_t
 #define SW_CTYPE_F64 double
 
+/* The point's --metrics values, in the order the option names them; they
+ * become /metrics rows, not /measurements columns. */
+struct sw_record_metrics {
+	int32_t n; /* values collected; 0: none (no --metrics, or the point was not counted) */
+	int32_t pad;
+	double values[SW_MAX_METRICS];
+	char units[SW_MAX_METRICS][SW_METRIC_UNIT_LEN]; /* as CUPTI names them ("byte") */
+};
+
 /* A /measurements row: one field per entry of record_columns.h, in its
- * order, then the raw samples. */
+ * order, then the metrics and the raw samples. */
 struct sw_record {
 #define X_NUM(name, kind, units, blank) SW_CTYPE_##kind name;
 #define X_TEXT(name, len, blank)        char name[len];
 #define X_AXES(name)                    int64_t name[SW_MAX_AXIS_COLUMNS];
 #include "record_columns.h"
 	/* not in the compound type: */
+	struct sw_record_metrics metrics;
 	double samples_ns[SW_MAX_SAMPLES];
 };
 

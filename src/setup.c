@@ -76,7 +76,8 @@ static enum sw_status receive_job(struct sw_run *r, long len, struct sw_err *err
 	st = CHECK_MPI(MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD), err);
 	if (st == SW_OK && r->rank != 0) {
 		text[len] = 0;
-		st = sw_job_parse(r->opt->job_path, text, (size_t)len, &r->job, err);
+		st = sw_job_parse(r->opt->job_path ? r->opt->job_path : SW_JOB_FAMILY_PATH, text,
+				  (size_t)len, &r->job, err);
 	}
 	if (r->rank != 0)
 		free(text);
@@ -115,7 +116,9 @@ enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
 	enum sw_status st = SW_OK;
 	long len = 0;
 	if (r->rank == 0) {
-		st = sw_job_load(r->opt->job_path, &r->job, err);
+		st = r->opt->n_families ? sw_job_from_families(r->opt->families, r->opt->n_families,
+							       &r->job, err)
+					: sw_job_load(r->opt->job_path, &r->job, err);
 		len = st == SW_OK ? (long)strlen(r->job.text) : 0;
 	}
 	/* rank 0's failure to read is the job's: stop before the broadcast */
@@ -148,10 +151,20 @@ static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
 		return sw_fail(err, SW_EINVAL,
 			       "--counters needs the cuda backend: hardware counters come from "
 			       "a GPU, not from the model or a replay");
+	if (o->n_metrics && (o->backend == SW_BACKEND_MODEL || o->backend == SW_BACKEND_REPLAY))
+		return sw_fail(err, SW_EINVAL,
+			       "--metrics needs the cuda backend: CUPTI metrics come from a GPU, "
+			       "not from the model or a replay");
 	int any = 0, all = available_everywhere(cuda, &any);
 	const char *who = any ? "at least one rank" : "this machine";
 	if (o->counters && !all && !o->dry_run)
 		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device", who);
+	/* the names are checked against the GPU's own list: a dry run needs it too */
+	if (o->n_metrics && !all)
+		return sw_fail(err, SW_ECUDA,
+			       "--metrics: %s has no usable CUDA device to count on or to check "
+			       "the metric names against",
+			       who);
 	switch (o->backend) {
 	case SW_BACKEND_MODEL: r->backend = model; break;
 	case SW_BACKEND_REPLAY: r->backend = sw_backend_find("replay"); break;
@@ -361,6 +374,8 @@ static struct sw_h5_meta file_meta(const struct sw_run *r, char *version, size_t
 		.plan_points = r->plan.n,
 		.start_unix = unix_s(),
 		.measure_method = r->backend->measures ? SW_MEASURE_METHOD : 0,
+		.metric_names = (const char *const *)r->opt->metrics,
+		.n_metrics = r->opt->n_metrics,
 	};
 	return meta;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "record.h"
 
 #define MAX_ARGS 32
 
@@ -387,6 +388,68 @@ START_TEST(test_err_job_count)
 }
 END_TEST
 
+START_TEST(test_metrics)
+{
+	ck_assert_int_eq(PARSE("--metrics", "dram__bytes_read.sum,lts__t_sectors.sum", "j.yaml",
+			       "--metrics=sm__cycles_elapsed.avg"),
+			 SW_OK);
+	ck_assert_int_eq(opt.n_metrics, 3);
+	ck_assert_str_eq(opt.metrics[0], "dram__bytes_read.sum");
+	ck_assert_str_eq(opt.metrics[1], "lts__t_sectors.sum");
+	ck_assert_str_eq(opt.metrics[2], "sm__cycles_elapsed.avg");
+	sw_cli_fini(&opt);
+	ck_assert_ptr_null(opt.metrics);
+	ck_assert_int_eq(opt.n_metrics, 0);
+	ck_assert_int_eq(PARSE("j.yaml"), SW_OK);
+	ck_assert_int_eq(opt.n_metrics, 0);
+}
+END_TEST
+
+START_TEST(test_err_metrics)
+{
+	char many[20 * 8] = "", longname[SW_METRIC_NAME_LEN + 1];
+
+	ASSERT_FAILS("--metrics: an empty name", "--metrics", "a.sum,,b.sum", "j.yaml");
+	ASSERT_FAILS("--metrics: an empty name", "--metrics", "a.sum,", "j.yaml");
+	ASSERT_FAILS("--metrics: an empty name", "--metrics=", "j.yaml");
+	ASSERT_FAILS("bad name 'dram bytes'", "--metrics", "dram bytes", "j.yaml");
+	ASSERT_FAILS("--metrics: a.sum named twice", "--metrics", "a.sum,b.sum", "--metrics",
+		     "a.sum", "j.yaml");
+	for (int i = 0; i < SW_MAX_METRICS + 1; i++)
+		snprintf(many + strlen(many), sizeof many - strlen(many), "%sm%d.sum", i ? "," : "",
+			 i);
+	ASSERT_FAILS("--metrics: more than 16 names", "--metrics", many, "j.yaml");
+	memset(longname, 'a', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	ASSERT_FAILS("is longer than 95 bytes", "--metrics", longname, "j.yaml");
+	ASSERT_FAILS("option '--metrics' needs a value: NAME,NAME,...", "j.yaml", "--metrics");
+	/* a failed parse frees what it stored */
+	ck_assert_ptr_null(opt.metrics);
+}
+END_TEST
+
+START_TEST(test_family)
+{
+	ck_assert_int_eq(PARSE("--family", "strided_read", "--family=transpose", "-s",
+			       "strided_read.stride=1,2"),
+			 SW_OK);
+	ck_assert_ptr_null(opt.job_path);
+	ck_assert_int_eq(opt.n_families, 2);
+	ck_assert_str_eq(opt.families[0], "strided_read");
+	ck_assert_str_eq(opt.families[1], "transpose");
+	ck_assert_int_eq(opt.n_sets, 1);
+	sw_cli_fini(&opt);
+	ck_assert_ptr_null(opt.families);
+	/* the name is checked against the registry by the job, not here */
+	ck_assert_int_eq(PARSE("--family", "no_such"), SW_OK);
+	ck_assert_str_eq(opt.families[0], "no_such");
+	sw_cli_fini(&opt);
+	ASSERT_FAILS("give --family or job.yaml, not both", "--family", "reduce", "job.yaml");
+	ASSERT_FAILS("empty --family", "--family=");
+	ASSERT_FAILS("or --family NAME", "-q");
+}
+END_TEST
+
 START_TEST(test_null_err)
 {
 	char *argv[] = { (char *)"sweep", (char *)"--bogus", NULL };
@@ -501,6 +564,8 @@ static Suite *cli_suite(void)
 	TCase *help = tcase_create("usage");
 
 	tcase_add_checked_fixture(ok, NULL, teardown);
+	tcase_add_test(ok, test_metrics);
+	tcase_add_test(ok, test_family);
 	tcase_add_test(ok, test_defaults);
 	tcase_add_test(ok, test_flags_short);
 	tcase_add_test(ok, test_flags_long);
@@ -526,9 +591,11 @@ static Suite *cli_suite(void)
 	tcase_add_test(bad, test_err_points_alone);
 	tcase_add_test(bad, test_err_job_count);
 	tcase_add_test(bad, test_null_err);
+	tcase_add_test(bad, test_err_metrics);
 	suite_add_tcase(s, bad);
 
 	tcase_add_test(help, test_usage);
+
 	suite_add_tcase(s, help);
 	return s;
 }

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "axis.h"
 #include "device.h"
@@ -185,6 +187,102 @@ START_TEST(test_counters)
 }
 END_TEST
 
+/* --metrics by name: a cold stride-1 streaming read brings each of its n
+ * floats from DRAM once and asks L2 for n * 4 / 32 sectors; both come back
+ * with their units. An unknown name is refused with the nearest the chip has. */
+START_TEST(test_metrics)
+{
+	static const char *const names[] = { "dram__bytes_read.sum",
+					     "lts__t_sectors_srcunit_tex_op_read.sum" };
+	static const char *const typo[] = { "dram__bytes_raed.sum" };
+	const struct sw_family *f = sw_family_find("strided_read");
+	const struct sw_measure_cfg cfg = { .rse_target = 0.05,
+					    .min_samples = 3,
+					    .max_samples = 5,
+					    .warmup = 1,
+					    .time_cap_s = 0.1 };
+	struct sw_gpu *g = NULL;
+	struct sw_err err = { 0 };
+
+	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
+	enum sw_status st = sw_gpu_use_metrics(g, names, 2, &err);
+	if (st == SW_ECUDA) { /* no profiling here (permissions): said, not run */
+		printf("metrics unavailable here, the run is refused: %s\n", err.msg);
+		ck_assert_ptr_nonnull(strstr(err.msg, "--metrics: counters unavailable"));
+		sw_gpu_destroy(&g);
+		return;
+	}
+	ck_assert_msg(st == SW_OK, "%s", err.msg);
+	const int64_t n = 16 << 20;
+	struct sw_point p = { .variant = sw_variant_find(f, "course"), .axis = { 1, n } };
+	struct sw_record *rec = malloc(sizeof *rec);
+	sw_record_init(rec);
+	rec->point_id = 1;
+	rec->useful_bytes = f->useful_bytes(&p);
+	ck_assert_int_eq(sw_gpu_run_point(g, f, &p, &cfg, rec, &err), SW_OK);
+	ck_assert_int_eq(rec->status, SW_ROW_OK);
+	ck_assert_msg(rec->metrics.n == 2, "no metrics counted: %s", rec->counter_note);
+	printf("metrics: %s = %.4g %s, %s = %.4g %s\n", names[0], rec->metrics.values[0],
+	       rec->metrics.units[0], names[1], rec->metrics.values[1], rec->metrics.units[1]);
+	double dram = rec->metrics.values[0] / (4.0 * (double)n);
+	double lts = rec->metrics.values[1] / (4.0 * (double)n / 32);
+	ck_assert_msg(fabs(dram - 1) < 0.05, "DRAM read %.3fx the bytes", dram);
+	ck_assert_msg(fabs(lts - 1) < 0.1, "L2 read %.3fx the sectors", lts);
+	ck_assert_ptr_nonnull(strstr(rec->metrics.units[0], "byte"));
+	ck_assert_ptr_nonnull(strstr(rec->metrics.units[1], "sector"));
+	free(rec);
+	sw_gpu_destroy(&g);
+
+	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
+	ck_assert_int_eq(sw_gpu_use_metrics(g, typo, 1, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "has no metric dram__bytes_raed.sum; did you mean "
+				      "dram__bytes_read.sum"),
+		      "%s", err.msg);
+	sw_gpu_destroy(&g);
+}
+END_TEST
+
+/* The same through the binary: a tiny --family job with --metrics exits 0,
+ * and an unknown name exits 2 before anything is written, naming the nearest. */
+START_TEST(test_metrics_end_to_end)
+{
+	const char *sweep = getenv("SW_SWEEP");
+	char cmd[2048], out[256], line[1024] = "";
+
+	if (!sweep || !*sweep) {
+		printf("SW_SWEEP not set (run through ctest): end to end not run\n");
+		return;
+	}
+	snprintf(out, sizeof out, "%s/sweep-test-metrics-%d.h5",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	const char *common = "--backend cuda -q --family strided_read --set strided_read.n=1M "
+			     "--set strided_read.stride=1,2 --set strided_read.variants=course";
+	snprintf(cmd, sizeof cmd,
+		 "%s %s --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum "
+		 "-o %s 2>&1",
+		 sweep, common, out);
+	int rc = system(cmd);
+	ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s: exit %d", cmd, rc);
+	ck_assert_int_eq(access(out, R_OK), 0);
+	unlink(out);
+	snprintf(cmd, sizeof cmd, "%s %s --metrics dram__bytes_raed.sum -o %s 2>&1", sweep, common,
+		 out);
+	FILE *pipe = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pipe);
+	char all[4096] = "";
+	while (fgets(line, sizeof line, pipe))
+		strncat(all, line, sizeof all - strlen(all) - 1);
+	rc = pclose(pipe);
+	if (strstr(all, "counters unavailable")) {
+		printf("metrics unavailable here: %s\n", all);
+		return;
+	}
+	ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "exit %d: %s", rc, all);
+	ck_assert_msg(strstr(all, "did you mean dram__bytes_read.sum"), "%s", all);
+	ck_assert_int_ne(access(out, F_OK), 0); /* nothing written */
+}
+END_TEST
+
 /* The test-only switch SW_TEST_FAULT: a bad launch configuration is
  * recorded with its CUDA error and the context goes on; a trap leaves the
  * context unusable and the call says so (SW_ECUDA). The trap runs last: it
@@ -258,6 +356,8 @@ int main(int argc, char **argv)
 	if (!quick) {
 		tcase_add_test(tc, test_too_big_is_skipped);
 		tcase_add_test(tc, test_counters);
+		tcase_add_test(tc, test_metrics);
+		tcase_add_test(tc, test_metrics_end_to_end);
 		tcase_add_test(tc, test_injected_faults); /* last: the trap ends the context */
 	}
 	suite_add_tcase(s, tc);

@@ -770,6 +770,176 @@ START_TEST(columns_documented_and_complete)
 }
 END_TEST
 
+/* ---- /metrics (--metrics) ------------------------------------------ */
+
+static const char *const metric_names[] = { "dram__bytes_read.sum",
+					    "lts__t_sectors_srcunit_tex_op_read.sum" };
+
+static struct sw_h5_meta metrics_meta(void)
+{
+	struct sw_h5_meta m = test_meta(42);
+
+	m.metric_names = metric_names;
+	m.n_metrics = 2;
+	return m;
+}
+
+/* Record i counted both metrics (value 10 i + k), except record 1, not counted. */
+static void add_metric_values(struct sw_record *r, int i)
+{
+	r->metrics.n = i == 1 ? 0 : 2;
+	for (int k = 0; k < r->metrics.n; k++) {
+		r->metrics.values[k] = 10.0 * i + k + 0.5;
+		snprintf(r->metrics.units[k], sizeof r->metrics.units[k], "%s",
+			 k ? "sector" : "byte");
+	}
+}
+
+/* The /metrics rows of path, in file order. */
+static hsize_t read_metric_rows(const char *path, struct sw_metric_row *rows, hsize_t max)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d, t, s8, s16;
+	hsize_t n;
+
+	ck_assert(f >= 0);
+	d = open_dset(f, "metrics", &n);
+	ck_assert_uint_le(n, max);
+	t = H5Tcreate(H5T_COMPOUND, sizeof *rows);
+	s8 = H5Tcopy(H5T_C_S1);
+	H5Tset_size(s8, SW_METRIC_NAME_LEN);
+	s16 = H5Tcopy(H5T_C_S1);
+	H5Tset_size(s16, SW_METRIC_UNIT_LEN);
+	H5Tinsert(t, "point_id", offsetof(struct sw_metric_row, point_id), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "name", offsetof(struct sw_metric_row, name), s8);
+	H5Tinsert(t, "value", offsetof(struct sw_metric_row, value), H5T_NATIVE_DOUBLE);
+	H5Tinsert(t, "unit", offsetof(struct sw_metric_row, unit), s16);
+	if (n)
+		ck_assert(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	H5Tclose(s8);
+	H5Tclose(s16);
+	H5Tclose(t);
+	H5Dclose(d);
+	H5Fclose(f);
+	return n;
+}
+
+static void write_metrics_file(const char *path, const struct sw_h5_meta *m, int n_recs)
+{
+	static struct sw_record recs[4];
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+
+	ck_assert_msg(sw_h5_create(path, 0, m, &h, &e) == SW_OK, "%s", e.msg);
+	for (int i = 0; i < n_recs; i++) {
+		make_record(&recs[i], i, 0);
+		add_metric_values(&recs[i], i);
+		ck_assert_int_eq(sw_h5_append(h, &recs[i], &e), SW_OK);
+	}
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+}
+
+START_TEST(metrics_round_trip)
+{
+	struct sw_h5_meta m = metrics_meta();
+	struct sw_metric_row rows[8];
+	const char *path = in_dir("metrics.h5");
+	hid_t f, d;
+
+	write_metrics_file(path, &m, 3);
+	/* records 0 and 2 counted, 1 not: four rows, in append order */
+	ck_assert_uint_eq(read_metric_rows(path, rows, 8), 4);
+	for (int r = 0; r < 4; r++) {
+		int i = r < 2 ? 0 : 2, k = r % 2;
+
+		ck_assert_uint_eq(rows[r].point_id, 1000 + (uint64_t)i);
+		ck_assert_str_eq(rows[r].name, metric_names[k]);
+		ck_assert_double_eq(rows[r].value, 10.0 * i + k + 0.5);
+		ck_assert_str_eq(rows[r].unit, k ? "sector" : "byte");
+	}
+	ck_assert_uint_eq(count_rows(path, "measurements"), 3);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	expect_str_attr(f, "metrics",
+			"dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum");
+	ck_assert_double_eq(num_attr(f, "schema_version"), 3);
+	d = H5Dopen2(f, "metrics", H5P_DEFAULT);
+	ck_assert(has_attr(d, "description"));
+	H5Dclose(d);
+	expect_documented(f, "metrics", "## `/metrics`");
+	H5Fclose(f);
+	ck_assert_msg(columns_tile(sw_h5_metric_columns, sw_h5_n_metric_columns,
+				   sizeof(struct sw_metric_row), (char[256]){ 0 }, 256),
+		      "h5out.c's /metrics columns do not cover struct sw_metric_row");
+
+	/* without --metrics: no table and no attribute, the schema-2 layout */
+	static struct sw_record recs[2];
+	struct sw_device_info devs[2];
+	write_file(in_dir("plain.h5"), 42, recs, 2, devs);
+	f = H5Fopen(in_dir("plain.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	ck_assert_int_eq(H5Lexists(f, "metrics", H5P_DEFAULT), 0);
+	ck_assert(!has_attr(f, "metrics"));
+	H5Fclose(f);
+}
+END_TEST
+
+static enum sw_status try_resume(const char *path, const struct sw_h5_meta *m, struct sw_err *e)
+{
+	struct sw_h5 *h;
+	uint64_t *ids = NULL;
+	size_t n;
+	int session;
+	enum sw_status st = sw_h5_resume(path, m, &h, &ids, &n, &session, e);
+
+	free(ids);
+	if (st == SW_OK) {
+		static struct sw_record rec;
+
+		/* one more counted point, appended after the file's rows */
+		make_record(&rec, 3, session);
+		add_metric_values(&rec, 3);
+		ck_assert_int_eq(sw_h5_append(h, &rec, e), SW_OK);
+		ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, e), SW_OK);
+	}
+	return st;
+}
+
+START_TEST(metrics_resume_layouts)
+{
+	static const char *const other[] = { "dram__bytes_write.sum" };
+	struct sw_h5_meta with = metrics_meta(), without = test_meta(42), changed = metrics_meta();
+	struct sw_metric_row rows[8];
+	struct sw_err e = { 0 };
+	const char *path = in_dir("metrics.h5"), *plain = in_dir("plain.h5");
+
+	write_metrics_file(path, &with, 2);
+	ck_assert_uint_eq(read_metric_rows(path, rows, 8), 2);
+	/* the same names: the rows go on */
+	ck_assert_msg(try_resume(path, &with, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(read_metric_rows(path, rows, 8), 4);
+	ck_assert_uint_eq(rows[2].point_id, 1003);
+	ck_assert_str_eq(rows[3].name, metric_names[1]);
+	/* other names, or none: refused */
+	changed.metric_names = other;
+	changed.n_metrics = 1;
+	ck_assert_int_eq(try_resume(path, &changed, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, "has --metrics dram__bytes_write.sum: the /metrics layouts "
+				    "differ"),
+		      "%s", e.msg);
+	ck_assert_int_eq(try_resume(path, &without, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, "this run has none"), "%s", e.msg);
+	ck_assert_uint_eq(read_metric_rows(path, rows, 8), 4);
+
+	/* a file without /metrics, schema 2's as well: resumed only without --metrics */
+	write_metrics_file(plain, &without, 1);
+	set_int_attr(plain, "schema_version", 2);
+	ck_assert_int_eq(try_resume(plain, &with, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, "was written without --metrics"), "%s", e.msg);
+	ck_assert_msg(try_resume(plain, &without, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(count_rows(plain, "measurements"), 2);
+}
+END_TEST
+
 START_TEST(refuses_existing_file)
 {
 	static struct sw_record recs[2];
@@ -1558,6 +1728,8 @@ static Suite *h5out_suite(void)
 	tcase_add_test(tc, resume_settings);
 	tcase_add_test(tc, resume_drops_unwritten_rows);
 	tcase_add_test(tc, check_resume_changes_nothing);
+	tcase_add_test(tc, metrics_round_trip);
+	tcase_add_test(tc, metrics_resume_layouts);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -727,6 +727,64 @@ START_TEST(test_set_axis)
 }
 END_TEST
 
+/* --family: the families in order with their defaults, named after them,
+ * and --set applies to the job it makes. */
+START_TEST(test_from_families)
+{
+	static const char *const names[] = { "strided_read", "transpose" };
+	static const int64_t strides[] = { 2, 8 };
+	const struct sw_family *f = sw_family_find("strided_read");
+	struct sw_job job;
+	struct sw_err err = { 0 };
+
+	ck_assert_int_eq(sw_job_from_families(names, 2, &job, &err), SW_OK);
+	ck_assert_int_eq(job.n_families, 2);
+	ck_assert_ptr_eq(job.families[0].family, f);
+	ck_assert_ptr_eq(job.families[1].family, sw_family_find("transpose"));
+	ck_assert_uint_eq(job.families[0].variants, (1u << f->n_variants) - 1);
+	for (int a = 0; a < f->n_axes; a++)
+		assert_default_axis(&job.families[0], a);
+	ck_assert_str_eq(job.name, "strided_read-transpose");
+	ck_assert_str_eq(job.path, SW_JOB_FAMILY_PATH);
+	ck_assert_ptr_nonnull(strstr(job.text, "  transpose:\n"));
+	ck_assert_int_eq(sw_job_set(&job, "strided_read.stride=2,8", &err), SW_OK);
+	assert_values(&job.families[0].axes[stride_axis()].values, strides, 2);
+	sw_job_fini(&job);
+
+	/* the text re-parses to the same job, as the other ranks parse it */
+	ck_assert_int_eq(sw_job_from_families(names, 1, &job, &err), SW_OK);
+	struct sw_job again;
+	ck_assert_int_eq(sw_job_parse(SW_JOB_FAMILY_PATH, job.text, strlen(job.text), &again, &err),
+			 SW_OK);
+	ck_assert_str_eq(again.name, "strided_read");
+	ck_assert_int_eq(again.n_families, 1);
+	sw_job_fini(&again);
+	sw_job_fini(&job);
+}
+END_TEST
+
+START_TEST(test_from_families_errors)
+{
+	static const char *const typo[] = { "strided_raed" };
+	static const char *const twice[] = { "reduce", "reduce" };
+	static const char *const far[] = { "qqqqqqqqqqqqqqqqqq" };
+	struct sw_job job;
+	struct sw_err err = { 0 };
+
+	ck_assert_int_eq(sw_job_from_families(typo, 1, &job, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "--family strided_raed: unknown family; did you mean "
+				      "strided_read"),
+		      "%s", err.msg);
+	ck_assert_int_eq(sw_job_from_families(twice, 2, &job, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "--family reduce: named twice"), "%s", err.msg);
+	ck_assert_int_eq(sw_job_from_families(far, 1, &job, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "unknown family; registered families: "), "%s", err.msg);
+	ck_assert_int_eq(sw_job_from_families(far, 0, &job, &err), SW_EINVAL);
+	ck_assert_int_eq(job.n_families, 0);
+	sw_job_fini(&job); /* nothing to free, and safe */
+}
+END_TEST
+
 START_TEST(test_set_variants)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
@@ -861,6 +919,8 @@ static Suite *job_suite(void)
 	tcase_add_test(set, test_set_axis);
 	tcase_add_test(set, test_set_variants);
 	tcase_add_test(set, test_set_errors);
+	tcase_add_test(set, test_from_families);
+	tcase_add_test(set, test_from_families_errors);
 	suite_add_tcase(s, good);
 	suite_add_tcase(s, bad);
 	suite_add_tcase(s, load);

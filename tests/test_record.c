@@ -150,7 +150,7 @@ START_TEST(columns_cover_the_struct)
 
 	ck_assert_int_gt(sw_record_n_columns, 50);
 	ck_assert_msg(columns_tile(sw_record_columns, sw_record_n_columns,
-				   offsetof(struct sw_record, samples_ns), why, sizeof why),
+				   offsetof(struct sw_record, metrics), why, sizeof why),
 		      "sw_record_columns: %s", why);
 	ck_assert_str_eq(sw_record_columns[0].name, "point_id");
 	ck_assert_str_eq(sw_record_columns[sw_record_n_columns - 1].name, "sample_offset");

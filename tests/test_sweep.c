@@ -116,6 +116,47 @@ START_TEST(test_ranks_and_schedules)
 }
 END_TEST
 
+/* --family without a job file: the families' default plan, --set applied,
+ * into <family>-<family>.h5 in the working directory, as a job's name gives. */
+START_TEST(test_family_without_job)
+{
+	static const char *const names[] = { "offset_read", "transpose" };
+	char dir[512], log[512], here[1024];
+	struct sw_job job;
+	struct sw_plan plan;
+	struct sw_err err = { 0 };
+
+	snprintf(dir, sizeof dir, "%s/family", tmpdir);
+	snprintf(log, sizeof log, "%s/family.log", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_ptr_nonnull(getcwd(here, sizeof here));
+	ck_assert_int_eq(chdir(dir), 0);
+	const char *args[] = { "--backend",
+			       "model",
+			       "-q",
+			       "--family",
+			       names[0],
+			       "--set",
+			       "offset_read.offset=0,1",
+			       "--family",
+			       names[1],
+			       NULL };
+	int rc = launch_run(2, log, args);
+	ck_assert_int_eq(chdir(here), 0);
+	ck_assert_msg(rc == 0, "%s", launch_slurp(log));
+
+	ck_assert_int_eq(sw_job_from_families(names, 2, &job, &err), SW_OK);
+	ck_assert_int_eq(sw_job_set(&job, "offset_read.offset=0,1", &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&job, 1, &plan, &err), SW_OK);
+	sw_job_fini(&job);
+	char out[600];
+	snprintf(out, sizeof out, "%s/offset_read-transpose.h5", dir);
+	ck_assert_msg(exists(out), "no %s", out);
+	assert_complete(out, &plan);
+	sw_plan_fini(&plan);
+}
+END_TEST
+
 START_TEST(test_bad_job_writes_nothing)
 {
 	char job[512], out[512], log[512];
@@ -390,6 +431,7 @@ int main(void)
 	tcase_add_test(tc, test_four_ranks_file);
 	tcase_add_test(tc, test_ranks_and_schedules);
 	tcase_add_test(tc, test_bad_job_writes_nothing);
+	tcase_add_test(tc, test_family_without_job);
 	tcase_add_test(tc, test_never_overwrites);
 	tcase_add_test(tc, test_dry_run);
 	tcase_add_test(tc, test_dry_run_costs);

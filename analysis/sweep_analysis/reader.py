@@ -3,7 +3,8 @@
 `read(path)` checks that the file is HDF5, that it is a sweep file and that
 its `schema_version` is one this package knows, then returns a `Run`: root
 attributes, the /devices and /measurements tables as DataFrames with their
-fixed-length strings decoded, the raw samples, and the units of every column.
+fixed-length strings decoded, the raw samples, the units of every column, and
+the /metrics table of a file made with --metrics (empty otherwise).
 Unwritten fill rows (status -1) are dropped here, so no caller sees them.
 A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
@@ -19,7 +20,11 @@ import h5py
 import numpy as np
 import pandas as pd
 
-SCHEMA_VERSION = 2  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 3  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+
+# /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
+METRIC_COLUMNS = ("point_id", "name", "value", "unit")
+FILL_POINT_ID = np.uint64(2**64 - 1)  # a row allocated but never written
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
@@ -121,6 +126,10 @@ class Run:
     label: str = ""  # short name for tables: the file name
     notes: list = field(default_factory=list)  # what a reader should know
     absent_columns: list = field(default_factory=list)  # optional columns filled with NaN
+    # /metrics: point_id, name, value, unit; one row per point and name (the last written)
+    metrics: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame({c: [] for c in METRIC_COLUMNS})
+    )
 
     @property
     def closed_cleanly(self) -> bool:
@@ -226,6 +235,7 @@ def read(path) -> Run:
             if live:
                 ds.refresh()
             samples = np.asarray(ds[:], dtype=np.float64)
+            metrics = _metrics(f, path, live)
     except SweepFileError:
         raise
     except (OSError, KeyError, ValueError, RuntimeError) as e:
@@ -253,10 +263,21 @@ def read(path) -> Run:
         replay_rows=replayed,
         label=os.path.basename(path),
         absent_columns=absent,
+        metrics=metrics,
     )
     _join_devices(run)
     _add_notes(run)
     return run
+
+
+def _metrics(f, path, live) -> pd.DataFrame:
+    """/metrics without fill rows, the last row of each point and name (a resumed run
+    may have written one twice); empty for a file without it (every file before schema 3)."""
+    if "metrics" not in f:
+        return pd.DataFrame({c: [] for c in METRIC_COLUMNS})
+    m, _ = _table(f["metrics"], "metrics", METRIC_COLUMNS, path, live)
+    m = m[m["point_id"] != FILL_POINT_ID]
+    return m.drop_duplicates(["point_id", "name"], keep="last").reset_index(drop=True)
 
 
 def _check_schema(f, attrs, path):

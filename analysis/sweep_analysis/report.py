@@ -4,7 +4,8 @@ DIR gets index.html (self-contained: figures embedded), report.md and the
 figures as PNGs. Sections: the run and its devices, the course claims, per
 family the variants side by side against the family's reference rows, the
 cross-architecture tables from the model, the model against hardware counters
-(files made with --counters), and per-rank clocks with outliers
+(files made with --counters), the metrics of files made with --metrics (a
+table per family), and per-rank clocks with outliers
 (plus the per-device spread of the same points when several files measured
 them). Nothing is written unless everything succeeds.
 """
@@ -543,6 +544,43 @@ class Report:
             )
         )
 
+    def metrics(self):
+        """--metrics: per family, every counted point with one column per metric."""
+        found = [r.metrics.assign(file=r.label) for r in self.runs if len(r.metrics)]
+        if not found:
+            return
+        m = pd.concat(found, ignore_index=True)
+        rows = self.rows[self.rows["backend"] == "cuda"]
+        joined = rows.merge(m, on=["file", "point_id"], how="inner")
+        self.add(
+            Heading(2, "Metrics"),
+            Para(
+                "CUPTI metrics named with `--metrics`, counted over each point's whole launch "
+                "in launches of their own after its timing (the file's /metrics table); "
+                f"{len(m)} value(s) of {m['point_id'].nunique()} point(s)."
+            ),
+        )
+        for fam in dict.fromkeys(joined["family"]):
+            f = joined[joined["family"] == fam]
+            names = list(dict.fromkeys(f["name"]))
+            unit = {n: str(f[f["name"] == n]["unit"].iloc[0]) for n in names}
+            value = {(r["file"], r["point_id"], r["name"]): r["value"] for _, r in f.iterrows()}
+            points = f.drop_duplicates(["file", "point_id"]).sort_values(["file", "plan_index"])
+            table = [
+                [r["variant"], axes_text(r, self.axes), r["device"]]
+                + [fmt(value.get((r["file"], r["point_id"], n))) for n in names]
+                for _, r in points.iterrows()
+            ]
+            self.add(
+                Table(
+                    ["variant", "point", "device", *[f"{n} ({unit[n] or '-'})" for n in names]],
+                    table,
+                    right=set(range(3, 3 + len(names))),
+                    caption=f"{fam}: metrics per point",
+                )
+            )
+        self.progress(f"metrics: {len(m)} value(s)")
+
     def ranks(self):
         self.add(Heading(2, "Ranks, clocks and devices"))
         self.clocks_per_rank()
@@ -693,6 +731,7 @@ class Report:
         self.families()
         self.cross_arch()
         self.hardware_counters()
+        self.metrics()
         self.ranks()
         self.footer()
         return self.blocks

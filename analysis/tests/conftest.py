@@ -129,6 +129,30 @@ def noisy_copy(src, dst, seed, rel=0.005):
     return str(dst)
 
 
+METRIC_NAMES = ("dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum")
+
+
+def metrics_copy(src, dst, points=2):
+    """A copy of a cuda file as `--metrics` makes it (schema 3): a /metrics table of
+    METRIC_NAMES for the first `points` rows, value 1000 * row + k, a fill row and a
+    point counted twice (the last counts), and the `metrics` attribute."""
+    writable_copy(src, dst)
+    dt = np.dtype([("point_id", "<u8"), ("name", "S96"), ("value", "<f8"), ("unit", "S16")])
+    with h5py.File(dst, "r+") as f:
+        ids = f["measurements"]["point_id"][:points]
+        rows = [(2**64 - 1, b"", np.nan, b"")]  # never written
+        for i, pid in enumerate(ids):
+            for k, name in enumerate(METRIC_NAMES):
+                unit = b"sector" if k else b"byte"
+                if i == 0:  # written twice, as a cut and resumed run may
+                    rows.append((pid, name.encode(), -1.0, unit))
+                rows.append((pid, name.encode(), 1000.0 * i + k, unit))
+        f.create_dataset("metrics", data=np.array(rows, dtype=dt), maxshape=(None,))
+        f.attrs["metrics"] = ",".join(METRIC_NAMES)
+        f.attrs["schema_version"] = np.int32(3)
+    return str(dst)
+
+
 def slowed_copy(src, dst, factor=1.10):
     """A planted slowdown: samples and time statistics x factor."""
     writable_copy(src, dst)

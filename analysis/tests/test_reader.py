@@ -13,12 +13,13 @@ import pytest
 
 from sweep_analysis.reader import SCHEMA_VERSION, SweepFileError, read
 
-from conftest import SOURCE, run_tool, writable_copy
+from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
 
 
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 2
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 3
+    assert r.metrics.empty and list(r.metrics.columns) == ["point_id", "name", "value", "unit"]
     assert r.backend == "model" and r.closed_cleanly
     assert len(r.rows) == int(r.attrs["plan_points"])
     assert r.fill_rows == 0
@@ -40,6 +41,19 @@ def test_h200_file(h200_file):
         assert len(s) == row["n_samples"] > 0
         # the row's statistics are those of its raw samples
         assert np.median(s) == pytest.approx(row["median_ns"], rel=1e-9)
+
+
+def test_metrics_table(h200_file, tmp_path):
+    # a schema-2 file has no /metrics: an empty table
+    assert read(h200_file).metrics.empty
+    r = read(metrics_copy(h200_file, tmp_path / "m.h5"))
+    m = r.metrics
+    assert len(m) == 4  # the fill row dropped, the point written twice once
+    assert list(m["name"]) == list(METRIC_NAMES) * 2  # decoded, in file order
+    assert list(m["value"]) == [0.0, 1.0, 1000.0, 1001.0]  # the last of a repeat
+    assert list(m["unit"]) == ["byte", "sector"] * 2
+    assert set(m["point_id"]) <= set(r.rows["point_id"])
+    assert r.attrs["metrics"] == ",".join(METRIC_NAMES)
 
 
 def test_only_the_reader_opens_files():

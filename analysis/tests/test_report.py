@@ -13,7 +13,7 @@ from sweep_analysis.doc import Figure
 from sweep_analysis.reader import read
 from sweep_analysis.report import Report, make_report
 
-from conftest import SOURCE, run_tool, slowed_copy, writable_copy
+from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, slowed_copy, writable_copy
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -87,6 +87,27 @@ def test_ci_report(ci_file, tmp_path):
     assert any("strided_read-model" in p for p in pngs)
     v = verdicts(out / "report.md")
     assert v["C9"] == "holds" and v["C8"] == "holds"  # from the model: no measurement
+
+
+def test_metrics_report(h200_file, tmp_path):
+    out = tmp_path / "metrics"
+    path = metrics_copy(h200_file, tmp_path / "m.h5")
+    make_report([path], str(out))
+    md = (out / "report.md").read_text()
+    assert "## Metrics" in md
+    fam = read(path).rows.iloc[0]["family"]
+    assert f"{fam}: metrics per point" in md
+    head = [line for line in md.splitlines() if line.startswith("| variant | point | device |")]
+    assert any(
+        f"{METRIC_NAMES[0]} (byte)" in h and f"{METRIC_NAMES[1]} (sector)" in h for h in head
+    )
+    # the second point's values, and the first point's last ones
+    assert "| 1,000 | 1,001 |" in md
+    assert "| 0 | 1 |" in md
+    # a file without /metrics has no such section
+    plain = tmp_path / "plain"
+    make_report([h200_file], str(plain))
+    assert "## Metrics" not in (plain / "report.md").read_text()
 
 
 def test_all_families_model_report(all_model_file, families, tmp_path):
