@@ -400,7 +400,8 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 static size_t missing_points(const struct sw_run *r, uint64_t *done, size_t n_done)
 {
 	size_t n = 0;
-	qsort(done, n_done, sizeof *done, cmp_u64);
+	if (done) /* a new file has none: qsort and bsearch take no NULL, even for 0 items */
+		qsort(done, n_done, sizeof *done, cmp_u64);
 	for (size_t i = 0; i < r->plan.n; i++)
 		if (!done || !bsearch(&r->plan.points[i].id, done, n_done, sizeof *done, cmp_u64))
 			r->todo[n++] = (uint32_t)i;
