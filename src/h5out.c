@@ -24,6 +24,7 @@
 
 #include <hdf5.h>
 
+#include "h5extend.h"
 #include "h5internal.h"
 #include "kernel.h"
 
@@ -826,7 +827,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	}
 	H5Pclose(fapl);
 	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
-	    (st = sw_h5_start_swmr(h, err)))
+	    (st = sw_h5extend_add_session(h, meta, 0, err)) || (st = sw_h5_start_swmr(h, err)))
 		goto remove_tmp;
 	/* Ours before the file has its name, and taken once SWMR has dropped
 	 * HDF5's flock(), which NFS would make collide with it. */

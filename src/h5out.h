@@ -18,9 +18,14 @@
 #include "record.h"
 #include "status.h"
 
-#define SW_SCHEMA_VERSION 2 /* 2: end_unix, measure_method */
+#define SW_SCHEMA_VERSION 3 /* 2: end_unix, measure_method; 3: /sessions */
 
 struct sw_h5;
+struct sw_job;
+struct sw_plan;
+
+/* What a session does to the file, as /sessions records it. */
+enum sw_session_mode { SW_SESSION_NEW, SW_SESSION_RESUME, SW_SESSION_EXTEND };
 
 /* Root attributes written at creation. */
 struct sw_h5_meta {
@@ -33,8 +38,11 @@ struct sw_h5_meta {
 	uint64_t plan_fingerprint;
 	uint64_t plan_points;
 	double start_unix;
-	int measure_method; /* SW_MEASURE_METHOD of a measuring backend, a resume must
+	int measure_method;         /* SW_MEASURE_METHOD of a measuring backend, a resume must
 			     * match it; 0 for rows that are not measurements */
+	enum sw_session_mode mode;  /* new (sw_h5_create), resume or extend (sw_h5_resume) */
+	const struct sw_job *job;   /* extend: its measure settings must be the file's */
+	const struct sw_plan *plan; /* extend: must hold every point the file holds */
 };
 
 /* Creates path, with every object and attribute, under a temporary name,
@@ -53,7 +61,9 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
  * fingerprint; SW_EIO when it is missing, another sweep is writing it (our
  * lock), another program has it open (HDF5's lock) or it cannot be opened
  * for writing. Returns the ids already recorded (caller frees *done_ids)
- * and the session number for this run (previous maximum + 1). */
+ * and the session number for this run (previous maximum + 1). With
+ * meta->mode SW_SESSION_EXTEND the plan may differ (src/h5extend.h says what
+ * must match instead). Either way the session gets its row in /sessions. */
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
 			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err);
 

@@ -15,6 +15,7 @@
 
 #include <hdf5.h>
 
+#include "h5extend.h"
 #include "h5internal.h"
 
 /* The table exists, is 1-D, has a column for every field we write, and
@@ -167,7 +168,8 @@ static enum sw_status check_identity(struct sw_h5 *h, const struct sw_h5_meta *m
 		return sw_fail(err, SW_EINVAL,
 			       "%s is not a sweep file: %s plan_fingerprint attribute", h->path,
 			       rc == 0 ? "it has no" : "it has an unreadable");
-	if (fingerprint != meta->plan_fingerprint)
+	/* --extend checks the points themselves, after reading them */
+	if (fingerprint != meta->plan_fingerprint && meta->mode != SW_SESSION_EXTEND)
 		return sw_fail(err, SW_EINVAL,
 			       "%s was made from a different job (plan fingerprint %016llx, this "
 			       "job's %016llx); write a new file or use --force to overwrite it",
@@ -362,7 +364,12 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	st = read_done(h, done_ids, n_done, err);
 	if (st)
 		goto destroy_h;
-	st = start_session(h, meta, previous + 1, err);
+	if (meta->mode == SW_SESSION_EXTEND)
+		st = sw_h5extend_check(h, meta, *done_ids, *n_done, err);
+	if (st == SW_OK)
+		st = sw_h5extend_add_session(h, meta, previous + 1, err);
+	if (st == SW_OK)
+		st = start_session(h, meta, previous + 1, err);
 	if (st == SW_OK && fmt == FMT_SWMR)
 		st = sw_h5_start_swmr(h, err);
 	if (st)

@@ -381,9 +381,14 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 		.plan_points = r->plan.n,
 		.start_unix = unix_s(),
 		.measure_method = r->backend->measures ? SW_MEASURE_METHOD : 0,
+		.mode = r->opt->extend   ? SW_SESSION_EXTEND
+			: r->opt->resume ? SW_SESSION_RESUME
+					 : SW_SESSION_NEW,
+		.job = &r->job,
+		.plan = &r->plan,
 	};
 	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
-	if (st == SW_OK && r->opt->resume)
+	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
 		st = sw_h5_resume(r->path, &meta, &r->h5, done, n_done, &r->session, err);
 	else if (st == SW_OK)
 		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);

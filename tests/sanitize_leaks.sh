@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_sanitize_leaks (-DSWEEP_SANITIZE=ON only): sweep itself under LeakSanitizer
 # with full stacks, so that tests/lsan.supp can tell Open MPI's allocations
-# from sweep's: a new file and a --resume of it, on the model backend. Any
-# leak that is not Open MPI's fails the run (ASan's exit code 23).
+# from sweep's: a new file, a --resume of it and an --extend to one more n,
+# on the model backend. Any leak that is not Open MPI's fails the run (ASan's
+# exit code 23).
 # Usage: sanitize_leaks.sh SWEEP JOB.yaml
 set -euo pipefail
 sweep=$1 job=$2
@@ -21,4 +22,5 @@ run() {
 }
 run "$job" -o "$dir/out.h5"
 run --resume "$job" -o "$dir/out.h5"
-echo "sanitize_leaks: a new file and a resume: no leak outside Open MPI"
+run --extend --set strided_read.n=1M,2M,4M "$job" -o "$dir/out.h5"
+echo "sanitize_leaks: a new file, a resume and an extend: no leak outside Open MPI"
