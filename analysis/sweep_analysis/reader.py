@@ -3,7 +3,9 @@
 `read(path)` checks that the file is HDF5, that it is a sweep file and that
 its `schema_version` is one this package knows, then returns a `Run`: root
 attributes, the /devices and /measurements tables as DataFrames with their
-fixed-length strings decoded, the raw samples, and the units of every column.
+fixed-length strings decoded, the raw samples, the units of every column,
+and /sessions (one row per new, resume or extend session; empty in files
+older than schema 3).
 Unwritten fill rows (status -1) are dropped here, so no caller sees them.
 A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
@@ -19,7 +21,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-SCHEMA_VERSION = 2  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 3  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
@@ -91,6 +93,16 @@ DEVICE_COLUMNS = (
     "runtime_version",
     "visible_devices",
 )
+SESSION_COLUMNS = (
+    "session",
+    "mode",
+    "start_unix",
+    "start_time",
+    "plan_fingerprint",
+    "plan_points",
+    "tool_version",
+    "job_text",
+)
 STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
 
 # A sweep leaves SWMR mode for a moment when it resumes a file and when it
@@ -121,6 +133,8 @@ class Run:
     label: str = ""  # short name for tables: the file name
     notes: list = field(default_factory=list)  # what a reader should know
     absent_columns: list = field(default_factory=list)  # optional columns filled with NaN
+    # /sessions: one row per session (new, resume, extend); empty before schema 3
+    sessions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SESSION_COLUMNS))
 
     @property
     def closed_cleanly(self) -> bool:
@@ -163,6 +177,8 @@ def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
         col = data[c]
         if col.dtype.kind == "S":
             col = np.char.decode(col, "utf-8", errors="replace").astype(object)
+        elif col.dtype.kind == "O":  # variable-length strings (/sessions)
+            col = np.array([_text(v) for v in col], dtype=object)
         cols[c] = col
     units = {
         k[len("units:") :]: str(_text(v)) for k, v in ds.attrs.items() if k.startswith("units:")
@@ -226,6 +242,9 @@ def read(path) -> Run:
             if live:
                 ds.refresh()
             samples = np.asarray(ds[:], dtype=np.float64)
+            sessions = None
+            if "sessions" in f:  # written before SWMR starts: no refresh needed
+                sessions, _ = _table(f["sessions"], "sessions", SESSION_COLUMNS, path, False)
     except SweepFileError:
         raise
     except (OSError, KeyError, ValueError, RuntimeError) as e:
@@ -254,6 +273,8 @@ def read(path) -> Run:
         label=os.path.basename(path),
         absent_columns=absent,
     )
+    if sessions is not None:
+        run.sessions = sessions
     _join_devices(run)
     _add_notes(run)
     return run

@@ -18,7 +18,7 @@ from conftest import SOURCE, run_tool, writable_copy
 
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 2
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 3
     assert r.backend == "model" and r.closed_cleanly
     assert len(r.rows) == int(r.attrs["plan_points"])
     assert r.fill_rows == 0
