@@ -98,7 +98,7 @@ def timing_section(ctr_run, plain_path):
     return (
         f"\n## Timings with and without --counters\n\n"
         f"`{plain.attrs['command_line']}`, started {plain.attrs['start_time']}, against the "
-        f"counters run above (`docs/results/h200-seeds-plain.h5`): over the {len(q)} points "
+        f"counters run above (`docs/results/legacy/h200-seeds-plain.h5`): over the {len(q)} points "
         f"whose median is 100 us or more, median time with counters over without: median "
         f"{q.median():.4f}, range {q.min():.4f} to {q.max():.4f}. The counted launches come "
         f"after each point's timing and leave it alone.\n"
@@ -267,7 +267,7 @@ TABLE_HEAD = """# Model against hardware counters on the H200
 
 Made by `analysis/counter_agreement.py` (the command at the end) from:
 
-- counters: {source} (`docs/results/h200-seeds-counters.h5`), each point's
+- counters: {source} (`docs/results/legacy/h200-seeds-counters.h5`), each point's
   own launch after its timing, from an L2 emptied by reading a buffer twice
   its size;
 - ncu: `scripts/ncu-crosscheck.sh` on the same H200 the same day, 16 of the

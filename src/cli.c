@@ -198,6 +198,7 @@ static const struct cli_opt opts[] = {
 	VALUE("output", 'o', "FILE", set_output),
 	FLAG("force", 'f', force),
 	FLAG("resume", 'r', resume),
+	FLAG("extend", 0, extend),
 	VALUE("backend", 'b', "cuda, model, auto or replay=FILE", set_backend),
 	VALUE("set", 's', "FAMILY.AXIS=VALUES", add_set),
 	VALUE("plugin", 0, "FILE.so", add_plugin),
@@ -376,6 +377,11 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 		return sw_fail(err, SW_EINVAL,
 			       "--force and --resume conflict: --force replaces the output file, "
 			       "--resume continues it");
+	if (o->extend && (o->force || o->resume))
+		return sw_fail(err, SW_EINVAL,
+			       "--extend and --%s conflict: --extend adds the job's new points to "
+			       "the output file and completes the old ones, as --resume would",
+			       o->force ? "force" : "resume");
 	if (n_pos > 1)
 		return sw_fail(err, SW_EINVAL,
 			       "one job file expected, got '%s' and '%s'%s (quote --set values "
@@ -462,6 +468,10 @@ void sw_cli_usage(FILE *f)
 	      "                        overwritten without --force\n"
 	      "  -r, --resume          continue FILE: keep the points it holds and run the\n"
 	      "                        rest; not with --force\n"
+	      "      --extend          grow FILE to an enlarged job: run only the points it\n"
+	      "                        lacks; every point it holds must be in the job and\n"
+	      "                        the measure settings the same; not with --force or\n"
+	      "                        --resume\n"
 	      "\n"
 	      "What to run:\n"
 	      "  -s, --set FAMILY.AXIS=VALUES\n"

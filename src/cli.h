@@ -16,6 +16,7 @@ struct sw_options {
 	const char *job_path; /* the one positional argument */
 	const char *output;   /* -o; NULL: <job name>.h5 in the current directory */
 	int force, resume, dry_run, list, quiet, help, version, share_gpu, counters;
+	int extend; /* --extend: add an enlarged job's new points to an existing file */
 	int points; /* --points: a dry run lists every point, not only the summary */
 	enum sw_backend_choice backend;
 	enum sw_schedule schedule;

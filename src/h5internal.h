@@ -1,8 +1,8 @@
 /*
- * Private to the HDF5 writer files, h5out.c (create, append, flush, close)
- * and h5resume.c (resume), and to their test: the handle and the helpers
- * both files use. With this header they are the only code in src/ that
- * includes hdf5.h.
+ * Private to the HDF5 writer files, h5out.c (create, append, flush, close),
+ * h5resume.c (resume) and h5extend.c (/sessions, --extend), and to their
+ * test: the handle and the helpers they share. With this header they are
+ * the only writers in src/ that include hdf5.h.
  */
 #ifndef SW_H5INTERNAL_H
 #define SW_H5INTERNAL_H

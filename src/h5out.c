@@ -25,6 +25,7 @@
 #include <hdf5.h>
 
 #include "faults.h"
+#include "h5extend.h"
 #include "h5internal.h"
 #include "kernel.h"
 #include "safe_open.h"
@@ -997,7 +998,8 @@ static enum sw_status build_file(struct sw_h5 *h, const char *tmp, const struct 
 	if (h->file < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot create %s", h->path);
 	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
-	    (st = create_metrics_table(h, meta, err)) || (st = sw_h5_start_swmr(h, err)))
+	    (st = create_metrics_table(h, meta, err)) ||
+	    (st = sw_h5extend_add_session(h, meta, 0, err)) || (st = sw_h5_start_swmr(h, err)))
 		return st;
 	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);

@@ -18,9 +18,16 @@
 #include "record.h"
 #include "status.h"
 
-#define SW_SCHEMA_VERSION 3 /* 2: end_unix, measure_method; 3: /metrics, the metrics attribute */
+#define SW_SCHEMA_VERSION                                                                          \
+	3 /* 2: end_unix, measure_method; 3: /sessions, and /metrics with
+			     * the metrics attribute under --metrics */
 
 struct sw_h5;
+struct sw_job;
+struct sw_plan;
+
+/* What a session does to the file, as /sessions records it. */
+enum sw_session_mode { SW_SESSION_NEW, SW_SESSION_RESUME, SW_SESSION_EXTEND };
 
 /* Root attributes written at creation. */
 struct sw_h5_meta {
@@ -33,8 +40,11 @@ struct sw_h5_meta {
 	uint64_t plan_fingerprint;
 	uint64_t plan_points;
 	double start_unix;
-	int measure_method; /* SW_MEASURE_METHOD of a measuring backend, a resume must
+	int measure_method;         /* SW_MEASURE_METHOD of a measuring backend, a resume must
 			     * match it; 0 for rows that are not measurements */
+	enum sw_session_mode mode;  /* new (sw_h5_create), resume or extend (sw_h5_resume) */
+	const struct sw_job *job;   /* extend: its measure settings must be the file's */
+	const struct sw_plan *plan; /* extend: must hold every point the file holds */
 	/* --metrics names (at most SW_MAX_METRICS, each shorter than
 	 * SW_METRIC_NAME_LEN): the file gets a /metrics table for them and a
 	 * resume must name the same; none (n_metrics 0): no /metrics */
@@ -51,7 +61,8 @@ struct sw_metric_row {
 };
 
 /* Creates path, with every object and attribute, under a temporary name,
- * starts SWMR writing and renames it. An existing file is an error (SW_EIO)
+ * starts SWMR writing and publishes it with link(), so that of two creators
+ * one wins and the other gets SW_EIO. An existing file is an error (SW_EIO)
  * unless force; force never replaces a directory, a non-regular file, a
  * file another sweep is writing (SW_EIO) or the job file meta->job_path
  * (SW_EINVAL). */
@@ -67,7 +78,9 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
  * /metrics resumes only without --metrics); SW_EIO when it is missing, another sweep is writing it (our
  * lock), another program has it open (HDF5's lock) or it cannot be opened
  * for writing. Returns the ids already recorded (caller frees *done_ids)
- * and the session number for this run (previous maximum + 1). */
+ * and the session number for this run (previous maximum + 1). With
+ * meta->mode SW_SESSION_EXTEND the plan may differ (src/h5extend.h says what
+ * must match instead). Either way the session gets its row in /sessions. */
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
 			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err);
 

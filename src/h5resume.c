@@ -16,6 +16,7 @@
 
 #include <hdf5.h>
 
+#include "h5extend.h"
 #include "h5internal.h"
 #include "job.h"
 #include "record.h"
@@ -202,13 +203,14 @@ static enum sw_status check_identity(hid_t file, const char *path, const struct 
 	if (schema < 1)
 		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: schema_version is %d", path,
 			       schema);
-	if (fingerprint != meta->plan_fingerprint)
+	/* --extend checks the points themselves, after reading them */
+	if (fingerprint != meta->plan_fingerprint && meta->mode != SW_SESSION_EXTEND)
 		return sw_fail(err, SW_EINVAL,
 			       "%s was made from a different job (plan fingerprint %016llx, this "
 			       "job's %016llx); write a new file or use --force to overwrite it",
 			       path, (unsigned long long)fingerprint,
 			       (unsigned long long)meta->plan_fingerprint);
-	if (points != meta->plan_points)
+	if (points != meta->plan_points && meta->mode != SW_SESSION_EXTEND)
 		return sw_fail(err, SW_EINVAL,
 			       "%s is damaged: plan_points is %llu, its plan has %llu points", path,
 			       (unsigned long long)points, (unsigned long long)meta->plan_points);
@@ -716,7 +718,12 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	st = read_done(h, 1, done_ids, n_done, err);
 	if (st)
 		goto destroy_h;
-	st = start_session(h, meta, previous + 1, err);
+	if (meta->mode == SW_SESSION_EXTEND)
+		st = sw_h5extend_check(h, meta, *done_ids, *n_done, err);
+	if (st == SW_OK)
+		st = sw_h5extend_add_session(h, meta, previous + 1, err);
+	if (st == SW_OK)
+		st = start_session(h, meta, previous + 1, err);
 	if (st == SW_OK && fmt == FMT_SWMR)
 		st = sw_h5_start_swmr(h, err);
 	if (st)

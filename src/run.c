@@ -56,6 +56,12 @@ static void print_bindings(const struct sw_device_info *t, int n)
 
 static void announce(const struct sw_run *r)
 {
+	/* even under --quiet: an --extend that runs nothing is not a silent success */
+	if (r->rank == 0 && r->opt->extend && !r->n_todo)
+		fprintf(stderr,
+			"sweep: extending: nothing new to run, all %zu points of the job are "
+			"already in %s\n",
+			r->plan.n, r->path);
 	if (r->rank != 0 || r->opt->quiet)
 		return;
 	print_bindings(r->devices, r->size);
@@ -65,6 +71,9 @@ static void announce(const struct sw_run *r)
 	if (r->opt->resume)
 		fprintf(stderr, "sweep: resuming: %zu points already in the file\n",
 			r->plan.n - r->n_todo);
+	if (r->opt->extend && r->n_todo)
+		fprintf(stderr, "sweep: extending: %zu points already in the file, %zu new\n",
+			r->plan.n - r->n_todo, r->n_todo);
 }
 
 /* The points: a worker on every rank, and on rank 0 the coordinator too.

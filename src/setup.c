@@ -376,6 +376,11 @@ static struct sw_h5_meta file_meta(const struct sw_run *r, char *version, size_t
 		.measure_method = r->backend->measures ? SW_MEASURE_METHOD : 0,
 		.metric_names = (const char *const *)r->opt->metrics,
 		.n_metrics = r->opt->n_metrics,
+		.mode = r->opt->extend   ? SW_SESSION_EXTEND
+			: r->opt->resume ? SW_SESSION_RESUME
+					 : SW_SESSION_NEW,
+		.job = &r->job,
+		.plan = &r->plan,
 	};
 	return meta;
 }
@@ -408,7 +413,7 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 	char version[128];
 	struct sw_h5_meta meta = file_meta(r, version, sizeof version);
 	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
-	if (st == SW_OK && r->opt->resume)
+	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
 		st = sw_h5_resume(r->path, &meta, &r->h5, done, n_done, &r->session, err);
 	else if (st == SW_OK)
 		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);
@@ -425,7 +430,8 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 static size_t missing_points(const struct sw_run *r, uint64_t *done, size_t n_done)
 {
 	size_t n = 0;
-	qsort(done, n_done, sizeof *done, cmp_u64);
+	if (done) /* a new file has none: qsort and bsearch take no NULL, even for 0 items */
+		qsort(done, n_done, sizeof *done, cmp_u64);
 	for (size_t i = 0; i < r->plan.n; i++)
 		if (!done || !bsearch(&r->plan.points[i].id, done, n_done, sizeof *done, cmp_u64))
 			r->todo[n++] = (uint32_t)i;

@@ -3,8 +3,10 @@
 `read(path)` checks that the file is HDF5, that it is a sweep file and that
 its `schema_version` is one this package knows, then returns a `Run`: root
 attributes, the /devices and /measurements tables as DataFrames with their
-fixed-length strings decoded, the raw samples, the units of every column, and
-the /metrics table of a file made with --metrics (empty otherwise).
+fixed-length strings decoded, the raw samples, the units of every column,
+the /metrics table of a file made with --metrics (empty otherwise), and
+/sessions (one row per new, resume or extend session; empty in files older
+than schema 3).
 Unwritten fill rows (status -1) are dropped here, so no caller sees them.
 A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
@@ -96,6 +98,16 @@ DEVICE_COLUMNS = (
     "runtime_version",
     "visible_devices",
 )
+SESSION_COLUMNS = (
+    "session",
+    "mode",
+    "start_unix",
+    "start_time",
+    "plan_fingerprint",
+    "plan_points",
+    "tool_version",
+    "job_text",
+)
 STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
 
 # A sweep leaves SWMR mode for a moment when it resumes a file and when it
@@ -130,6 +142,8 @@ class Run:
     metrics: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame({c: [] for c in METRIC_COLUMNS})
     )
+    # /sessions: one row per session (new, resume, extend); empty before schema 3
+    sessions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SESSION_COLUMNS))
 
     @property
     def closed_cleanly(self) -> bool:
@@ -172,6 +186,8 @@ def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
         col = data[c]
         if col.dtype.kind == "S":
             col = np.char.decode(col, "utf-8", errors="replace").astype(object)
+        elif col.dtype.kind == "O":  # variable-length strings (/sessions)
+            col = np.array([_text(v) for v in col], dtype=object)
         cols[c] = col
     units = {
         k[len("units:") :]: str(_text(v)) for k, v in ds.attrs.items() if k.startswith("units:")
@@ -236,6 +252,9 @@ def read(path) -> Run:
                 ds.refresh()
             samples = np.asarray(ds[:], dtype=np.float64)
             metrics = _metrics(f, path, live)
+            sessions = None
+            if "sessions" in f:  # written before SWMR starts: no refresh needed
+                sessions, _ = _table(f["sessions"], "sessions", SESSION_COLUMNS, path, False)
     except SweepFileError:
         raise
     except (OSError, KeyError, ValueError, RuntimeError) as e:
@@ -265,6 +284,8 @@ def read(path) -> Run:
         absent_columns=absent,
         metrics=metrics,
     )
+    if sessions is not None:
+        run.sessions = sessions
     _join_devices(run)
     _add_notes(run)
     return run

@@ -16,7 +16,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.environ.get("SW_SOURCE_DIR") or os.path.dirname(os.path.dirname(HERE))
-H200 = os.path.join(SOURCE, "docs", "results", "h200-quick.h5")
+H200 = os.path.join(SOURCE, "docs", "results", "legacy", "h200-quick.h5")
 # Test this tree's package, whatever copy of it is installed.
 sys.path.insert(0, os.path.join(SOURCE, "analysis"))
 
@@ -100,7 +100,7 @@ def launch_file(sweep_bin, tmp_path_factory):
 
 
 def _committed(name):
-    path = os.path.join(SOURCE, "docs", "results", name)
+    path = os.path.join(SOURCE, "docs", "results", "legacy", name)
     if not os.path.exists(path):
         pytest.fail(f"{path} is missing: it is committed with the repository")
     return path

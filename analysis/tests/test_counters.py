@@ -12,7 +12,7 @@ from sweep_analysis.reader import read
 
 from conftest import SOURCE, run_tool
 
-COUNTED = os.path.join(SOURCE, "docs", "results", "h200-seeds-counters.h5")
+COUNTED = os.path.join(SOURCE, "docs", "results", "legacy", "h200-seeds-counters.h5")
 
 
 def _row(**kw):
