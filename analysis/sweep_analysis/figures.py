@@ -103,6 +103,110 @@ def _peak(rows):
     return float(p.median()) if len(p) else math.nan
 
 
+def _meta(fig, **kw):
+    """What the caption must say about a figure, kept on the figure itself."""
+    m = getattr(fig, "_sweep_meta", {})
+    for k, v in kw.items():
+        m[k] = m.get(k) or v
+    fig._sweep_meta = m
+    return fig
+
+
+def _yerr(g, col):
+    """Asymmetric error bars of col from the 95% interval of each row's median
+    time (ci_lo_ns, ci_hi_ns, from the raw samples); None without them."""
+    if "ci_lo_ns" not in g or not g["ci_lo_ns"].notna().any():
+        return None
+    v = g[col].to_numpy(float)
+    t = g["median_ns"].to_numpy(float)
+    lo = v - v * t / g["ci_hi_ns"].to_numpy(float)
+    hi = v * t / g["ci_lo_ns"].to_numpy(float) - v
+    return np.nan_to_num(np.vstack([lo, hi]).clip(min=0))
+
+
+def _plot(ax, g, x, col, fmt_, **kw):
+    """A measured curve with its error bars when the rows carry intervals."""
+    err = _yerr(g, col)
+    if err is None:
+        return ax.plot(g[x], g[col], fmt_, **kw)[0]
+    _meta(ax.figure, errorbars=True)
+    return ax.errorbar(g[x], g[col], yerr=err, fmt=fmt_, capsize=2, elinewidth=0.9, **kw)[0]
+
+
+def _mark_gaps(ax, g, x, col):
+    """Rings on the points that part from the model (modelgap): red where the
+    hardware is slower than modelled, orange where faster."""
+    if "model_gap" not in g:
+        return
+    labels = ax.get_legend_handles_labels()[1]
+    for way, color in (("slower than modelled", "red"), ("faster than modelled", "darkorange")):
+        f = g[g["model_gap"] == way]
+        if f.empty:
+            continue
+        _meta(ax.figure, gaps=True)
+        ax.scatter(
+            f[x],
+            f[col],
+            s=140,
+            facecolors="none",
+            edgecolors=color,
+            lw=1.6,
+            zorder=5,
+            label=None if way in labels else way,
+        )
+
+
+def _zero_y(ax):
+    """A linear value axis starts at zero, so a dip reads at its true size."""
+    if ax.get_yscale() == "linear":
+        ax.set_ylim(0, None)
+
+
+def _axis_text(ax, which):
+    a = ax.xaxis if which == "x" else ax.yaxis
+    scale = a.get_scale()
+    if scale == "log":
+        base = a.get_transform().base
+        return f"{which} log{base:g}" if base != 10 else f"{which} log"
+    if which == "y":
+        lo = ax.get_ylim()[0]
+        return "y linear from 0" if lo <= 0 else f"y linear, cut: starts at {fmt(lo, 3)}"
+    return f"{which} linear"
+
+
+def scales(fig):
+    """Each plotted panel's axis scales, e.g. ('x log2', 'y log'), the twin
+    axes included; images (heatmaps) have categories, not scales."""
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.has_data() or ax.images:
+            continue
+        if ax.get_label() == "<colorbar>":
+            continue
+        out.append((_axis_text(ax, "x"), _axis_text(ax, "y")))
+    return out
+
+
+def caption_notes(fig):
+    """The caption's part that the figure decides: scales, references, error
+    bars and the model-gap marks, built from the figure so they cannot drift."""
+    m = getattr(fig, "_sweep_meta", {})
+    notes = []
+    axes = list(dict.fromkeys(", ".join(s) for s in scales(fig)))
+    if axes:
+        notes.append("Axes: " + "; ".join(axes) + ".")
+    refs = m.get("refs")
+    if refs:
+        notes.append(f"References {refs}.")
+    if m.get("errorbars"):
+        notes.append("Error bars: 95% bootstrap interval of the median from the raw samples.")
+    if m.get("gaps"):
+        notes.append(
+            "Red rings: points that part from the model (see Where model and hardware part)."
+        )
+    return " ".join(notes)
+
+
 def _largest_values(values, k=3):
     return sorted(set(values))[-k:]
 
@@ -124,9 +228,11 @@ def stride_bandwidth(rows: pd.DataFrame, device: str):
         s = strided[strided["n"] == n]
         for v in variant_order(s):
             g = s[s["variant"] == v].sort_values("stride")
-            ax.plot(g["stride"], g["gbps"], "o-", lw=1.8, label=f"{v} (measured)")
+            _plot(ax, g, "stride", "gbps", "o-", lw=1.8, label=f"{v} (measured)")
+            _mark_gaps(ax, g, "stride", "gbps")
         refs = m[(m["is_reference"] == 1) & (m["n"] == n)]
         for i, (v, g) in enumerate(refs.groupby("variant", sort=False)):
+            _meta(fig, refs="as horizontal lines")
             ax.axhline(
                 g["gbps"].median(),
                 color="k",
@@ -209,9 +315,11 @@ def transpose_pad(rows: pd.DataFrame, device: str):
         g = sh[(sh["rows"] == r) & (sh["cols"] == c)]
         for (tile, br), gg in g.groupby(["tile", "block_rows"]):
             gg = gg.sort_values("pad")
-            ax.plot(
-                gg["pad"],
-                gg["gbps"],
+            _plot(
+                ax,
+                gg,
+                "pad",
+                "gbps",
                 "o-",
                 lw=1.8,
                 label=f"shared, tile {tile} x {tile}, {tile} x {br} threads",
@@ -219,6 +327,8 @@ def transpose_pad(rows: pd.DataFrame, device: str):
         others = m[(m["rows"] == r) & (m["cols"] == c) & (m["variant"] != "shared")]
         for i, (v, gv) in enumerate(others.groupby("variant", sort=False)):
             ref = " (reference)" if gv["is_reference"].iloc[0] else ""
+            if ref:
+                _meta(fig, refs="as horizontal lines")
             ax.axhline(
                 gv["gbps"].max(),
                 color="k",
@@ -335,7 +445,12 @@ def matmul_ladder(rows: pd.DataFrame, device: str):
                 "0.35" if r["is_reference"] else f"C{variant_order(g).index(r['variant'])}"
             )
         x = np.arange(len(vals))
-        ax.bar(x, vals, color=colors)
+        err = _yerr(g, "gflops")
+        ax.bar(x, vals, color=colors, yerr=err, capsize=2, ecolor="k", error_kw={"lw": 0.8})
+        if err is not None:
+            _meta(fig, errorbars=True)
+        if g["is_reference"].any():
+            _meta(fig, refs="in grey")
         for xi, v in zip(x, vals):
             if np.isfinite(ref) and ref > 0:
                 ax.text(
@@ -385,10 +500,14 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
     return _finish(fig, f"{family} on {device}: variants side by side" + (f" ({at})" if at else ""))
 
 
-def _log_y_if_wide(ax, vals):
-    """Log scale where the values span more than a factor of 30."""
+def _is_wide(vals):
+    """Whether the values span more than a factor of 30 (a log axis then)."""
     vals = vals.dropna()
-    if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
+    return bool(len(vals) and vals.max() / max(vals.min(), 1e-12) > 30)
+
+
+def _log_y_if_wide(ax, vals):
+    if _is_wide(vals):
         _log_y(ax)
 
 
@@ -408,6 +527,7 @@ def _overview_lines(m, nonref, sweep, rest, y, col_units):
         ax.set_xlabel(f"{sweep} ({col_units[sweep]})")
         ax.set_ylabel(ylabel)
         _log_y_if_wide(ax, sel[col])
+        _zero_y(ax)
         ax.set_title(axes_text(combo, rest) if combo is not None else "")
         ax.legend(loc="best")
     return fig
@@ -422,6 +542,8 @@ def _variant_lines(ax, sel, sweep, col, units):
         isref = bool(g["is_reference"].iloc[0])
         if isref or (g[sweep] == -1).all():
             val = g[col].median()
+            if isref:
+                _meta(ax.figure, refs="as horizontal lines")
             ax.axhline(
                 val,
                 color=["k", "0.45", "0.7"][r % 3],
@@ -433,15 +555,18 @@ def _variant_lines(ax, sel, sweep, col, units):
         else:
             g = g.sort_values(sweep)
             # identical curves (two read paths) stay visible: vary dash and marker
-            ax.plot(
-                g[sweep],
-                g[col],
-                ls=["-", "--", ":", "-."][i % 4],
+            _plot(
+                ax,
+                g,
+                sweep,
+                col,
+                ["-", "--", ":", "-."][i % 4],
                 marker="osD^v"[i % 5],
                 ms=7 - min(i, 3),
                 lw=2.2 - 0.3 * min(i, 3),
                 label=v,
             )
+            _mark_gaps(ax, g, sweep, col)
             i += 1
 
 
@@ -455,23 +580,52 @@ def _overview_bars(m, base, varied, fixed, y, col_units):
     # room for each category's (up to two-line) label and its bars
     fig, ax = plt.subplots(figsize=(max(8.5, max(1.8, 0.35 * len(variants)) * len(keys) + 2.5), 5))
     width = 0.8 / max(len(variants), 1)
+    wide = _is_wide(m[col])
     for i, v in enumerate(variants):
         g = m[m["variant"] == v]
-        ys = []
-        for k in keys:
-            sel = at_point(g, dict(zip(varied, k)))
-            ys.append(sel[col].median() if len(sel) else np.nan)
+        sel = [at_point(g, dict(zip(varied, k))) for k in keys]
+        pick = pd.DataFrame(
+            [s_.loc[s_[col].sub(s_[col].median()).abs().idxmin()] for s_ in sel if len(s_)]
+        )
+        xs = np.array([j for j, s_ in enumerate(sel) if len(s_)]) + i * width - 0.4 + width / 2
+        err = _yerr(pick, col) if len(pick) else None
+        if err is not None:
+            _meta(fig, errorbars=True)
         ref = bool(g["is_reference"].iloc[0])
+        label = f"{v}{' (reference)' if ref else ''}"
+        if wide:
+            # a log axis has no zero for a bar to stand on: points instead
+            ax.errorbar(
+                xs,
+                pick[col],
+                yerr=err,
+                fmt="Ds"[ref],
+                color=f"C{i}",
+                ms=6,
+                capsize=2,
+                ls="none",
+                label=label,
+                mfc="none" if ref else None,
+            )
+            if ref:
+                _meta(fig, refs="as hollow squares")
+            continue
         ax.bar(
-            np.arange(len(keys)) + i * width - 0.4 + width / 2,
-            ys,
+            xs,
+            pick[col],
             width,
-            label=f"{v}{' (reference)' if ref else ''}",
+            yerr=err,
+            capsize=2,
+            label=label,
             color=f"C{i}",
             hatch="//" if ref else None,
             edgecolor="k" if ref else None,
             lw=0.5,
         )
+        if ref:
+            _meta(fig, refs="hatched")
+    if wide:
+        _log_y(ax)
     ax.set_xticks(np.arange(len(keys)))
     ax.set_xticklabels(
         [
@@ -482,7 +636,7 @@ def _overview_bars(m, base, varied, fixed, y, col_units):
         ],
         fontsize=8,
     )
-    _log_y_if_wide(ax, m[col])
+    _zero_y(ax)
     ax.set_ylabel(ylabel + (", log" if ax.get_yscale() == "log" else ""))
     ax.set_xlabel(
         "point: "

@@ -29,7 +29,8 @@ RULE = (
 )
 
 
-def _samples(samples, r):
+def samples_of(samples, r):
+    """The raw samples of row r (a Series with file, sample_offset, n_samples)."""
     s = samples.get(r["file"])
     o, n = int(r.get("sample_offset", 0)), int(r.get("n_samples", 0))
     if s is None or n <= 0 or o + n > len(s):
@@ -55,9 +56,9 @@ def _compare(g, samples):
     q = out["measured_rel"] / out["model_rel"]
     out["lo"], out["hi"] = np.nan, np.nan
     out["flag"] = ""
-    xb = _samples(samples, base)
+    xb = samples_of(samples, base)
     for i in g.index[(np.abs(q - 1) > GAP) & (g.index != base.name)]:
-        x = _samples(samples, g.loc[i])
+        x = samples_of(samples, g.loc[i])
         if len(x) < 2 or len(xb) < 2:
             continue
         # median(base time) / median(row time), times the ratio of useful bytes

@@ -21,10 +21,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import __version__, claims, counters, figures
+from . import __version__, claims, counters, figures, modelgap
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import OutputError, atomic_dir, fail
 from .reader import STATUS_NAMES, SweepFileError, cc_text, latest, read
+from .stats import median_ci
 from .tables import (
     at_point,
     axes_text,
@@ -77,6 +78,7 @@ class Report:
         if fig is None:
             return
         self.n_fig += 1
+        caption = f"{caption} {figures.caption_notes(fig)}".strip()
         rel = f"figures/{self.n_fig:02d}-{name}.png"
         buf = io.BytesIO()
         fig.savefig(buf, format="png")
@@ -268,8 +270,7 @@ class Report:
         if fam == "strided_read":
             special = (
                 figures.stride_bandwidth(ok, dev),
-                "Useful bandwidth against stride "
-                "(log-log), the reference rows as horizontal lines and the model's bound "
+                "Useful bandwidth against stride, the model's bound "
                 "(device peak x useful/moved bytes) dashed; right axis: % of the "
                 "device's theoretical peak.",
             )
@@ -290,7 +291,7 @@ class Report:
         elif fam == "matmul":
             special = (
                 figures.matmul_ladder(ok, dev),
-                "Matrix multiply: GFLOP/s per variant (log), percentage of cuBLAS above each bar.",
+                "Matrix multiply: GFLOP/s per variant, percentage of cuBLAS above each bar.",
             )
         slug = f"{fam}-{_slug(dev)}"
         if special and special[0] is not None:
@@ -301,7 +302,7 @@ class Report:
             self.figure(
                 figures.family_overview(ok, self.axes, fam, dev, self.units),
                 slug,
-                f"{fam}: {units} of every variant; references hatched or dotted.",
+                f"{fam}: {units} of every variant.",
             )
         self.side_by_side(fam, ok, dev, col, units)
 
@@ -472,6 +473,84 @@ class Report:
                         folded=True,
                     )
                 )
+
+    def intervals_and_gaps(self):
+        """Per measured row the 95% interval of its median time (ci_lo_ns,
+        ci_hi_ns, for the figures' error bars) and where it parts from the
+        model (model_gap: '' or which way; modelgap.RULE)."""
+        samples = {r.label: r.samples for r in self.runs}
+        lo, hi = np.full(len(self.rows), np.nan), np.full(len(self.rows), np.nan)
+        for i, (_, r) in enumerate(self.rows.iterrows()):
+            if r["backend"] == "cuda" and r["status"] == 0:
+                lo[i], hi[i] = median_ci(modelgap.samples_of(samples, r))
+        self.rows["ci_lo_ns"], self.rows["ci_hi_ns"] = lo, hi
+        self.gaps = modelgap.find(self.rows, self.axes, samples)
+        self.rows["model_gap"] = self.gaps["flag"].reindex(self.rows.index).fillna("")
+
+    def model_gaps(self):
+        """The points where measured and modelled efficiency part."""
+        self.add(Heading(2, "Where model and hardware part"))
+        link = "docs/model.md (section *Where model and hardware part*)"
+        if self.gaps.empty:
+            self.add(
+                Para(
+                    "Nothing compared: no measured rows with model figures whose variant's "
+                    f"modelled efficiency varies (model rows alone never part from the model). "
+                    f"{modelgap.RULE} See {link}."
+                )
+            )
+            return
+        g = self.rows.join(self.gaps[["measured_rel", "model_rel", "lo", "hi"]], how="inner")
+        flagged = g[g["model_gap"] != ""]
+        counts = g.groupby(["family", "model_gap"]).size().unstack(fill_value=0)
+        parts = [
+            f"{fam}: {int(c.get('slower than modelled', 0))} slower, "
+            f"{int(c.get('faster than modelled', 0))} faster of {int(c.sum())}"
+            for fam, c in counts.iterrows()
+        ]
+        self.add(
+            Para(
+                f"The model predicts transactions and useful/moved bytes, not time. "
+                f"{modelgap.RULE} "
+                f"Flagged points are ringed on the family figures. {link} explains the "
+                f"clearest case (offset_read at offset 16 on the H200). "
+                f"**{len(flagged)} of {len(g)} compared points part**: {'; '.join(parts)}."
+            )
+        )
+        rows, classes = [], {}
+        for i, (_, r) in enumerate(flagged.iterrows()):
+            rows.append(
+                [
+                    r["device"],
+                    f"{r['family']} / {r['variant']}",
+                    axes_text(r, self.axes),
+                    fmt(r["measured_rel"], 3),
+                    fmt(r["model_rel"], 3),
+                    f"{fmt(r['lo'], 3)} - {fmt(r['hi'], 3)}",
+                    r["model_gap"],
+                ]
+            )
+            classes[(i, 6)] = "differs"
+        if rows:
+            self.add(
+                Table(
+                    [
+                        "device",
+                        "variant",
+                        "point",
+                        "measured efficiency",
+                        "model efficiency",
+                        "measured / model (99% interval)",
+                        "parts",
+                    ],
+                    rows,
+                    right={3, 4, 5},
+                    classes=classes,
+                    caption="Points where measured and modelled efficiency part, both relative "
+                    "to the variant's best-aligned row",
+                    folded=len(rows) > 20,
+                )
+            )
 
     def hardware_counters(self):
         """Model against counters, for files made with --counters."""
@@ -683,8 +762,10 @@ class Report:
         self.header()
         self.devices()
         self.claims()
+        self.intervals_and_gaps()
         self.families()
         self.cross_arch()
+        self.model_gaps()
         self.hardware_counters()
         self.ranks()
         self.footer()
