@@ -811,3 +811,98 @@ def device_spread(devs: pd.DataFrame, tol=0.05):
     ax.grid(axis="x", visible=False)
     ax.legend(loc="lower right")
     return _finish(fig, "Same points on different GPUs: speed relative to the median device")
+
+
+# --- model against counters ------------------------------------------------------------
+
+
+def _diagonal(ax, lo, hi, label="model = counters"):
+    ax.plot([lo, hi], [lo, hi], color="0.4", lw=1, ls="--", label=label, zorder=1)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+
+
+def counters_scatter(a: pd.DataFrame, device: str, tol=0.02):
+    """counters.agreement() rows: the model's figure per request against the
+    counters', global-load sectors and shared-load wavefronts, on log2 axes
+    with the diagonal where they agree."""
+    pairs = [
+        ("model_ld_sectors_per_request", "ctr_ld_sectors_per_request", "global-load sectors", "o"),
+        (
+            "model_shared_wavefronts_per_request",
+            "ctr_shared_wavefronts_per_request",
+            "shared-load wavefronts",
+            "s",
+        ),
+    ]
+    have = [p for p in pairs if (a[p[0]].notna() & a[p[1]].notna()).any()]
+    if not have:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 6.0))
+    vals = []
+    for i, (mc, cc, what, mk) in enumerate(have):
+        g = a[a[mc].notna() & a[cc].notna()]
+        off = (g[mc] - g[cc]).abs() > tol * g[cc]
+        ax.scatter(g[mc], g[cc], marker=mk, s=40, color=f"C{i}", alpha=0.7, label=f"{what}")
+        if off.any():
+            ax.scatter(
+                g[mc][off],
+                g[cc][off],
+                marker=mk,
+                s=130,
+                facecolors="none",
+                edgecolors="red",
+                lw=1.4,
+                label=f"{what}: more than {tol:.0%} apart",
+            )
+        vals += [*g[mc], *g[cc]]
+    lo = 2 ** (math.floor(math.log2(max(min(vals), 1e-3))) - 0.5)
+    hi = 2 ** (math.ceil(math.log2(max(vals))) + 0.5)
+    _diagonal(ax, lo, hi)
+    for set_scale in (ax.set_xscale, ax.set_yscale):
+        set_scale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.set_xlabel("model: per request (log2)")
+    ax.set_ylabel("counters: per request (log2)")
+    ax.legend(loc="upper left")
+    return _finish(fig, f"Model against counters on {device}: per request")
+
+
+def dram_bytes(rows: pd.DataFrame, device: str):
+    """DRAM bytes read and written (counters) against the bytes the model
+    moves, per row, log-log with the diagonal."""
+    if "ctr_dram_read_bytes" not in rows:
+        return None
+    r = rows[(rows["counter_note"] == "ok") & (rows["model_moved_bytes"] > 0)].copy()
+    r["dram"] = r["ctr_dram_read_bytes"].fillna(0) + r["ctr_dram_write_bytes"].fillna(0)
+    r = r[r["dram"] > 0]
+    if r.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(7.2, 6.2))
+    for i, (fam, g) in enumerate(r.groupby("family", sort=False)):
+        ax.scatter(
+            g["model_moved_bytes"] / 1e6,
+            g["dram"] / 1e6,
+            s=36,
+            marker="osD^v<>p"[i % 8],
+            color=f"C{i % 10}",
+            alpha=0.75,
+            label=fam,
+        )
+    vals = np.r_[r["model_moved_bytes"], r["dram"]] / 1e6
+    _diagonal(
+        ax,
+        10 ** math.floor(math.log10(vals.min())),
+        10 ** math.ceil(math.log10(vals.max())),
+        "DRAM = model's moved bytes",
+    )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.set_xlabel("model: bytes moved (MB, log)")
+    ax.set_ylabel("counters: DRAM bytes read + written (MB, log)")
+    ax.legend(loc="upper left", fontsize=8)
+    return _finish(fig, f"DRAM traffic against the model's moved bytes on {device}")

@@ -614,6 +614,25 @@ class Report:
                 folded=True,
             )
         )
+        self.counter_figures(a)
+
+    def counter_figures(self, a):
+        """Model against counters, and DRAM bytes against the moved bytes, per device."""
+        for dev, g in a.groupby("device", sort=False):
+            self.figure(
+                figures.counters_scatter(g, dev, counters.TOLERANCE),
+                f"counters-{_slug(dev)}",
+                "Per measured row with counters: the model's sectors (global loads) and "
+                "wavefronts (shared loads) per request against the counters'; on the dashed "
+                f"diagonal they agree, red rings differ by more than {counters.TOLERANCE:.0%}.",
+            )
+            self.figure(
+                figures.dram_bytes(self.rows.loc[g.index], dev),
+                f"dram-{_slug(dev)}",
+                "Per measured row with counters: DRAM bytes read and written against the bytes "
+                "the model says the kernel moves (its transactions times their size); above the "
+                "diagonal DRAM moves more than the model counts.",
+            )
 
     def ranks(self):
         self.add(Heading(2, "Ranks, clocks and devices"))
