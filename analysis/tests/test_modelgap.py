@@ -3,7 +3,6 @@
 
 import os
 
-import numpy as np
 import pytest
 
 from sweep_analysis import modelgap
