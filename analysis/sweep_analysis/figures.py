@@ -202,7 +202,8 @@ def caption_notes(fig):
         notes.append("Error bars: 95% bootstrap interval of the median from the raw samples.")
     if m.get("gaps"):
         notes.append(
-            "Red rings: points that part from the model (see Where model and hardware part)."
+            "Rings: points that part from the model, red slower and orange faster than "
+            "modelled (see Where model and hardware part)."
         )
     return " ".join(notes)
 
