@@ -46,7 +46,8 @@ def browser():
 
 
 def instrument(src, dst, break_image=False):
-    page = open(src, encoding="utf-8").read()
+    with open(src, encoding="utf-8") as fh:
+        page = fh.read()
     if break_image:
         page = page.replace("data:image/png;base64,iVBOR", "data:image/png;base64,AAAA", 1)
     page = page.replace("<head>", "<head>" + HEAD, 1).replace("</body>", TAIL + "</body>", 1)
