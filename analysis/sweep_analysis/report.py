@@ -3,8 +3,9 @@
 DIR gets index.html (self-contained: figures embedded), report.md and the
 figures as PNGs. Sections: the run and its devices, the course claims, per
 family the variants side by side against the family's reference rows, the
-cross-architecture tables from the model, the model against hardware counters
-(files made with --counters), and per-rank clocks with outliers
+cross-architecture tables from the model, the points where measured and
+modelled efficiency part (modelgap), the model against hardware counters
+(files made with --counters, with its figures), and per-rank clocks with outliers
 (plus the per-device spread of the same points when several files measured
 them). Nothing is written unless everything succeeds.
 """
