@@ -229,3 +229,17 @@ def test_two_gpus_across_files(h200_file, seeds_files, tmp_path):
     spread = md[md.index("Devices that measured the same points") :]
     assert "GPU-0a9de6d8" in spread and "GPU-496c5ef2" in spread
     assert "| strided_read |" in spread
+
+
+def test_captions_take_scales_from_the_figures(h200_report):
+    """A caption's hand-written part names no scale: the scales come from the
+    figure (figures.caption_notes), so 'log' cannot sit under a linear axis."""
+    md = Path(h200_report, "report.md").read_text()
+    caps = re.findall(r"^!\[(.*)\]\(figures/", md, flags=re.M)
+    assert caps
+    for c in caps:
+        hand = c.split(" Axes: ")[0]
+        assert not re.search(r"\blog|\blinear", hand), c
+        if "heatmap" not in c and "model_efficiency" not in c:
+            assert " Axes: " in c, c
+    assert "Where model and hardware part" in md
