@@ -55,6 +55,9 @@ def _plain(v, _pos=None):
 def _log2_x(ax, values):
     ax.set_xscale("log", base=2)
     vals = sorted(v for v in set(values) if v > 0)
+    if len(vals) > 12:  # a dense sweep: label the powers of two only, or the labels overlap
+        pow2 = [v for v in vals if float(v).is_integer() and int(v) & (int(v) - 1) == 0]
+        vals = pow2 if len(pow2) >= 2 else vals
     ax.set_xticks(vals)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
@@ -67,7 +70,8 @@ def _log_y(ax):
     ax.yaxis.set_minor_formatter(NullFormatter())
 
 
-def _panels(n, width=6.4, height=4.4, max_cols=3):
+def _panels(n, width=6.4, height=4.4, max_cols=2):
+    # two panels a row: three side by side are unreadable at a browser's width
     cols = min(n, max_cols)
     rows = math.ceil(n / cols)
     fig, axs = plt.subplots(rows, cols, figsize=(width * cols, height * rows + 0.6), squeeze=False)
