@@ -55,6 +55,9 @@ def _plain(v, _pos=None):
 def _log2_x(ax, values):
     ax.set_xscale("log", base=2)
     vals = sorted(v for v in set(values) if v > 0)
+    if len(vals) > 12:  # a dense sweep: label the powers of two only, or the labels overlap
+        pow2 = [v for v in vals if float(v).is_integer() and int(v) & (int(v) - 1) == 0]
+        vals = pow2 if len(pow2) >= 2 else vals
     ax.set_xticks(vals)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
@@ -67,7 +70,8 @@ def _log_y(ax):
     ax.yaxis.set_minor_formatter(NullFormatter())
 
 
-def _panels(n, width=6.4, height=4.4, max_cols=3):
+def _panels(n, width=6.4, height=4.4, max_cols=2):
+    # two panels a row: three side by side are unreadable at a browser's width
     cols = min(n, max_cols)
     rows = math.ceil(n / cols)
     fig, axs = plt.subplots(rows, cols, figsize=(width * cols, height * rows + 0.6), squeeze=False)
@@ -103,6 +107,111 @@ def _peak(rows):
     return float(p.median()) if len(p) else math.nan
 
 
+def _meta(fig, **kw):
+    """What the caption must say about a figure, kept on the figure itself."""
+    m = getattr(fig, "_sweep_meta", {})
+    for k, v in kw.items():
+        m[k] = m.get(k) or v
+    fig._sweep_meta = m
+    return fig
+
+
+def _yerr(g, col):
+    """Asymmetric error bars of col from the 95% interval of each row's median
+    time (ci_lo_ns, ci_hi_ns, from the raw samples); None without them."""
+    if "ci_lo_ns" not in g or not g["ci_lo_ns"].notna().any():
+        return None
+    v = g[col].to_numpy(float)
+    t = g["median_ns"].to_numpy(float)
+    lo = v - v * t / g["ci_hi_ns"].to_numpy(float)
+    hi = v * t / g["ci_lo_ns"].to_numpy(float) - v
+    return np.nan_to_num(np.vstack([lo, hi]).clip(min=0))
+
+
+def _plot(ax, g, x, col, fmt_, **kw):
+    """A measured curve with its error bars when the rows carry intervals."""
+    err = _yerr(g, col)
+    if err is None:
+        return ax.plot(g[x], g[col], fmt_, **kw)[0]
+    _meta(ax.figure, errorbars=True)
+    return ax.errorbar(g[x], g[col], yerr=err, fmt=fmt_, capsize=2, elinewidth=0.9, **kw)[0]
+
+
+def _mark_gaps(ax, g, x, col):
+    """Rings on the points that part from the model (modelgap): red where the
+    hardware is slower than modelled, orange where faster."""
+    if "model_gap" not in g:
+        return
+    labels = ax.get_legend_handles_labels()[1]
+    for way, color in (("slower than modelled", "red"), ("faster than modelled", "darkorange")):
+        f = g[g["model_gap"] == way]
+        if f.empty:
+            continue
+        _meta(ax.figure, gaps=True)
+        ax.scatter(
+            f[x],
+            f[col],
+            s=140,
+            facecolors="none",
+            edgecolors=color,
+            lw=1.6,
+            zorder=5,
+            label=None if way in labels else way,
+        )
+
+
+def _zero_y(ax):
+    """A linear value axis starts at zero, so a dip reads at its true size."""
+    if ax.get_yscale() == "linear":
+        ax.set_ylim(0, None)
+
+
+def _axis_text(ax, which):
+    a = ax.xaxis if which == "x" else ax.yaxis
+    scale = a.get_scale()
+    if scale == "log":
+        base = a.get_transform().base
+        return f"{which} log{base:g}" if base != 10 else f"{which} log"
+    if which == "y":
+        lo = ax.get_ylim()[0]
+        return "y linear from 0" if lo <= 0 else f"y linear, cut: starts at {fmt(lo, 3)}"
+    return f"{which} linear"
+
+
+def scales(fig):
+    """Each plotted panel's axis scales, e.g. ('x log2', 'y log'), the twin
+    axes included; images (heatmaps) have categories, not scales."""
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.has_data() or ax.images:
+            continue
+        if ax.get_label() == "<colorbar>":
+            continue
+        out.append((_axis_text(ax, "x"), _axis_text(ax, "y")))
+    return out
+
+
+def caption_notes(fig):
+    """The caption's part that the figure decides: scales, references, error
+    bars and the model-gap marks, built from the figure so they cannot drift."""
+    m = getattr(fig, "_sweep_meta", {})
+    notes = []
+    axes = list(dict.fromkeys(", ".join(s) for s in scales(fig)))
+    if axes:
+        notes.append("Axes: " + "; ".join(axes) + ".")
+    refs = m.get("refs")
+    if refs:
+        notes.append(f"References {refs}.")
+    if m.get("errorbars"):
+        notes.append("Error bars: 95% bootstrap interval of the median from the raw samples.")
+    if m.get("gaps"):
+        notes.append(
+            "Rings: points that part from the model, red slower and orange faster than "
+            "modelled (see Where model and hardware part)."
+        )
+    return " ".join(notes)
+
+
 def _largest_values(values, k=3):
     return sorted(set(values))[-k:]
 
@@ -124,9 +233,11 @@ def stride_bandwidth(rows: pd.DataFrame, device: str):
         s = strided[strided["n"] == n]
         for v in variant_order(s):
             g = s[s["variant"] == v].sort_values("stride")
-            ax.plot(g["stride"], g["gbps"], "o-", lw=1.8, label=f"{v} (measured)")
+            _plot(ax, g, "stride", "gbps", "o-", lw=1.8, label=f"{v} (measured)")
+            _mark_gaps(ax, g, "stride", "gbps")
         refs = m[(m["is_reference"] == 1) & (m["n"] == n)]
         for i, (v, g) in enumerate(refs.groupby("variant", sort=False)):
+            _meta(fig, refs="as horizontal lines")
             ax.axhline(
                 g["gbps"].median(),
                 color="k",
@@ -209,9 +320,11 @@ def transpose_pad(rows: pd.DataFrame, device: str):
         g = sh[(sh["rows"] == r) & (sh["cols"] == c)]
         for (tile, br), gg in g.groupby(["tile", "block_rows"]):
             gg = gg.sort_values("pad")
-            ax.plot(
-                gg["pad"],
-                gg["gbps"],
+            _plot(
+                ax,
+                gg,
+                "pad",
+                "gbps",
                 "o-",
                 lw=1.8,
                 label=f"shared, tile {tile} x {tile}, {tile} x {br} threads",
@@ -219,6 +332,8 @@ def transpose_pad(rows: pd.DataFrame, device: str):
         others = m[(m["rows"] == r) & (m["cols"] == c) & (m["variant"] != "shared")]
         for i, (v, gv) in enumerate(others.groupby("variant", sort=False)):
             ref = " (reference)" if gv["is_reference"].iloc[0] else ""
+            if ref:
+                _meta(fig, refs="as horizontal lines")
             ax.axhline(
                 gv["gbps"].max(),
                 color="k",
@@ -335,7 +450,12 @@ def matmul_ladder(rows: pd.DataFrame, device: str):
                 "0.35" if r["is_reference"] else f"C{variant_order(g).index(r['variant'])}"
             )
         x = np.arange(len(vals))
-        ax.bar(x, vals, color=colors)
+        err = _yerr(g, "gflops")
+        ax.bar(x, vals, color=colors, yerr=err, capsize=2, ecolor="k", error_kw={"lw": 0.8})
+        if err is not None:
+            _meta(fig, errorbars=True)
+        if g["is_reference"].any():
+            _meta(fig, refs="in grey")
         for xi, v in zip(x, vals):
             if np.isfinite(ref) and ref > 0:
                 ax.text(
@@ -385,10 +505,14 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
     return _finish(fig, f"{family} on {device}: variants side by side" + (f" ({at})" if at else ""))
 
 
-def _log_y_if_wide(ax, vals):
-    """Log scale where the values span more than a factor of 30."""
+def _is_wide(vals):
+    """Whether the values span more than a factor of 30 (a log axis then)."""
     vals = vals.dropna()
-    if len(vals) and vals.max() / max(vals.min(), 1e-12) > 30:
+    return bool(len(vals) and vals.max() / max(vals.min(), 1e-12) > 30)
+
+
+def _log_y_if_wide(ax, vals):
+    if _is_wide(vals):
         _log_y(ax)
 
 
@@ -408,6 +532,7 @@ def _overview_lines(m, nonref, sweep, rest, y, col_units):
         ax.set_xlabel(f"{sweep} ({col_units[sweep]})")
         ax.set_ylabel(ylabel)
         _log_y_if_wide(ax, sel[col])
+        _zero_y(ax)
         ax.set_title(axes_text(combo, rest) if combo is not None else "")
         ax.legend(loc="best")
     return fig
@@ -422,6 +547,8 @@ def _variant_lines(ax, sel, sweep, col, units):
         isref = bool(g["is_reference"].iloc[0])
         if isref or (g[sweep] == -1).all():
             val = g[col].median()
+            if isref:
+                _meta(ax.figure, refs="as horizontal lines")
             ax.axhline(
                 val,
                 color=["k", "0.45", "0.7"][r % 3],
@@ -433,15 +560,18 @@ def _variant_lines(ax, sel, sweep, col, units):
         else:
             g = g.sort_values(sweep)
             # identical curves (two read paths) stay visible: vary dash and marker
-            ax.plot(
-                g[sweep],
-                g[col],
-                ls=["-", "--", ":", "-."][i % 4],
+            _plot(
+                ax,
+                g,
+                sweep,
+                col,
+                ["-", "--", ":", "-."][i % 4],
                 marker="osD^v"[i % 5],
                 ms=7 - min(i, 3),
                 lw=2.2 - 0.3 * min(i, 3),
                 label=v,
             )
+            _mark_gaps(ax, g, sweep, col)
             i += 1
 
 
@@ -455,23 +585,52 @@ def _overview_bars(m, base, varied, fixed, y, col_units):
     # room for each category's (up to two-line) label and its bars
     fig, ax = plt.subplots(figsize=(max(8.5, max(1.8, 0.35 * len(variants)) * len(keys) + 2.5), 5))
     width = 0.8 / max(len(variants), 1)
+    wide = _is_wide(m[col])
     for i, v in enumerate(variants):
         g = m[m["variant"] == v]
-        ys = []
-        for k in keys:
-            sel = at_point(g, dict(zip(varied, k)))
-            ys.append(sel[col].median() if len(sel) else np.nan)
+        sel = [at_point(g, dict(zip(varied, k))) for k in keys]
+        pick = pd.DataFrame(
+            [s_.loc[s_[col].sub(s_[col].median()).abs().idxmin()] for s_ in sel if len(s_)]
+        )
+        xs = np.array([j for j, s_ in enumerate(sel) if len(s_)]) + i * width - 0.4 + width / 2
+        err = _yerr(pick, col) if len(pick) else None
+        if err is not None:
+            _meta(fig, errorbars=True)
         ref = bool(g["is_reference"].iloc[0])
+        label = f"{v}{' (reference)' if ref else ''}"
+        if wide:
+            # a log axis has no zero for a bar to stand on: points instead
+            ax.errorbar(
+                xs,
+                pick[col],
+                yerr=err,
+                fmt="Ds"[ref],
+                color=f"C{i}",
+                ms=6,
+                capsize=2,
+                ls="none",
+                label=label,
+                mfc="none" if ref else None,
+            )
+            if ref:
+                _meta(fig, refs="as hollow squares")
+            continue
         ax.bar(
-            np.arange(len(keys)) + i * width - 0.4 + width / 2,
-            ys,
+            xs,
+            pick[col],
             width,
-            label=f"{v}{' (reference)' if ref else ''}",
+            yerr=err,
+            capsize=2,
+            label=label,
             color=f"C{i}",
             hatch="//" if ref else None,
             edgecolor="k" if ref else None,
             lw=0.5,
         )
+        if ref:
+            _meta(fig, refs="hatched")
+    if wide:
+        _log_y(ax)
     ax.set_xticks(np.arange(len(keys)))
     ax.set_xticklabels(
         [
@@ -482,7 +641,7 @@ def _overview_bars(m, base, varied, fixed, y, col_units):
         ],
         fontsize=8,
     )
-    _log_y_if_wide(ax, m[col])
+    _zero_y(ax)
     ax.set_ylabel(ylabel + (", log" if ax.get_yscale() == "log" else ""))
     ax.set_xlabel(
         "point: "
@@ -690,3 +849,98 @@ def device_spread(devs: pd.DataFrame, tol=0.05):
     ax.grid(axis="x", visible=False)
     ax.legend(loc="lower right")
     return _finish(fig, "Same points on different GPUs: speed relative to the median device")
+
+
+# --- model against counters ------------------------------------------------------------
+
+
+def _diagonal(ax, lo, hi, label="model = counters"):
+    ax.plot([lo, hi], [lo, hi], color="0.4", lw=1, ls="--", label=label, zorder=1)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+
+
+def counters_scatter(a: pd.DataFrame, device: str, tol=0.02):
+    """counters.agreement() rows: the model's figure per request against the
+    counters', global-load sectors and shared-load wavefronts, on log2 axes
+    with the diagonal where they agree."""
+    pairs = [
+        ("model_ld_sectors_per_request", "ctr_ld_sectors_per_request", "global-load sectors", "o"),
+        (
+            "model_shared_wavefronts_per_request",
+            "ctr_shared_wavefronts_per_request",
+            "shared-load wavefronts",
+            "s",
+        ),
+    ]
+    have = [p for p in pairs if (a[p[0]].notna() & a[p[1]].notna()).any()]
+    if not have:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 6.0))
+    vals = []
+    for i, (mc, cc, what, mk) in enumerate(have):
+        g = a[a[mc].notna() & a[cc].notna()]
+        off = (g[mc] - g[cc]).abs() > tol * g[cc]
+        ax.scatter(g[mc], g[cc], marker=mk, s=40, color=f"C{i}", alpha=0.7, label=f"{what}")
+        if off.any():
+            ax.scatter(
+                g[mc][off],
+                g[cc][off],
+                marker=mk,
+                s=130,
+                facecolors="none",
+                edgecolors="red",
+                lw=1.4,
+                label=f"{what}: more than {tol:.0%} apart",
+            )
+        vals += [*g[mc], *g[cc]]
+    lo = 2 ** (math.floor(math.log2(max(min(vals), 1e-3))) - 0.5)
+    hi = 2 ** (math.ceil(math.log2(max(vals))) + 0.5)
+    _diagonal(ax, lo, hi)
+    for set_scale in (ax.set_xscale, ax.set_yscale):
+        set_scale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.set_xlabel("model: per request (log2)")
+    ax.set_ylabel("counters: per request (log2)")
+    ax.legend(loc="upper left")
+    return _finish(fig, f"Model against counters on {device}: per request")
+
+
+def dram_bytes(rows: pd.DataFrame, device: str):
+    """DRAM bytes read and written (counters) against the bytes the model
+    moves, per row, log-log with the diagonal."""
+    if "ctr_dram_read_bytes" not in rows:
+        return None
+    r = rows[(rows["counter_note"] == "ok") & (rows["model_moved_bytes"] > 0)].copy()
+    r["dram"] = r["ctr_dram_read_bytes"].fillna(0) + r["ctr_dram_write_bytes"].fillna(0)
+    r = r[r["dram"] > 0]
+    if r.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(7.2, 6.2))
+    for i, (fam, g) in enumerate(r.groupby("family", sort=False)):
+        ax.scatter(
+            g["model_moved_bytes"] / 1e6,
+            g["dram"] / 1e6,
+            s=36,
+            marker="osD^v<>p"[i % 8],
+            color=f"C{i % 10}",
+            alpha=0.75,
+            label=fam,
+        )
+    vals = np.r_[r["model_moved_bytes"], r["dram"]] / 1e6
+    _diagonal(
+        ax,
+        10 ** math.floor(math.log10(vals.min())),
+        10 ** math.ceil(math.log10(vals.max())),
+        "DRAM = model's moved bytes",
+    )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.set_xlabel("model: bytes moved (MB, log)")
+    ax.set_ylabel("counters: DRAM bytes read + written (MB, log)")
+    ax.legend(loc="upper left", fontsize=8)
+    return _finish(fig, f"DRAM traffic against the model's moved bytes on {device}")

@@ -3,9 +3,10 @@
 DIR gets index.html (self-contained: figures embedded), report.md and the
 figures as PNGs. Sections: the run and its devices, the course claims, per
 family the variants side by side against the family's reference rows, the
-cross-architecture tables from the model, the model against hardware counters
-(files made with --counters), the metrics of files made with --metrics (a
-table per family), and per-rank clocks with outliers
+cross-architecture tables from the model, the points where measured and
+modelled efficiency part (modelgap), the model against hardware counters
+(files made with --counters, with its figures), the metrics of files made
+with --metrics (a table per family), and per-rank clocks with outliers
 (plus the per-device spread of the same points when several files measured
 them). Nothing is written unless everything succeeds.
 """
@@ -22,10 +23,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import __version__, claims, counters, figures
+from . import __version__, claims, counters, figures, modelgap
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import OutputError, atomic_dir, fail
 from .reader import STATUS_NAMES, SweepFileError, cc_text, latest, read
+from .stats import median_ci
 from .tables import (
     at_point,
     axes_text,
@@ -78,6 +80,7 @@ class Report:
         if fig is None:
             return
         self.n_fig += 1
+        caption = f"{caption} {figures.caption_notes(fig)}".strip()
         rel = f"figures/{self.n_fig:02d}-{name}.png"
         buf = io.BytesIO()
         fig.savefig(buf, format="png")
@@ -269,8 +272,7 @@ class Report:
         if fam == "strided_read":
             special = (
                 figures.stride_bandwidth(ok, dev),
-                "Useful bandwidth against stride "
-                "(log-log), the reference rows as horizontal lines and the model's bound "
+                "Useful bandwidth against stride, the model's bound "
                 "(device peak x useful/moved bytes) dashed; right axis: % of the "
                 "device's theoretical peak.",
             )
@@ -291,7 +293,7 @@ class Report:
         elif fam == "matmul":
             special = (
                 figures.matmul_ladder(ok, dev),
-                "Matrix multiply: GFLOP/s per variant (log), percentage of cuBLAS above each bar.",
+                "Matrix multiply: GFLOP/s per variant, percentage of cuBLAS above each bar.",
             )
         slug = f"{fam}-{_slug(dev)}"
         if special and special[0] is not None:
@@ -302,7 +304,7 @@ class Report:
             self.figure(
                 figures.family_overview(ok, self.axes, fam, dev, self.units),
                 slug,
-                f"{fam}: {units} of every variant; references hatched or dotted.",
+                f"{fam}: {units} of every variant.",
             )
         self.figure(
             figures.block_bandwidth(ok, self.axes, fam, dev, col, units),
@@ -481,6 +483,84 @@ class Report:
                     )
                 )
 
+    def intervals_and_gaps(self):
+        """Per measured row the 95% interval of its median time (ci_lo_ns,
+        ci_hi_ns, for the figures' error bars) and where it parts from the
+        model (model_gap: '' or which way; modelgap.RULE)."""
+        samples = {r.label: r.samples for r in self.runs}
+        lo, hi = np.full(len(self.rows), np.nan), np.full(len(self.rows), np.nan)
+        for i, (_, r) in enumerate(self.rows.iterrows()):
+            if r["backend"] == "cuda" and r["status"] == 0:
+                lo[i], hi[i] = median_ci(modelgap.samples_of(samples, r))
+        self.rows["ci_lo_ns"], self.rows["ci_hi_ns"] = lo, hi
+        self.gaps = modelgap.find(self.rows, self.axes, samples)
+        self.rows["model_gap"] = self.gaps["flag"].reindex(self.rows.index).fillna("")
+
+    def model_gaps(self):
+        """The points where measured and modelled efficiency part."""
+        self.add(Heading(2, "Where model and hardware part"))
+        link = "docs/model.md (section *Where model and hardware part*)"
+        if self.gaps.empty:
+            self.add(
+                Para(
+                    "Nothing compared: no measured rows with model figures whose variant's "
+                    f"modelled efficiency varies (model rows alone never part from the model). "
+                    f"{modelgap.RULE} See {link}."
+                )
+            )
+            return
+        g = self.rows.join(self.gaps[["measured_rel", "model_rel", "lo", "hi"]], how="inner")
+        flagged = g[g["model_gap"] != ""]
+        counts = g.groupby(["family", "model_gap"]).size().unstack(fill_value=0)
+        parts = [
+            f"{fam}: {int(c.get('slower than modelled', 0))} slower, "
+            f"{int(c.get('faster than modelled', 0))} faster of {int(c.sum())}"
+            for fam, c in counts.iterrows()
+        ]
+        self.add(
+            Para(
+                f"The model predicts transactions and useful/moved bytes, not time. "
+                f"{modelgap.RULE} "
+                f"Flagged points are ringed on the family figures. {link} explains the "
+                f"clearest case (offset_read at offset 16 on the H200). "
+                f"**{len(flagged)} of {len(g)} compared points part**: {'; '.join(parts)}."
+            )
+        )
+        rows, classes = [], {}
+        for i, (_, r) in enumerate(flagged.iterrows()):
+            rows.append(
+                [
+                    r["device"],
+                    f"{r['family']} / {r['variant']}",
+                    axes_text(r, self.axes),
+                    fmt(r["measured_rel"], 3),
+                    fmt(r["model_rel"], 3),
+                    f"{fmt(r['lo'], 3)} - {fmt(r['hi'], 3)}",
+                    r["model_gap"],
+                ]
+            )
+            classes[(i, 6)] = "differs"
+        if rows:
+            self.add(
+                Table(
+                    [
+                        "device",
+                        "variant",
+                        "point",
+                        "measured efficiency",
+                        "model efficiency",
+                        "measured / model (99% interval)",
+                        "parts",
+                    ],
+                    rows,
+                    right={3, 4, 5},
+                    classes=classes,
+                    caption="Points where measured and modelled efficiency part, both relative "
+                    "to the variant's best-aligned row",
+                    folded=len(rows) > 20,
+                )
+            )
+
     def hardware_counters(self):
         """Model against counters, for files made with --counters."""
         missing = counters.unavailable(self.rows)
@@ -543,6 +623,25 @@ class Report:
                 folded=True,
             )
         )
+        self.counter_figures(a)
+
+    def counter_figures(self, a):
+        """Model against counters, and DRAM bytes against the moved bytes, per device."""
+        for dev, g in a.groupby("device", sort=False):
+            self.figure(
+                figures.counters_scatter(g, dev, counters.TOLERANCE),
+                f"counters-{_slug(dev)}",
+                "Per measured row with counters: the model's sectors (global loads) and "
+                "wavefronts (shared loads) per request against the counters'; on the dashed "
+                f"diagonal they agree, red rings differ by more than {counters.TOLERANCE:.0%}.",
+            )
+            self.figure(
+                figures.dram_bytes(self.rows.loc[g.index], dev),
+                f"dram-{_slug(dev)}",
+                "Per measured row with counters: DRAM bytes read and written against the bytes "
+                "the model says the kernel moves (its transactions times their size); above the "
+                "diagonal DRAM moves more than the model counts.",
+            )
 
     def metrics(self):
         """--metrics: per family, every counted point with one column per metric."""
@@ -728,8 +827,10 @@ class Report:
         self.header()
         self.devices()
         self.claims()
+        self.intervals_and_gaps()
         self.families()
         self.cross_arch()
+        self.model_gaps()
         self.hardware_counters()
         self.metrics()
         self.ranks()

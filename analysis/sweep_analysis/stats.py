@@ -55,3 +55,15 @@ def median_ratio_ci(x, y, level=0.99, resamples=2000, seed=0) -> tuple:
     tail = (1 - level) / 2 * 100
     lo, hi = np.percentile(r, [tail, 100 - tail])
     return float(lo), float(hi)
+
+
+def median_ci(x, level=0.95, resamples=300, seed=0) -> tuple:
+    """Percentile bootstrap interval of median(x): (lo, hi); NaNs without samples."""
+    x = np.asarray(x, float)
+    if len(x) < 2:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    m = np.median(x[rng.integers(0, len(x), (resamples, len(x)))], axis=1)
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(m, [tail, 100 - tail])
+    return float(lo), float(hi)

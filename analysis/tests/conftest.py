@@ -119,6 +119,12 @@ def seeds_files():
     return _committed("h200-seeds.h5"), _committed("h200-seeds-repeat.h5")
 
 
+@pytest.fixture(scope="session")
+def seeds_counters():
+    """jobs/seeds.yaml on an H200 with --counters."""
+    return _committed("h200-seeds-counters.h5")
+
+
 def noisy_copy(src, dst, seed, rel=0.005):
     """A second 'run': every raw sample times independent noise of rel."""
     writable_copy(src, dst)

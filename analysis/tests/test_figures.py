@@ -118,3 +118,102 @@ def test_block_bandwidth(launch_like):
     # one block size, or none (a file from before the axis): no figure
     assert figures.block_bandwidth(g[g["block"] == 64], r.axes, "s", "d") is None
     assert figures.block_bandwidth(g.drop(columns="block"), r.axes, "s", "d") is None
+
+
+def honest_axes(fig):
+    """The caption's notes name every panel's scales; no bars stand on a log
+    axis; a linear value axis starts at zero unless the caption says it is cut."""
+    from matplotlib.container import BarContainer
+
+    notes = figures.caption_notes(fig)
+    for x, y in figures.scales(fig):
+        assert f"{x}, {y}" in notes, (x, y, notes)
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.has_data() or ax.images:
+            continue
+        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        if ax.get_yscale() == "log":
+            assert not bars, "bars on a log axis"
+        elif bars or ax.lines:
+            lo = ax.get_ylim()[0]
+            assert lo <= 0 or "cut" in notes, f"value axis starts at {lo}, not marked as cut"
+    return notes
+
+
+@pytest.mark.parametrize("family", ["offset_read", "float3", "rowsum", "histogram", "matmul"])
+def test_figure_captions_match_scales(measured_like, families, family):
+    if family not in families:
+        pytest.skip(f"{family} is not in this build")
+    r, m = measured_like
+    g = m[m["family"] == family]
+    if g.empty:
+        pytest.skip(f"no modelled rows of {family} to time")
+    fig = (
+        figures.matmul_ladder(g, "dev")
+        if family == "matmul"
+        else figures.family_overview(g, r.axes, family, "dev", r.units)
+    )
+    notes = honest_axes(fig)
+    has_refs = bool(g["is_reference"].any())
+    assert ("References" in notes) == has_refs
+    if not has_refs:
+        return
+    # without its reference rows the figure must not say it shows references
+    nref = g[g["is_reference"] == 0]
+    fig2 = (
+        figures.matmul_ladder(nref, "dev")
+        if family == "matmul"
+        else figures.family_overview(nref, r.axes, family, "dev", r.units)
+    )
+    if fig2 is not None:
+        assert "References" not in figures.caption_notes(fig2)
+    plt.close("all")
+
+
+def test_log_overview_uses_points(measured_like):
+    """Values spanning decades go on a log axis as points, never as bars."""
+    r, m = measured_like
+    g = m[m["family"] == "strided_read"].copy()
+    if g.empty:
+        pytest.skip("no strided_read rows")
+    g = g[g["stride"].isin([1, 32])]
+    g["gbps"] = np.where(g["stride"] == 1, 1000.0, 1.0)  # a factor of 1000 apart
+    fig = figures._overview_bars(g, g, ["stride"], [], ("gbps", "GB/s", "GB/s"), {})
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and ax.lines
+    honest_axes(fig)
+    plt.close(fig)
+
+
+def test_error_bars_from_intervals(measured_like):
+    """Rows that carry the interval of their median get error bars, and the caption says so."""
+    r, m = measured_like
+    g = m[m["family"] == "offset_read"].copy()
+    if g.empty:
+        pytest.skip("no offset_read rows")
+    fig = figures.family_overview(g, r.axes, "offset_read", "dev", r.units)
+    assert "Error bars" not in figures.caption_notes(fig)
+    g["ci_lo_ns"], g["ci_hi_ns"] = g["median_ns"] * 0.98, g["median_ns"] * 1.03
+    fig = figures.family_overview(g, r.axes, "offset_read", "dev", r.units)
+    assert "Error bars" in figures.caption_notes(fig)
+    err = figures._yerr(g, "gbps")
+    np.testing.assert_allclose(err[0], g["gbps"] * (1 - 1 / 1.03))
+    np.testing.assert_allclose(err[1], g["gbps"] * (1 / 0.98 - 1))
+    plt.close("all")
+
+
+def test_counter_figures(seeds_counters):
+    from sweep_analysis import counters
+
+    r = read(seeds_counters)
+    a = counters.agreement(r.rows)
+    fig = figures.counters_scatter(a, "dev")
+    notes = honest_axes(fig)
+    assert "x log2, y log2" in notes
+    ax = fig.axes[0]
+    assert ax.get_xlim() == ax.get_ylim()  # square: the diagonal is y = x
+    fig2 = figures.dram_bytes(r.rows, "dev")
+    assert "x log, y log" in honest_axes(fig2)
+    labelled(fig)
+    labelled(fig2)
+    assert figures.dram_bytes(r.rows.iloc[0:0], "dev") is None

@@ -273,3 +273,17 @@ def test_block_figure(launch_file, h200_report, tmp_path):
     assert block_figs == swept, names
     pngs, _ = check_folder(h200_report)
     assert not [p for p in pngs if "-block" in p]
+
+
+def test_captions_take_scales_from_the_figures(h200_report):
+    """A caption's hand-written part names no scale: the scales come from the
+    figure (figures.caption_notes), so 'log' cannot sit under a linear axis."""
+    md = Path(h200_report, "report.md").read_text()
+    caps = re.findall(r"^!\[(.*)\]\(figures/", md, flags=re.M)
+    assert caps
+    for c in caps:
+        hand = c.split(" Axes: ")[0]
+        assert not re.search(r"\blog|\blinear", hand), c
+        if "heatmap" not in c and "model_efficiency" not in c:
+            assert " Axes: " in c, c
+    assert "Where model and hardware part" in md
