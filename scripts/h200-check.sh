@@ -13,11 +13,11 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSWEEP_GIT_REV="
 	{ tail -30 "$out/build.log"; exit 1; }
 echo "build: $(($(date +%s) - t0)) s"
 nvidia-smi --query-gpu=name,uuid,clocks.sm,clocks.mem --format=csv >"$out/gpu.txt"
-(cd build-gpu && timeout 420 ctest -L gpu --output-on-failure) >"$out/ctest-gpu.log" 2>&1
+(cd build-gpu && timeout 280 ctest -L gpu --output-on-failure) >"$out/ctest-gpu.log" 2>&1
 echo "ctest -L gpu: rc $? after $(($(date +%s) - t0)) s"
 grep -E "tests passed|Passed|Failed|Skipped" "$out/ctest-gpu.log" | tail -8
 for job in launch seeds; do
-	timeout 300 build-gpu/sweep -q --counters "jobs/$job.yaml" \
+	timeout 110 build-gpu/sweep -q --counters "jobs/$job.yaml" \
 		-o "$out/h200-$job-counters.h5" >"$out/$job.log" 2>&1
 	echo "$job --counters: rc $? after $(($(date +%s) - t0)) s"
 done
