@@ -12,12 +12,15 @@ It does not interpret the measurements: that is tables.py and the tools.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 
 import h5py
 import numpy as np
 import pandas as pd
+
+from .cli import ToolError
 
 SCHEMA_VERSION = 2  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 
@@ -101,7 +104,7 @@ OPEN_TRIES = 10
 OPEN_WAIT_S = 0.2
 
 
-class SweepFileError(Exception):
+class SweepFileError(ToolError):
     """A file this package cannot read, with a message meant for the user."""
 
 
@@ -149,15 +152,16 @@ def _text(v):
 def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
     if live:  # a SWMR reader sees rows flushed since the open only after this
         ds.refresh()
-    data = ds[:]
-    if data.dtype.names is None:
+    if ds.dtype.names is None or ds.ndim != 1:
         raise SweepFileError(f"{path}: /{name} is not a table: not a sweep result file")
-    missing = [c for c in required if c not in data.dtype.names]
+    missing = [c for c in required if c not in ds.dtype.names]
     if missing:
         raise SweepFileError(
             f"{path}: /{name} lacks the column(s) {', '.join(missing)}: "
             f"not a sweep result file of schema version {SCHEMA_VERSION}"
         )
+    _check_types(ds.dtype, name, path)
+    data = ds[:]
     cols = {}
     for c in data.dtype.names:
         col = data[c]
@@ -170,25 +174,78 @@ def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
     return pd.DataFrame(cols), units
 
 
-def _open(path):
-    if not os.path.exists(path):
-        raise SweepFileError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise SweepFileError(f"{path}: is a directory, not a result file")
+FILE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def open_regular(path) -> int:
+    """A read-only descriptor of path, refused at once unless it is a regular
+    file: O_NONBLOCK, so that a FIFO without a writer does not block the open,
+    then fstat of what was opened (no race with a path that changes)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(8)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise SweepFileError(f"{path}: no such file") from None
     except OSError as e:
-        raise SweepFileError(f"{path}: cannot read: {e.strerror}") from None
-    if head != HDF5_SIGNATURE and not h5py.is_hdf5(path):
-        raise SweepFileError(f"{path}: not an HDF5 file, so not a sweep result file")
+        raise SweepFileError(f"{path}: cannot open: {e.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise SweepFileError(f"{path}: is {kind}, not a result file")
+    return fd
+
+
+STRING_COLUMNS = frozenset(
+    ("family", "variant", "backend", "message", "check_mode", "counter_note")
+    + ("host", "pci_bus_id", "uuid", "name", "visible_devices")
+)
+
+
+def _check_types(dtype, name, path):
+    """Strings where the schema has strings, single numbers elsewhere, and an
+    integer point_id (a float one cannot hold every id exactly)."""
+    for c in dtype.names:
+        t = dtype.fields[c][0]
+        want = "S" if c in STRING_COLUMNS else "iu" if c == "point_id" else "iufb"
+        if t.shape or t.kind not in want:
+            what = "a fixed-length string" if want == "S" else "a single number"
+            what = "an integer" if want == "iu" else what
+            raise SweepFileError(
+                f"{path}: /{name} column {c} is {t} where the schema has {what}: "
+                "a damaged or foreign file"
+            )
+
+
+def _open(path):
+    fd = open_regular(path)
+    try:
+        # HDF5 opens the file checked above, not whatever path names by now
+        h5path = f"/proc/self/fd/{fd}" if os.path.isdir("/proc/self/fd") else path
+        try:
+            head = os.pread(fd, 8, 0)
+        except OSError as e:
+            raise SweepFileError(f"{path}: cannot read: {e.strerror}") from None
+        if head != HDF5_SIGNATURE and not h5py.is_hdf5(h5path):
+            raise SweepFileError(f"{path}: not an HDF5 file, so not a sweep result file")
+        return _open_h5(path, h5path)
+    finally:
+        os.close(fd)
+
+
+def _open_h5(path, h5path):
     for attempt in range(OPEN_TRIES):
         try:
             # swmr=True reads a file a sweep is writing, and one a killed sweep left,
             # which a plain open refuses on HDF5's consistency flags; it also opens the
             # 1.8-format files of older sweeps. locking=False: the shared lock HDF5
             # would take for us makes a sweep that resumes the file fail meanwhile.
-            return h5py.File(path, "r", swmr=True, locking=False)
+            return h5py.File(h5path, "r", swmr=True, locking=False)
         except OSError as e:
             if NOT_SWMR in str(e) and attempt + 1 < OPEN_TRIES:
                 time.sleep(OPEN_WAIT_S)
@@ -206,11 +263,36 @@ def _open(path):
                 f"left by a killed sweep is not truncated and reads as "
                 f"is)"
             ) from None
+    raise AssertionError("unreachable")  # the last try returns or raises
+
+
+# What reading a damaged file can raise from h5py, NumPy or pandas: each is
+# turned into a SweepFileError, the one error the tools expect.
+DAMAGE = (
+    OSError,
+    KeyError,
+    ValueError,
+    TypeError,
+    IndexError,
+    OverflowError,
+    RuntimeError,
+    MemoryError,
+)
 
 
 def read(path) -> Run:
-    """Read a sweep result file whole. Raises SweepFileError with a message."""
+    """Read a sweep result file whole. Raises SweepFileError with a message,
+    and nothing else (analysis/tests/fuzz_readers.py holds it to that)."""
     path = os.fspath(path)
+    try:
+        return _read(path)
+    except SweepFileError:
+        raise
+    except DAMAGE as e:
+        raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
+
+
+def _read(path) -> Run:
     f = _open(path)
     try:
         with f:
@@ -228,7 +310,7 @@ def read(path) -> Run:
             samples = np.asarray(ds[:], dtype=np.float64)
     except SweepFileError:
         raise
-    except (OSError, KeyError, ValueError, RuntimeError) as e:
+    except DAMAGE as e:
         raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
 
     known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS)
@@ -265,7 +347,13 @@ def _check_schema(f, attrs, path):
         raise SweepFileError(
             f"{path}: an HDF5 file without a schema_version attribute: not a sweep result file"
         )
-    version = int(attrs["schema_version"])
+    try:
+        version = int(np.asarray(attrs["schema_version"]).item())
+    except (TypeError, ValueError, OverflowError):
+        raise SweepFileError(
+            f"{path}: schema_version {attrs['schema_version']!r} is not an integer: "
+            "not a sweep result file"
+        ) from None
     if version > SCHEMA_VERSION:
         raise SweepFileError(
             f"{path}: schema_version {version} is newer than this sweep_analysis "
