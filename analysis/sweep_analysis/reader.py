@@ -11,6 +11,8 @@ It does not interpret the measurements: that is tables.py and the tools.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 import stat
 import time
@@ -102,6 +104,10 @@ STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
 NOT_SWMR = "not already open for SWMR writing"
 OPEN_TRIES = 10
 OPEN_WAIT_S = 0.2
+# A SWMR reader reads metadata again when its checksum is wrong (the writer may
+# be midway), 100 times by default with a doubling wait: a damaged file then
+# holds each read for minutes. 16 tries wait some 65 ms in all.
+METADATA_READ_ATTEMPTS = 16
 
 
 class SweepFileError(ToolError):
@@ -238,14 +244,42 @@ def _open(path):
         os.close(fd)
 
 
+@functools.lru_cache(maxsize=1)
+def _set_read_attempts():
+    """H5Pset_metadata_read_attempts of the libhdf5 h5py uses (h5py does not
+    wrap it), found among the libraries this process has loaded; None when
+    it cannot be found, and HDF5's default applies."""
+    try:
+        with open("/proc/self/maps") as fh:
+            libs = {ln.split()[-1] for ln in fh if "/libhdf5" in ln and "_hl" not in ln}
+        for lib in sorted(libs):
+            fn = ctypes.CDLL(lib).H5Pset_metadata_read_attempts
+            fn.argtypes, fn.restype = [ctypes.c_int64, ctypes.c_uint], ctypes.c_int
+            return fn
+    except (OSError, AttributeError):
+        pass
+    return None
+
+
+def _fapl():
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_fclose_degree(h5py.h5f.CLOSE_STRONG)
+    fapl.set_file_locking(False, True)
+    fn = _set_read_attempts()
+    if fn is not None:
+        fn(fapl.id, METADATA_READ_ATTEMPTS)
+    return fapl
+
+
 def _open_h5(path, h5path):
     for attempt in range(OPEN_TRIES):
         try:
-            # swmr=True reads a file a sweep is writing, and one a killed sweep left,
+            # SWMR reads a file a sweep is writing, and one a killed sweep left,
             # which a plain open refuses on HDF5's consistency flags; it also opens the
-            # 1.8-format files of older sweeps. locking=False: the shared lock HDF5
+            # 1.8-format files of older sweeps. No file locking: the shared lock HDF5
             # would take for us makes a sweep that resumes the file fail meanwhile.
-            return h5py.File(h5path, "r", swmr=True, locking=False)
+            flags = h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ
+            return h5py.File(h5py.h5f.open(os.fsencode(h5path), flags, fapl=_fapl()))
         except OSError as e:
             if NOT_SWMR in str(e) and attempt + 1 < OPEN_TRIES:
                 time.sleep(OPEN_WAIT_S)
@@ -305,6 +339,11 @@ def _read(path) -> Run:
             rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path, live)
             devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
             ds = f["samples"]
+            if ds.ndim != 1 or ds.dtype.kind not in "iuf":
+                raise SweepFileError(
+                    f"{path}: /samples is {ds.dtype} of shape {ds.shape} where the schema has "
+                    "one column of float64 times: a damaged or foreign file"
+                )
             if live:
                 ds.refresh()
             samples = np.asarray(ds[:], dtype=np.float64)
