@@ -41,11 +41,24 @@ class ArgumentParser(argparse.ArgumentParser):
         raise ToolError(f"{message} (see {self.prog} --help)")
 
 
+def _write_all(text):
+    sys.stdout.flush()
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (pytest's capture)
+        sys.stdout.write(text)
+        return
+    # os.write, not sys.stdout.write: a big write that the reader cuts short
+    # after a partial write loses its EPIPE in the buffered layer (exit 0).
+    view = memoryview(text.encode(sys.stdout.encoding or "utf-8", "replace"))
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def emit(text):
     """Write text to stdout now, so that a stdout that fails is found here."""
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        _write_all(text)
     except BrokenPipeError:
         raise _StdoutGone() from None
     except OSError as e:
