@@ -171,6 +171,8 @@ def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
     cols = {}
     for c in data.dtype.names:
         col = data[c]
+        if col.dtype.byteorder not in "=|":  # a big-endian column: pandas takes native only
+            col = col.astype(col.dtype.newbyteorder("="))
         if col.dtype.kind == "S":
             col = np.char.decode(col, "utf-8", errors="replace").astype(object)
         cols[c] = col

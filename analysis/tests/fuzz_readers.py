@@ -314,9 +314,10 @@ def main(argv=None):
     ap.add_argument("--count", type=int, default=1_000_000, help="stop after this many inputs")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--batch", type=int, default=2000, help="examples per Hypothesis run")
+    ap.add_argument("--first-batch", type=int, default=0, help="replay from this batch on")
     a = ap.parse_args(argv)
     faulthandler.enable()
-    t0, batch, failures = time.monotonic(), 0, []
+    t0, batch, failures = time.monotonic(), a.first_batch, []
     with tempfile.TemporaryDirectory(dir=SCRATCH) as scratch:
         while time.monotonic() - t0 < a.seconds and COUNTS["inputs"] < a.count:
             try:

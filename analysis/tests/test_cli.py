@@ -111,3 +111,29 @@ def test_output_not_regular_refused(tmp_path):
     with output.atomic_file(str(tmp_path / "old.csv")) as fh:  # an unrelated file: replaced
         fh.write("new\n")
     assert (tmp_path / "old.csv").read_text() == "new\n"
+
+
+def test_big_endian_column_reads(h200_file, tmp_path):
+    """A float column stored big-endian (legal HDF5; the fuzzer made one by
+    flipping a byte order bit): pandas refused to take rows of it."""
+    import h5py
+    import numpy as np
+
+    from sweep_analysis import export
+
+    p = writable_copy(h200_file, tmp_path / "be.h5")
+    with h5py.File(p, "r+") as f:
+        m = f["measurements"][:]
+        fields = [(c, m.dtype.fields[c][0]) for c in m.dtype.names]
+        fields = [(c, ">f8" if c == "median_ns" else t) for c, t in fields]
+        new = np.zeros(m.shape, fields)
+        for c in m.dtype.names:
+            new[c] = m[c]
+        del f["measurements"]
+        f.create_dataset("measurements", data=new, maxshape=(None,), chunks=True)
+    run = reader.read(p)
+    assert (
+        run.rows["median_ns"].to_numpy().tolist()
+        == reader.read(h200_file).rows["median_ns"].to_numpy().tolist()
+    )
+    assert len(export.samples(run)) == len(export.samples(reader.read(h200_file)))
