@@ -155,6 +155,12 @@ def _text(v):
     return v
 
 
+def _attr_items(obj):
+    """Attributes with str names: h5py gives bytes for a name that is not
+    UTF-8 (a damaged file), which no caller expects."""
+    return [(_text(k) if isinstance(k, bytes) else k, v) for k, v in obj.attrs.items()]
+
+
 def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
     if live:  # a SWMR reader sees rows flushed since the open only after this
         ds.refresh()
@@ -177,7 +183,7 @@ def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
             col = np.char.decode(col, "utf-8", errors="replace").astype(object)
         cols[c] = col
     units = {
-        k[len("units:") :]: str(_text(v)) for k, v in ds.attrs.items() if k.startswith("units:")
+        k[len("units:") :]: str(_text(v)) for k, v in _attr_items(ds) if k.startswith("units:")
     }
     return pd.DataFrame(cols), units
 
@@ -332,7 +338,7 @@ def _read(path) -> Run:
     f = _open(path)
     try:
         with f:
-            attrs = {k: _text(v) for k, v in f.attrs.items()}
+            attrs = {k: _text(v) for k, v in _attr_items(f)}
             _check_schema(f, attrs, path)
             # The reverse of the order a sweep writes them in, so that every row
             # read finds its device and its samples: a session's devices go

@@ -5,6 +5,7 @@ runs the same end to end."""
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,20 @@ def test_big_endian_column_reads(h200_file, tmp_path):
         == reader.read(h200_file).rows["median_ns"].to_numpy().tolist()
     )
     assert len(export.samples(run)) == len(export.samples(reader.read(h200_file)))
+
+
+def test_attribute_name_not_utf8(h200_file, tmp_path):
+    """A root attribute whose name is not UTF-8 (the fuzzer's second find: one
+    byte of `tool_version` overwritten): h5py names it with bytes, and the
+    JSON export failed on a bytes key."""
+    import json
+
+    from sweep_analysis import export
+
+    p = tmp_path / "name.h5"
+    data = bytearray(Path(h200_file).read_bytes())
+    data[data.find(b"tool_version")] = 0xFF
+    p.write_bytes(bytes(data))
+    run = reader.read(p)
+    assert "\ufffdool_version" in run.attrs
+    assert "\ufffdool_version" in json.loads(json.dumps(export.to_json(run)))["attributes"]
