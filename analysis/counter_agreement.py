@@ -211,10 +211,10 @@ def fixture_row(r, axes):
     }
 
 
-def write_fixture(path, fixture, source):
+def write_fixture(path, fixture, source, job):
     with open(path, "w", newline="") as f:
         f.write(
-            f"# Hardware counters of every point of jobs/seeds.yaml, one launch each.\n"
+            f"# Hardware counters of every point of {job}, one launch each.\n"
             f"# Made by: {source}\n"
             f"# Extracted by: analysis/counter_agreement.py (docs/results/h200-counters.md)\n"
         )
@@ -240,11 +240,12 @@ def main(counters_path, ncu_path, fixture_path, table_path, plain_path=None):
         f"`{ctr_run.attrs['command_line']}` on {dev['name']} (CC {cc // 10}.{cc % 10}), "
         f"started {ctr_run.attrs['start_time']}"
     )
-    write_fixture(fixture_path, fixture, source)
+    write_fixture(fixture_path, fixture, source, ctr_run.attrs["job_path"])
     with open(table_path, "w") as f:
         f.write(
             TABLE_HEAD.format(
                 source=source,
+                counters_file=counters_path,
                 n=len(table),
                 agree=n_agree,
                 compared=n_compared,
@@ -267,7 +268,7 @@ TABLE_HEAD = """# Model against hardware counters on the H200
 
 Made by `analysis/counter_agreement.py` (the command at the end) from:
 
-- counters: {source} (`docs/results/legacy/h200-seeds-counters.h5`), each point's
+- counters: {source} (`{counters_file}`), each point's
   own launch after its timing, from an L2 emptied by reading a buffer twice
   its size;
 - ncu: `scripts/ncu-crosscheck.sh` on the same H200 the same day, 16 of the

@@ -176,7 +176,12 @@ static size_t missing_points(const char *path, const char *job_rel, char *first,
 	ck_assert_msg(sw_plan_build(&job, 0, &plan, &err) == SW_OK, "%s", err.msg);
 	first[0] = 0;
 	for (size_t i = 0; i < plan.n; i++) {
+		const struct sw_family *fam = sw_family_at(plan.points[i].family);
+		char why[160];
 		size_t k = 0;
+		/* a point its family refuses is skipped, never counted */
+		if (fam->refuse && fam->refuse(&plan.points[i].p, why, sizeof why))
+			continue;
 		while (k < n && ids[k] != plan.points[i].id)
 			k++;
 		if (k < n)

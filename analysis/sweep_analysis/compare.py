@@ -15,22 +15,23 @@ what matters:
 
 Model rows have no samples: their predicted moved bytes are compared
 exactly. The exit status is 1 when any point is slower or broken, 0 when
-none is, 2 when a file cannot be read or the files have no point in common
+none is, 2 when a file cannot be read, a measured row's raw samples are
+damaged (outside /samples, or not a positive finite time: the file is
+refused, not judged ambiguous), or the files have no point in common
 (nothing compared is an error, not a pass). When fewer than half of either
 file's points are in both, it warns: the verdict covers only part of a run.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 
 import numpy as np
 import pandas as pd
 
+from .cli import ArgumentParser, ToolError, emit, entry
 from .doc import Para, Table, to_markdown
-from .output import OutputError, atomic_file, fail
+from .output import atomic_file, check_output
 from .reader import STATUS_NAMES, SweepFileError, latest, read
 from .stats import mann_whitney, median_ratio_ci
 from .tables import axes_text, fmt
@@ -76,11 +77,39 @@ def classify(a, b, threshold=0.05, alpha=0.01, seed=0) -> dict:
     return {"ratio": ratio, "lo": lo, "hi": hi, "p": p, "class": c, "why": why}
 
 
+def check_samples(run, rows):
+    """Raise SweepFileError when a measured ok row among rows has samples that
+    do not lie in /samples or are not positive finite times: a damaged table,
+    which must not pass for too few or too noisy samples."""
+    r = rows[(rows["status"] == 0) & (rows["backend"] != "model")]
+    off = r["sample_offset"].to_numpy(np.float64)
+    n = r["n_samples"].to_numpy(np.float64)
+    inside = (off >= 0) & (off + n <= len(run.samples))
+    outside = ~np.isfinite(off + n) | (n < 0) | ((n > 0) & ~inside)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise SweepFileError(
+            f"{run.path}: damaged sample table: {int(outside.sum())} measured row(s) point "
+            f"outside /samples ({len(run.samples)} values), the first point_id "
+            f"{int(r['point_id'].iloc[i])} at offset {off[i]:.0f} with {n[i]:.0f} samples"
+        )
+    for o, k, pid in zip(off.astype(np.int64), n.astype(np.int64), r["point_id"]):
+        s = run.samples[o : o + k]
+        if not (np.isfinite(s) & (s > 0)).all():
+            raise SweepFileError(
+                f"{run.path}: damaged sample table: point_id {int(pid)} has samples that are "
+                "not positive finite times (ns)"
+            )
+
+
 def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
-    """One row per point present in both files (and a count of the others)."""
+    """One row per point present in both files (and a count of the others).
+    Raises SweepFileError when a compared row's samples are damaged."""
     a, b = latest(ra.rows), latest(rb.rows)
     axes = list(dict.fromkeys(ra.axes + rb.axes))
     j = a.merge(b, on=["point_id", "backend"], suffixes=("_a", "_b"))
+    check_samples(ra, a[a["point_id"].isin(j["point_id"])])
+    check_samples(rb, b[b["point_id"].isin(j["point_id"])])
     out = []
     for _, r in j.iterrows():
         base = {
@@ -274,13 +303,14 @@ def _text_table(t: Table) -> str:
     return "\n".join([line(t.headers), line(["-" * w for w in widths])] + [line(r) for r in t.rows])
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(
+def _parser():
+    ap = ArgumentParser(
         prog=TOOL,
         description="Compare two sweep result files point by point, using the raw "
         "samples. Exit status: 0 nothing regressed, 1 a point is slower beyond the threshold "
-        "or broken, 2 a file could not be read, a bad argument, or no point in common "
-        "(nothing compared). Fewer than half of either file's points compared: a warning.",
+        "or broken, 2 a file could not be read or its samples are damaged, a bad argument, "
+        "no point in common (nothing compared), or stdout closed before the end. Fewer than "
+        "half of either file's points compared: a warning.",
     )
     ap.add_argument("a", metavar="A.h5", help="the baseline (e.g. last month's run)")
     ap.add_argument("b", metavar="B.h5", help="the run to judge")
@@ -296,30 +326,28 @@ def main(argv=None):
     )
     ap.add_argument("--md", metavar="FILE", help="also write the table as Markdown")
     ap.add_argument("--changes", action="store_true", help="print only points that are not 'same'")
-    a = ap.parse_args(argv)
+    return ap
+
+
+@entry(TOOL)
+def main(argv=None):
+    a = _parser().parse_args(argv)
     if not 0 < a.threshold < 1000 or not 0 < a.alpha < 0.5:
-        return fail(TOOL, "--threshold must be a percentage > 0 and --alpha in (0, 0.5)")
+        raise ToolError("--threshold must be a percentage > 0 and --alpha in (0, 0.5)")
     t = a.threshold / 100
-    try:
-        ra, rb = read(a.a), read(a.b)
-        df = compare(ra, rb, t, a.alpha)
-        error = nothing_compared(df, ra, rb)
-        if error:
-            return fail(TOOL, error)
-        lines = summary(df, ra, rb, t, a.alpha)
-        table = _table(df[df["class"] != "same"] if a.changes and len(df) else df)
-        if a.md:
-            with atomic_file(a.md) as fh:
-                fh.write(to_markdown([Para("# sweep-compare\n\n" + "\n\n".join(lines)), table]))
-    except (SweepFileError, OutputError) as e:
-        return fail(TOOL, str(e))
-    try:
-        print(_text_table(table))
-        print()
-        print("\n".join(lines))
-        sys.stdout.flush()
-    except BrokenPipeError:  # piped into head: the reader left, the exit status still counts
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if a.md:  # before reading: a refused output costs nothing
+        check_output(a.md, [a.a, a.b])
+    ra, rb = read(a.a), read(a.b)
+    df = compare(ra, rb, t, a.alpha)
+    error = nothing_compared(df, ra, rb)
+    if error:
+        raise ToolError(error)
+    lines = summary(df, ra, rb, t, a.alpha)
+    table = _table(df[df["class"] != "same"] if a.changes and len(df) else df)
+    if a.md:
+        with atomic_file(a.md, inputs=[a.a, a.b]) as fh:
+            fh.write(to_markdown([Para("# sweep-compare\n\n" + "\n\n".join(lines)), table]))
+    emit(_text_table(table) + "\n\n" + "\n".join(lines) + "\n")
     warning = coverage_warning(df)
     if warning:
         print(f"{TOOL}: warning: {warning}", file=sys.stderr)

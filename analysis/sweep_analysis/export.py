@@ -13,17 +13,16 @@ exported. Output goes to stdout without -o.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
 import sys
 
 import numpy as np
 import pandas as pd
 
-from .output import OutputError, atomic_file, fail
-from .reader import SweepFileError, read
+from .cli import ArgumentParser, emit, entry
+from .output import atomic_file, check_output
+from .reader import read
 
 TOOL = "sweep-export"
 
@@ -51,11 +50,21 @@ def samples(run) -> pd.DataFrame:
 
 
 def _clean(v):
-    if isinstance(v, (np.integer,)):
-        return int(v)
+    """A JSON value: NaN and infinities null; arrays (an attribute may be one)
+    lists; anything else JSON has no type for, its text."""
+    if isinstance(v, (np.integer, np.bool_)):
+        return v.item()
     if isinstance(v, (np.floating, float)):
         return None if not math.isfinite(float(v)) else float(v)
-    return v
+    if isinstance(v, np.ndarray):
+        return [_clean(x) for x in v.tolist()] if v.ndim else _clean(v.item())
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    if isinstance(v, bytes):
+        return v.decode("utf-8", errors="replace")
+    if v is None or isinstance(v, (str, int, bool)):
+        return v
+    return str(v)
 
 
 def _records(df: pd.DataFrame) -> list:
@@ -80,11 +89,13 @@ def to_json(run, with_samples=False) -> dict:
     }
 
 
+@entry(TOOL)
 def main(argv=None):
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog=TOOL,
         description="Export a sweep result file as flat "
-        "tables: CSV (one table) or JSON (everything).",
+        "tables: CSV (one table) or JSON (everything). Exit status 2 on any failure "
+        "(also when stdout is closed before the end, e.g. by head).",
     )
     ap.add_argument("file", metavar="FILE.h5")
     fmt = ap.add_mutually_exclusive_group(required=True)
@@ -99,25 +110,23 @@ def main(argv=None):
     ap.add_argument("--samples", action="store_true", help="JSON: add each row's raw samples")
     ap.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
     a = ap.parse_args(argv)
-    try:
-        run = read(a.file)
-        if a.csv:
-            df = {"measurements": measurements, "devices": lambda r: r.devices, "samples": samples}[
-                a.table
-            ](run)
-            text = df.to_csv(index=False, na_rep="", lineterminator="\n")
-        else:
-            text = json.dumps(to_json(run, a.samples), indent=1, allow_nan=False) + "\n"
-        if a.output and a.output != "-":
-            with atomic_file(a.output) as fh:
-                fh.write(text)
-            print(f"{TOOL}: wrote {a.output}", file=sys.stderr)
-        else:
-            sys.stdout.write(text)
-    except (SweepFileError, OutputError) as e:
-        return fail(TOOL, str(e))
-    except BrokenPipeError:  # piped into head
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    to_file = a.output and a.output != "-"
+    if to_file:  # before reading: a refused output costs nothing
+        check_output(a.output, [a.file])
+    run = read(a.file)
+    if a.csv:
+        df = {"measurements": measurements, "devices": lambda r: r.devices, "samples": samples}[
+            a.table
+        ](run)
+        text = df.to_csv(index=False, na_rep="", lineterminator="\n")
+    else:
+        text = json.dumps(to_json(run, a.samples), indent=1, allow_nan=False) + "\n"
+    if to_file:
+        with atomic_file(a.output, inputs=[a.file]) as fh:
+            fh.write(text)
+        print(f"{TOOL}: wrote {a.output}", file=sys.stderr)
+    else:
+        emit(text)
     return 0
 
 

@@ -14,13 +14,18 @@ It does not interpret the measurements: that is tables.py and the tools.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 
 import h5py
 import numpy as np
 import pandas as pd
+
+from .cli import ToolError
 
 SCHEMA_VERSION = 3  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 
@@ -116,9 +121,13 @@ STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
 NOT_SWMR = "not already open for SWMR writing"
 OPEN_TRIES = 10
 OPEN_WAIT_S = 0.2
+# A SWMR reader reads metadata again when its checksum is wrong (the writer may
+# be midway), 100 times by default with a doubling wait: a damaged file then
+# holds each read for minutes. 16 tries wait some 65 ms in all.
+METADATA_READ_ATTEMPTS = 16
 
 
-class SweepFileError(Exception):
+class SweepFileError(ToolError):
     """A file this package cannot read, with a message meant for the user."""
 
 
@@ -169,51 +178,145 @@ def _text(v):
     return v
 
 
+def _attr_items(obj):
+    """Attributes with str names: h5py gives bytes for a name that is not
+    UTF-8 (a damaged file), which no caller expects."""
+    return [(_text(k) if isinstance(k, bytes) else k, v) for k, v in obj.attrs.items()]
+
+
 def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
     if live:  # a SWMR reader sees rows flushed since the open only after this
         ds.refresh()
-    data = ds[:]
-    if data.dtype.names is None:
+    if ds.dtype.names is None or ds.ndim != 1:
         raise SweepFileError(f"{path}: /{name} is not a table: not a sweep result file")
-    missing = [c for c in required if c not in data.dtype.names]
+    missing = [c for c in required if c not in ds.dtype.names]
     if missing:
         raise SweepFileError(
             f"{path}: /{name} lacks the column(s) {', '.join(missing)}: "
             f"not a sweep result file of schema version {SCHEMA_VERSION}"
         )
+    _check_types(ds.dtype, name, path)
+    data = ds[:]
     cols = {}
     for c in data.dtype.names:
         col = data[c]
+        if col.dtype.byteorder not in "=|":  # a big-endian column: pandas takes native only
+            col = col.astype(col.dtype.newbyteorder("="))
         if col.dtype.kind == "S":
             col = np.char.decode(col, "utf-8", errors="replace").astype(object)
         elif col.dtype.kind == "O":  # variable-length strings (/sessions)
             col = np.array([_text(v) for v in col], dtype=object)
         cols[c] = col
     units = {
-        k[len("units:") :]: str(_text(v)) for k, v in ds.attrs.items() if k.startswith("units:")
+        k[len("units:") :]: str(_text(v)) for k, v in _attr_items(ds) if k.startswith("units:")
     }
     return pd.DataFrame(cols), units
 
 
-def _open(path):
-    if not os.path.exists(path):
-        raise SweepFileError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise SweepFileError(f"{path}: is a directory, not a result file")
+FILE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def open_regular(path) -> int:
+    """A read-only descriptor of path, refused at once unless it is a regular
+    file: O_NONBLOCK, so that a FIFO without a writer does not block the open,
+    then fstat of what was opened (no race with a path that changes)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(8)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise SweepFileError(f"{path}: no such file") from None
     except OSError as e:
-        raise SweepFileError(f"{path}: cannot read: {e.strerror}") from None
-    if head != HDF5_SIGNATURE and not h5py.is_hdf5(path):
-        raise SweepFileError(f"{path}: not an HDF5 file, so not a sweep result file")
+        raise SweepFileError(f"{path}: cannot open: {e.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise SweepFileError(f"{path}: is {kind}, not a result file")
+    return fd
+
+
+STRING_COLUMNS = frozenset(
+    ("family", "variant", "backend", "message", "check_mode", "counter_note")
+    + ("host", "pci_bus_id", "uuid", "name", "visible_devices")
+    + ("mode", "start_time", "unit")  # /sessions, /metrics
+)
+VLEN_COLUMNS = frozenset(("tool_version", "job_text"))  # /sessions: variable-length strings
+
+
+def _check_types(dtype, name, path):
+    """Strings where the schema has strings, single numbers elsewhere, and an
+    integer point_id (a float one cannot hold every id exactly)."""
+    for c in dtype.names:
+        t = dtype.fields[c][0]
+        want = "S" if c in STRING_COLUMNS else "iu" if c == "point_id" else "iufb"
+        want = "O" if c in VLEN_COLUMNS else want
+        if t.shape or t.kind not in want:
+            what = "a fixed-length string" if want == "S" else "a single number"
+            what = "an integer" if want == "iu" else what
+            what = "a variable-length string" if want == "O" else what
+            raise SweepFileError(
+                f"{path}: /{name} column {c} is {t} where the schema has {what}: "
+                "a damaged or foreign file"
+            )
+
+
+def _open(path):
+    fd = open_regular(path)
+    try:
+        # HDF5 opens the file checked above, not whatever path names by now
+        h5path = f"/proc/self/fd/{fd}" if os.path.isdir("/proc/self/fd") else path
+        try:
+            head = os.pread(fd, 8, 0)
+        except OSError as e:
+            raise SweepFileError(f"{path}: cannot read: {e.strerror}") from None
+        if head != HDF5_SIGNATURE and not h5py.is_hdf5(h5path):
+            raise SweepFileError(f"{path}: not an HDF5 file, so not a sweep result file")
+        return _open_h5(path, h5path)
+    finally:
+        os.close(fd)
+
+
+@functools.lru_cache(maxsize=1)
+def _set_read_attempts():
+    """H5Pset_metadata_read_attempts of the libhdf5 h5py uses (h5py does not
+    wrap it), found among the libraries this process has loaded; None when
+    it cannot be found, and HDF5's default applies."""
+    try:
+        with open("/proc/self/maps") as fh:
+            libs = {ln.split()[-1] for ln in fh if "/libhdf5" in ln and "_hl" not in ln}
+        for lib in sorted(libs):
+            fn = ctypes.CDLL(lib).H5Pset_metadata_read_attempts
+            fn.argtypes, fn.restype = [ctypes.c_int64, ctypes.c_uint], ctypes.c_int
+            return fn
+    except (OSError, AttributeError):
+        pass
+    return None
+
+
+def _fapl():
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_fclose_degree(h5py.h5f.CLOSE_STRONG)
+    fapl.set_file_locking(False, True)
+    fn = _set_read_attempts()
+    if fn is not None:
+        fn(fapl.id, METADATA_READ_ATTEMPTS)
+    return fapl
+
+
+def _open_h5(path, h5path):
     for attempt in range(OPEN_TRIES):
         try:
-            # swmr=True reads a file a sweep is writing, and one a killed sweep left,
+            # SWMR reads a file a sweep is writing, and one a killed sweep left,
             # which a plain open refuses on HDF5's consistency flags; it also opens the
-            # 1.8-format files of older sweeps. locking=False: the shared lock HDF5
+            # 1.8-format files of older sweeps. No file locking: the shared lock HDF5
             # would take for us makes a sweep that resumes the file fail meanwhile.
-            return h5py.File(path, "r", swmr=True, locking=False)
+            flags = h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ
+            return h5py.File(h5py.h5f.open(os.fsencode(h5path), flags, fapl=_fapl()))
         except OSError as e:
             if NOT_SWMR in str(e) and attempt + 1 < OPEN_TRIES:
                 time.sleep(OPEN_WAIT_S)
@@ -231,15 +334,40 @@ def _open(path):
                 f"left by a killed sweep is not truncated and reads as "
                 f"is)"
             ) from None
+    raise AssertionError("unreachable")  # the last try returns or raises
+
+
+# What reading a damaged file can raise from h5py, NumPy or pandas: each is
+# turned into a SweepFileError, the one error the tools expect.
+DAMAGE = (
+    OSError,
+    KeyError,
+    ValueError,
+    TypeError,
+    IndexError,
+    OverflowError,
+    RuntimeError,
+    MemoryError,
+)
 
 
 def read(path) -> Run:
-    """Read a sweep result file whole. Raises SweepFileError with a message."""
+    """Read a sweep result file whole. Raises SweepFileError with a message,
+    and nothing else (analysis/tests/fuzz_readers.py holds it to that)."""
     path = os.fspath(path)
+    try:
+        return _read(path)
+    except SweepFileError:
+        raise
+    except DAMAGE as e:
+        raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
+
+
+def _read(path) -> Run:
     f = _open(path)
     try:
         with f:
-            attrs = {k: _text(v) for k, v in f.attrs.items()}
+            attrs = {k: _text(v) for k, v in _attr_items(f)}
             _check_schema(f, attrs, path)
             # The reverse of the order a sweep writes them in, so that every row
             # read finds its device and its samples: a session's devices go
@@ -248,6 +376,11 @@ def read(path) -> Run:
             rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path, live)
             devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
             ds = f["samples"]
+            if ds.ndim != 1 or ds.dtype.kind not in "iuf":
+                raise SweepFileError(
+                    f"{path}: /samples is {ds.dtype} of shape {ds.shape} where the schema has "
+                    "one column of float64 times: a damaged or foreign file"
+                )
             if live:
                 ds.refresh()
             samples = np.asarray(ds[:], dtype=np.float64)
@@ -257,7 +390,7 @@ def read(path) -> Run:
                 sessions, _ = _table(f["sessions"], "sessions", SESSION_COLUMNS, path, False)
     except SweepFileError:
         raise
-    except (OSError, KeyError, ValueError, RuntimeError) as e:
+    except DAMAGE as e:
         raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
 
     known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS)
@@ -307,7 +440,13 @@ def _check_schema(f, attrs, path):
         raise SweepFileError(
             f"{path}: an HDF5 file without a schema_version attribute: not a sweep result file"
         )
-    version = int(attrs["schema_version"])
+    try:
+        version = int(np.asarray(attrs["schema_version"]).item())
+    except (TypeError, ValueError, OverflowError):
+        raise SweepFileError(
+            f"{path}: schema_version {attrs['schema_version']!r} is not an integer: "
+            "not a sweep result file"
+        ) from None
     if version > SCHEMA_VERSION:
         raise SweepFileError(
             f"{path}: schema_version {version} is newer than this sweep_analysis "

@@ -13,7 +13,6 @@ them). Nothing is written unless everything succeeds.
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import sys
@@ -24,9 +23,10 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, claims, counters, figures, modelgap
+from .cli import ArgumentParser, emit, entry
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
-from .output import OutputError, atomic_dir, fail
-from .reader import STATUS_NAMES, SweepFileError, cc_text, latest, read
+from .output import atomic_dir, check_output
+from .reader import STATUS_NAMES, cc_text, latest, read
 from .stats import median_ci
 from .tables import (
     at_point,
@@ -942,7 +942,8 @@ def _cuda_version(v):
 
 def make_report(paths, outdir, force=False, progress=lambda s: None):
     """Read the files and write the report folder. Raises SweepFileError or
-    OutputError; writes nothing on failure."""
+    OutputError; writes nothing on failure, and never over an input."""
+    check_output(outdir, paths, folder=True)  # before reading: a refusal costs nothing
     runs = []
     for p in paths:
         progress(f"reading {p}")
@@ -953,7 +954,7 @@ def make_report(paths, outdir, force=False, progress=lambda s: None):
         if labels.count(r.label) > 1:
             r.label = f"{i + 1}:{r.label}"
             r.rows["file"] = r.label
-    with atomic_dir(outdir, force=force) as tmp:
+    with atomic_dir(outdir, force=force, inputs=paths) as tmp:
         os.mkdir(os.path.join(tmp, "figures"))
         rep = Report(runs, tmp, progress)
         blocks = rep.build()
@@ -965,11 +966,13 @@ def make_report(paths, outdir, force=False, progress=lambda s: None):
     return rep
 
 
+@entry(TOOL)
 def main(argv=None):
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog=TOOL,
         description="Write the report of sweep result files: index.html "
-        "(self-contained), report.md and the figures as PNGs, into one folder.",
+        "(self-contained), report.md and the figures as PNGs, into one folder. "
+        "Exit status 2 on any failure (nothing is written then).",
     )
     ap.add_argument(
         "files",
@@ -990,16 +993,11 @@ def main(argv=None):
     ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     a = ap.parse_args(argv)
     progress = (lambda s: None) if a.quiet else (lambda s: print(f"{TOOL}: {s}", file=sys.stderr))
-    try:
-        make_report(a.files, a.output, force=a.force, progress=progress)
-    except (SweepFileError, OutputError) as e:
-        return fail(TOOL, str(e))
-    except OSError as e:
-        return fail(TOOL, f"{e.filename or a.output}: {e.strerror}", 4)
+    make_report(a.files, a.output, force=a.force, progress=progress)
     if not a.quiet:
-        print(
+        emit(
             f"{TOOL}: report in {os.path.join(os.path.abspath(a.output), 'index.html')} "
-            f"(and report.md, figures/)"
+            f"(and report.md, figures/)\n"
         )
     return 0
 

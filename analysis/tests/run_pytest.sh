@@ -1,9 +1,11 @@
 #!/bin/sh
 # ctest's test_analysis: pytest over analysis/tests with the Python of the venv
-# scripts/bootstrap.sh makes (argument 1) when it exists, else python3. A
+# scripts/bootstrap.sh makes (argument 1) when it exists, else python3; the
+# other arguments, if any, go to pytest instead of the folder. A
 # Python without pytest or the package's dependencies FAILS the test rather
 # than skipping it: the README's test command installs them.
 venv=$1
+[ $# -gt 0 ] && shift
 here=$(cd "$(dirname "$0")" && pwd)
 py=python3
 if [ -n "$venv" ] && [ -x "$venv/bin/python" ]; then
@@ -17,4 +19,5 @@ fi
 # The tree's package, not an installed copy; figures without a display.
 PYTHONPATH="$here/..${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH MPLBACKEND=Agg
-exec "$py" -m pytest -q -p no:cacheprovider "$here"
+[ $# -eq 0 ] && set -- "$here"
+exec "$py" -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,133 @@
+"""The one error path of the console tools (sweep-report, sweep-compare,
+sweep-export): every entry point is `@entry(TOOL)`, so any failure ends as one
+line `sweep-<tool>: error: <what>` on stderr and exit status 2, never a
+traceback. Readers and writers raise ToolError with the user's message; what
+else escapes is reported as an internal error, still on one line.
+
+A stdout the reader closed (`| head`) ends the tool quietly with 2: the output
+was not delivered whole. A stdout that cannot be written (full disk,
+/dev/full) is an error like any other. It does not open or write files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import functools
+import os
+import sys
+
+EXIT_ERROR = 2  # any failure: a file, an output, an argument, stdout
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
+
+
+class ToolError(Exception):
+    """A failure with a message for the user (the tools' only expected error)."""
+
+
+class _StdoutGone(Exception):
+    """The reader of stdout left (EPIPE): stop quietly."""
+
+
+class _StdoutFailed(ToolError):
+    """stdout cannot be written (ENOSPC, EIO): an error like any other."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with one line for a bad argument instead of the usage block."""
+
+    def error(self, message):
+        raise ToolError(f"{message} (see {self.prog} --help)")
+
+
+def _write_all(text):
+    sys.stdout.flush()
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (pytest's capture)
+        sys.stdout.write(text)
+        return
+    # os.write, not sys.stdout.write: a big write that the reader cuts short
+    # after a partial write loses its EPIPE in the buffered layer (exit 0).
+    view = memoryview(text.encode(sys.stdout.encoding or "utf-8", "replace"))
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def emit(text):
+    """Write text to stdout now, so that a stdout that fails is found here."""
+    try:
+        _write_all(text)
+    except BrokenPipeError:
+        raise _StdoutGone() from None
+    except OSError as e:
+        raise _StdoutFailed(f"cannot write to stdout: {e.strerror or e}") from None
+
+
+def _say(tool, msg):
+    line = " ".join(str(msg).split())  # one line, whatever the message held
+    with contextlib.suppress(OSError, ValueError):  # no stderr: the exit status still tells
+        print(f"{tool}: error: {line}", file=sys.stderr, flush=True)
+    return EXIT_ERROR
+
+
+def _silence_stdout():
+    """Point fd 1 at /dev/null, so that what stdout still buffers is dropped
+    at exit instead of failing again there (Python's 'Exception ignored')."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _os_text(e: OSError) -> str:
+    where = e.filename if e.filename is not None else "I/O"
+    return f"{where}: {e.strerror or errno.errorcode.get(e.errno, e)}"
+
+
+def _call(tool, main, argv):
+    try:
+        code = main(argv)
+        emit("")  # flush: a full stdout fails here, not at interpreter exit
+        return EXIT_ERROR if code is None else code
+    except SystemExit as e:  # --help: argparse has printed it
+        emit("")
+        return e.code if isinstance(e.code, int) else EXIT_ERROR
+
+
+def _run(tool, main, argv):
+    try:
+        return _call(tool, main, argv)
+    except (_StdoutGone, BrokenPipeError):
+        _silence_stdout()
+        return EXIT_ERROR
+    except _StdoutFailed as e:
+        _silence_stdout()
+        return _say(tool, e)
+    except ToolError as e:
+        return _say(tool, e)
+    except KeyboardInterrupt:
+        _say(tool, "interrupted")
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        return _say(tool, "out of memory")
+    except OSError as e:
+        return _say(tool, _os_text(e))
+    except Exception as e:  # a bug: still one line, and the name to report
+        return _say(tool, f"internal error, please report it: {type(e).__name__}: {e}")
+
+
+def entry(tool):
+    """Decorator for a tool's main(argv) -> exit status: the one error path."""
+
+    def wrap(main):
+        @functools.wraps(main)
+        def run(argv=None):
+            return _run(tool, main, argv)
+
+        return run
+
+    return wrap
