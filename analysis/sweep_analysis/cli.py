@@ -4,6 +4,10 @@ line `sweep-<tool>: error: <what>` on stderr and exit status 2, never a
 traceback. Readers and writers raise ToolError with the user's message; what
 else escapes is reported as an internal error, still on one line.
 
+HDF5 is C: a damaged file can crash it (a segfault, a failed free) where no
+Python runs. So where stdout and stderr are real files, the tool runs in a
+forked child, and a child killed by a signal is one more one-line error.
+
 A stdout the reader closed (`| head`) ends the tool quietly with 2: the output
 was not delivered whole. A stdout that cannot be written (full disk,
 /dev/full) is an error like any other. It does not open or write files.
@@ -16,6 +20,7 @@ import contextlib
 import errno
 import functools
 import os
+import signal
 import sys
 
 EXIT_ERROR = 2  # any failure: a file, an output, an argument, stdout
@@ -120,13 +125,51 @@ def _run(tool, main, argv):
         return _say(tool, f"internal error, please report it: {type(e).__name__}: {e}")
 
 
+def _can_fork():
+    """A fork keeps the output only where it goes to file descriptors (not
+    to pytest's in-memory capture)."""
+    try:
+        sys.stdout.fileno()
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return hasattr(os, "fork") and not os.environ.get("SWEEP_ANALYSIS_NO_FORK")
+
+
+def isolated(tool, fn):
+    """fn() -> exit status, run in a forked child where possible: a crash in
+    C code (HDF5 on a damaged file) becomes one line and EXIT_ERROR."""
+    if not _can_fork():
+        return fn()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: everything the tool does, then out without atexit
+        code = EXIT_ERROR
+        try:
+            code = fn()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code if isinstance(code, int) else EXIT_ERROR)
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child has Ctrl-C
+    try:
+        _, status = os.waitpid(pid, 0)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if os.WIFSIGNALED(status):
+        sig = signal.Signals(os.WTERMSIG(status)).name
+        return _say(tool, f"crashed ({sig}) reading its input: HDF5 cannot read this damaged file")
+    return os.WEXITSTATUS(status)
+
+
 def entry(tool):
     """Decorator for a tool's main(argv) -> exit status: the one error path."""
 
     def wrap(main):
         @functools.wraps(main)
         def run(argv=None):
-            return _run(tool, main, argv)
+            return isolated(tool, lambda: _run(tool, main, argv))
 
         return run
 
