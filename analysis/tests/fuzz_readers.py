@@ -20,6 +20,7 @@ import argparse
 import faulthandler
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -272,7 +273,8 @@ def write_example(ex, path):
 
 # ---- the property --------------------------------------------------------------
 
-COUNTS = {"inputs": 0, "read": 0, "refused": 0, "crashed": 0}  # crashed: inside HDF5
+COUNTS = {"inputs": 0, "read": 0, "refused": 0, "crashed": 0, "out_of_memory": 0}
+CHILD_MEMORY = 4 << 30  # bytes of address space an input may take
 
 
 def check(ex, scratch):
@@ -289,11 +291,16 @@ def check(ex, scratch):
 
 
 def _exercise_in_child(path, baseline):
+    # a damaged size HDF5 allocates for: MemoryError here (the tools say "out
+    # of memory"), not the kernel's OOM killer on a shared machine
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
     try:
         return exercise(path, baseline)
     except ToolError as e:
         assert str(e).strip(), "an empty error message"
         return "refused"
+    except MemoryError:
+        return "out_of_memory"
 
 
 def _exercise_isolated(path, baseline):
