@@ -81,8 +81,9 @@ fi
 venv=$build/venv
 [ -x "$venv/bin/pip" ] || python3 -m venv --clear "$venv"
 tools=()
-# ruff: the release analysis/pyproject.toml requires (test_python formats with it)
-[ "$what" = test ] && tools=(pytest ruff==0.17.6)
+# ruff: the release analysis/pyproject.toml requires (test_python formats with it);
+# hypothesis: the readers' fuzzer (analysis/tests/fuzz_readers.py)
+[ "$what" = test ] && tools=(pytest ruff==0.17.6 hypothesis)
 "$venv/bin/pip" install -q --disable-pip-version-check -e "$top/analysis" "${tools[@]}"
 
 # --- run ---------------------------------------------------------------------
