@@ -537,15 +537,16 @@ END_TEST
 int main(int argc, char **argv)
 {
 	int h200 = argc > 1 && !strcmp(argv[1], "h200");
-	Suite *s = suite_create("durations");
-	TCase *tc = tcase_create("durations");
 	SRunner *sr;
 	int failed;
 
+	/* before check allocates anything: a leak checker would fail the skip */
 	if (h200 && access(h200_path(), R_OK) != 0) {
 		printf("SKIPPED: no %s\n", h200_path());
 		return 77;
 	}
+	Suite *s = suite_create("durations");
+	TCase *tc = tcase_create("durations");
 	tcase_add_checked_fixture(tc, make_dir, remove_dir);
 	if (h200) {
 		tcase_add_test(tc, h200_matches_fixture);
