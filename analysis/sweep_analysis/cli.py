@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 
+CHILD_ENV = "SWEEP_ANALYSIS_CHILD"  # set in the forked child (reader.py bounds reads there)
 EXIT_ERROR = 2  # any failure: a file, an output, an argument, stdout
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 
@@ -146,6 +147,7 @@ def isolated(tool, fn):
     pid = os.fork()
     if pid == 0:  # the child: everything the tool does, then out without atexit
         code = EXIT_ERROR
+        os.environ[CHILD_ENV] = "1"
         try:
             code = fn()
             sys.stdout.flush()
@@ -157,6 +159,8 @@ def isolated(tool, fn):
         _, status = os.waitpid(pid, 0)
     finally:
         signal.signal(signal.SIGINT, old)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+        return _say(tool, "gave up reading its input: HDF5 did not finish (a damaged file)")
     if os.WIFSIGNALED(status):
         sig = signal.Signals(os.WTERMSIG(status)).name
         return _say(tool, f"crashed ({sig}) reading its input: HDF5 cannot read this damaged file")

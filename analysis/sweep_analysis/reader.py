@@ -14,9 +14,11 @@ It does not interpret the measurements: that is tables.py and the tools.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
+import signal
 import stat
 import time
 from dataclasses import dataclass, field
@@ -25,8 +27,9 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from .cli import ToolError
+from .cli import CHILD_ENV, ToolError
 
+READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
 SCHEMA_VERSION = 3  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 
 # /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
@@ -351,12 +354,31 @@ DAMAGE = (
 )
 
 
+@contextlib.contextmanager
+def _read_limit():
+    """In a tool's forked child (cli.isolated), a damaged file that makes
+    HDF5 loop in C, where no Python runs, ends the child by SIGALRM after
+    READ_LIMIT_S; the tool then says it gave up. Elsewhere: no limit."""
+    limit = int(os.environ.get("SWEEP_ANALYSIS_READ_LIMIT_S", READ_LIMIT_S))
+    armed = os.environ.get(CHILD_ENV) == "1" and limit > 0
+    if armed:
+        old = signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(limit)
+    try:
+        yield
+    finally:
+        if armed:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+
+
 def read(path) -> Run:
     """Read a sweep result file whole. Raises SweepFileError with a message,
     and nothing else (analysis/tests/fuzz_readers.py holds it to that)."""
     path = os.fspath(path)
     try:
-        return _read(path)
+        with _read_limit():
+            return _read(path)
     except SweepFileError:
         raise
     except DAMAGE as e:

@@ -180,3 +180,26 @@ def test_hdf5_crash_on_one_byte(h200_file, tmp_path):
     assert r.returncode == 0 or (
         len(lines) == 1 and lines[0].startswith("sweep-export: error: ")
     ), r.stderr
+
+
+def test_hdf5_loop_gives_up(tmp_path):
+    """data/hdf5-loops.h5, an input the reader fuzzer made (seed 3), makes
+    HDF5 loop in C inside an attribute read, where no Python runs: the
+    tool's child is stopped after the read limit and the tool says so in
+    one line, exit 2, instead of hanging."""
+    p = os.path.join(os.path.dirname(__file__), "data", "hdf5-loops.h5")
+    code = "import sys\nfrom sweep_analysis import export\nsys.exit(export.main(sys.argv[1:]))"
+    env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "analysis"))
+    env["SWEEP_ANALYSIS_READ_LIMIT_S"] = "3"
+    r = subprocess.run(
+        [sys.executable, "-c", code, p, "--csv", "-o", str(tmp_path / "x.csv")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.strip().splitlines() == [
+        "sweep-export: error: gave up reading its input: HDF5 did not finish (a damaged file)"
+    ]
+    assert not (tmp_path / "x.csv").exists()
