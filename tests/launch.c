@@ -127,19 +127,6 @@ void launch_kill_all(pid_t mpirun)
 		}
 }
 
-int launch_wait_for_size(const char *path, off_t bytes, pid_t run)
-{
-	struct stat st;
-	for (;;) {
-		if (stat(path, &st) == 0 && st.st_size > bytes)
-			return 0;
-		int status;
-		if (waitpid(run, &status, WNOHANG) != 0)
-			return -1;
-		usleep(5000);
-	}
-}
-
 const char *launch_slurp(const char *path)
 {
 	static char buf[1 << 16];
@@ -190,6 +177,30 @@ hssize_t launch_rows(const char *path, const char *dataset, uint64_t **ids)
 hssize_t launch_rows_swmr(const char *path, const char *dataset, uint64_t **ids)
 {
 	return rows_opened(path, dataset, ids, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ);
+}
+
+hssize_t launch_rows_seen(const char *path)
+{
+	uint64_t *ids = NULL;
+	hssize_t n = access(path, F_OK) == 0 ? launch_rows_swmr(path, "/measurements", &ids) : -1;
+	hssize_t k = 0;
+	for (hssize_t i = 0; i < n; i++)
+		k += ids[i] != UINT64_MAX;
+	free(ids);
+	return n < 0 ? -1 : k;
+}
+
+hssize_t launch_wait_for_rows(const char *path, hssize_t min, pid_t run)
+{
+	for (;;) {
+		hssize_t k = launch_rows_seen(path);
+		if (k >= min)
+			return k;
+		int status;
+		if (waitpid(run, &status, WNOHANG) != 0)
+			return -1;
+		usleep(5000);
+	}
 }
 
 int launch_flags_set(const char *path)

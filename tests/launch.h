@@ -28,8 +28,6 @@ int launch_run(int np, const char *log, const char *const *args);
 int launch_ranks(pid_t mpirun, pid_t *pids, int *ranks, int max);
 /* kill -9 of mpirun and every rank; returns once they are gone. */
 void launch_kill_all(pid_t mpirun);
-/* Waits until path is larger than bytes: 0; -1 when the run ends first. */
-int launch_wait_for_size(const char *path, off_t bytes, pid_t run);
 
 /* Runs suite s in this process (CK_NOFORK: the tests launch mpirun) and
  * removes dir when every test passed, keeping it, and saying so, when one
@@ -46,6 +44,16 @@ const char *launch_slurp(const char *path);
  * set); launch_rows_swmr opens it as a SWMR reader, which reads those too. */
 hssize_t launch_rows(const char *path, const char *dataset, uint64_t **ids);
 hssize_t launch_rows_swmr(const char *path, const char *dataset, uint64_t **ids);
+
+/* Rows a SWMR reader sees in path now: written rows, fill rows (allocated,
+ * never written: point id UINT64_MAX) aside; -1 when it cannot be read. */
+hssize_t launch_rows_seen(const char *path);
+/* Waits until a SWMR reader sees at least min rows of path (min 0: until it
+ * opens the file at all); returns how many it saw, or -1 when the run ends
+ * first. Not the file's size: HDF5 writes a flush's raw chunks before the
+ * metadata that makes them rows, so a file past any size can still show a
+ * reader no row at all. */
+hssize_t launch_wait_for_rows(const char *path, hssize_t min, pid_t run);
 
 /* 1 when a plain read-only open of path fails: the consistency flags of a
  * live or killed writer are set. One try, no waiting. */

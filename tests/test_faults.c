@@ -106,36 +106,6 @@ static size_t planned(void)
 	return n;
 }
 
-/* Rows a SWMR reader sees in path now: written rows, fill rows (allocated,
- * never written: point id UINT64_MAX) aside; -1 when it cannot be read. */
-static hssize_t rows_seen(const char *path)
-{
-	uint64_t *ids = NULL;
-	hssize_t n = access(path, F_OK) == 0 ? launch_rows_swmr(path, "/measurements", &ids) : -1;
-	hssize_t k = 0;
-	for (hssize_t i = 0; i < n; i++)
-		k += ids[i] != UINT64_MAX;
-	free(ids);
-	return n < 0 ? -1 : k;
-}
-
-/* Waits until a SWMR reader sees at least min rows of path; returns how
- * many it saw, or -1 when the run ends first. Not the file's size: HDF5
- * writes a flush's raw chunks before the metadata that makes them rows,
- * so a file past any size can still show a reader no row at all. */
-static hssize_t wait_for_rows(const char *path, hssize_t min, pid_t run)
-{
-	for (;;) {
-		hssize_t k = rows_seen(path);
-		if (k >= min)
-			return k;
-		int status;
-		if (waitpid(run, &status, WNOHANG) != 0)
-			return -1;
-		usleep(5000);
-	}
-}
-
 static void kill_rank_midway(int rank)
 {
 	char out[512], log[512];
@@ -148,7 +118,7 @@ static void kill_rank_midway(int rank)
 	 * when the first flush writes its chunks, before that flush's H5Fflush
 	 * makes them rows a reader sees. No row was lost (none had been
 	 * flushed); the test raced. It waits on rows a reader sees now. */
-	hssize_t seen = wait_for_rows(out, 1, run);
+	hssize_t seen = launch_wait_for_rows(out, 1, run);
 	ck_assert_msg(seen > 0, "the run ended before the fault");
 	pid_t victim = 0;
 	for (int i = 0; i < 500 && !victim; i++, usleep(10000))
@@ -161,7 +131,7 @@ static void kill_rank_midway(int rank)
 	for (int i = 0; i < 500 && find_rank(run, (rank + 1) % 4); i++)
 		usleep(10000);
 	usleep(200000);
-	hssize_t read_back = rows_seen(out);
+	hssize_t read_back = launch_rows_seen(out);
 	ck_assert_msg(read_back >= 0, "cannot read %s after the fault", out);
 	hsize_t partial = (hsize_t)read_back;
 	/* rows a reader saw before the kill are still there */
@@ -206,7 +176,7 @@ START_TEST(test_second_writer_refused)
 	snprintf(log2, sizeof log2, "%s/two-writers-2.log", tmpdir);
 	size_t n = planned();
 	pid_t run = start(2, log, out, 0);
-	ck_assert_msg(wait_for_rows(out, 1, run) > 0, "the run ended first: %s", launch_slurp(log));
+	ck_assert_msg(launch_wait_for_rows(out, 1, run) > 0, "the run ended first: %s", launch_slurp(log));
 	/* Stopped, its ranks hold on to the file and its lock, however long the
 	 * two attempts take on a busy machine. */
 	pid_t pids[64];
@@ -424,7 +394,7 @@ START_TEST(test_enospc_fault_midway)
 	ck_assert_msg(strstr(launch_slurp(log), "No space left on device"), "%s",
 		      launch_slurp(log));
 	long safe = summary_rows(log, "rows of this run are safe in");
-	hssize_t seen = rows_seen(out);
+	hssize_t seen = launch_rows_seen(out);
 	ck_assert_msg(safe >= 0 && safe == seen && seen <= 3000 && (size_t)seen < n,
 		      "the summary says %ld rows, the file holds %lld: %s", safe, (long long)seen,
 		      launch_slurp(log));
@@ -492,7 +462,7 @@ START_TEST(test_disk_full_midway)
 	ck_assert_int_eq(rc, 4);
 	ck_assert_msg(strstr(said, "out.h5") || strstr(said, "space"), "unclear message: %s", said);
 	ck_assert_int_eq(cp, 0);
-	hssize_t rows = rows_seen(copy); /* what was flushed before the disk filled */
+	hssize_t rows = launch_rows_seen(copy); /* what was flushed before the disk filled */
 	ck_assert_msg(rows > 0, "no rows survived");
 	ck_assert_msg(safe == rows, "the summary says %ld rows are safe, the file holds %lld: %s",
 		      safe, (long long)rows, said);
