@@ -898,16 +898,43 @@ enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err)
 	return SW_OK;
 }
 
-/* With --force, a read lock on the file path names until it is replaced:
- * refused while a sweep writes it, and no --resume starts on it meanwhile.
- * *fd is -1 when there is nothing to hold (no file, unreadable, no locks). */
-static enum sw_status hold_old_file(const char *path, int *fd, struct sw_err *err)
+/* With --force over an existing file: our write lock on it until it is
+ * replaced, so that while a sweep writes it, or another --force replaces
+ * it, this one is refused, and no --resume starts on it meanwhile. The
+ * lock holds the inode the name had when we opened it; if the name has
+ * moved on since (another --force published between our open and our
+ * lock), replacing it would drop that sweep's file, so we refuse. *replace:
+ * path exists and is to be replaced. *fd: the lock, -1 where none can be
+ * taken (a file system without locks; a file we may not open for writing
+ * gets a read lock, which still keeps writers off). */
+static enum sw_status hold_old_file(const char *path, int *replace, int *fd, struct sw_err *err)
 {
-	if (sw_h5_take_lock(path, 0, fd) == LOCK_BUSY)
-		return sw_fail(
-			err, SW_EIO,
-			"cannot replace %s: another sweep is writing it (it holds the file's lock)",
-			path);
+	struct stat named, held;
+	enum sw_h5_lock lock;
+
+	*fd = -1;
+	*replace = lstat(path, &named) == 0;
+	if (!*replace)
+		return SW_OK;
+	lock = sw_h5_take_lock(path, 1, fd);
+	if (lock == LOCK_ERROR && errno == EACCES)
+		lock = sw_h5_take_lock(path, 0, fd);
+	if (lock == LOCK_ERROR && errno == ENOENT) /* gone meanwhile: a new file after all */
+		*replace = 0;
+	if (lock == LOCK_BUSY)
+		return sw_fail(err, SW_EIO,
+			       "cannot replace %s: another sweep is writing or replacing it (it "
+			       "holds the file's lock)",
+			       path);
+	if (*fd >= 0 && (fstat(*fd, &held) != 0 || stat(path, &named) != 0 ||
+			 held.st_dev != named.st_dev || held.st_ino != named.st_ino)) {
+		close(*fd);
+		*fd = -1;
+		return sw_fail(err, SW_EIO,
+			       "cannot replace %s: another sweep replaced it while this one was "
+			       "starting; nothing was run",
+			       path);
+	}
 	return SW_OK;
 }
 
@@ -946,8 +973,9 @@ static void fault_publish_wait(void)
 /* Gives tmp the name path. A new name with link(), which fails when path
  * exists (or, where hard links are not supported, renameat2 with
  * RENAME_NOREPLACE): of two sweeps creating one new file, exactly one
- * wins, and the other has run nothing yet. Only --force over an existing file renames,
- * and it holds the old file's lock (hold_old_file) while it does. */
+ * wins, and the other has run nothing yet. Only --force over a file that
+ * existed when it started renames, holding that file's lock (hold_old_file):
+ * a --force that found no file creates with link() like any other. */
 static enum sw_status publish(const char *tmp, const char *path, int replace, struct sw_err *err)
 {
 	int e;
@@ -1011,16 +1039,15 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 {
 	enum sw_status st;
 	struct sw_h5 *h;
-	struct stat sb;
 	char *tmp;
-	int old_fd = -1, made = 0;
+	int old_fd = -1, replace = 0, made = 0;
 
 	*out = NULL;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	st = check_target(path, force, meta ? meta->job_path : NULL, err);
 	if (st)
 		return st;
-	if (force && (st = hold_old_file(path, &old_fd, err)))
+	if (force && (st = hold_old_file(path, &replace, &old_fd, err)))
 		return st;
 	st = sw_h5_new_handle(path, &h, err);
 	if (st)
@@ -1035,8 +1062,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	if ((st = make_locked_temp(h, tmp, err)))
 		goto free_tmp;
 	made = 1;
-	if ((st = build_file(h, tmp, meta, err)) ||
-	    (st = publish(tmp, path, force && lstat(path, &sb) == 0, err)))
+	if ((st = build_file(h, tmp, meta, err)) || (st = publish(tmp, path, replace, err)))
 		goto remove_tmp;
 	free(tmp);
 	if (old_fd >= 0)

@@ -1046,7 +1046,8 @@ static const struct bad table[] = {
 	  { "--force", "@ci", O },
 	  .make = make_locked,
 	  .rc = 4,
-	  .msg = "cannot replace out.h5: another sweep is writing it (it holds the file's lock)" },
+	  .msg = "cannot replace out.h5: another sweep is writing or replacing it (it holds the "
+		 "file's lock)" },
 	/* --extend */
 	{ "E1 --extend with a job that lacks points of the file",
 	  { "--extend", "--set", "strided_read.stride=2:128:x2", "@ci", O },

@@ -1494,17 +1494,17 @@ START_TEST(resume_keeps_old_format)
 }
 END_TEST
 
-/* Two sweeps create one new file at once: the first to publish wins, the
- * other (held by SW_TEST_FAULT=publish-wait between its lock and its name,
- * so the order is the same every time) fails with SW_EIO and leaves no
- * temporary file; the file is the winner's. */
-START_TEST(race_one_wins)
+/* Starts a child that creates path (force as given, fingerprint 8) held by
+ * SW_TEST_FAULT=publish-wait:GO between its lock and its name, so that a
+ * race runs in the same order every time; returns once it has passed its
+ * checks and holds its temporary file. Its status and message go to
+ * wait_child. */
+static pid_t start_held_creator(const char *path, int force, const char *go, const char *said)
 {
-	struct sw_h5_meta mine = test_meta(7), theirs = test_meta(8);
-	const char *path = in_dir("out.h5"), *go = in_dir("go"), *said = in_dir("said");
-	char tmp[600];
+	struct sw_h5_meta theirs = test_meta(8);
 	struct sw_h5 *h;
 	struct sw_err e = { 0 };
+	char tmp[600];
 	int status;
 	pid_t child = fork();
 
@@ -1514,7 +1514,9 @@ START_TEST(race_one_wins)
 		FILE *f;
 		snprintf(fault, sizeof fault, "publish-wait:%s", go);
 		setenv("SW_TEST_FAULT", fault, 1);
-		enum sw_status st = sw_h5_create(path, 0, &theirs, &h, &e);
+		enum sw_status st = sw_h5_create(path, force, &theirs, &h, &e);
+		if (st == SW_OK)
+			st = sw_h5_close(&h, 1700000200.0, &e);
 		f = fopen(said, "w");
 		if (f) {
 			fputs(e.msg, f);
@@ -1523,27 +1525,103 @@ START_TEST(race_one_wins)
 		_exit(st);
 	}
 	snprintf(tmp, sizeof tmp, "%s/.out.h5.tmp%ld", dir, (long)child);
-	while (access(tmp, F_OK) != 0) /* the other has passed its checks and holds its temp */
+	while (access(tmp, F_OK) != 0)
 		ck_assert_int_eq(waitpid(child, &status, WNOHANG), 0);
-	ck_assert_msg(sw_h5_create(path, 0, &mine, &h, &e) == SW_OK, "%s", e.msg);
-	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+	return child;
+}
+
+/* Lets the held child go; its exit status, and its message in msg. */
+static int finish_held_creator(pid_t child, const char *go, const char *said, char *msg,
+			       size_t size)
+{
+	int status;
+	FILE *f;
+
 	close(open(go, O_WRONLY | O_CREAT, 0644));
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), SW_EIO);
-	FILE *f = fopen(said, "r");
-	char msg[512] = "";
-	ck_assert(f && fgets(msg, sizeof msg, f));
+	msg[0] = 0;
+	f = fopen(said, "r");
+	ck_assert_ptr_nonnull(f);
+	if (!fgets(msg, (int)size, f))
+		msg[0] = 0;
 	fclose(f);
+	return WEXITSTATUS(status);
+}
+
+static uint64_t fingerprint_of(const char *path)
+{
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	uint64_t fp = 0;
+
+	ck_assert(file >= 0);
+	ck_assert_int_eq(sw_h5_get_attr(file, "plan_fingerprint", H5T_NATIVE_UINT64, &fp), 1);
+	H5Fclose(file);
+	return fp;
+}
+
+/* One sweep (fingerprint 7) creates, writes and closes path while a held
+ * one (8) has its temporary file ready. */
+static void create_and_close(const char *path, int force, uint64_t fingerprint)
+{
+	struct sw_h5_meta mine = test_meta(fingerprint);
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+
+	ck_assert_msg(sw_h5_create(path, force, &mine, &h, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
+}
+
+/* Two sweeps create one new file at once: the first to publish wins, the
+ * other fails with SW_EIO and leaves no temporary file; the file is the
+ * winner's. With --force on both the same: the held one found no file to
+ * replace, so it must not rename over the one that appeared meanwhile. */
+static void race_for_new_file(int force)
+{
+	const char *path = in_dir("out.h5"), *go = in_dir("go"), *said = in_dir("said");
+	char msg[512];
+	pid_t child = start_held_creator(path, force, go, said);
+
+	create_and_close(path, force, 7);
+	ck_assert_int_eq(finish_held_creator(child, go, said, msg, sizeof msg), SW_EIO);
 	ck_assert_msg(strstr(msg, "another sweep created it") && strstr(msg, "nothing was run"),
 		      "%s", msg);
 	ck_assert_int_eq(hidden_files(), 0);
-	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	uint64_t fp = 0;
-	ck_assert(file >= 0);
-	ck_assert_int_eq(sw_h5_get_attr(file, "plan_fingerprint", H5T_NATIVE_UINT64, &fp), 1);
-	ck_assert_uint_eq(fp, 7);
-	H5Fclose(file);
+	ck_assert_uint_eq(fingerprint_of(path), 7);
+}
+
+START_TEST(race_one_wins)
+{
+	race_for_new_file(0);
+}
+END_TEST
+
+START_TEST(race_force_new_file)
+{
+	race_for_new_file(1);
+}
+END_TEST
+
+/* Two --force over one existing file: the held one holds the old file's
+ * lock, so the other is refused before it makes anything, and the file is
+ * the held one's once it publishes; neither replaces the other's file. */
+START_TEST(race_force_replace)
+{
+	const char *path = in_dir("out.h5"), *go = in_dir("go"), *said = in_dir("said");
+	struct sw_h5_meta mine = test_meta(7);
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	char msg[512];
+
+	create_and_close(path, 0, 6);
+	pid_t child = start_held_creator(path, 1, go, said);
+	ck_assert_int_eq(sw_h5_create(path, 1, &mine, &h, &e), SW_EIO);
+	ck_assert_msg(strstr(e.msg, "another sweep is writing or replacing it"), "%s", e.msg);
+	ck_assert_ptr_null(h);
+	ck_assert_uint_eq(fingerprint_of(path), 6); /* the old file, until the held one publishes */
+	ck_assert_int_eq(finish_held_creator(child, go, said, msg, sizeof msg), SW_OK);
+	ck_assert_int_eq(hidden_files(), 0);
+	ck_assert_uint_eq(fingerprint_of(path), 8);
 }
 END_TEST
 
@@ -1724,6 +1802,8 @@ static Suite *h5out_suite(void)
 	tcase_add_test(tc, second_writer_refused);
 	tcase_add_test(tc, resume_keeps_old_format);
 	tcase_add_test(tc, race_one_wins);
+	tcase_add_test(tc, race_force_new_file);
+	tcase_add_test(tc, race_force_replace);
 	tcase_add_test(tc, count_after_disk_full);
 	tcase_add_test(tc, resume_settings);
 	tcase_add_test(tc, resume_drops_unwritten_rows);
