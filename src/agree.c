@@ -29,6 +29,7 @@ struct vote {
 	uint64_t plugins;  /* sw_plugins_digest() once plug-ins exist; 0 until then */
 	uint64_t verdict;  /* hash of status and message; 0 when fine */
 	int32_t status;    /* this rank's verdict */
+	int32_t unread;    /* 1: the job file could not be opened or read here */
 	char msg[VERDICT_CHARS];
 };
 
@@ -102,8 +103,10 @@ static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struc
 				    ? sw_job_from_families(o->families, o->n_families, &job, err)
 				    : sw_job_load(o->job_path, &job, err);
 
-	if (st != SW_OK)
+	if (st != SW_OK) {
+		v->unread = st == SW_EIO;
 		return st;
+	}
 	v->job_text = hash_str(FNV_OFFSET, job.text);
 	for (int i = 0; st == SW_OK && i < o->n_sets; i++)
 		st = sw_job_set(&job, o->sets[i], err);
@@ -175,6 +178,13 @@ static enum sw_status judge(const struct vote *all, int size, struct sw_err *err
 	char quote[VERDICT_CHARS + 32] = "";
 	if (told->status != SW_OK)
 		snprintf(quote, sizeof quote, " (rank %d: %s)", told == odd ? k : 0, told->msg);
+	/* the job where one rank cannot see it: the common case on a cluster */
+	if (!(what && !strcmp(what, "options")) && zero->unread != odd->unread)
+		return sw_fail(err, SW_EINVAL,
+			       "rank %d cannot read the job file that rank %d reads%s; every rank "
+			       "reads it itself, so it must be on a file system every rank's "
+			       "node sees",
+			       zero->unread ? 0 : k, zero->unread ? k : 0, quote);
 	if (what)
 		return sw_fail(err, SW_EINVAL,
 			       "rank %d differs from rank 0 in its %s%s; every rank must be "

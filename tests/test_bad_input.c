@@ -1604,7 +1604,9 @@ static const struct bad table[] = {
 	  .wdir = { "a", "b" },
 	  .make = make_halves_missing,
 	  .rc = 2,
-	  .msg = "in its job text (rank 1: job.yaml: cannot open the job file: No such file" },
+	  .msg = "rank 1 cannot read the job file that rank 0 reads (rank 1: job.yaml: cannot "
+		 "open the job file: No such file or directory); every rank reads it itself, so "
+		 "it must be on a file system every rank's node sees" },
 	{ "A38 MPMD: the third rank differs",
 	  { "@ci", O },
 	  .args2 = { "-q", "@ci", O },
