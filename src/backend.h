@@ -40,6 +40,9 @@ struct sw_backend {
 	 * and a message that says what failed, never printed here. */
 	enum sw_status (*open)(const struct sw_backend_args *a, struct sw_device_info *dev,
 			       void **state, struct sw_err *err);
+	/* What --dry-run can check without binding the rank (cuda: the
+	 * --metrics names against the GPU's own list). May be NULL. */
+	enum sw_status (*dry_check)(const struct sw_backend_args *a, struct sw_err *err);
 	/* A warning the run prints once after open (counters unavailable...),
 	 * or NULL. May be NULL. */
 	const char *(*note)(void *state);

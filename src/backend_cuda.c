@@ -52,6 +52,16 @@ static enum sw_status cuda_open(const struct sw_backend_args *a, struct sw_devic
 	return SW_OK;
 }
 
+/* Rank 0 alone looks the names up, on its node's first GPU: the names are
+ * the same everywhere, and a dry run binds no rank. */
+static enum sw_status cuda_dry_check(const struct sw_backend_args *a, struct sw_err *err)
+{
+	if (!a->opt->n_metrics || a->rank != 0)
+		return SW_OK;
+	return sw_gpu_check_metrics(0, (const char *const *)a->opt->metrics, a->opt->n_metrics,
+				    err);
+}
+
 static const char *cuda_note(void *state)
 {
 	const struct cuda_state *s = state;
@@ -103,6 +113,7 @@ const struct sw_backend sw_backend_cuda = {
 	.counters = 1,
 	.available = cuda_available,
 	.open = cuda_open,
+	.dry_check = cuda_dry_check,
 	.note = cuda_note,
 	.run = cuda_run,
 	.settle = cuda_settle,

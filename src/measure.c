@@ -141,6 +141,18 @@ const char *sw_gpu_counters_unavailable(const struct sw_gpu *g)
 	return g->counters_wanted && !g->counters ? g->counters_why : NULL;
 }
 
+/* What creating a named counter set said, as --metrics reports it. */
+static enum sw_status metrics_verdict(enum sw_status st, const struct sw_err *why,
+				      struct sw_err *err)
+{
+	/* asked for by name, they are no optional extra: no profiler, no run */
+	if (st == SW_SKIP)
+		return sw_fail(err, SW_ECUDA, "--metrics: %s", why->msg);
+	if (st != SW_OK)
+		return sw_fail(err, st, "%s", why->msg);
+	return SW_OK;
+}
+
 enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, int n,
 				  struct sw_err *err)
 {
@@ -150,13 +162,29 @@ enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, in
 	if (n > SW_MAX_METRICS)
 		return sw_fail(err, SW_EINVAL, "--metrics: more than %d names", SW_MAX_METRICS);
 	st = sw_counters_create_named(g->dev.device_index, names, n, &g->metrics, &why);
-	/* asked for by name, they are no optional extra: no profiler, no run */
-	if (st == SW_SKIP)
-		return sw_fail(err, SW_ECUDA, "--metrics: %s", why.msg);
-	if (st != SW_OK)
-		return sw_fail(err, st, "%s", why.msg);
+	if ((st = metrics_verdict(st, &why, err)))
+		return st;
 	g->n_metrics = n;
 	return SW_OK;
+}
+
+enum sw_status sw_gpu_check_metrics(int device_index, const char *const *names, int n,
+				    struct sw_err *err)
+{
+	struct sw_counters *c = NULL;
+	struct sw_err why = { 0 };
+	enum sw_status st;
+	cudaError_t e = cudaSetDevice(device_index);
+
+	if (n > SW_MAX_METRICS)
+		return sw_fail(err, SW_EINVAL, "--metrics: more than %d names", SW_MAX_METRICS);
+	if (e == cudaSuccess)
+		e = cudaFree(NULL); /* the context CUPTI's profiler needs */
+	if (e != cudaSuccess)
+		return cuda_fail(err, e, "--metrics: cannot open the GPU to check the names on");
+	st = sw_counters_create_named(device_index, names, n, &c, &why);
+	sw_counters_destroy(&c);
+	return metrics_verdict(st, &why, err);
 }
 
 /* Grows device buffer i to at least bytes; buffers are kept between points

@@ -39,6 +39,10 @@ const char *sw_gpu_counters_unavailable(const struct sw_gpu *g);
  * it has), SW_ECUDA when counters are unavailable here (err says why). */
 enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, int n,
 				  struct sw_err *err);
+/* The same check alone, on GPU device_index, for a dry run: creates the
+ * device's context, binds nothing, keeps nothing. */
+enum sw_status sw_gpu_check_metrics(int device_index, const char *const *names, int n,
+				    struct sw_err *err);
 
 /* Runs point p of family f and fills the timing, check and clock fields of
  * rec, check included (synchronous). A point that fails on the GPU is

@@ -222,7 +222,8 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 	if (opt->dry_run) {
 		size_t n_done = 0;
 		/* the same checks as a resume, before the plan is shown as runnable */
-		if (opt->resume && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK)
+		if ((st = sw_setup_dry_check(&r, err)) != SW_OK ||
+		    (opt->resume && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK))
 			goto out;
 		if (r.rank == 0)
 			sw_setup_print_plan(&r);

@@ -66,6 +66,10 @@ enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_
  * makes (sw_h5_check_resume), changing nothing; *n_done on rank 0: the
  * points already in the file. The worst status, on every rank. */
 enum sw_status sw_setup_check_resume(struct sw_run *r, size_t *n_done, struct sw_err *err);
+/* --dry-run (collective): what the backend can check without binding a
+ * rank (backend.h, dry_check). The worst status, on every rank; rank 0's
+ * message in err. */
+enum sw_status sw_setup_dry_check(struct sw_run *r, struct sw_err *err);
 /* Rank 0: the plan, as --dry-run prints it. */
 void sw_setup_print_plan(const struct sw_run *r);
 /* Releases what the set-up made; safe after any stage. */

@@ -268,6 +268,17 @@ static int local_rank_of(struct sw_err *err, int *local_rank)
 	return st;
 }
 
+enum sw_status sw_setup_dry_check(struct sw_run *r, struct sw_err *err)
+{
+	struct sw_backend_args a = {
+		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
+	};
+	enum sw_status st = local_rank_of(err, &a.local_rank);
+	if (st == SW_OK && r->backend->dry_check)
+		st = r->backend->dry_check(&a, err);
+	return sw_mpi_worst(st);
+}
+
 static enum sw_status open_backend(struct sw_run *r, struct sw_err *err)
 {
 	struct sw_backend_args a = {

@@ -242,12 +242,26 @@ START_TEST(test_metrics)
 }
 END_TEST
 
+/* What cmd prints, stdout and stderr, into out; its wait status in *rc. */
+static void capture(const char *cmd, char *out, size_t size, int *rc)
+{
+	char line[1024];
+	FILE *pipe = popen(cmd, "r");
+
+	ck_assert_ptr_nonnull(pipe);
+	out[0] = 0;
+	while (fgets(line, sizeof line, pipe))
+		strncat(out, line, size - strlen(out) - 1);
+	*rc = pclose(pipe);
+}
+
 /* The same through the binary: a tiny --family job with --metrics exits 0,
- * and an unknown name exits 2 before anything is written, naming the nearest. */
+ * and an unknown name exits 2 before anything is written, naming the nearest;
+ * --dry-run makes the same check. */
 START_TEST(test_metrics_end_to_end)
 {
 	const char *sweep = getenv("SW_SWEEP");
-	char cmd[2048], out[256], line[1024] = "";
+	char cmd[2048], out[256];
 
 	if (!sweep || !*sweep) {
 		printf("SW_SWEEP not set (run through ctest): end to end not run\n");
@@ -267,12 +281,8 @@ START_TEST(test_metrics_end_to_end)
 	unlink(out);
 	snprintf(cmd, sizeof cmd, "%s %s --metrics dram__bytes_raed.sum -o %s 2>&1", sweep, common,
 		 out);
-	FILE *pipe = popen(cmd, "r");
-	ck_assert_ptr_nonnull(pipe);
-	char all[4096] = "";
-	while (fgets(line, sizeof line, pipe))
-		strncat(all, line, sizeof all - strlen(all) - 1);
-	rc = pclose(pipe);
+	char all[4096];
+	capture(cmd, all, sizeof all, &rc);
 	if (strstr(all, "counters unavailable")) {
 		printf("metrics unavailable here: %s\n", all);
 		return;
@@ -280,6 +290,17 @@ START_TEST(test_metrics_end_to_end)
 	ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "exit %d: %s", rc, all);
 	ck_assert_msg(strstr(all, "did you mean dram__bytes_read.sum"), "%s", all);
 	ck_assert_int_ne(access(out, F_OK), 0); /* nothing written */
+	/* a dry run checks the names on the GPU too, and runs nothing */
+	snprintf(cmd, sizeof cmd, "%s %s --dry-run --metrics dram__bytes_raed.sum -o %s 2>&1",
+		 sweep, common, out);
+	capture(cmd, all, sizeof all, &rc);
+	ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "dry run: exit %d: %s", rc, all);
+	ck_assert_msg(strstr(all, "did you mean dram__bytes_read.sum"), "dry run: %s", all);
+	snprintf(cmd, sizeof cmd, "%s %s --dry-run --metrics dram__bytes_read.sum -o %s 2>&1",
+		 sweep, common, out);
+	capture(cmd, all, sizeof all, &rc);
+	ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "dry run: exit %d: %s", rc, all);
+	ck_assert_int_ne(access(out, F_OK), 0);
 }
 END_TEST
 
