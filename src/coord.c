@@ -26,6 +26,12 @@ struct sw_coord {
 	int remote_left; /* worker ranks that have not said bye */
 	int local_done;  /* rank 0's worker said bye */
 	int local_want;  /* rank 0's outstanding ask, or 0 */
+	int local_idle;  /* rank 0's worker waits for work, holding no point */
+	/* Requests held back, per rank: the points wanted, 0 for none. A worker
+	 * hears "none left" only once rank 0's worker can give no point back
+	 * (may_say_none_left): rank 0's GPU may die with points queued. */
+	int *deferred;
+	int n_deferred;
 	int threaded;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -162,13 +168,47 @@ static size_t hand_out(struct sw_coord *co, int want, uint32_t *idx)
 	return sw_dispenser_take_batch(&co->disp, SW_WORKER_AHEAD_S, (size_t)want, idx, NULL);
 }
 
+/* "None left" is final: the worker leaves. Rank 0's worker runs what a
+ * stopped worker gives back (local_answer), but if rank 0's own backend
+ * dies, its queued points need a worker that is still there: so none are
+ * left only once rank 0's worker has left, or waits with nothing queued. */
+static int may_say_none_left(const struct sw_coord *co)
+{
+	return sw_run_interrupted || co->local_done || co->local_idle;
+}
+
+/* Answers rank src's request for want points; 0 when it must wait. */
+static int try_answer(struct sw_coord *co, int src, int want)
+{
+	uint32_t idx[SW_WORKER_MAX_BATCH];
+	size_t k = hand_out(co, want, idx);
+	if (k == 0 && want > 0 && !may_say_none_left(co))
+		return 0;
+	MUST_MPI(MPI_Send(idx, (int)k, MPI_UINT32_T, src, SW_TAG_WORK, MPI_COMM_WORLD));
+	return 1;
+}
+
 static void answer_request(struct sw_coord *co, int src, MPI_Message *msg)
 {
 	int want = 0;
-	uint32_t idx[SW_WORKER_MAX_BATCH];
 	MUST_MPI(MPI_Mrecv(&want, 1, MPI_INT, msg, MPI_STATUS_IGNORE));
-	size_t k = hand_out(co, want, idx);
-	MUST_MPI(MPI_Send(idx, (int)k, MPI_UINT32_T, src, SW_TAG_WORK, MPI_COMM_WORLD));
+	if (!try_answer(co, src, want)) {
+		co->deferred[src] = want;
+		co->n_deferred++;
+	}
+}
+
+/* The requests held back that can be answered now; 1 if any was. */
+static int answer_deferred(struct sw_coord *co)
+{
+	int any = 0;
+	for (int src = 1; co->n_deferred && src < co->r->size; src++)
+		if (co->deferred[src] && try_answer(co, src, co->deferred[src])) {
+			co->deferred[src] = 0;
+			co->n_deferred--;
+			any = 1;
+		}
+	return any;
 }
 
 static void take_back(struct sw_coord *co, MPI_Message *msg, MPI_Status *st)
@@ -259,7 +299,7 @@ static int serve_round(struct sw_coord *co)
 {
 	int busy = 0;
 	if (co->r->size > 1)
-		busy = take_messages(co) | take_records(co);
+		busy = take_messages(co) | take_records(co) | answer_deferred(co);
 	flush_if_due(co, now_s());
 	if (busy)
 		pthread_cond_broadcast(&co->changed);
@@ -319,7 +359,10 @@ static int local_reply(void *impl, int block, uint32_t *idx, int max, int *n)
 	pthread_mutex_lock(&co->mu);
 	if (!co->threaded)
 		serve_round(co);
+	/* blocking, rank 0's worker has nothing queued (worker.c gives its queue
+	 * back before it waits in finish): requests held back may hear none left */
 	while (!(got = local_answer(co, idx, max, n)) && block) {
+		co->local_idle = 1;
 		if (co->threaded) {
 			struct timespec until;
 			clock_gettime(CLOCK_REALTIME, &until);
@@ -333,6 +376,7 @@ static int local_reply(void *impl, int block, uint32_t *idx, int max, int *n)
 			pthread_mutex_lock(&co->mu);
 		}
 	}
+	co->local_idle = 0;
 	pthread_mutex_unlock(&co->mu);
 	return got;
 }
@@ -397,6 +441,7 @@ static void coord_free(struct sw_coord *co)
 	free(co->cap);
 	free(co->recv);
 	free(co->unpacked);
+	free(co->deferred);
 	sw_dispenser_fini(&co->disp);
 	pthread_cond_destroy(&co->changed);
 	pthread_mutex_destroy(&co->mu);
@@ -411,7 +456,11 @@ enum sw_status sw_coord_start(struct sw_run *r, int dynamic, struct sw_coord **o
 		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
 	co->r = r;
 	co->remote_left = r->size - 1;
-	if (!(co->unpacked = malloc(sizeof *co->unpacked))) {
+	co->unpacked = malloc(sizeof *co->unpacked);
+	co->deferred = calloc((size_t)r->size, sizeof *co->deferred);
+	if (!co->unpacked || !co->deferred) {
+		free(co->unpacked);
+		free(co->deferred);
 		free(co);
 		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
 	}

@@ -38,9 +38,12 @@ void sw_faults_parse(const char *text, struct sw_faults *f)
 		f->enospc_rows = rows;
 		return;
 	}
-	if (sscanf(text, "dead:%llx", &id) == 1) {
+	int end = 0;
+	if (sscanf(text, "dead:%llx%n", &id, &end) == 1) {
 		f->dead = 1;
 		f->dead_id = id;
+		if (text[end] == ':' && text[end + 1])
+			f->hold_rank0 = text + end + 1;
 		return;
 	}
 	if (strncmp(text, "stage:", 6) != 0)

@@ -1,7 +1,9 @@
 /*
  * The test-only fault switch, SW_TEST_FAULT, so tests can make a run fail
  * where real failures are rare: `dead:ID` (this rank's backend dies on
- * point ID), `stage:NAME` or `stage:NAME@RANK` (the stage fails on every
+ * point ID; `dead:ID:FILE` also holds rank 0's worker before its first
+ * point until FILE exists, so a test can let the other ranks finish their
+ * shares first), `stage:NAME` or `stage:NAME@RANK` (the stage fails on every
  * rank where it runs, or on RANK only), and for the writer (h5out.c):
  * `publish-wait:FILE` (creation pauses, holding its lock, before it gives
  * the file its name, until FILE exists) and `enospc:ROWS` (a flush that
@@ -31,6 +33,7 @@ const char *sw_stage_name(enum sw_stage s);
 struct sw_faults {
 	int dead; /* dead:ID given */
 	uint64_t dead_id;
+	const char *hold_rank0;   /* dead:ID:FILE: FILE, inside text; else NULL */
 	int stage;                /* enum sw_stage, or -1 */
 	int stage_rank;           /* -1: every rank */
 	const char *publish_wait; /* publish-wait:FILE: FILE, inside text; else NULL */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "comm.h"
 #include "sched.h"
@@ -74,6 +75,17 @@ static int injected_death(struct worker *w, const struct sw_plan_point *pt)
 	return 0;
 }
 
+/* The test-only switch dead:ID:FILE holds rank 0's worker before its
+ * first point until FILE exists. */
+static void injected_hold(const struct worker *w)
+{
+	const char *file = w->r->faults.hold_rank0;
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	while (file && w->r->rank == 0 && w->ran == 0 && access(file, F_OK) != 0)
+		nanosleep(&tick, NULL);
+}
+
 /* Serialises timing between ranks that share one GPU (--share-gpu). */
 static void share_lock(const struct sw_run *r, int op)
 {
@@ -108,6 +120,7 @@ static void run_point(struct worker *w, uint32_t index)
 	const struct sw_plan_point *pt = &w->r->plan.points[index];
 	struct sw_record *rec = w->slot[w->next_slot];
 	char why[SW_MSG_LEN];
+	injected_hold(w);
 	fill_identity(w->r, index, rec);
 	w->ran++;
 	if (injected_death(w, pt)) {
@@ -213,17 +226,26 @@ static void loop(struct worker *w, struct queue *q, int dynamic)
 	}
 }
 
+/* Points this rank will not run go back to rank 0, which may give them to
+ * another rank (a dead backend) or leave them for --resume (an interrupt). */
+static void give_back_queue(struct worker *w, struct queue *q)
+{
+	if (q->n > q->head)
+		w->ch->ops->give_back(w->ch->impl, q->idx + q->head, (int)(q->n - q->head));
+	q->head = q->n;
+}
+
 static enum sw_status finish(struct worker *w, struct queue *q)
 {
+	/* before waiting for the answer: a worker that waits holds no point
+	 * (coord.c tells the others none are left only then) */
+	give_back_queue(w, q);
 	take_reply(w, q, 1); /* the answer asked for: take it, to hand it back */
+	give_back_queue(w, q);
 	drain(w);
 	if (!w->dead && w->ran && sw_fault_at(&w->r->faults, SW_STAGE_LAST, w->r->rank))
 		w->dead = sw_fail(&w->why, SW_ECUDA, "%s: injected fault (SW_TEST_FAULT)",
 				  sw_stage_name(SW_STAGE_LAST));
-	/* Points this rank will not run go back to rank 0, which may give them to
-	 * another rank (a dead backend) or leave them for --resume (an interrupt). */
-	if (q->n > q->head)
-		w->ch->ops->give_back(w->ch->impl, q->idx + q->head, (int)(q->n - q->head));
 	w->ch->ops->bye(w->ch->impl);
 	return w->dead;
 }

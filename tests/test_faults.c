@@ -231,21 +231,34 @@ static void ci_plan(struct sw_plan *plan)
 
 /* A rank whose device dies on a point (the test-only switch SW_TEST_FAULT):
  * the point is recorded failed, the rank stops taking points and hands its
- * others back, the other ranks run them: every other point is measured. */
-static void dead_rank(const char *schedule, size_t victim_index)
+ * others back, the other ranks run them: every other point is measured.
+ * With late, the victim is rank 0's, and rank 0's worker is held until the
+ * other ranks' rows are in, so that it dies with its points queued after
+ * they have asked for more and found none: they must still be there to run
+ * what it gives back. */
+static void dead_rank(const char *schedule, size_t victim_index, int late)
 {
 	struct sw_plan plan;
 	ci_plan(&plan);
-	char out[512], log[512], fault[64];
-	snprintf(out, sizeof out, "%s/dead-%s.h5", tmpdir, schedule);
-	snprintf(log, sizeof log, "%s/dead-%s.log", tmpdir, schedule);
-	snprintf(fault, sizeof fault, "dead:%016llx",
-		 (unsigned long long)plan.points[victim_index].id);
+	char out[512], log[512], hold[512], fault[600];
+	snprintf(out, sizeof out, "%s/dead-%s%s.h5", tmpdir, schedule, late ? "-late" : "");
+	snprintf(log, sizeof log, "%s/dead-%s%s.log", tmpdir, schedule, late ? "-late" : "");
+	snprintf(hold, sizeof hold, "%s/dead-%s.go", tmpdir, schedule);
+	snprintf(fault, sizeof fault, "dead:%016llx%s%s",
+		 (unsigned long long)plan.points[victim_index].id, late ? ":" : "",
+		 late ? hold : "");
 	setenv("SW_TEST_FAULT", fault, 1);
 	const char *args[] = { "--backend", "model", "-q", "--batch", "4", "--schedule",
 			       schedule,    ci_job,  "-o", out,       NULL };
-	int rc = launch_run(4, log, args);
+	pid_t run = launch_start(4, log, args);
 	unsetenv("SW_TEST_FAULT");
+	if (late) { /* every row but rank 0's share (entry i is rank i % 4's) */
+		hssize_t others = (hssize_t)(plan.n - (plan.n + 3) / 4);
+		ck_assert_msg(launch_wait_for_rows(out, others, run) == others,
+			      "the other ranks' rows: %s", launch_slurp(log));
+		close(open(hold, O_WRONLY | O_CREAT, 0644));
+	}
+	int rc = launch_finish(run);
 	ck_assert_msg(rc == 5, "exit %d, not 5 (a point failed): %s", rc, launch_slurp(log));
 	ck_assert_ptr_nonnull(strstr(launch_slurp(log), "stopped taking points"));
 
@@ -286,13 +299,22 @@ static void dead_rank(const char *schedule, size_t victim_index)
 
 START_TEST(test_dead_rank_dynamic)
 {
-	dead_rank("dynamic", 50);
+	dead_rank("dynamic", 50, 0);
 }
 END_TEST
 
 START_TEST(test_dead_rank_static)
 {
-	dead_rank("static", 2 + 4 * 5); /* static: entry i belongs to rank i % 4: rank 2 */
+	dead_rank("static", 2 + 4 * 5, 0); /* static: entry i belongs to rank i % 4: rank 2 */
+}
+END_TEST
+
+/* Once, under load, rank 0 took the dynamic test's victim among the last
+ * points, the others had heard "none left" and gone, and the points rank 0
+ * gave back were never run (143 of 144 rows). */
+START_TEST(test_dead_rank0_late)
+{
+	dead_rank("static", 4 * 5, 1); /* rank 0's sixth point: 30 more queued */
 }
 END_TEST
 
@@ -496,6 +518,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, test_second_writer_refused);
 		tcase_add_test(tc, test_dead_rank_dynamic);
 		tcase_add_test(tc, test_dead_rank_static);
+		tcase_add_test(tc, test_dead_rank0_late);
 		tcase_add_test(tc, test_two_creators);
 		tcase_add_test(tc, test_enospc_fault_midway);
 	}
