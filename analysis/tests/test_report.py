@@ -3,6 +3,7 @@ per-rank and per-device sections, and that it writes nothing on failure."""
 
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import h5py
@@ -287,3 +288,40 @@ def test_captions_take_scales_from_the_figures(h200_report):
         if "heatmap" not in c and "model_efficiency" not in c:
             assert " Axes: " in c, c
     assert "Where model and hardware part" in md
+
+
+def test_plugin_family_report(sweep_bin, tmp_path):
+    """A plug-in family (tests/plugins: strided_read's kernel under another
+    name) has its own section, axes and model table, like a built-in one."""
+    plugins = os.environ.get("SW_TEST_PLUGINS")
+    if not plugins:
+        pytest.skip("SW_TEST_PLUGINS is not set: ctest sets it to the test plug-ins' folder")
+    so = os.path.join(plugins, "plugin_strided_read.so")
+    path = tmp_path / "plugin.h5"
+    p = subprocess.run(
+        [
+            sweep_bin,
+            "-q",
+            "--backend",
+            "model",
+            "--plugin",
+            so,
+            "--family",
+            "plugin_strided_read",
+            "-o",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    rows = read(str(path)).rows
+    assert set(rows["family"]) == {"plugin_strided_read"}
+    out = tmp_path / "rep"
+    make_report([str(path)], str(out))
+    pngs, md = check_folder(out)
+    assert "### plugin_strided_read" in md
+    assert "axes: stride (elements), n (elements)" in md
+    assert f"{len(rows)} model rows (no measurements)" in md
+    assert "*plugin_strided_read, model: transactions per request" in md
