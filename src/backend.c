@@ -1,10 +1,13 @@
-/* The backends --backend can name, in the order `auto` tries them. */
+/* The backends --backend can name: the table of backend_list.h. */
 #include "backend.h"
 
 #include <string.h>
 
-static const struct sw_backend *const backends[] = { &sw_backend_cuda, &sw_backend_model,
-						     &sw_backend_replay };
+static const struct sw_backend *const backends[] = {
+#define X(name, arg) &sw_backend_##name,
+#include "backend_list.h"
+#undef X
+};
 
 const struct sw_backend *sw_backend_find(const char *name)
 {

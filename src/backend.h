@@ -60,9 +60,10 @@ struct sw_backend {
 	void (*close)(void **state);
 };
 
-extern const struct sw_backend sw_backend_cuda;
-extern const struct sw_backend sw_backend_model;
-extern const struct sw_backend sw_backend_replay; /* a test instrument (backend_replay.c) */
+/* One per line of backend_list.h (replay is a test instrument). */
+#define X(name, arg) extern const struct sw_backend sw_backend_##name;
+#include "backend_list.h"
+#undef X
 
 /* The backend --backend names; NULL when unknown. */
 const struct sw_backend *sw_backend_find(const char *name);

@@ -30,21 +30,68 @@ static enum sw_status set_output(struct sw_options *o, const char *arg, struct s
 	return SW_OK;
 }
 
+/* backend_list.h's names, and the word each takes after '=' (NULL: none). */
+static const struct {
+	const char *name, *arg;
+} backends[] = {
+#define X(name, arg) { #name, arg },
+#include "backend_list.h"
+#undef X
+};
+#define N_BACKENDS (sizeof backends / sizeof backends[0])
+
+const char *sw_cli_backend_name(const struct sw_options *o)
+{
+	return o->backend == SW_BACKEND_AUTO ? "auto" : backends[o->backend].name;
+}
+
+/* "cuda, model, auto or replay=FILE": those without a word, auto, the rest. */
+static void expected_backends(char *buf, size_t size)
+{
+	const char *item[N_BACKENDS + 1];
+	char with_arg[N_BACKENDS][64];
+	size_t n = 0, used = 0;
+
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		if (!backends[i].arg)
+			item[n++] = backends[i].name;
+	item[n++] = "auto";
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		if (backends[i].arg) {
+			snprintf(with_arg[i], sizeof with_arg[i], "%s=%s", backends[i].name,
+				 backends[i].arg);
+			item[n++] = with_arg[i];
+		}
+	buf[0] = 0;
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i == 0       ? ""
+					 : i + 1 == n ? " or "
+						      : ", ",
+					 item[i]);
+}
+
+/* NAME, or NAME=ARG for a backend that takes a word (replay=FILE). */
 static enum sw_status set_backend(struct sw_options *o, const char *arg, struct sw_err *err)
 {
-	if (strcmp(arg, "auto") == 0)
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	char expected[256];
+
+	if (strcmp(arg, "auto") == 0) {
 		o->backend = SW_BACKEND_AUTO;
-	else if (strcmp(arg, "cuda") == 0)
-		o->backend = SW_BACKEND_CUDA;
-	else if (strcmp(arg, "model") == 0)
-		o->backend = SW_BACKEND_MODEL;
-	else if (strncmp(arg, "replay=", 7) == 0 && arg[7])
-		o->backend = SW_BACKEND_REPLAY, o->backend_arg = arg + 7;
-	else
-		return sw_fail(err, SW_EINVAL,
-			       "bad --backend '%s': expected cuda, model, auto or replay=FILE",
-			       arg);
-	return SW_OK;
+		o->backend_arg = NULL;
+		return SW_OK;
+	}
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		if (strlen(backends[i].name) == len && !strncmp(arg, backends[i].name, len) &&
+		    (backends[i].arg ? eq && eq[1] : !eq)) {
+			o->backend = (int)i;
+			o->backend_arg = eq ? eq + 1 : NULL;
+			return SW_OK;
+		}
+	expected_backends(expected, sizeof expected);
+	return sw_fail(err, SW_EINVAL, "bad --backend '%s': expected %s", arg, expected);
 }
 
 static enum sw_status set_schedule(struct sw_options *o, const char *arg, struct sw_err *err)
@@ -368,7 +415,7 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 	/* getopt_long moved the positional arguments to the end, in order. */
 	int n_pos = argc - optind;
 
-	if (o->replay_speed != 1.0 && o->backend != SW_BACKEND_REPLAY)
+	if (o->replay_speed != 1.0 && strcmp(sw_cli_backend_name(o), "replay") != 0)
 		return sw_fail(err, SW_EINVAL, "--replay-speed needs --backend replay=FILE");
 	if (o->points && !o->dry_run)
 		return sw_fail(err, SW_EINVAL,

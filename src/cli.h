@@ -9,16 +9,17 @@
 
 #include "status.h"
 
-enum sw_backend_choice { SW_BACKEND_AUTO, SW_BACKEND_CUDA, SW_BACKEND_MODEL, SW_BACKEND_REPLAY };
+/* --backend auto; any other --backend is its line's place in backend_list.h */
+#define SW_BACKEND_AUTO (-1)
 enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
 
 struct sw_options {
 	const char *job_path; /* the one positional argument */
 	const char *output;   /* -o; NULL: <job name>.h5 in the current directory */
 	int force, resume, dry_run, list, quiet, help, version, share_gpu, counters;
-	int extend; /* --extend: add an enlarged job's new points to an existing file */
-	int points; /* --points: a dry run lists every point, not only the summary */
-	enum sw_backend_choice backend;
+	int extend;  /* --extend: add an enlarged job's new points to an existing file */
+	int points;  /* --points: a dry run lists every point, not only the summary */
+	int backend; /* SW_BACKEND_AUTO, or an index into backend_list.h */
 	enum sw_schedule schedule;
 	const char **sets; /* --set values, in order (owned array, borrowed strings) */
 	int n_sets;
@@ -40,6 +41,9 @@ struct sw_options {
 
 /* SW_EINVAL with a message naming the bad option. --help, --version and
  * --list need no job file, nor does --family, which takes its place. */
+/* The --backend name o holds: "auto", or a name of backend_list.h. */
+const char *sw_cli_backend_name(const struct sw_options *o);
+
 enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct sw_err *err);
 
 void sw_cli_usage(FILE *f);

@@ -142,46 +142,56 @@ static int available_everywhere(const struct sw_backend *b, int *anywhere)
 	return all;
 }
 
-/* --backend NAME, or auto: the GPU when every rank has one, else the model. */
-static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
+/* What --counters and --metrics need: a backend that counts, on GPUs that
+ * every rank has (named: the --backend given; NULL for auto). */
+static enum sw_status check_counting(const struct sw_options *o, const struct sw_backend *named,
+				     int gpus, const char *who, struct sw_err *err)
 {
-	const struct sw_options *o = r->opt;
-	const struct sw_backend *cuda = sw_backend_find("cuda"), *model = sw_backend_find("model");
-	if (o->counters && (o->backend == SW_BACKEND_MODEL || o->backend == SW_BACKEND_REPLAY))
+	if (o->counters && named && !named->counters)
 		return sw_fail(err, SW_EINVAL,
 			       "--counters needs the cuda backend: hardware counters come from "
-			       "a GPU, not from the model or a replay");
-	if (o->n_metrics && (o->backend == SW_BACKEND_MODEL || o->backend == SW_BACKEND_REPLAY))
+			       "a GPU, not from the %s backend",
+			       named->name);
+	if (o->n_metrics && named && !named->counters)
 		return sw_fail(err, SW_EINVAL,
 			       "--metrics needs the cuda backend: CUPTI metrics come from a GPU, "
-			       "not from the model or a replay");
-	int any = 0, all = available_everywhere(cuda, &any);
-	const char *who = any ? "at least one rank" : "this machine";
-	if (o->counters && !all && !o->dry_run)
+			       "not from the %s backend",
+			       named->name);
+	if (o->counters && !gpus && !o->dry_run)
 		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device", who);
 	/* the names are checked against the GPU's own list: a dry run needs it too */
-	if (o->n_metrics && !all)
+	if (o->n_metrics && !gpus)
 		return sw_fail(err, SW_ECUDA,
 			       "--metrics: %s has no usable CUDA device to count on or to check "
 			       "the metric names against",
 			       who);
-	switch (o->backend) {
-	case SW_BACKEND_MODEL: r->backend = model; break;
-	case SW_BACKEND_REPLAY: r->backend = sw_backend_find("replay"); break;
-	case SW_BACKEND_CUDA:
-		r->backend = cuda;
-		if (!all && !o->dry_run) /* a plan needs no GPU */
-			return sw_fail(err, SW_ECUDA,
-				       "--backend cuda: %s has no usable CUDA device", who);
-		break;
-	case SW_BACKEND_AUTO:
-		r->backend = all ? cuda : model;
-		if (!all && r->rank == 0 && !o->quiet)
-			fprintf(stderr,
-				"sweep: %s: using the model backend (predictions, no timings)\n",
-				any ? "not every rank has a CUDA device" : "no CUDA device found");
-		break;
-	}
+	return SW_OK;
+}
+
+/* --backend NAME, or auto: the GPU when every rank has one, else the model.
+ * Only auto names backends; for the rest the table says what each can do
+ * (counters) and where it runs (available). */
+static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
+{
+	const struct sw_options *o = r->opt;
+	const struct sw_backend *cuda = sw_backend_find("cuda"), *model = sw_backend_find("model");
+	const struct sw_backend *named =
+		o->backend == SW_BACKEND_AUTO ? NULL : sw_backend_find(sw_cli_backend_name(o));
+	int any = 0, gpus = available_everywhere(cuda, &any);
+	const char *who = any ? "at least one rank" : "this machine";
+	enum sw_status st = check_counting(o, named, gpus, who, err);
+
+	if (st != SW_OK)
+		return st;
+	r->backend = named ? named : gpus ? cuda : model;
+	if (named == cuda && !gpus && !o->dry_run) /* a plan needs no GPU */
+		return sw_fail(err, SW_ECUDA, "--backend cuda: %s has no usable CUDA device", who);
+	if (named && named != cuda && named->available && !o->dry_run &&
+	    !available_everywhere(named, NULL))
+		return sw_fail(err, SW_EIO, "--backend %s: not every rank can run it", named->name);
+	if (!named && !gpus && r->rank == 0 && !o->quiet)
+		fprintf(stderr, "sweep: %s: using the model backend (predictions, no timings)\n",
+			any ? "not every rank has a CUDA device" : "no CUDA device found");
 	return SW_OK;
 }
 

@@ -1287,7 +1287,7 @@ static const struct bad table[] = {
 	  { "--metrics", "dram__bytes_read.sum", "@ci", O },
 	  .rc = 2,
 	  .msg = "--metrics needs the cuda backend: CUPTI metrics come from a GPU, not from the "
-		 "model or a replay" },
+		 "model backend" },
 	{ "B115 --metrics with an empty name",
 	  { "--metrics", "dram__bytes_read.sum,", "@ci", O },
 	  .rc = 2,

@@ -63,7 +63,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(opt.help, 0);
 	ck_assert_int_eq(opt.version, 0);
 	ck_assert_int_eq(opt.share_gpu, 0);
-	ck_assert_int_eq(opt.backend, SW_BACKEND_AUTO);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "auto");
 	ck_assert_int_eq(opt.schedule, SW_SCHED_DYNAMIC);
 	ck_assert_ptr_null(opt.sets);
 	ck_assert_int_eq(opt.n_sets, 0);
@@ -180,16 +180,20 @@ END_TEST
 START_TEST(test_backend)
 {
 	ck_assert_int_eq(PARSE("-b", "cuda", "job.yaml"), SW_OK);
-	ck_assert_int_eq(opt.backend, SW_BACKEND_CUDA);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "cuda");
 	sw_cli_fini(&opt);
 	ck_assert_int_eq(PARSE("--backend", "model", "job.yaml"), SW_OK);
-	ck_assert_int_eq(opt.backend, SW_BACKEND_MODEL);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "model");
 	sw_cli_fini(&opt);
 	ck_assert_int_eq(PARSE("--backend=cuda", "-b", "auto", "job.yaml"), SW_OK);
-	ck_assert_int_eq(opt.backend, SW_BACKEND_AUTO);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "auto");
 	sw_cli_fini(&opt);
 	ck_assert_int_eq(PARSE("-bmodel", "job.yaml"), SW_OK);
-	ck_assert_int_eq(opt.backend, SW_BACKEND_MODEL);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "model");
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--backend", "replay=x.h5", "job.yaml"), SW_OK);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "replay");
+	ck_assert_str_eq(opt.backend_arg, "x.h5");
 }
 END_TEST
 
@@ -301,6 +305,9 @@ START_TEST(test_err_bad_values)
 	ASSERT_FAILS("bad --backend 'gpu': expected cuda, model, auto or replay=FILE", "-b", "gpu",
 		     "job.yaml");
 	ASSERT_FAILS("bad --backend 'replay='", "--backend", "replay=", "job.yaml");
+	ASSERT_FAILS("bad --backend 'replay': expected", "--backend", "replay", "job.yaml");
+	ASSERT_FAILS("bad --backend 'cuda=x': expected", "--backend", "cuda=x", "job.yaml");
+	ASSERT_FAILS("bad --backend 'cud': expected", "--backend", "cud", "job.yaml");
 	ASSERT_FAILS("bad --replay-speed '0'", "--backend", "replay=x.csv", "--replay-speed", "0",
 		     "job.yaml");
 	ASSERT_FAILS("bad --replay-speed 'fast'", "--backend", "replay=x.csv", "--replay-speed",
@@ -471,13 +478,13 @@ START_TEST(test_parse_twice)
 
 	ck_assert_int_eq(PARSE("-s", "a.x=1", "-b", "model", "one.yaml"), SW_OK);
 	ck_assert_int_eq(opt.n_sets, 1);
-	ck_assert_int_eq(opt.backend, SW_BACKEND_MODEL);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "model");
 	sw_cli_fini(&opt);
 	/* Nothing from the previous parse carries over. */
 	ck_assert_int_eq(PARSE("two.yaml"), SW_OK);
 	ck_assert_str_eq(opt.job_path, "two.yaml");
 	ck_assert_int_eq(opt.n_sets, 0);
-	ck_assert_int_eq(opt.backend, SW_BACKEND_AUTO);
+	ck_assert_str_eq(sw_cli_backend_name(&opt), "auto");
 	sw_cli_fini(&opt);
 	ASSERT_FAILS("option '--output' needs a value", "two.yaml", "--output");
 	ck_assert_int_eq(PARSE("three.yaml", "-o", "x.h5"), SW_OK);
