@@ -94,35 +94,36 @@ static uint64_t words_digest(int argc, char **argv)
 	return h;
 }
 
-/* The job and its plan as this rank sees them, into v; the first failure. */
-static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struct sw_err *err)
+/* The job (--set applied) into *job, and its plan's fingerprint, as this
+ * rank sees them, into v; the first failure. The job stays for the run:
+ * once the ranks agree on its text, each rank's own copy is the job. */
+static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struct sw_job *job,
+			       struct sw_err *err)
 {
-	struct sw_job job;
 	struct sw_plan plan = { 0 };
 	enum sw_status st = o->n_families
-				    ? sw_job_from_families(o->families, o->n_families, &job, err)
-				    : sw_job_load(o->job_path, &job, err);
+				    ? sw_job_from_families(o->families, o->n_families, job, err)
+				    : sw_job_load(o->job_path, job, err);
 
 	if (st != SW_OK) {
 		v->unread = st == SW_EIO;
 		return st;
 	}
-	v->job_text = hash_str(FNV_OFFSET, job.text);
+	v->job_text = hash_str(FNV_OFFSET, job->text);
 	for (int i = 0; st == SW_OK && i < o->n_sets; i++)
-		st = sw_job_set(&job, o->sets[i], err);
+		st = sw_job_set(job, o->sets[i], err);
 	/* model targets or not, the backend's choice later: the ids are what tell
 	 * two registries or two --set apart */
 	if (st == SW_OK)
-		st = sw_plan_build(&job, 0, &plan, err);
+		st = sw_plan_build(job, 0, &plan, err);
 	if (st == SW_OK)
 		v->plan = plan.fingerprint;
 	sw_plan_fini(&plan);
-	sw_job_fini(&job);
 	return st;
 }
 
 static void make_vote(int argc, char **argv, const struct sw_options *o, enum sw_status parsed,
-		      struct vote *v, struct sw_err *err)
+		      struct vote *v, struct sw_job *job, struct sw_err *err)
 {
 	enum sw_status st = parsed;
 
@@ -133,7 +134,7 @@ static void make_vote(int argc, char **argv, const struct sw_options *o, enum sw
 		for (int i = 0; st == SW_OK && !o->help && !o->version && i < o->n_plugins; i++)
 			st = sw_plugin_load(o->plugins[i], err);
 		if (st == SW_OK && !o->help && !o->version && !o->list)
-			st = job_vote(o, v, err);
+			st = job_vote(o, v, job, err);
 		/* by content and family names: the same files anywhere agree */
 		v->plugins = sw_plugins_digest();
 	} else {
@@ -197,13 +198,14 @@ static enum sw_status judge(const struct vote *all, int size, struct sw_err *err
 }
 
 enum sw_status sw_agree_check(int argc, char **argv, const struct sw_options *opt,
-			      enum sw_status parsed, struct sw_err *err)
+			      enum sw_status parsed, struct sw_job *job, struct sw_err *err)
 {
 	struct vote mine, *all;
 	int size = 1;
 	enum sw_status st;
 
-	make_vote(argc, argv, opt, parsed, &mine, err);
+	memset(job, 0, sizeof *job);
+	make_vote(argc, argv, opt, parsed, &mine, job, err);
 	MUST_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
 	all = malloc((size_t)size * sizeof *all);
 	if (!all) { /* this rank cannot take part in the one collective: stop all */
@@ -214,5 +216,7 @@ enum sw_status sw_agree_check(int argc, char **argv, const struct sw_options *op
 			       MPI_COMM_WORLD));
 	st = judge(all, size, err);
 	free(all);
+	if (st != SW_OK)
+		sw_job_fini(job);
 	return st;
 }

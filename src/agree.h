@@ -10,6 +10,7 @@
 #define SW_AGREE_H
 
 #include "cli.h"
+#include "job.h"
 #include "status.h"
 
 /*
@@ -17,6 +18,8 @@
  * command line said. opt is this rank's parsed options, or NULL when
  * sw_cli_parse failed with `parsed` (its message in err). Loads the job and
  * builds its plan unless the options need none (--help, --version, --list).
+ * On SW_OK *job is that job, --set applied (the caller owns it: sw_run takes
+ * it, else sw_job_fini); zeroed when none was loaded or on a failure.
  *
  * Returns the same status on every rank: SW_OK when all agree and all are
  * fine; the shared failure, its message in err, when every rank failed the
@@ -26,6 +29,6 @@
  * status when only their verdicts differ. Only rank 0 should print err.
  */
 enum sw_status sw_agree_check(int argc, char **argv, const struct sw_options *opt,
-			      enum sw_status parsed, struct sw_err *err);
+			      enum sw_status parsed, struct sw_job *job, struct sw_err *err);
 
 #endif

@@ -8,7 +8,7 @@
 static const struct {
 	const char *token, *name;
 } stages[SW_STAGE_COUNT] = {
-	[SW_STAGE_JOB] = { "job", "job broadcast" },
+	[SW_STAGE_JOB] = { "job", "job" },
 	[SW_STAGE_BIND] = { "bind", "binding" },
 	[SW_STAGE_OPEN] = { "open", "opening the output" },
 	[SW_STAGE_FIRST] = { "first", "first point" },

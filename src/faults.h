@@ -18,7 +18,7 @@
 
 /* The stages of a run, in order; each can fail on each rank it runs on. */
 enum sw_stage {
-	SW_STAGE_JOB,   /* reading the job and broadcasting its text */
+	SW_STAGE_JOB,   /* taking the job the ranks agreed on */
 	SW_STAGE_BIND,  /* binding the backend (a GPU) */
 	SW_STAGE_OPEN,  /* creating or resuming the output (rank 0) */
 	SW_STAGE_FIRST, /* the rank's first point */
@@ -27,7 +27,7 @@ enum sw_stage {
 	SW_STAGE_COUNT
 };
 
-/* "job broadcast", "binding", ... for messages. */
+/* "job", "binding", ... for messages. */
 const char *sw_stage_name(enum sw_stage s);
 
 struct sw_faults {

@@ -48,6 +48,7 @@ static void print_version(void)
 int main(int argc, char **argv)
 {
 	struct sw_options opt;
+	struct sw_job job;
 	struct sw_err err = { 0 };
 	int rank = 0;
 
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
 	enum sw_status st = sw_cli_parse(argc, argv, &opt, &err);
 	/* before any rank can leave: --list, --dry-run or an error on one rank
 	 * alone would leave the others waiting in a collective */
-	st = sw_agree_check(argc, argv, st == SW_OK ? &opt : NULL, st, &err);
+	st = sw_agree_check(argc, argv, st == SW_OK ? &opt : NULL, st, &job, &err);
 	if (st != SW_OK) {
 		if (rank == 0)
 			fprintf(stderr, "sweep: %s\n", err.msg);
@@ -79,10 +80,11 @@ int main(int argc, char **argv)
 		/* plug-ins were checked as they loaded; this is the built-ins' check */
 		st = sw_registry_check(sw_family_list(), sw_family_count(), &err);
 		if (st == SW_OK)
-			st = sw_run(&opt, argc, argv, &err);
+			st = sw_run(&opt, &job, argc, argv, &err);
 		if (st != SW_OK && rank == 0)
 			fprintf(stderr, "sweep: %s\n", err.msg);
 	}
+	sw_job_fini(&job); /* loaded for --list's sake, or the run's check failed */
 	sw_cli_fini(&opt);
 	MPI_Finalize();
 	return sw_status_exit_code(st);

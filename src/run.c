@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "comm.h"
@@ -203,9 +204,10 @@ static enum sw_status measure_and_close(struct sw_run *r, struct sw_err *err)
 	return st;
 }
 
-enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struct sw_err *err)
+enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc, char **argv,
+		      struct sw_err *err)
 {
-	struct sw_run r = { .opt = opt, .share_lock_fd = -1 };
+	struct sw_run r = { .opt = opt, .job = *job, .share_lock_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	enum sw_status st;
 
@@ -215,6 +217,7 @@ enum sw_status sw_run(const struct sw_options *opt, int argc, char **argv, struc
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &r.faults);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	memset(job, 0, sizeof *job); /* the run's now: sw_setup_fini frees it */
 
 	if ((st = sw_setup_job(&r, err)) != SW_OK || (st = sw_setup_backend(&r, err)) != SW_OK ||
 	    (st = sw_setup_plan(&r, err)) != SW_OK || (st = sw_setup_costs(&r, err)) != SW_OK)

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,6 @@
 #include "durations.h"
 #include "h5out.h"
 #include "measure.h"
-#include "plugin.h"
 #include "progress.h"
 #include "run.h"
 #include "run_ctx.h"
@@ -64,72 +62,13 @@ static enum sw_status injected(const struct sw_run *r, enum sw_stage s, enum sw_
 		       sw_stage_name(s), r->rank);
 }
 
-/* Every rank parses the text rank 0 read, and applies the same --set. */
-static enum sw_status receive_job(struct sw_run *r, long len, struct sw_err *err)
-{
-	enum sw_status st = SW_OK;
-	char *text = r->rank == 0 ? r->job.text : malloc(len + 1);
-	if (!text)
-		st = sw_fail(err, SW_ENOMEM, "no memory for the job text");
-	if (sw_mpi_worst(st) != SW_OK) /* no broadcast; the stage's end says who failed */
-		return st;
-	st = CHECK_MPI(MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD), err);
-	if (st == SW_OK && r->rank != 0) {
-		text[len] = 0;
-		st = sw_job_parse(r->opt->job_path ? r->opt->job_path : SW_JOB_FAMILY_PATH, text,
-				  (size_t)len, &r->job, err);
-	}
-	if (r->rank != 0)
-		free(text);
-	for (int i = 0; st == SW_OK && i < r->opt->n_sets; i++)
-		st = sw_job_set(&r->job, r->opt->sets[i], err);
-	return st;
-}
-
-/* Collective: the first rank whose plug-ins (sw_plugins_digest: names and
- * contents, not paths) differ from rank 0's, or -1 when all agree. */
-static int first_other_plugins(void)
-{
-	uint64_t first = sw_plugins_digest();
-	int rank, other, first_other;
-
-	MUST_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-	MUST_MPI(MPI_Bcast(&first, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
-	other = sw_plugins_digest() != first ? rank : INT_MAX;
-	MUST_MPI(MPI_Allreduce(&other, &first_other, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-	return first_other == INT_MAX ? -1 : first_other;
-}
-
-static enum sw_status same_plugins(struct sw_err *err)
-{
-	int other = first_other_plugins();
-	if (other < 0)
-		return SW_OK;
-	return sw_fail(err, SW_EINVAL,
-		       "rank %d loaded other plug-ins than rank 0 (their family names or file "
-		       "contents differ): every rank must load the same plug-in files",
-		       other);
-}
-
+/* The job is each rank's own: read, --set applied and compared with every
+ * other rank's (text, plan, plug-ins) in the agreement before the run, so
+ * nothing is read or sent here; the stage is where a rank may still fail
+ * (SW_TEST_FAULT=stage:job) before any other work. */
 enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
 {
-	enum sw_status st = SW_OK;
-	long len = 0;
-	if (r->rank == 0) {
-		st = r->opt->n_families ? sw_job_from_families(r->opt->families, r->opt->n_families,
-							       &r->job, err)
-					: sw_job_load(r->opt->job_path, &r->job, err);
-		len = st == SW_OK ? (long)strlen(r->job.text) : 0;
-	}
-	/* rank 0's failure to read is the job's: stop before the broadcast */
-	if ((st = sw_mpi_worst(st)) != SW_OK ||
-	    (st = sw_stage_end(r, SW_STAGE_JOB, injected(r, SW_STAGE_JOB, SW_OK, err), err)) !=
-		    SW_OK)
-		return st;
-	MUST_MPI(MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD));
-	st = sw_stage_end(r, SW_STAGE_JOB, receive_job(r, len, err), err);
-	/* the job's plugins: key may load another file on some rank */
-	return st != SW_OK ? st : same_plugins(err);
+	return sw_stage_end(r, SW_STAGE_JOB, injected(r, SW_STAGE_JOB, SW_OK, err), err);
 }
 
 static int available_everywhere(const struct sw_backend *b, int *anywhere)

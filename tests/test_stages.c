@@ -1,7 +1,7 @@
 /*
  * MPI error discipline, end to end: the test-only switch SW_TEST_FAULT
  * (src/faults.h) fails each stage of a run on each rank where that stage
- * runs (the job broadcast, binding, opening the output on rank 0, a rank's
+ * runs (taking the job, binding, opening the output on rank 0, a rank's
  * first and last point, closing the output on rank 0), on 1, 2 and 4 real
  * mpirun ranks of the model backend (the static schedule for the point
  * stages, so that every rank has a first and a last point). Every case
@@ -35,9 +35,12 @@ struct stage_case {
 };
 
 static const struct stage_case cases[] = {
-	{ "job", "job broadcast", 0, 1 },       { "bind", "binding", 0, 1 },
-	{ "open", "opening the output", 1, 1 }, { "first", "first point", 0, 0 },
-	{ "last", "last point", 0, 0 },         { "close", "closing the output", 1, 0 },
+	{ "job", "job", 0, 1 },
+	{ "bind", "binding", 0, 1 },
+	{ "open", "opening the output", 1, 1 },
+	{ "first", "first point", 0, 0 },
+	{ "last", "last point", 0, 0 },
+	{ "close", "closing the output", 1, 0 },
 };
 
 /* The exit code, or -1 when the run outlived the limit (then killed). */
