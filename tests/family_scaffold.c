@@ -1,4 +1,5 @@
 /* The family suites' shared steps (family_scaffold.h). */
+#include "check_run.h"
 #include "family_scaffold.h"
 
 #include <math.h>
@@ -209,9 +210,5 @@ int sw_ftest_run(const char *suite, const char *tcase, const TTest *const *tests
 	for (int i = 0; i < n; i++)
 		tcase_add_test(tc, tests[i]);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

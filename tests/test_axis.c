@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "axis.h"
+#include "check_run.h"
 
 /* Parses text and compares with want[0..n). */
 static void expect_values(const char *text, const int64_t *want, size_t n)
@@ -314,11 +315,5 @@ static Suite *axis_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(axis_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(axis_suite());
 }

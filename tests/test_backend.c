@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "check_run.h"
 #include "cli.h"
 
 static const struct {
@@ -46,9 +47,5 @@ int main(void)
 	TCase *tc = tcase_create("list");
 	tcase_add_test(tc, test_every_listed_backend);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

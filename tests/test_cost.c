@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "cost.h"
 #include "job.h"
 #include "plan.h"
@@ -264,8 +265,6 @@ int main(void)
 {
 	Suite *s = suite_create("cost");
 	TCase *tc = tcase_create("cost");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_nominal);
@@ -275,9 +274,5 @@ int main(void)
 	tcase_add_test(tc, test_todo_counts);
 	tcase_add_test(tc, test_source_names);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

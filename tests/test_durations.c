@@ -16,6 +16,7 @@
 
 #include <hdf5.h>
 
+#include "check_run.h"
 #include "durations.h"
 #include "h5out.h"
 
@@ -537,8 +538,6 @@ END_TEST
 int main(int argc, char **argv)
 {
 	int h200 = argc > 1 && !strcmp(argv[1], "h200");
-	SRunner *sr;
-	int failed;
 
 	/* before check allocates anything: a leak checker would fail the skip */
 	if (h200 && access(h200_path(), R_OK) != 0) {
@@ -562,9 +561,5 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, live_writer);
 	}
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

@@ -14,6 +14,7 @@
 
 #include <hdf5.h>
 
+#include "check_run.h"
 #include "h5extend.h"
 #include "h5out.h"
 #include "job.h"
@@ -297,17 +298,11 @@ int main(void)
 {
 	Suite *s = suite_create("h5extend");
 	TCase *tc = tcase_create("extend");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, sessions_new_resume_extend);
 	tcase_add_test(tc, extend_refuses_a_lost_point);
 	tcase_add_test(tc, extend_refuses_other_measure_settings);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return sw_check_run(s);
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "job.h"
 #include "record.h"
 
@@ -930,13 +931,6 @@ static Suite *job_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
-
 	find_data_dir();
-	sr = srunner_create(job_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(job_suite());
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "model.h"
 
 static const struct sw_family *fam(void)
@@ -420,9 +421,5 @@ int main(void)
 	tcase_add_test(tc, test_load_widths_cc90);
 	tcase_add_test(tc, test_launch_shape_requests);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

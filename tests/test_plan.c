@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "job.h"
 #include "plan.h"
 
@@ -293,9 +294,5 @@ int main(void)
 	tcase_add_test(tc, test_label);
 	tcase_add_test(tc, test_too_big);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

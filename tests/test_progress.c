@@ -13,8 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "check_run.h"
 #include "kernel.h"
+#include "progress.h"
 
 /* Everything written to f so far, NUL-terminated in buf. */
 static size_t slurp(FILE *f, char *buf, size_t len)
@@ -417,11 +418,5 @@ static Suite *progress_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(progress_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(progress_suite());
 }

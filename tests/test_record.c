@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "counters.h"
 #include "column_check.h"
 #include "kernel.h"
@@ -387,11 +388,5 @@ static Suite *record_suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(record_suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return sw_check_run(record_suite());
 }

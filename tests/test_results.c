@@ -14,6 +14,8 @@
 
 #include <hdf5.h>
 
+#include "check_run.h"
+
 static char results[512];
 
 /* 1 when rev is 7 to 40 lowercase or uppercase hex digits and nothing else. */
@@ -174,8 +176,6 @@ int main(void)
 	const char *src = getenv("SW_SOURCE_DIR");
 	Suite *s = suite_create("results");
 	TCase *tc = tcase_create("revisions");
-	SRunner *sr;
-	int failed;
 
 	if (!src) {
 		fprintf(stderr, "SW_SOURCE_DIR is not set (ctest sets it)\n");
@@ -186,9 +186,5 @@ int main(void)
 	tcase_add_test(tc, revision_rule);
 	tcase_add_test(tc, committed_results);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return sw_check_run(s);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "sched.h"
 
 #define N 1000
@@ -457,9 +458,5 @@ int main(void)
 	tcase_add_test(tc, test_many_short_points);
 	tcase_add_test(tc, test_give_back_cost);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

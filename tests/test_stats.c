@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "stats.h"
 
 #define TOL 1e-12
@@ -156,11 +157,5 @@ static Suite *stats_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(stats_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(stats_suite());
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "suggest.h"
 
 START_TEST(test_distance)
@@ -79,8 +80,6 @@ int main(void)
 {
 	Suite *s = suite_create("suggest");
 	TCase *tc = tcase_create("suggest");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_distance);
 	tcase_add_test(tc, test_nearest_in_order);
@@ -88,9 +87,5 @@ int main(void)
 	tcase_add_test(tc, test_nothing_near);
 	tcase_add_test(tc, test_text);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sw_check_run(s);
 }

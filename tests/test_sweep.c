@@ -427,18 +427,5 @@ int main(void)
 	tcase_add_test(tc, test_live_read);
 	tcase_add_test(tc, test_kill_and_resume);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	if (!failed) { /* keep the files of a failure for a look */
-		char cmd[512];
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", tmpdir);
-	} else {
-		fprintf(stderr, "files kept in %s\n", tmpdir);
-	}
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return launch_run_suite(s, tmpdir);
 }
