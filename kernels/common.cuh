@@ -74,6 +74,32 @@ static inline unsigned sw_elem_bytes_of(int64_t v)
 	return v > 0 ? (unsigned)v : 4;
 }
 
+/* The launch and loads of a read family (strided_read, offset_read):
+ * blocks x threads threads, T in all, each load vec elements of elem_bytes
+ * (word_bytes together), loads of them in n elements; grid or block 0 is
+ * the family's own. start is the first load read, 0 here (offset_read's
+ * offset variant sets it). */
+struct sw_read_shape {
+	unsigned blocks, threads, vec, elem_bytes, word_bytes;
+	uint64_t T, loads, start;
+};
+
+static inline struct sw_read_shape sw_read_shape_of(int64_t grid, int64_t block, int64_t vec,
+						    int64_t elem_bytes, int64_t n,
+						    unsigned own_blocks, unsigned own_threads)
+{
+	struct sw_read_shape sh;
+	sh.blocks = sw_shape_of(grid, own_blocks);
+	sh.threads = sw_shape_of(block, own_threads);
+	sh.T = (uint64_t)sh.blocks * sh.threads;
+	sh.vec = sw_vec_of(vec);
+	sh.elem_bytes = sw_elem_bytes_of(elem_bytes);
+	sh.word_bytes = sh.vec * sh.elem_bytes;
+	sh.loads = (uint64_t)n / sh.vec;
+	sh.start = 0;
+	return sh;
+}
+
 /* Refuses a load the hardware has no instruction for: vec 3, elements of
  * other than 4 or 8 bytes, or more than 16 bytes (a double4). */
 static inline int sw_width_refuse(unsigned vec, unsigned elem_bytes, char *why, size_t len)

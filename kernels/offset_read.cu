@@ -28,24 +28,12 @@ enum { AXIS_OFFSET, AXIS_N, AXIS_BLOCK, AXIS_GRID, AXIS_VEC, AXIS_ELEM_BYTES };
 enum { V_ALIGNED, V_OFFSET, V_STREAM_READ };
 #define UNROLL 8
 
-/* A point's launch and load: blocks x threads threads, T in all, each load
- * vec elements of elem_bytes (word_bytes together), loads of them read from
- * load start on. */
-struct shape {
-	unsigned blocks, threads, vec, elem_bytes, word_bytes;
-	uint64_t T, loads, start;
-};
-
-static struct shape shape_of(const struct sw_point *p)
+/* A point's launch and loads (common.cuh), read from load start on. */
+static struct sw_read_shape shape_of(const struct sw_point *p)
 {
-	struct shape sh;
-	sh.blocks = sw_shape_of(p->axis[AXIS_GRID], SW_OFFSET_BLOCKS);
-	sh.threads = sw_shape_of(p->axis[AXIS_BLOCK], SW_OFFSET_THREADS);
-	sh.T = (uint64_t)sh.blocks * sh.threads;
-	sh.vec = sw_vec_of(p->axis[AXIS_VEC]);
-	sh.elem_bytes = sw_elem_bytes_of(p->axis[AXIS_ELEM_BYTES]);
-	sh.word_bytes = sh.vec * sh.elem_bytes;
-	sh.loads = (uint64_t)p->axis[AXIS_N] / sh.vec;
+	struct sw_read_shape sh = sw_read_shape_of(
+		p->axis[AXIS_GRID], p->axis[AXIS_BLOCK], p->axis[AXIS_VEC],
+		p->axis[AXIS_ELEM_BYTES], p->axis[AXIS_N], SW_OFFSET_BLOCKS, SW_OFFSET_THREADS);
 	/* the first load read: 0 for every variant but offset */
 	sh.start = p->variant == V_OFFSET ? (uint64_t)p->axis[AXIS_OFFSET] : 0;
 	return sh;
@@ -84,7 +72,7 @@ __global__ void offset_read_kernel(const V *__restrict__ a, S *__restrict__ out,
 template <typename V, typename S>
 static cudaError_t launch_as(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	offset_read_kernel<V, S><<<sh.blocks, sh.threads, 0, s>>>(
 		(const V *)b->dev[0], (S *)b->dev[1], sh.loads, sh.start);
 	return cudaGetLastError();
@@ -93,7 +81,7 @@ static cudaError_t launch_as(const struct sw_point *p, const struct sw_buffers *
 /* The kernel of the point's load type (refuse has ruled out the rest). */
 static cudaError_t launch_read(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	if (sh.elem_bytes == 8)
 		return sh.vec == 2 ? launch_as<double2, double>(p, b, s)
 				   : launch_as<double, double>(p, b, s);
@@ -111,7 +99,7 @@ static cudaError_t launch_stream(const struct sw_point *p, const struct sw_buffe
 /* Doubles hold sw_uniform_double, floats sw_uniform: the same values. */
 static cudaError_t fill(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	uint64_t n = (sh.start + sh.loads) * sh.vec;
 	if (sh.elem_bytes == 8)
 		return sw_fill_uniform_double((double *)b->dev[0], n, b->seed, s);
@@ -122,7 +110,7 @@ static cudaError_t fill(const struct sw_point *p, const struct sw_buffers *b, cu
  * start + sw_offset_index(32 w + l, k): a float2 is one 8-byte word per lane. */
 static uint64_t requests_read(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	uint64_t warps = sh.T / 32;
 	uint64_t steps = (sh.loads + sh.T - 1) / sh.T;
 	if (req) {
@@ -143,7 +131,7 @@ static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	s->n_buffers = 2;
 	s->n_inputs = 1;
 	s->bytes[0] = (sh.start + sh.loads) * sh.word_bytes;
@@ -154,7 +142,7 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 {
 	if (p->variant == V_STREAM_READ)
 		return sw_stream_refuse(p->axis[AXIS_N], why, len);
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	if (sw_block_refuse(p->axis[AXIS_BLOCK], 0, why, len) ||
 	    sw_width_refuse(sh.vec, sh.elem_bytes, why, len))
 		return 1;
@@ -168,7 +156,7 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 
 static double useful_bytes(const struct sw_point *p)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	return p->variant == V_STREAM_READ ? (double)p->axis[AXIS_N] * 4
 					   : (double)sh.loads * sh.word_bytes;
 }
@@ -182,7 +170,7 @@ static double flops(const struct sw_point *p)
  * every element of each of its loads. */
 static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, uint64_t *terms)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	double sum = 0;
 	*terms = 0;
 	if (p->variant == V_STREAM_READ)
@@ -199,7 +187,7 @@ static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, ui
 
 static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	uint64_t n_out = o->bytes[1] / sh.elem_bytes;
 	/* One sum costs n / T terms: check every thread while that stays cheap. */
 	uint64_t per_thread = p->axis[AXIS_N] / sh.T + 1;

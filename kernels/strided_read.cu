@@ -26,24 +26,11 @@ enum { AXIS_STRIDE, AXIS_N, AXIS_BLOCK, AXIS_GRID, AXIS_VEC, AXIS_ELEM_BYTES };
 enum { V_COURSE, V_TUNED, V_STREAM_READ, V_MEMCPY };
 #define TUNED_UNROLL 8
 
-/* A point's launch and load: blocks x threads threads, T in all, each load
- * vec elements of elem_bytes (word_bytes together), loads of them in n. */
-struct shape {
-	unsigned blocks, threads, vec, elem_bytes, word_bytes;
-	uint64_t T, loads;
-};
-
-static struct shape shape_of(const struct sw_point *p)
+static struct sw_read_shape shape_of(const struct sw_point *p)
 {
-	struct shape sh;
-	sh.blocks = sw_shape_of(p->axis[AXIS_GRID], SW_STRIDED_BLOCKS);
-	sh.threads = sw_shape_of(p->axis[AXIS_BLOCK], SW_STRIDED_THREADS);
-	sh.T = (uint64_t)sh.blocks * sh.threads;
-	sh.vec = sw_vec_of(p->axis[AXIS_VEC]);
-	sh.elem_bytes = sw_elem_bytes_of(p->axis[AXIS_ELEM_BYTES]);
-	sh.word_bytes = sh.vec * sh.elem_bytes;
-	sh.loads = (uint64_t)p->axis[AXIS_N] / sh.vec;
-	return sh;
+	return sw_read_shape_of(p->axis[AXIS_GRID], p->axis[AXIS_BLOCK], p->axis[AXIS_VEC],
+				p->axis[AXIS_ELEM_BYTES], p->axis[AXIS_N], SW_STRIDED_BLOCKS,
+				SW_STRIDED_THREADS);
 }
 
 /* V is the loaded type (float, float2, float4, double, double2), S its
@@ -94,7 +81,7 @@ template <typename V, typename S>
 static cudaError_t launch_as(int tuned, const struct sw_point *p, const struct sw_buffers *b,
 			     cudaStream_t s)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	const V *a = (const V *)b->dev[0];
 	S *out = (S *)b->dev[1];
 	uint64_t stride = p->axis[AXIS_STRIDE];
@@ -111,7 +98,7 @@ static cudaError_t launch_as(int tuned, const struct sw_point *p, const struct s
 static cudaError_t launch_typed(int tuned, const struct sw_point *p, const struct sw_buffers *b,
 				cudaStream_t s)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	if (sh.elem_bytes == 8)
 		return sh.vec == 2 ? launch_as<double2, double>(tuned, p, b, s)
 				   : launch_as<double, double>(tuned, p, b, s);
@@ -158,7 +145,7 @@ static cudaError_t fill(const struct sw_point *p, const struct sw_buffers *b, cu
  * sw_strided_index(32 w + l, k): a float2 is one 8-byte word per lane. */
 static uint64_t requests_strided(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	uint64_t stride = p->axis[AXIS_STRIDE];
 	uint64_t warps = sh.T / 32;
 	uint64_t steps = (sh.loads + stride * sh.T - 1) / (stride * sh.T);
@@ -180,7 +167,7 @@ static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_
 
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	uint64_t n = p->axis[AXIS_N];
 	s->n_buffers = 2;
 	s->n_inputs = 1;
@@ -194,7 +181,7 @@ static int refuse(const struct sw_point *p, char *why, size_t len)
 		return sw_stream_refuse(p->axis[AXIS_N], why, len);
 	if (p->variant == V_MEMCPY)
 		return 0;
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	if (sw_block_refuse(p->axis[AXIS_BLOCK], 0, why, len) ||
 	    sw_width_refuse(sh.vec, sh.elem_bytes, why, len))
 		return 1;
@@ -213,7 +200,7 @@ static double useful_bytes(const struct sw_point *p)
 	case V_STREAM_READ: return (double)n * 4;
 	case V_MEMCPY: return 2.0 * n * 4; /* read and written */
 	default: {
-		struct shape sh = shape_of(p);
+		struct sw_read_shape sh = shape_of(p);
 		uint64_t s = p->axis[AXIS_STRIDE];
 		return (double)((sh.loads + s - 1) / s) * sh.word_bytes;
 	}
@@ -230,7 +217,7 @@ static double flops(const struct sw_point *p)
  * every element of each of its loads. */
 static double thread_sum(const struct sw_point *p, uint64_t seed, uint64_t t, uint64_t *terms)
 {
-	struct shape sh = shape_of(p);
+	struct sw_read_shape sh = shape_of(p);
 	double sum = 0;
 	*terms = 0;
 	if (p->variant == V_STREAM_READ)
