@@ -21,16 +21,17 @@ H200 = os.path.join(SOURCE, "docs", "results", "legacy", "h200-quick.h5")
 sys.path.insert(0, os.path.join(SOURCE, "analysis"))
 
 
-def run_tool(module, *args):
-    """Run a console tool of the package as its own process, from this tree."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(SOURCE, "analysis") + os.pathsep + env.get("PYTHONPATH", "")
+def run_tool(module, *args, env=None, timeout=300):
+    """Run a console tool of the package as its own process, from this tree;
+    env: variables to set for it, beside the caller's."""
+    full = dict(os.environ, **(env or {}))
+    full["PYTHONPATH"] = os.path.join(SOURCE, "analysis") + os.pathsep + full.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-m", f"sweep_analysis.{module}", *map(str, args)],
         capture_output=True,
         text=True,
-        env=env,
-        timeout=300,
+        env=full,
+        timeout=timeout,
     )
 
 

@@ -3,8 +3,6 @@ the output check (output.check_output), in process; test_bad_input_tools.py
 runs the same end to end."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from sweep_analysis import cli, output, reader
 from sweep_analysis.cli import ToolError, entry
 
-from conftest import SOURCE, writable_copy
+from conftest import SOURCE, run_tool, writable_copy
 
 
 def _fails_with(exc):
@@ -76,15 +74,7 @@ def test_damaged_metadata_does_not_hold_the_read(tmp_path):
     bad = tmp_path / "cut.h5"
     with open(src, "rb") as fh:
         bad.write_bytes(fh.read(649))
-    code = "import sys\nfrom sweep_analysis import export\nsys.exit(export.main(sys.argv[1:]))"
-    env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "analysis"))
-    p = subprocess.run(
-        [sys.executable, "-c", code, str(bad), "--csv"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    p = run_tool("export", bad, "--csv", timeout=60)
     assert p.returncode == 2 and "checksum" in p.stderr, p.stderr
 
 
@@ -166,15 +156,7 @@ def test_hdf5_crash_on_one_byte(h200_file, tmp_path):
     data[13457] = 0xD9
     p = tmp_path / "segv.h5"
     p.write_bytes(bytes(data))
-    code = "import sys\nfrom sweep_analysis import export\nsys.exit(export.main(sys.argv[1:]))"
-    env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "analysis"))
-    r = subprocess.run(
-        [sys.executable, "-c", code, str(p), "--csv"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    r = run_tool("export", p, "--csv", timeout=60)
     assert r.returncode in (0, 2), (r.returncode, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 0 or (
@@ -188,14 +170,13 @@ def test_hdf5_loop_gives_up(tmp_path):
     tool's child is stopped after the read limit and the tool says so in
     one line, exit 2, instead of hanging."""
     p = os.path.join(os.path.dirname(__file__), "data", "hdf5-loops.h5")
-    code = "import sys\nfrom sweep_analysis import export\nsys.exit(export.main(sys.argv[1:]))"
-    env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "analysis"))
-    env["SWEEP_ANALYSIS_READ_LIMIT_S"] = "3"
-    r = subprocess.run(
-        [sys.executable, "-c", code, p, "--csv", "-o", str(tmp_path / "x.csv")],
-        capture_output=True,
-        text=True,
-        env=env,
+    r = run_tool(
+        "export",
+        p,
+        "--csv",
+        "-o",
+        tmp_path / "x.csv",
+        env={"SWEEP_ANALYSIS_READ_LIMIT_S": "3"},
         timeout=120,
     )
     assert r.returncode == 2, (r.returncode, r.stderr)
