@@ -26,6 +26,11 @@ static struct sw_device_info dev;
 static struct sw_gpu *gpu;
 static int quick;
 
+/* A few samples of each point: these tests check rows, not timings. */
+static const struct sw_measure_cfg short_cfg = {
+	.rse_target = 0.05, .min_samples = 3, .max_samples = 5, .warmup = 1, .time_cap_s = 0.1
+};
+
 /* Test values of an axis: the smallest and largest default, capped. */
 static int axis_values(const struct sw_axis_def *ax, int64_t out[2])
 {
@@ -133,11 +138,7 @@ END_TEST
 START_TEST(test_counters)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
-	const struct sw_measure_cfg cfg = { .rse_target = 0.05,
-					    .min_samples = 3,
-					    .max_samples = 5,
-					    .warmup = 1,
-					    .time_cap_s = 0.1 };
+	const struct sw_measure_cfg cfg = short_cfg;
 	struct sw_gpu *g = NULL;
 	struct sw_err err = { 0 };
 	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
@@ -196,11 +197,7 @@ START_TEST(test_metrics)
 					     "lts__t_sectors_srcunit_tex_op_read.sum" };
 	static const char *const typo[] = { "dram__bytes_raed.sum" };
 	const struct sw_family *f = sw_family_find("strided_read");
-	const struct sw_measure_cfg cfg = { .rse_target = 0.05,
-					    .min_samples = 3,
-					    .max_samples = 5,
-					    .warmup = 1,
-					    .time_cap_s = 0.1 };
+	const struct sw_measure_cfg cfg = short_cfg;
 	struct sw_gpu *g = NULL;
 	struct sw_err err = { 0 };
 
@@ -311,11 +308,7 @@ END_TEST
 static void run_faulted(const char *fault, struct sw_record *rec, enum sw_status *st)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
-	const struct sw_measure_cfg cfg = { .rse_target = 0.05,
-					    .min_samples = 3,
-					    .max_samples = 5,
-					    .warmup = 1,
-					    .time_cap_s = 0.1 };
+	const struct sw_measure_cfg cfg = short_cfg;
 	struct sw_point p = { .variant = 0, .axis = { 1, 1 << 20 } };
 	struct sw_gpu *g = NULL;
 	struct sw_err err = { 0 };
