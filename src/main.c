@@ -4,12 +4,12 @@
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
-#include "agree.h"
-#include "cli.h"
+#include "run/agree.h"
+#include "job/cli.h"
 #include "kernel.h"
-#include "record.h"
-#include "run.h"
-#include "status.h"
+#include "core/record.h"
+#include "run/run.h"
+#include "core/status.h"
 #include "version.h"
 
 static void print_list(void)

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "record.h"
+#include "core/record.h"
 
 /* 1 when cols[0..n) follow one another at the offsets C gives such fields,
  * nothing between two but alignment, and end where the struct's columns end

@@ -15,7 +15,7 @@
 #include <check.h>
 
 #include "kernel.h"
-#include "model.h"
+#include "model/model.h"
 
 /* A family under test and how its check is fed. */
 struct sw_ftest {

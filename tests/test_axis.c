@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axis.h"
+#include "job/axis.h"
 #include "check_run.h"
 
 /* Parses text and compares with want[0..n). */

@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "check_run.h"
-#include "cli.h"
+#include "job/cli.h"
 
 static const struct {
 	const char *name, *arg;
 } listed[] = {
 #define X(name, arg) { #name, arg },
-#include "backend_list.h"
+#include "core/backend_list.h"
 #undef X
 };
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "record.h"
+#include "job/cli.h"
+#include "core/record.h"
 
 #define MAX_ARGS 32
 

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "cost.h"
-#include "job.h"
-#include "plan.h"
+#include "run/cost.h"
+#include "job/job.h"
+#include "job/plan.h"
 
 /* strided_read: course and tuned at 2 strides x 2 n, stream_read and memcpy at 2 n. */
 static const char *JOB = "name: t\n"

@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "check_run.h"
-#include "job.h"
-#include "model.h"
-#include "plan.h"
+#include "job/job.h"
+#include "model/model.h"
+#include "job/plan.h"
 
 #define TOLERANCE 0.02
 #define CC        90

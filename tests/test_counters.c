@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
-#include "device.h"
+#include "backend/counters.h"
+#include "backend/device.h"
 
 START_TEST(test_create_or_say_why)
 {

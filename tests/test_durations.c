@@ -17,8 +17,8 @@
 #include <hdf5.h>
 
 #include "check_run.h"
-#include "durations.h"
-#include "h5out.h"
+#include "core/durations.h"
+#include "h5/h5out.h"
 
 static char dir[256];
 

@@ -14,10 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "axis.h"
-#include "device.h"
-#include "measure.h"
-#include "record.h"
+#include "job/axis.h"
+#include "backend/device.h"
+#include "backend/measure.h"
+#include "core/record.h"
 
 #define SKIPPED        77
 #define MAX_TEST_ELEMS (INT64_C(64) << 20) /* keeps each point well under a second */

@@ -15,10 +15,10 @@
 #include <hdf5.h>
 
 #include "check_run.h"
-#include "h5extend.h"
-#include "h5out.h"
-#include "job.h"
-#include "plan.h"
+#include "h5/h5extend.h"
+#include "h5/h5out.h"
+#include "job/job.h"
+#include "job/plan.h"
 
 static char dir[256];
 static char path[512];

@@ -26,8 +26,8 @@
 #include <hdf5.h>
 
 #include "column_check.h"
-#include "h5internal.h" /* the /devices column table */
-#include "h5out.h"
+#include "h5/h5internal.h" /* the /devices column table */
+#include "h5/h5out.h"
 #include "kernel.h"
 
 #define N_RECS          5

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "check_run.h"
-#include "job.h"
-#include "record.h"
+#include "job/job.h"
+#include "core/record.h"
 
 static char data_dir[4096];
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axis.h"
+#include "job/axis.h"
 #include "family_scaffold.h"
 
 /* ---- a loop over every registered family ---- */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "model.h"
+#include "model/model.h"
 
 static const struct sw_family *fam(void)
 {

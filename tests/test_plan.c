@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "job.h"
-#include "plan.h"
+#include "job/job.h"
+#include "job/plan.h"
 
 static const char *JOB =
 	"name: t\n"

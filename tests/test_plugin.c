@@ -15,10 +15,10 @@
 
 #include <hdf5.h>
 
-#include "job.h"
+#include "job/job.h"
 #include "kernel.h"
 #include "launch.h"
-#include "plugin.h"
+#include "job/plugin.h"
 
 #define PLUGIN_NAME "plugin_strided_read"
 

@@ -15,7 +15,7 @@
 
 #include "check_run.h"
 #include "kernel.h"
-#include "progress.h"
+#include "run/progress.h"
 
 /* Everything written to f so far, NUL-terminated in buf. */
 static size_t slurp(FILE *f, char *buf, size_t len)

@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "counters.h"
+#include "backend/counters.h"
 #include "column_check.h"
 #include "kernel.h"
-#include "model.h"
-#include "record.h"
+#include "model/model.h"
+#include "core/record.h"
 
 static struct sw_record a, b; /* big: not on the stack */
 
@@ -43,7 +43,7 @@ START_TEST(init_blanks)
 #define X_NUM(name, kind, units, blank)                                                            \
 	ck_assert_msg(isnan((double)(blank)) ? isnan((double)a.name) : a.name == (blank), #name);
 #define X_TEXT(name, len, blank) ck_assert_str_eq(a.name, blank);
-#include "record_columns.h"
+#include "core/record_columns.h"
 }
 END_TEST
 

@@ -22,10 +22,10 @@
 
 #include <hdf5.h>
 
-#include "durations.h"
-#include "job.h"
+#include "core/durations.h"
+#include "job/job.h"
 #include "launch.h"
-#include "plan.h"
+#include "job/plan.h"
 
 static char tmpdir[256], full_job[1024], fixture[1024];
 

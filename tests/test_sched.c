@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "sched.h"
+#include "run/sched.h"
 
 #define N 1000
 

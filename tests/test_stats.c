@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check_run.h"
-#include "stats.h"
+#include "core/stats.h"
 
 #define TOL 1e-12
 

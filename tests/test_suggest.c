@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "suggest.h"
+#include "core/suggest.h"
 
 START_TEST(test_distance)
 {

@@ -22,8 +22,8 @@
 
 #include "launch.h"
 
-#include "job.h"
-#include "plan.h"
+#include "job/job.h"
+#include "job/plan.h"
 
 static char tmpdir[256];
 static char ci_job[1024];

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "record.h"
+#include "core/record.h"
 
 void fz_broken(const char *what, const char *file, int line)
 {

@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
-#include "axis.h"
-#include "job.h"
-#include "status.h"
+#include "job/axis.h"
+#include "job/job.h"
+#include "core/status.h"
 
 /* Prints "contract broken: what (file:line)" and aborts. */
 _Noreturn void fz_broken(const char *what, const char *file, int line);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "contract.h"
-#include "job.h"
+#include "job/job.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "contract.h"
-#include "job.h"
+#include "job/job.h"
 #include "kernel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,0 +1,70 @@
+/*
+ * The model backend: a row per point and target CC with the model's
+ * predicted transactions and efficiency (model.h), and no timings. Needs no
+ * GPU, so it serves wherever CUDA cannot run.
+ */
+#include "backend/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "model/model.h"
+
+enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int kepler_bank_bytes,
+				    struct sw_record *rec, struct sw_err *err)
+{
+	const struct sw_variant *v = &sw_family_at(pt->family)->variants[pt->p.variant];
+	struct sw_model_figures m;
+	enum sw_status st = sw_model_eval_banked(v, &pt->p, cc, kepler_bank_bytes, &m, err);
+	if (st != SW_OK)
+		return st;
+	sw_record_set_model(rec, &m);
+	return SW_OK;
+}
+
+struct model_state {
+	int kepler_bank_bytes;
+};
+
+static enum sw_status model_open(const struct sw_backend_args *a, struct sw_device_info *dev,
+				 void **state, struct sw_err *err)
+{
+	struct model_state *s = malloc(sizeof *s);
+	if (!s)
+		return sw_fail(err, SW_ENOMEM, "no memory for the model backend");
+	s->kepler_bank_bytes = a->job->kepler_bank_bytes;
+	sw_device_model_info(a->local_rank, dev);
+	*state = s;
+	return SW_OK;
+}
+
+/* A row the model cannot predict is skipped with the model's reason. */
+static enum sw_status model_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
+				struct sw_record **done, int *n_done, struct sw_err *err)
+{
+	const struct model_state *s = state;
+	struct sw_err why = { 0 };
+	(void)err;
+	if (sw_backend_add_model(pt, pt->cc, s->kepler_bank_bytes, rec, &why) != SW_OK) {
+		rec->status = SW_ROW_SKIPPED;
+		snprintf(rec->message, sizeof rec->message, "%s", why.msg);
+	}
+	done[0] = rec;
+	*n_done = 1;
+	return SW_OK;
+}
+
+static void model_close(void **state)
+{
+	free(*state);
+	*state = NULL;
+}
+
+const struct sw_backend sw_backend_model = {
+	.name = "model",
+	.about = "predictions of the model for every CC of the job, no timings, no GPU",
+	.model_targets = 1,
+	.open = model_open,
+	.run = model_run,
+	.close = model_close,
+};

@@ -1,0 +1,62 @@
+/*
+ * What each point cost in wall time the last time it ran, read back from a
+ * sweep result file: the input of the cost model (cost.h) and of schedule
+ * replays. The table is plain data any module may hold; reading it
+ * (h5durations.c, in sw_h5) is the only part that needs HDF5. It does not
+ * judge the measurements: a duration is wall time on the rank, nothing more.
+ */
+#ifndef SW_DURATIONS_H
+#define SW_DURATIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/record.h"
+#include "core/status.h"
+
+struct sw_duration {
+	uint64_t point_id;
+	char family[SW_TEXT_LEN];
+	char variant[SW_TEXT_LEN];
+	int32_t status;      /* SW_ROW_OK or SW_ROW_SKIPPED */
+	double useful_bytes; /* bytes, as the row recorded them */
+	double flops;        /* flop */
+	double wall_s;       /* s: how long the point held its rank */
+};
+
+struct sw_durations {
+	struct sw_duration *rows; /* owned; in file order */
+	size_t n;
+	int from_end_unix; /* 1: the file has an end_unix column */
+};
+
+/*
+ * Reads path's /measurements read-only, as a SWMR reader without HDF5's
+ * file lock (a running sweep's file reads as of its last flush, a killed
+ * one's as it was left), and fills out with one row per ok or skipped row.
+ * Fill rows (status -1) are dropped; invalid and failed rows are left out
+ * but still end the gap of the point before them.
+ *
+ * wall_s is end_unix - start_unix where the file has an end_unix column and
+ * both are finite; otherwise the gap to the next start_unix of the same
+ * rank and session (rows ordered by start_unix, ties in file order), and
+ * for a rank's last row of a session its timed_s (0 when NaN).
+ *
+ * Returns SW_OK; SW_EIO when path is missing or unreadable; SW_EINVAL when
+ * it is not HDF5, HDF5 cannot open it, or it has no /measurements table or
+ * lacks a column or holds one of the wrong type (the message names it);
+ * SW_ENOMEM; SW_EHDF5 when reading fails. On failure out is empty.
+ * Rank 0 only in a run (any single process may call it). Switches HDF5's
+ * automatic error printing off, as the writer does.
+ */
+enum sw_status sw_durations_read(const char *path, struct sw_durations *out, struct sw_err *err);
+
+/* The same from a text table (a name ending in .csv): a header line, then
+ * `point_id_hex,family,variant,seconds` per row, every row ok. Pure. */
+enum sw_status sw_durations_read_csv(const char *path, struct sw_durations *out,
+				     struct sw_err *err);
+
+/* Frees rows; d becomes empty. Safe on an empty or zeroed table. */
+void sw_durations_fini(struct sw_durations *d);
+
+#endif

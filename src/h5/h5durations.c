@@ -1,0 +1,430 @@
+/*
+ * Per-point wall durations from a result file (durations.h): the one reader
+ * of /measurements in C, opened read-only the way sweep_analysis opens it
+ * (a SWMR reader without HDF5's lock), so a running sweep is not disturbed.
+ * It reads the few columns it needs by name and checks their types; it does
+ * not check the schema version or anything else the writer owns.
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include "core/durations.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <hdf5.h>
+
+#include "h5/h5internal.h"
+#include "core/safe_open.h"
+
+/* A writer leaves SWMR mode for a moment to resume a file or to write its
+ * end time; a SWMR reader opening the file then is refused and tries again,
+ * as sweep_analysis does. */
+#define OPEN_TRIES   10
+#define OPEN_WAIT_NS 200000000L
+
+/* The columns read, in memory. */
+struct in_row {
+	uint64_t point_id;
+	int32_t rank, session, status;
+	char family[SW_TEXT_LEN];
+	char variant[SW_TEXT_LEN];
+	double useful_bytes, flops, timed_s, start_unix, end_unix;
+};
+
+enum in_kind { IN_U64, IN_I32, IN_F64, IN_STR };
+
+struct in_col {
+	const char *name;
+	size_t offset, size;
+	enum in_kind kind;
+	int optional; /* absent: the field stays NaN */
+};
+
+#define ICOL(field, kind, optional)                                                                \
+	{                                                                                          \
+#field, offsetof(struct in_row, field), sizeof(((struct in_row *)0)->field), kind, \
+			optional                                                                   \
+	}
+
+static const struct in_col in_cols[] = {
+	ICOL(point_id, IN_U64, 0),     ICOL(rank, IN_I32, 0),     ICOL(session, IN_I32, 0),
+	ICOL(status, IN_I32, 0),       ICOL(family, IN_STR, 0),   ICOL(variant, IN_STR, 0),
+	ICOL(useful_bytes, IN_F64, 0), ICOL(flops, IN_F64, 0),    ICOL(timed_s, IN_F64, 0),
+	ICOL(start_unix, IN_F64, 0),   ICOL(end_unix, IN_F64, 1),
+};
+
+#define N_IN_COLS (sizeof in_cols / sizeof in_cols[0])
+
+/* ---- opening --------------------------------------------------------- */
+
+static hid_t open_once(const char *path, hid_t fapl, char *why)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+
+	if (f < 0)
+		sw_h5_innermost_text(why, 256);
+	return f;
+}
+
+/* Read-only, SWMR, without HDF5's shared lock: the lock would make a sweep
+ * that resumes the file meanwhile fail. */
+static enum sw_status open_file(const char *path, hid_t *file, struct sw_err *err)
+{
+	struct timespec wait = { 0, OPEN_WAIT_NS };
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	char why[256] = "";
+
+	*file = H5I_INVALID_HID;
+	if (fapl < 0)
+		return sw_h5_fail(err, SW_EHDF5, "cannot create a file access property list");
+#if H5_VERSION_GE(1, 10, 7)
+	if (H5Pset_file_locking(fapl, 0, 1) < 0) {
+		H5Pclose(fapl);
+		return sw_h5_fail(err, SW_EHDF5, "cannot turn HDF5's file lock off");
+	}
+#endif
+	*file = open_once(path, fapl, why);
+	for (int i = 1; *file < 0 && strstr(why, "SWMR") && i < OPEN_TRIES; i++) {
+		nanosleep(&wait, NULL);
+		*file = open_once(path, fapl, why);
+	}
+	H5Pclose(fapl);
+	if (*file >= 0)
+		return SW_OK;
+	return sw_fail(err, SW_EINVAL,
+		       "%s: HDF5 cannot open it (cut short, damaged, or written by a program that "
+		       "is not in SWMR mode)%s%s",
+		       path, why[0] ? ": " : "", why);
+}
+
+/* ---- columns --------------------------------------------------------- */
+
+static const char *class_name(H5T_class_t c)
+{
+	switch (c) {
+	case H5T_INTEGER: return "an integer";
+	case H5T_FLOAT: return "a float";
+	case H5T_STRING: return "a string";
+	case H5T_COMPOUND: return "a compound";
+	case H5T_ENUM: return "an enum";
+	case H5T_ARRAY: return "an array";
+	default: return "of another HDF5 class";
+	}
+}
+
+static const char *kind_name(enum in_kind k)
+{
+	switch (k) {
+	case IN_U64: return "an unsigned 64-bit integer";
+	case IN_I32: return "an integer";
+	case IN_F64: return "a float";
+	case IN_STR: return "a fixed-length string";
+	}
+	return "?";
+}
+
+/* Whether member type t can hold column c: the class, and for point_id the
+ * width and sign (a hash needs all 64 bits), for strings a fixed length. */
+static int type_fits(hid_t t, const struct in_col *c)
+{
+	H5T_class_t cls = H5Tget_class(t);
+
+	switch (c->kind) {
+	case IN_U64:
+		return cls == H5T_INTEGER && H5Tget_size(t) == 8 && H5Tget_sign(t) == H5T_SGN_NONE;
+	case IN_I32: return cls == H5T_INTEGER;
+	case IN_F64: return cls == H5T_FLOAT;
+	case IN_STR: return cls == H5T_STRING && H5Tis_variable_str(t) == 0;
+	}
+	return 0;
+}
+
+static hid_t mem_type_of(const struct in_col *c)
+{
+	hid_t t;
+
+	switch (c->kind) {
+	case IN_U64: return H5Tcopy(H5T_NATIVE_UINT64);
+	case IN_I32: return H5Tcopy(H5T_NATIVE_INT32);
+	case IN_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+	case IN_STR: break;
+	}
+	t = H5Tcopy(H5T_C_S1);
+	if (t >= 0 && (H5Tset_size(t, c->size) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+		H5Tclose(t);
+		return H5I_INVALID_HID;
+	}
+	return t;
+}
+
+/* Adds column c to mtype if ftype has it, after checking its type. */
+static enum sw_status add_column(hid_t ftype, hid_t mtype, const struct in_col *c, int *present,
+				 const char *path, struct sw_err *err)
+{
+	int idx = H5Tget_member_index(ftype, c->name);
+	enum sw_status st = SW_OK;
+	hid_t member, mt;
+
+	*present = idx >= 0;
+	if (idx < 0)
+		return c->optional ? SW_OK
+				   : sw_fail(err, SW_EINVAL,
+					     "%s: /measurements lacks the column %s: not a sweep "
+					     "result file",
+					     path, c->name);
+	member = H5Tget_member_type(ftype, (unsigned)idx);
+	if (member < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of column %s", path,
+				  c->name);
+	if (!type_fits(member, c))
+		st = sw_fail(err, SW_EINVAL, "%s: column %s of /measurements is %s, not %s", path,
+			     c->name, class_name(H5Tget_class(member)), kind_name(c->kind));
+	H5Tclose(member);
+	if (st)
+		return st;
+	mt = mem_type_of(c);
+	if (mt < 0)
+		return sw_h5_fail(err, SW_EHDF5, "cannot make the memory type of column %s",
+				  c->name);
+	if (H5Tinsert(mtype, c->name, c->offset, mt) < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "cannot add column %s to the memory type", c->name);
+	H5Tclose(mt);
+	return st;
+}
+
+/* The memory type of the columns of in_cols the dataset has; *has_end
+ * says whether end_unix is among them. */
+static enum sw_status build_mem_type(hid_t dset, hid_t *mtype, int *has_end, const char *path,
+				     struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t ftype = H5Dget_type(dset);
+
+	*mtype = H5I_INVALID_HID;
+	if (ftype < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /measurements", path);
+	if (H5Tget_class(ftype) != H5T_COMPOUND) {
+		H5Tclose(ftype);
+		return sw_fail(err, SW_EINVAL,
+			       "%s: /measurements is not a table: not a sweep result file", path);
+	}
+	*mtype = H5Tcreate(H5T_COMPOUND, sizeof(struct in_row));
+	if (*mtype < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "cannot create a compound type");
+	for (size_t i = 0; st == SW_OK && i < N_IN_COLS; i++) {
+		int present;
+
+		st = add_column(ftype, *mtype, &in_cols[i], &present, path, err);
+		if (!strcmp(in_cols[i].name, "end_unix"))
+			*has_end = present;
+	}
+	H5Tclose(ftype);
+	if (st && *mtype >= 0) {
+		H5Tclose(*mtype);
+		*mtype = H5I_INVALID_HID;
+	}
+	return st;
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+static enum sw_status read_rows(hid_t dset, hid_t mtype, struct in_row **rows, size_t *n,
+				const char *path, struct sw_err *err)
+{
+	hid_t space = H5Dget_space(dset);
+	hsize_t dims[1] = { 0 };
+	enum sw_status st = SW_OK;
+
+	*rows = NULL;
+	*n = 0;
+	if (space < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the extent of /measurements",
+				  path);
+	if (H5Sget_simple_extent_ndims(space) != 1 ||
+	    H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+		st = sw_fail(err, SW_EINVAL, "%s: /measurements is not one-dimensional", path);
+	H5Sclose(space);
+	if (st || dims[0] == 0)
+		return st;
+	*rows = malloc(dims[0] * sizeof **rows);
+	if (!*rows)
+		return sw_fail(err, SW_ENOMEM, "out of memory for %llu rows of %s",
+			       (unsigned long long)dims[0], path);
+	for (hsize_t i = 0; i < dims[0]; i++)
+		(*rows)[i].end_unix = NAN; /* stays so when the file has no end_unix */
+	if (H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0) {
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read /measurements", path);
+		free(*rows);
+		*rows = NULL;
+		return st;
+	}
+	*n = (size_t)dims[0];
+	return SW_OK;
+}
+
+static enum sw_status read_table(const char *path, struct in_row **rows, size_t *n, int *has_end,
+				 struct sw_err *err)
+{
+	enum sw_status st;
+	hid_t file, dset, mtype;
+	htri_t exists;
+
+	st = open_file(path, &file, err);
+	if (st)
+		return st;
+	exists = H5Lexists(file, "measurements", H5P_DEFAULT);
+	if (exists <= 0) {
+		st = sw_fail(err, SW_EINVAL, "%s: no /measurements: not a sweep result file", path);
+		goto close_file;
+	}
+	dset = H5Dopen2(file, "measurements", H5P_DEFAULT);
+	if (dset < 0) {
+		st = sw_fail(err, SW_EINVAL, "%s: /measurements is not a dataset", path);
+		goto close_file;
+	}
+	st = build_mem_type(dset, &mtype, has_end, path, err);
+	if (st == SW_OK) {
+		st = read_rows(dset, mtype, rows, n, path, err);
+		H5Tclose(mtype);
+	}
+	H5Dclose(dset);
+close_file:
+	H5Fclose(file);
+	return st;
+}
+
+/* ---- the gap rule ---------------------------------------------------- */
+
+struct in_order {
+	int32_t rank, session;
+	double start;
+	size_t row;
+};
+
+static int by_rank_session_start(const void *pa, const void *pb)
+{
+	const struct in_order *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->session != b->session)
+		return a->session < b->session ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->row > b->row) - (a->row < b->row);
+}
+
+static double timed_or_zero(const struct in_row *r)
+{
+	return isnan(r->timed_s) ? 0.0 : r->timed_s;
+}
+
+/* wall[i] of every row: end_unix - start_unix where both are finite, else
+ * the gap to the next start of its rank and session, else its timed_s. */
+static enum sw_status wall_times(const struct in_row *in, size_t n, double *wall,
+				 struct sw_err *err)
+{
+	struct in_order *o = malloc((n ? n : 1) * sizeof *o);
+	size_t k = 0;
+
+	if (!o)
+		return sw_fail(err, SW_ENOMEM, "out of memory ordering %zu rows", n);
+	for (size_t i = 0; i < n; i++) {
+		wall[i] = timed_or_zero(&in[i]);
+		if (in[i].status >= 0 && isfinite(in[i].start_unix))
+			o[k++] =
+				(struct in_order){ in[i].rank, in[i].session, in[i].start_unix, i };
+	}
+	qsort(o, k, sizeof *o, by_rank_session_start);
+	for (size_t j = 0; j + 1 < k; j++)
+		if (o[j].rank == o[j + 1].rank && o[j].session == o[j + 1].session)
+			wall[o[j].row] = o[j + 1].start - o[j].start;
+	free(o);
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(in[i].end_unix) && isfinite(in[i].start_unix))
+			wall[i] = in[i].end_unix - in[i].start_unix;
+	return SW_OK;
+}
+
+/* ---- the table ------------------------------------------------------- */
+
+static enum sw_status fill_table(const struct in_row *in, size_t n, struct sw_durations *out,
+				 struct sw_err *err)
+{
+	double *wall = malloc((n ? n : 1) * sizeof *wall);
+	enum sw_status st;
+
+	if (!wall)
+		return sw_fail(err, SW_ENOMEM, "out of memory for %zu durations", n);
+	out->rows = malloc((n ? n : 1) * sizeof *out->rows);
+	st = out->rows ? wall_times(in, n, wall, err)
+		       : sw_fail(err, SW_ENOMEM, "out of memory for %zu durations", n);
+	for (size_t i = 0; st == SW_OK && i < n; i++) {
+		struct sw_duration *d = &out->rows[out->n];
+
+		if (in[i].status != SW_ROW_OK && in[i].status != SW_ROW_SKIPPED)
+			continue;
+		d->point_id = in[i].point_id;
+		memcpy(d->family, in[i].family, sizeof d->family);
+		memcpy(d->variant, in[i].variant, sizeof d->variant);
+		d->family[sizeof d->family - 1] = d->variant[sizeof d->variant - 1] = '\0';
+		d->status = in[i].status;
+		d->useful_bytes = in[i].useful_bytes;
+		d->flops = in[i].flops;
+		d->wall_s = wall[i];
+		out->n++;
+	}
+	free(wall);
+	return st;
+}
+
+enum sw_status sw_durations_read(const char *path, struct sw_durations *out, struct sw_err *err)
+{
+	struct in_row *in = NULL;
+	enum sw_status st;
+	const char *kind;
+	size_t n = 0;
+	int has_end = 0;
+	htri_t is_h5;
+
+	memset(out, 0, sizeof *out);
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	/* HDF5 opens by name: the type is checked first, without blocking */
+	int ok = path ? sw_safe_open_check(path, &kind) : SW_SAFE_OPEN_FAILED;
+	if (ok == SW_SAFE_OPEN_NOT_REG)
+		return sw_fail(err, SW_EINVAL,
+			       "cannot read durations from %s: not a regular file: it is %s", path,
+			       kind);
+	if (ok != 0)
+		return sw_fail(err, SW_EIO, "cannot read durations from %s: %s",
+			       path ? path : "(null)", path ? strerror(errno) : "no file name");
+	size_t len = strlen(path);
+	if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
+		return sw_durations_read_csv(path, out, err);
+	is_h5 = H5Fis_hdf5(path);
+	if (is_h5 < 0)
+		return sw_h5_fail(err, SW_EIO, "cannot read durations from %s", path);
+	if (is_h5 == 0)
+		return sw_fail(err, SW_EINVAL, "%s: not an HDF5 file, so not a sweep result file",
+			       path);
+	st = read_table(path, &in, &n, &has_end, err);
+	if (st == SW_OK)
+		st = fill_table(in, n, out, err);
+	free(in);
+	if (st)
+		sw_durations_fini(out);
+	else
+		out->from_end_unix = has_end;
+	return st;
+}
+
+void sw_durations_fini(struct sw_durations *d)
+{
+	free(d->rows);
+	memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,46 @@
+/*
+ * The sessions of a result file and --extend (docs/hdf5-schema.md,
+ * "Sessions and --resume"). Rank 0 only, inside the writer (h5out.c creates,
+ * h5resume.c resumes and extends). /sessions holds one row per session: its
+ * mode, job text, plan fingerprint and sweep revision. --extend adds the new
+ * points of an enlarged job: every point the file holds must be in the new
+ * plan and the measure settings must be those the file was made with.
+ */
+#ifndef SW_H5EXTEND_H
+#define SW_H5EXTEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "h5/h5out.h"
+#include "job/job.h"
+#include "job/plan.h"
+#include "core/status.h"
+
+struct sw_h5;
+
+/* Appends session's row to /sessions (meta->mode, ->start_unix, ->job_text,
+ * ->plan_fingerprint, ->plan_points, ->tool_version), creating the table in a
+ * file made before it had one. Call before SWMR writing starts: the row holds
+ * variable-length strings. SW_EHDF5 on failure. */
+enum sw_status sw_h5extend_add_session(struct sw_h5 *h, const struct sw_h5_meta *meta, int session,
+				       struct sw_err *err);
+
+/* --extend: SW_EINVAL naming the first of the file's points (done, sorted, no
+ * duplicates) that plan lacks. Pure. (Its measure and model settings are
+ * checked as a resume's are, by sw_h5_check_settings.) */
+enum sw_status sw_h5extend_check_points(const uint64_t *done, size_t n_done,
+					const struct sw_plan *plan, const char *path,
+					struct sw_err *err);
+
+/* --extend, once both checks pass: the root attributes job_text, job_path,
+ * plan_fingerprint and plan_points become the new job's, so that a later
+ * --resume of the grown file takes the new job. SW_EHDF5 on failure. */
+enum sw_status sw_h5extend_adopt_job(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				     struct sw_err *err);
+
+/* The checks and the adoption together, on the open file h and its points. */
+enum sw_status sw_h5extend_check(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				 const uint64_t *done, size_t n_done, struct sw_err *err);
+
+#endif

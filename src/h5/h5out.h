@@ -1,0 +1,122 @@
+/*
+ * The result file, written by the HDF5 writer files (h5out.c, h5resume.c
+ * for --resume), the only code in src/ that includes hdf5.h. Rank 0 alone
+ * calls these. Creates or resumes one file (docs/hdf5-schema.md) in the
+ * HDF5 1.10 format, written in SWMR mode so that h5py reads it while the
+ * sweep runs; appends device rows and measurement rows with their raw
+ * samples, and flushes so that a run killed at any moment leaves a file a
+ * SWMR reader reads and --resume completes. The writer holds a lock of its
+ * own on the file from create or resume to close: a second sweep is refused.
+ */
+#ifndef SW_H5OUT_H
+#define SW_H5OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/device_info.h"
+#include "core/record.h"
+#include "core/status.h"
+
+#define SW_SCHEMA_VERSION                                                                          \
+	3 /* 2: end_unix, measure_method; 3: /sessions, and /metrics with
+			     * the metrics attribute under --metrics */
+
+struct sw_h5;
+struct sw_job;
+struct sw_plan;
+
+/* What a session does to the file, as /sessions records it. */
+enum sw_session_mode { SW_SESSION_NEW, SW_SESSION_RESUME, SW_SESSION_EXTEND };
+
+/* Root attributes written at creation. */
+struct sw_h5_meta {
+	const char *tool_version; /* "0.1.0 (git abc1234)" */
+	const char *job_text;
+	const char *job_path;
+	const char *command_line;
+	const char *backend; /* "cuda" or "model" */
+	int mpi_size;
+	uint64_t plan_fingerprint;
+	uint64_t plan_points;
+	double start_unix;
+	int measure_method;         /* SW_MEASURE_METHOD of a measuring backend, a resume must
+			     * match it; 0 for rows that are not measurements */
+	enum sw_session_mode mode;  /* new (sw_h5_create), resume or extend (sw_h5_resume) */
+	const struct sw_job *job;   /* extend: its measure settings must be the file's */
+	const struct sw_plan *plan; /* extend: must hold every point the file holds */
+	/* --metrics names (at most SW_MAX_METRICS, each shorter than
+	 * SW_METRIC_NAME_LEN): the file gets a /metrics table for them and a
+	 * resume must name the same; none (n_metrics 0): no /metrics */
+	const char *const *metric_names;
+	int n_metrics;
+};
+
+/* A /metrics row (schema 3 on): one --metrics value of one point. */
+struct sw_metric_row {
+	uint64_t point_id;
+	char name[SW_METRIC_NAME_LEN];
+	double value;
+	char unit[SW_METRIC_UNIT_LEN];
+};
+
+/* Creates path, with every object and attribute, under a temporary name,
+ * starts SWMR writing and publishes it with link(), so that of two creators
+ * one wins and the other gets SW_EIO. An existing file is an error (SW_EIO)
+ * unless force; force never replaces a directory, a non-regular file, a
+ * file another sweep is writing (SW_EIO) or the job file meta->job_path
+ * (SW_EINVAL). */
+enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
+			    struct sw_h5 **out, struct sw_err *err);
+
+/* Opens an existing sweep file for appending, clearing the consistency
+ * flags a killed writer left (no h5clear needed); a 1.10-format file is
+ * written in SWMR mode again, a 1.8-format one (older sweeps) as before.
+ * Refuses (SW_EINVAL) a file that is not a sweep file, HDF5 cannot open
+ * (cut short, damaged, a newer format), has a newer schema or another plan
+ * fingerprint, or whose /metrics names differ from meta's (a file without
+ * /metrics resumes only without --metrics); SW_EIO when it is missing, another sweep is writing it (our
+ * lock), another program has it open (HDF5's lock) or it cannot be opened
+ * for writing. Returns the ids already recorded (caller frees *done_ids)
+ * and the session number for this run (previous maximum + 1). With
+ * meta->mode SW_SESSION_EXTEND the plan may differ (src/h5extend.h says what
+ * must match instead). Either way the session gets its row in /sessions. */
+enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
+			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err);
+
+/* What --dry-run --resume says: every check sw_h5_resume makes, on a
+ * read-only open that changes nothing (no flags cleared, no session
+ * started). *n_done: the distinct point ids already recorded. Statuses as
+ * sw_h5_resume's. */
+enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
+				  struct sw_err *err);
+
+enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
+				    struct sw_err *err);
+
+/* Appends rec and its samples (sets rec->sample_offset), and a /metrics row
+ * for each of its rec->metrics values when the file has /metrics. Buffered:
+ * rows reach the disk at the next sw_h5_flush. */
+enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_err *err);
+
+enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err);
+
+/* Flushes and closes, which clears the consistency flags, then writes the
+ * end time (a SWMR writer may not add attributes: the file is reopened for
+ * it for a moment) and drops our lock; *h becomes NULL. Safe on NULL. */
+enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
+
+/* Rows of one session as the file holds them, read back from it. */
+struct sw_h5_rows {
+	uint64_t rows;         /* written rows (fill rows aside) */
+	uint64_t by_status[4]; /* of those, by enum sw_row_status */
+};
+
+/* Rank 0, after sw_h5_close, whatever it returned: opens path read-only
+ * (as a SWMR reader where it can) and counts session's rows, so that a
+ * summary says what the file holds, not what was handed to the writer.
+ * SW_EIO when the file cannot be opened, SW_EHDF5 when it cannot be read. */
+enum sw_status sw_h5_count_session(const char *path, int session, struct sw_h5_rows *out,
+				   struct sw_err *err);
+
+#endif

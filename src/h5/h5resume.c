@@ -1,0 +1,787 @@
+/*
+ * --resume of a result file (docs/hdf5-schema.md, "Sessions and --resume"):
+ * checks that the file is a sweep file of this job and backend, clears the
+ * consistency flags a killed writer left (under our lock), reads the point
+ * ids already recorded and starts the next session. Creating, appending and
+ * closing are h5out.c's, which shares the handle through h5internal.h.
+ */
+#include "h5/h5out.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#include "h5/h5extend.h"
+#include "h5/h5internal.h"
+#include "job/job.h"
+#include "core/record.h"
+#include "core/safe_open.h"
+
+/* The table exists, is 1-D, chunked and growable, has every column we
+ * write in the type we write it, and tells its row count. */
+static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct sw_column *cols,
+				 size_t n_cols, hid_t *dset, uint64_t *rows, struct sw_err *err)
+{
+	enum sw_status st;
+	hid_t space;
+	hsize_t dims;
+	htri_t exists = H5Lexists(h->file, name, H5P_DEFAULT);
+
+	if (exists < 0) /* a damaged file: bad input, as when H5Dopen fails below */
+		return sw_h5_fail(err, SW_EINVAL, "%s: cannot look up /%s", h->path, name);
+	if (!exists)
+		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: it has no /%s dataset",
+			       h->path, name);
+	*dset = H5Dopen2(h->file, name, H5P_DEFAULT);
+	if (*dset < 0)
+		return sw_h5_fail(err, SW_EINVAL, "%s: cannot open /%s", h->path, name);
+	if ((st = sw_h5_check_layout(*dset, h->path, name, err)) ||
+	    (st = sw_h5_check_columns(*dset, h->path, name, cols, n_cols, err)))
+		return st;
+	space = H5Dget_space(*dset);
+	if (space < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot get the extent of /%s", h->path, name);
+	H5Sget_simple_extent_dims(space, &dims, NULL);
+	H5Sclose(space);
+	*rows = dims;
+	return SW_OK;
+}
+
+/* One column of the first rows of a table, into buf (rows x H5Tget_size(type)). */
+static enum sw_status read_column(hid_t dset, const char *table, const char *name, hid_t type,
+				  uint64_t rows, void *buf, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t one;
+
+	if (rows == 0)
+		return SW_OK;
+	one = H5Tcreate(H5T_COMPOUND, H5Tget_size(type));
+	if (one < 0)
+		return sw_h5_fail(err, SW_EHDF5, "cannot create a compound type");
+	if (H5Tinsert(one, name, 0, type) < 0) {
+		st = sw_h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
+		goto close_one;
+	}
+	if (H5Dread(dset, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "cannot read column %s of /%s", name, table);
+close_one:
+	H5Tclose(one);
+	return st;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted, without duplicates and without never-written rows. */
+static size_t tidy_ids(uint64_t *ids, size_t n)
+{
+	size_t k = 0;
+
+	qsort(ids, n, sizeof *ids, cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] != FILL_POINT_ID && (k == 0 || ids[k - 1] != ids[i]))
+			ids[k++] = ids[i];
+	return k;
+}
+
+static enum sw_status max_session(hid_t dset, const char *table, uint64_t rows, int *max,
+				  struct sw_err *err)
+{
+	enum sw_status st;
+	int32_t *s;
+
+	if (rows == 0)
+		return SW_OK;
+	s = malloc(rows * sizeof *s);
+	if (!s)
+		return sw_fail(err, SW_ENOMEM, "out of memory for %llu rows of /%s",
+			       (unsigned long long)rows, table);
+	st = read_column(dset, table, "session", H5T_NATIVE_INT32, rows, s, err);
+	for (uint64_t i = 0; st == SW_OK && i < rows; i++)
+		if (s[i] > *max)
+			*max = s[i];
+	free(s);
+	return st;
+}
+
+/* The root attributes a resume reads, and the class each must have. */
+static const struct {
+	const char *name;
+	H5T_class_t cls;
+	int required; /* 0: older sweeps wrote files without it */
+} root_attrs[] = {
+	{ "schema_version", H5T_INTEGER, 1 }, { "plan_fingerprint", H5T_INTEGER, 1 },
+	{ "plan_points", H5T_INTEGER, 1 },    { "sessions", H5T_INTEGER, 1 },
+	{ "measure_method", H5T_INTEGER, 0 }, { "backend", H5T_STRING, 0 },
+	{ "job_text", H5T_STRING, 1 },        { "command_line_history", H5T_STRING, 1 },
+};
+
+static const char *class_name(H5T_class_t c)
+{
+	switch (c) {
+	case H5T_INTEGER: return "an integer";
+	case H5T_FLOAT: return "a float";
+	case H5T_STRING: return "a string";
+	case H5T_COMPOUND: return "a compound";
+	default: return "another type";
+	}
+}
+
+/* 1: attribute name of loc is one value of class cls; 0: absent; -1: it is
+ * another class or not one value (*found then its class). */
+static int attr_is(hid_t loc, const char *name, H5T_class_t cls, H5T_class_t *found)
+{
+	htri_t exists = H5Aexists(loc, name);
+	hid_t a, t, sp;
+	int ok;
+
+	*found = H5T_NO_CLASS;
+	if (exists <= 0)
+		return exists < 0 ? -1 : 0;
+	a = H5Aopen(loc, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	t = H5Aget_type(a);
+	sp = H5Aget_space(a);
+	*found = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+	ok = *found == cls && sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1;
+	if (t >= 0)
+		H5Tclose(t);
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Aclose(a);
+	return ok ? 1 : -1;
+}
+
+static enum sw_status check_attr_types(hid_t file, const char *path, struct sw_err *err)
+{
+	for (size_t i = 0; i < sizeof root_attrs / sizeof root_attrs[0]; i++) {
+		H5T_class_t found;
+		int rc = attr_is(file, root_attrs[i].name, root_attrs[i].cls, &found);
+
+		if (rc == 0 && root_attrs[i].required)
+			return sw_fail(err, SW_EINVAL,
+				       "%s is not a sweep file: it has no %s attribute", path,
+				       root_attrs[i].name);
+		if (rc < 0)
+			return sw_fail(err, SW_EINVAL,
+				       "cannot resume %s: its %s attribute is %s, not one value of "
+				       "%s type as sweep writes it; write a new file",
+				       path, root_attrs[i].name, class_name(found),
+				       class_name(root_attrs[i].cls) + 3);
+	}
+	return SW_OK;
+}
+
+/* The schema, plan and method that make this file this job's. */
+static enum sw_status check_identity(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				     struct sw_err *err)
+{
+	int schema = 0, method = 1; /* before the attribute, the method was 1 */
+	uint64_t fingerprint = 0, points = 0;
+
+	if (sw_h5_get_attr(file, "schema_version", H5T_NATIVE_INT, &schema) != 1 ||
+	    sw_h5_get_attr(file, "plan_fingerprint", H5T_NATIVE_UINT64, &fingerprint) != 1 ||
+	    sw_h5_get_attr(file, "plan_points", H5T_NATIVE_UINT64, &points) != 1 ||
+	    sw_h5_get_attr(file, "measure_method", H5T_NATIVE_INT, &method) < 0)
+		return sw_h5_fail(err, SW_EINVAL, "%s: unreadable root attributes", path);
+	if (schema > SW_SCHEMA_VERSION)
+		return sw_fail(err, SW_EINVAL,
+			       "%s has schema version %d, newer than the %d this sweep writes; "
+			       "resume it with a newer sweep",
+			       path, schema, SW_SCHEMA_VERSION);
+	if (schema < 1)
+		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: schema_version is %d", path,
+			       schema);
+	/* --extend checks the points themselves, after reading them */
+	if (fingerprint != meta->plan_fingerprint && meta->mode != SW_SESSION_EXTEND)
+		return sw_fail(err, SW_EINVAL,
+			       "%s was made from a different job (plan fingerprint %016llx, this "
+			       "job's %016llx); write a new file or use --force to overwrite it",
+			       path, (unsigned long long)fingerprint,
+			       (unsigned long long)meta->plan_fingerprint);
+	if (points != meta->plan_points && meta->mode != SW_SESSION_EXTEND)
+		return sw_fail(err, SW_EINVAL,
+			       "%s is damaged: plan_points is %llu, its plan has %llu points", path,
+			       (unsigned long long)points, (unsigned long long)meta->plan_points);
+	/* Rows measured another way would mix in one file. */
+	if (meta->measure_method > 0 && method != meta->measure_method)
+		return sw_fail(err, SW_EINVAL,
+			       "%s was measured by method %d, this sweep measures by method %d "
+			       "(docs/hdf5-schema.md); write a new file rather than mix them",
+			       path, method, meta->measure_method);
+	return SW_OK;
+}
+
+enum sw_status sw_h5_check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				      struct sw_err *err)
+{
+	enum sw_status st;
+	char *backend;
+
+	if ((st = check_attr_types(file, path, err)) ||
+	    (st = check_identity(file, path, meta, err)))
+		return st;
+	/* Done ids are not per backend: the other backend would skip them all. */
+	backend = sw_h5_get_vstr(file, "backend");
+	if (!backend)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	if (backend[0] && meta->backend && strcmp(backend, meta->backend) != 0)
+		st = sw_fail(err, SW_EINVAL,
+			     "%s holds %s rows; resume it with --backend %s or write a new file",
+			     path, backend, backend);
+	free(backend);
+	return st;
+}
+
+/* The first setting of measure and model where a and b differ, as
+ * "measure.warmup is 2 in the file, 5 in this job"; 0 when none does. */
+static int first_difference(const struct sw_job *a, const struct sw_job *b, char *say, size_t len)
+{
+	const struct sw_measure_cfg *x = &a->measure, *y = &b->measure;
+	const char *fmt = "%s is %g in the file, %g in this job";
+	struct {
+		const char *name;
+		double in_file, here;
+	} v[] = {
+		{ "measure.rse_target", x->rse_target, y->rse_target },
+		{ "measure.min_samples", x->min_samples, y->min_samples },
+		{ "measure.max_samples", x->max_samples, y->max_samples },
+		{ "measure.warmup", x->warmup, y->warmup },
+		{ "measure.time_cap_s", x->time_cap_s, y->time_cap_s },
+		{ "measure.min_sample_s", x->min_sample_s, y->min_sample_s },
+		{ "measure.flush_l2", x->flush_l2, y->flush_l2 },
+		{ "measure.flush_method", x->flush_method, y->flush_method },
+		{ "model.kepler_bank_bytes", a->kepler_bank_bytes, b->kepler_bank_bytes },
+		{ "the number of model.ccs", a->n_ccs, b->n_ccs },
+	};
+
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (v[i].in_file != v[i].here) {
+			snprintf(say, len, fmt, v[i].name, v[i].in_file, v[i].here);
+			return 1;
+		}
+	for (int i = 0; i < a->n_ccs; i++)
+		if (a->ccs[i] != b->ccs[i]) {
+			snprintf(say, len, "model.ccs[%d] is %d.%d in the file, %d.%d in this job",
+				 i, a->ccs[i] / 10, a->ccs[i] % 10, b->ccs[i] / 10, b->ccs[i] % 10);
+			return 1;
+		}
+	return 0;
+}
+
+enum sw_status sw_h5_check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				    struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	struct sw_job old = { 0 }, now = { 0 };
+	struct sw_err perr = { 0 };
+	char *text = sw_h5_get_vstr(file, "job_text"), say[256];
+	const char *here = meta->job_text ? meta->job_text : "";
+
+	if (!text)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	if (strcmp(text, here) == 0) /* the same text: the same settings */
+		goto free_text;
+	if (sw_job_parse("job_text", text, strlen(text), &old, &perr) != SW_OK) {
+		st = sw_fail(err, SW_EINVAL,
+			     "cannot resume %s: its job_text does not parse (%s), so its "
+			     "settings cannot be compared with this job's; write a new file",
+			     path, perr.msg);
+		goto free_text;
+	}
+	if (sw_job_parse("this job", here, strlen(here), &now, &perr) != SW_OK) {
+		st = sw_fail(err, SW_EINVAL, "cannot compare %s with this job: %s", path, perr.msg);
+		goto fini_old;
+	}
+	if (first_difference(&old, &now, say, sizeof say))
+		st = sw_fail(err, SW_EINVAL,
+			     "%s was measured with other settings: %s; write a new file rather "
+			     "than mix them",
+			     path, say);
+	sw_job_fini(&now);
+fini_old:
+	sw_job_fini(&old);
+free_text:
+	free(text);
+	return st;
+}
+
+enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
+				  struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t dcpl = H5Dget_create_plist(dset), space = H5Dget_space(dset);
+	hsize_t dims, maxdims;
+
+	if (dcpl < 0 || space < 0) {
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read the layout of /%s", path, name);
+		goto close;
+	}
+	if (H5Sget_simple_extent_ndims(space) != 1 ||
+	    H5Sget_simple_extent_dims(space, &dims, &maxdims) != 1)
+		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not 1-D", path, name);
+	else if (H5Pget_layout(dcpl) != H5D_CHUNKED)
+		st = sw_fail(err, SW_EINVAL,
+			     "cannot resume %s: /%s is not chunked, so it cannot grow; write a "
+			     "new file",
+			     path, name);
+	else if (maxdims != H5S_UNLIMITED)
+		st = sw_fail(err, SW_EINVAL,
+			     "cannot resume %s: /%s cannot grow past %llu rows; write a new file",
+			     path, name, (unsigned long long)maxdims);
+close:
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (space >= 0)
+		H5Sclose(space);
+	return st;
+}
+
+/* "uint64", "float64", "a string of 64 bytes": for messages. */
+static void type_name(hid_t t, char *buf, size_t len)
+{
+	H5T_class_t c = H5Tget_class(t);
+	size_t bits = H5Tget_size(t) * 8;
+
+	if (c == H5T_INTEGER)
+		snprintf(buf, len, "%s%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "uint" : "int", bits);
+	else if (c == H5T_FLOAT)
+		snprintf(buf, len, "float%zu", bits);
+	else if (c == H5T_STRING)
+		snprintf(buf, len, "a string of %zu bytes", bits / 8);
+	else
+		snprintf(buf, len, "%s", class_name(c));
+}
+
+/* Equal up to byte order, which HDF5 converts on every write: a file of
+ * big-endian columns grows as safely as one of little-endian ones. */
+static htri_t same_type(hid_t have, hid_t want)
+{
+	hid_t a = H5Tget_native_type(have, H5T_DIR_ASCEND),
+	      b = H5Tget_native_type(want, H5T_DIR_ASCEND);
+	htri_t same = a >= 0 && b >= 0 ? H5Tequal(a, b) : -1;
+
+	if (a >= 0)
+		H5Tclose(a);
+	if (b >= 0)
+		H5Tclose(b);
+	return same;
+}
+
+/* Column i of the file type ftype (named name) against want. */
+static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, const char *path,
+				   const char *table, struct sw_err *err)
+{
+	int idx = H5Tget_member_index(ftype, col);
+	hid_t have;
+	char a[48], b[48];
+	htri_t same;
+
+	if (idx < 0)
+		return sw_fail(err, SW_EINVAL,
+			       "%s: /%s has no column '%s'; it was written by an older sweep or "
+			       "one with other kernels, so write a new file",
+			       path, table, col);
+	have = H5Tget_member_type(ftype, (unsigned)idx);
+	if (have < 0)
+		return sw_h5_fail(err, SW_EINVAL, "%s: cannot read column %s of /%s", path, col,
+				  table);
+	same = same_type(have, want);
+	if (same <= 0) {
+		type_name(have, a, sizeof a);
+		type_name(want, b, sizeof b);
+	}
+	H5Tclose(have);
+	if (same <= 0)
+		return sw_fail(err, SW_EINVAL,
+			       "cannot resume %s: column %s of /%s is stored as %s, sweep writes "
+			       "%s; write a new file",
+			       path, col, table, a, b);
+	return SW_OK;
+}
+
+enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
+				   const struct sw_column *cols, size_t n_cols, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t ftype = H5Dget_type(dset), want;
+	char a[48];
+
+	if (ftype < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot get the type of /%s", path, name);
+	if (!cols) {
+		if (same_type(ftype, H5T_IEEE_F64LE) <= 0) {
+			type_name(ftype, a, sizeof a);
+			st = sw_fail(err, SW_EINVAL,
+				     "cannot resume %s: /%s is stored as %s, sweep writes float64; "
+				     "write a new file",
+				     path, name, a);
+		}
+		goto close_ftype;
+	}
+	if (H5Tget_class(ftype) != H5T_COMPOUND) {
+		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not a table", path,
+			     name);
+		goto close_ftype;
+	}
+	want = sw_h5_table_type(cols, n_cols, 0, 1, err);
+	if (want < 0) {
+		st = err ? err->status : SW_EHDF5;
+		goto close_ftype;
+	}
+	for (int i = 0; st == SW_OK && i < H5Tget_nmembers(want); i++) {
+		char *col = H5Tget_member_name(want, (unsigned)i);
+		hid_t mt = H5Tget_member_type(want, (unsigned)i);
+
+		st = check_member(ftype, col ? col : "?", mt, path, name, err);
+		H5Tclose(mt);
+		H5free_memory(col);
+	}
+	H5Tclose(want);
+close_ftype:
+	H5Tclose(ftype);
+	return st;
+}
+
+enum sw_status sw_h5_check_counters(hid_t file, const char *path, int previous, struct sw_err *err)
+{
+	int sessions = 0;
+
+	if (sw_h5_get_attr(file, "sessions", H5T_NATIVE_INT, &sessions) != 1)
+		return sw_h5_fail(err, SW_EINVAL, "%s: unreadable sessions attribute", path);
+	if (sessions < 1 || previous < -1)
+		return sw_fail(err, SW_EINVAL,
+			       "cannot resume %s: its session counter is damaged (sessions %d, "
+			       "largest session in its rows %d); write a new file",
+			       path, sessions, previous);
+	if (sessions - 1 > previous)
+		previous = sessions - 1;
+	if (previous >= INT32_MAX - 1)
+		return sw_fail(err, SW_EINVAL,
+			       "cannot resume %s: it has had %d sessions, as many as its counter "
+			       "holds; write a new file",
+			       path, previous + 1);
+	return SW_OK;
+}
+
+/* Rows a failed flush left at the end (a full disk: the table grew, its
+ * rows never came) go, so the resume's rows follow the last written one. */
+static enum sw_status trim_unwritten(struct sw_h5 *h, const uint64_t *ids, struct sw_err *err)
+{
+	hsize_t keep = h->n_meas;
+
+	while (keep > 0 && ids[keep - 1] == FILL_POINT_ID)
+		keep--;
+	if (keep == h->n_meas)
+		return SW_OK;
+	if (H5Dset_extent(h->measurements, &keep) < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot drop %llu unwritten rows", h->path,
+				  (unsigned long long)(h->n_meas - keep));
+	h->n_meas = keep;
+	return SW_OK;
+}
+
+/* The ids already recorded; with trim, unwritten rows at the end go. */
+/* The file's --metrics against this run's: the same names in the same
+ * order, or none on either side (files before schema 3 have none). Opens
+ * /metrics to append to when there are names. */
+static enum sw_status resume_metrics(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				     struct sw_err *err)
+{
+	char want[SW_MAX_METRICS * SW_METRIC_NAME_LEN];
+	enum sw_status st = sw_h5_metrics_attr(meta, want, sizeof want, err);
+	char *have;
+
+	if (st)
+		return st;
+	if (!(have = sw_h5_get_vstr(h->file, "metrics")))
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	if (strcmp(have, want) != 0)
+		st = sw_fail(err, SW_EINVAL,
+			     "%s was written %s%s, this run %s%s: the /metrics layouts differ; "
+			     "resume with the file's --metrics or write a new file",
+			     h->path, have[0] ? "with --metrics " : "without --metrics", have,
+			     want[0] ? "has --metrics " : "has none", want);
+	free(have);
+	if (st || !want[0])
+		return st;
+	st = sw_h5_keep_metric_names(h, meta, err);
+	if (st == SW_OK)
+		st = open_table(h, "metrics", sw_h5_metric_columns, (size_t)sw_h5_n_metric_columns,
+				&h->metrics, &h->n_metric_rows, err);
+	return st;
+}
+
+static enum sw_status read_done(struct sw_h5 *h, int trim, uint64_t **done_ids, size_t *n_done,
+				struct sw_err *err)
+{
+	enum sw_status st;
+	uint64_t *ids;
+	size_t n;
+
+	if (h->n_meas == 0)
+		return SW_OK;
+	n = h->n_meas;
+	ids = malloc(h->n_meas * sizeof *ids);
+	if (!ids)
+		return sw_fail(err, SW_ENOMEM, "out of memory for %llu point ids",
+			       (unsigned long long)h->n_meas);
+	st = read_column(h->measurements, "measurements", "point_id", H5T_NATIVE_UINT64, h->n_meas,
+			 ids, err);
+	if (st == SW_OK && trim)
+		st = trim_unwritten(h, ids, err);
+	if (st) {
+		free(ids);
+		return sw_wrap(err, "%s", h->path);
+	}
+	*n_done = tidy_ids(ids, n);
+	*done_ids = ids;
+	return SW_OK;
+}
+
+/* sessions, command_line_history and the end time of the file as it now is:
+ * a run killed from here on leaves no end time, so none is ever stale. */
+static enum sw_status start_session(struct sw_h5 *h, const struct sw_h5_meta *meta, int session,
+				    struct sw_err *err)
+{
+	enum sw_status st;
+	char *old = sw_h5_get_vstr(h->file, "command_line_history"), *history;
+	size_t len;
+	htri_t has_end;
+
+	if (!old)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	len = strlen(old) + strlen(meta->command_line ? meta->command_line : "") + 2;
+	history = malloc(len);
+	if (!history) {
+		free(old);
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	}
+	snprintf(history, len, "%s%s%s", old, old[0] ? "\n" : "",
+		 meta->command_line ? meta->command_line : "");
+	free(old);
+	st = sw_h5_put_i32(h->file, "sessions", session + 1, err);
+	if (st == SW_OK)
+		st = sw_h5_put_str(h->file, "command_line_history", history, err);
+	free(history);
+	for (int i = 0; st == SW_OK && i < 2; i++) {
+		const char *name = i ? "end_unix" : "end_time";
+
+		has_end = H5Aexists(h->file, name);
+		if (has_end < 0 || (has_end && H5Adelete(h->file, name) < 0))
+			st = sw_h5_fail(err, SW_EHDF5, "cannot remove attribute %s", name);
+	}
+	if (st == SW_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+		st = sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);
+	return st;
+}
+
+/* Opens h->path read-write under our lock and says which format it is in.
+ * A killed writer leaves HDF5's consistency flags set, and every plain open
+ * then fails on them; holding our lock proves that no sweep writes the
+ * file, so this open clears them, as h5clear -s does. HDF5's own lock
+ * stays on: it refuses a file another program has open. */
+static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, struct sw_err *err)
+{
+	enum sw_h5_lock lock = sw_h5_take_lock(h->path, 1, &h->lock_fd);
+	enum sw_status st;
+	H5F_info2_t info;
+	hid_t fapl;
+
+	if (lock == LOCK_BUSY)
+		return sw_fail(
+			err, SW_EIO,
+			"cannot resume %s: another sweep is writing it (it holds the file's lock)",
+			h->path);
+	if (lock == LOCK_ERROR)
+		return sw_fail(err, SW_EIO, "cannot open %s for writing: %s", h->path,
+			       strerror(errno));
+	fapl = sw_h5_file_access(FMT_EITHER, lock == LOCK_OURS, 0, err);
+	if (fapl < 0)
+		return err ? err->status : SW_EHDF5;
+	h->file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
+	if (h->file < 0) {
+		/* A lock or open(2) failing is the file system's doing; anything
+		 * else is the content: cut short, damaged, or a newer format. */
+		hid_t why = sw_h5_innermost_minor();
+
+		if (why == H5E_CANTLOCKFILE)
+			st = sw_h5_fail(err, SW_EIO,
+					"cannot open %s for writing (is another program using it?)",
+					h->path);
+		else if (why == H5E_CANTOPENFILE)
+			st = sw_h5_fail(err, SW_EIO, "cannot open %s for writing", h->path);
+		else
+			st = sw_h5_fail(
+				err, SW_EINVAL,
+				"cannot resume %s: HDF5 cannot open it as a sweep file (cut "
+				"short, damaged, or in a format newer than sweep writes)",
+				h->path);
+		H5Pclose(fapl);
+		if (lock == LOCK_NONE && err && strstr(err->msg, "h5clear")) {
+			char why_msg[sizeof err->msg];
+
+			snprintf(why_msg, sizeof why_msg, "%s", err->msg);
+			st = sw_fail(err, st,
+				     "%s; this file system takes no locks, so sweep cannot tell "
+				     "whether a sweep still writes it: if none does, run h5clear "
+				     "-s %s, then resume",
+				     why_msg, h->path);
+		}
+		return st;
+	}
+	H5Pclose(fapl);
+	if (H5Fget_info2(h->file, &info) < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the superblock version", h->path);
+	*fmt = info.super.version >= 3 ? FMT_SWMR : FMT_V18;
+	if (H5Fset_libver_bounds(h->file, sw_h5_format_low[*fmt], sw_h5_format_high[*fmt]) < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot select the HDF5 file format", h->path);
+	return SW_OK;
+}
+
+/* What makes path worth opening at all: a regular HDF5 file. */
+static enum sw_status check_path(const char *path, struct sw_err *err)
+{
+	const char *kind;
+
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	int ok = path ? sw_safe_open_check(path, &kind) : SW_SAFE_OPEN_FAILED;
+	if (ok == SW_SAFE_OPEN_NOT_REG)
+		return sw_fail(err, SW_EINVAL, "cannot resume %s: not a regular file: it is %s",
+			       path, kind);
+	if (ok != 0)
+		return sw_fail(err, SW_EIO, "cannot resume %s: %s", path ? path : "(null)",
+			       path ? strerror(errno) : "no file name");
+	if (H5Fis_hdf5(path) <= 0)
+		return sw_fail(err, SW_EINVAL, "cannot resume %s: not an HDF5 file", path);
+	return SW_OK;
+}
+
+/* Every check of a resume, on h's open file, before anything is changed:
+ * the attributes, the settings, each table's layout and column types, and
+ * the counters. *previous: the largest session recorded. */
+static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, int *previous,
+			       struct sw_err *err)
+{
+	enum sw_status st;
+
+	*previous = -1;
+	if ((st = sw_h5_check_attributes(h->file, h->path, meta, err)) ||
+	    (st = sw_h5_check_settings(h->file, h->path, meta, err)) ||
+	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
+			     &h->devices, &h->n_dev, err)) ||
+	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
+			     &h->measurements, &h->n_meas, err)) ||
+	    (st = open_table(h, "samples", NULL, 0, &h->samples, &h->n_samples, err)))
+		return st;
+	if ((st = max_session(h->devices, "devices", h->n_dev, previous, err)) ||
+	    (st = max_session(h->measurements, "measurements", h->n_meas, previous, err)))
+		return st;
+	return sw_h5_check_counters(h->file, h->path, *previous, err);
+}
+
+enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
+			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err)
+{
+	enum sw_status st;
+	enum sw_h5_format fmt = FMT_V18;
+	struct sw_h5 *h;
+	int previous = -1, sessions = 0;
+
+	*out = NULL;
+	*done_ids = NULL;
+	*n_done = 0;
+	*session = 0;
+	if ((st = check_path(path, err)))
+		return st;
+	st = sw_h5_new_handle(path, &h, err);
+	if (st)
+		return st;
+	if ((st = open_for_resume(h, &fmt, err)) || (st = validate(h, meta, &previous, err)) ||
+	    (st = resume_metrics(h, meta, err)))
+		goto destroy_h;
+	if (sw_h5_get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
+	    sessions - 1 > previous)
+		previous = sessions - 1;
+
+	st = read_done(h, 1, done_ids, n_done, err);
+	if (st)
+		goto destroy_h;
+	if (meta->mode == SW_SESSION_EXTEND)
+		st = sw_h5extend_check(h, meta, *done_ids, *n_done, err);
+	if (st == SW_OK)
+		st = sw_h5extend_add_session(h, meta, previous + 1, err);
+	if (st == SW_OK)
+		st = start_session(h, meta, previous + 1, err);
+	if (st == SW_OK && fmt == FMT_SWMR)
+		st = sw_h5_start_swmr(h, err);
+	if (st)
+		goto free_ids;
+	*session = previous + 1;
+	*out = h;
+	return SW_OK;
+
+free_ids:
+	free(*done_ids);
+	*done_ids = NULL;
+	*n_done = 0;
+destroy_h:
+	sw_h5_destroy(h);
+	return st;
+}
+
+/* Read-only, as a SWMR reader where the format allows (it reads a killed
+ * writer's file, flags set), else plainly (a 1.8-format file). */
+static enum sw_status open_to_check(struct sw_h5 *h, struct sw_err *err)
+{
+	hid_t fapl;
+
+	if (sw_h5_take_lock(h->path, 0, &h->lock_fd) == LOCK_BUSY)
+		return sw_fail(
+			err, SW_EIO,
+			"cannot resume %s: another sweep is writing it (it holds the file's lock)",
+			h->path);
+	fapl = sw_h5_file_access(FMT_EITHER, 0, 1, err);
+	if (fapl < 0)
+		return err ? err->status : SW_EHDF5;
+	h->file = H5Fopen(h->path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+	if (h->file < 0)
+		h->file = H5Fopen(h->path, H5F_ACC_RDONLY, fapl);
+	H5Pclose(fapl);
+	if (h->file < 0)
+		return sw_h5_fail(err, SW_EINVAL,
+				  "cannot resume %s: HDF5 cannot open it as a sweep file (cut "
+				  "short, damaged, or in a format newer than sweep writes)",
+				  h->path);
+	return SW_OK;
+}
+
+enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
+				  struct sw_err *err)
+{
+	enum sw_status st;
+	struct sw_h5 *h;
+	uint64_t *ids = NULL;
+	int previous;
+
+	*n_done = 0;
+	if ((st = check_path(path, err)) || (st = sw_h5_new_handle(path, &h, err)))
+		return st;
+	if ((st = open_to_check(h, err)) == SW_OK &&
+	    (st = validate(h, meta, &previous, err)) == SW_OK)
+		st = read_done(h, 0, &ids, n_done, err);
+	free(ids);
+	sw_h5_destroy(h);
+	return st;
+}

@@ -1,0 +1,621 @@
+/*
+ * Command-line parsing of cli.h with getopt_long, driven by one table row
+ * per option (getopt's tables are built from it): a new option is a row and
+ * its help text. Checks the options alone (values, conflicts, one job file);
+ * what --set assigns and whether the job file exists are for the job loader.
+ * Never prints: getopt's own messages are off and every error is returned in
+ * struct sw_err.
+ */
+#define _GNU_SOURCE /* getopt_long */
+
+#include "job/cli.h"
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job/number.h"
+#include "core/record.h"
+
+#define SW_BATCH_MIN     1
+#define SW_BATCH_MAX     64
+#define SW_BATCH_DEFAULT 0 /* by expected time, not by count */
+
+static enum sw_status set_output(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL, "empty --output: expected FILE");
+	o->output = arg;
+	return SW_OK;
+}
+
+/* backend_list.h's names, and the word each takes after '=' (NULL: none). */
+static const struct {
+	const char *name, *arg;
+} backends[] = {
+#define X(name, arg) { #name, arg },
+#include "core/backend_list.h"
+#undef X
+};
+#define N_BACKENDS (sizeof backends / sizeof backends[0])
+
+const char *sw_cli_backend_name(const struct sw_options *o)
+{
+	return o->backend == SW_BACKEND_AUTO ? "auto" : backends[o->backend].name;
+}
+
+/* "cuda, model, auto or replay=FILE": those without a word, auto, the rest. */
+static void expected_backends(char *buf, size_t size)
+{
+	const char *item[N_BACKENDS + 1];
+	char with_arg[N_BACKENDS][64];
+	size_t n = 0, used = 0;
+
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		if (!backends[i].arg)
+			item[n++] = backends[i].name;
+	item[n++] = "auto";
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		if (backends[i].arg) {
+			snprintf(with_arg[i], sizeof with_arg[i], "%s=%s", backends[i].name,
+				 backends[i].arg);
+			item[n++] = with_arg[i];
+		}
+	buf[0] = 0;
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i == 0       ? ""
+					 : i + 1 == n ? " or "
+						      : ", ",
+					 item[i]);
+}
+
+/* NAME, or NAME=ARG for a backend that takes a word (replay=FILE). */
+static enum sw_status set_backend(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	char expected[256];
+
+	if (strcmp(arg, "auto") == 0) {
+		o->backend = SW_BACKEND_AUTO;
+		o->backend_arg = NULL;
+		return SW_OK;
+	}
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		if (strlen(backends[i].name) == len && !strncmp(arg, backends[i].name, len) &&
+		    (backends[i].arg ? eq && eq[1] : !eq)) {
+			o->backend = (int)i;
+			o->backend_arg = eq ? eq + 1 : NULL;
+			return SW_OK;
+		}
+	expected_backends(expected, sizeof expected);
+	return sw_fail(err, SW_EINVAL, "bad --backend '%s': expected %s", arg, expected);
+}
+
+static enum sw_status set_schedule(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (strcmp(arg, "dynamic") == 0)
+		o->schedule = SW_SCHED_DYNAMIC;
+	else if (strcmp(arg, "static") == 0)
+		o->schedule = SW_SCHED_STATIC;
+	else
+		return sw_fail(err, SW_EINVAL, "bad --schedule '%s': expected dynamic or static",
+			       arg);
+	return SW_OK;
+}
+
+static enum sw_status set_batch(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	int64_t v;
+
+	if (sw_number_parse_int(arg, strlen(arg), &v, NULL) || v < SW_BATCH_MIN || v > SW_BATCH_MAX)
+		return sw_fail(err, SW_EINVAL,
+			       "bad --batch '%s': expected a whole number from %d to %d", arg,
+			       SW_BATCH_MIN, SW_BATCH_MAX);
+	o->batch = (int)v;
+	return SW_OK;
+}
+
+static enum sw_status set_costs(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL, "empty --costs: expected a result FILE");
+	o->costs = arg;
+	return SW_OK;
+}
+
+static enum sw_status set_replay_speed(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	double v;
+
+	if (sw_number_parse_real(arg, strlen(arg), &v, NULL) || !(v > 0) || v > 1e6)
+		return sw_fail(err, SW_EINVAL,
+			       "bad --replay-speed '%s': expected a number above 0, at most 1e6",
+			       arg);
+	o->replay_speed = v;
+	return SW_OK;
+}
+
+static enum sw_status add_set(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	const char **sets = realloc(o->sets, (size_t)(o->n_sets + 1) * sizeof(*sets));
+
+	if (!sets)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --set '%s'", arg);
+	sets[o->n_sets++] = arg;
+	o->sets = sets;
+	return SW_OK;
+}
+
+static enum sw_status add_plugin(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	const char **plugins = realloc(o->plugins, (size_t)(o->n_plugins + 1) * sizeof(*plugins));
+
+	if (!plugins)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --plugin '%s'", arg);
+	plugins[o->n_plugins++] = arg;
+	o->plugins = plugins;
+	return SW_OK;
+}
+
+/* One --metrics name: as ncu spells them, letters, digits, '_' and '.'. */
+static enum sw_status add_metric(struct sw_options *o, const char *name, size_t len,
+				 struct sw_err *err)
+{
+	int q = (int)(len < 80 ? len : 80);
+
+	if (!len)
+		return sw_fail(err, SW_EINVAL, "--metrics: an empty name; expected NAME,NAME,...");
+	if (len >= SW_METRIC_NAME_LEN)
+		return sw_fail(err, SW_EINVAL, "--metrics: name '%.*s...' is longer than %d bytes",
+			       q, name, SW_METRIC_NAME_LEN - 1);
+	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") < len)
+		return sw_fail(err, SW_EINVAL,
+			       "--metrics: bad name '%.*s': a metric name holds letters, digits, "
+			       "'_' and '.' (as ncu --query-metrics lists them)",
+			       q, name);
+	for (int i = 0; i < o->n_metrics; i++)
+		if (strlen(o->metrics[i]) == len && !strncmp(o->metrics[i], name, len))
+			return sw_fail(err, SW_EINVAL, "--metrics: %.*s named twice", q, name);
+	if (o->n_metrics == SW_MAX_METRICS)
+		return sw_fail(err, SW_EINVAL, "--metrics: more than %d names", SW_MAX_METRICS);
+	char **m = realloc(o->metrics, (size_t)(o->n_metrics + 1) * sizeof *m);
+	if (!m)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --metrics");
+	o->metrics = m;
+	if (!(m[o->n_metrics] = strndup(name, len)))
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --metrics");
+	o->n_metrics++;
+	return SW_OK;
+}
+
+/* --metrics a,b,c; repeated, the lists add up. */
+static enum sw_status add_metrics(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	for (;;) {
+		size_t len = strcspn(arg, ",");
+		enum sw_status st = add_metric(o, arg, len, err);
+
+		if (st || !arg[len])
+			return st;
+		arg += len + 1;
+	}
+}
+
+static enum sw_status add_family(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL,
+			       "empty --family: expected a family NAME (sweep --list)");
+	const char **f = realloc(o->families, (size_t)(o->n_families + 1) * sizeof *f);
+	if (!f)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --family '%s'", arg);
+	f[o->n_families++] = arg;
+	o->families = f;
+	return SW_OK;
+}
+
+/*
+ * Every option, one row each: a flag sets the int at `flag`; an option with
+ * a value has the hint its "needs a value" message shows and the function
+ * that takes the value. The getopt tables are built from these rows, in this
+ * order (the order an ambiguous abbreviation's candidates are listed in).
+ */
+struct cli_opt {
+	const char *name;
+	char letter; /* 0: long only */
+	size_t flag; /* offset of the int a flag sets */
+	const char *hint;
+	enum sw_status (*take)(struct sw_options *o, const char *arg, struct sw_err *err);
+};
+
+/* clang-format would spread these one-line macros over four lines each */
+/* clang-format off */
+#define FLAG(name, letter, field) { name, letter, offsetof(struct sw_options, field), NULL, NULL }
+#define VALUE(name, letter, hint, take) { name, letter, 0, hint, take }
+/* clang-format on */
+static const struct cli_opt opts[] = {
+	FLAG("help", 'h', help),
+	FLAG("version", 'V', version),
+	FLAG("list", 'l', list),
+	FLAG("dry-run", 'n', dry_run),
+	FLAG("points", 0, points),
+	VALUE("output", 'o', "FILE", set_output),
+	FLAG("force", 'f', force),
+	FLAG("resume", 'r', resume),
+	FLAG("extend", 0, extend),
+	VALUE("backend", 'b', "cuda, model, auto or replay=FILE", set_backend),
+	VALUE("set", 's', "FAMILY.AXIS=VALUES", add_set),
+	VALUE("plugin", 0, "FILE.so", add_plugin),
+	VALUE("family", 0, "NAME", add_family),
+	VALUE("schedule", 0, "dynamic or static", set_schedule),
+	VALUE("batch", 0, "N, 1 to 64", set_batch),
+	VALUE("costs", 0, "FILE", set_costs),
+	VALUE("replay-speed", 0, "X, above 0", set_replay_speed),
+	FLAG("share-gpu", 0, share_gpu),
+	FLAG("counters", 0, counters),
+	VALUE("metrics", 0, "NAME,NAME,...", add_metrics),
+	FLAG("quiet", 'q', quiet),
+};
+#undef FLAG
+#undef VALUE
+#define N_OPTS (sizeof opts / sizeof opts[0])
+
+/* What getopt_long returns for row i: its letter, or past any character. */
+static int opt_val(size_t i)
+{
+	return opts[i].letter ? opts[i].letter : 256 + (int)i;
+}
+
+/* The row whose getopt value is val; NULL for an unknown letter. */
+static const struct cli_opt *find_val(int val)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (opt_val(i) == val)
+			return &opts[i];
+	return NULL;
+}
+
+/* getopt's tables from the rows. The leading ':' makes a missing argument
+ * return ':' rather than '?'. */
+static void getopt_tables(struct option *longs, char *shorts)
+{
+	*shorts++ = ':';
+	for (size_t i = 0; i < N_OPTS; i++) {
+		longs[i] = (struct option){ opts[i].name,
+					    opts[i].hint ? required_argument : no_argument, NULL,
+					    opt_val(i) };
+		if (!opts[i].letter)
+			continue;
+		*shorts++ = opts[i].letter;
+		if (opts[i].hint)
+			*shorts++ = ':';
+	}
+	longs[N_OPTS] = (struct option){ NULL, 0, NULL, 0 };
+	*shorts = '\0';
+}
+
+/* The option as typed, without "=value"; buf is NUL-terminated. */
+static void typed_name(char *buf, size_t len, const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, arg, n);
+	buf[n] = '\0';
+}
+
+/* "--a, --b" for the options whose names start with prefix; how many do. */
+static int candidates(const char *prefix, size_t n, char *list, size_t len)
+{
+	int matches = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < N_OPTS; i++) {
+		if (strncmp(opts[i].name, prefix, n))
+			continue;
+		matches++;
+		if (strlen(list) + strlen(opts[i].name) + 5 < len) {
+			strcat(list, matches > 1 ? ", --" : "--");
+			strcat(list, opts[i].name);
+		}
+	}
+	return matches;
+}
+
+/*
+ * getopt returned '?'. Three causes: an unknown or ambiguous long option
+ * (optopt 0, argv[optind - 1] is it), "--flag=value" for a flag (optopt is
+ * that flag's value), or an unknown short option (optopt is the letter;
+ * argv[optind - 1] may be an earlier word when the letter sits mid-cluster).
+ */
+static enum sw_status bad_option(char **argv, struct sw_err *err)
+{
+	char name[64], list[256] = "";
+	size_t n;
+	int matches = 0;
+
+	if (optopt && !find_val(optopt)) {
+		if (optopt > ' ' && optopt < 127)
+			return sw_fail(err, SW_EINVAL, "unknown option '-%c' (see sweep --help)",
+				       optopt);
+		return sw_fail(err, SW_EINVAL, "unknown option (see sweep --help)");
+	}
+	if (optopt)
+		return sw_fail(err, SW_EINVAL, "option '--%s' takes no value",
+			       find_val(optopt)->name);
+
+	typed_name(name, sizeof(name), argv[optind - 1]);
+
+	n = strlen(name);
+	if (n > 2 && strncmp(name, "--", 2) == 0)
+		matches = candidates(name + 2, n - 2, list, sizeof(list));
+	if (matches > 1)
+		return sw_fail(err, SW_EINVAL, "ambiguous option '%s': could be %s", name, list);
+	return sw_fail(err, SW_EINVAL, "unknown option '%s' (see sweep --help)", name);
+}
+
+/* getopt returned ':'. The option ended its word, so argv[optind - 1] holds
+ * it; a long one is named in full even when abbreviated. */
+static enum sw_status missing_arg(char **argv, struct sw_err *err)
+{
+	const struct cli_opt *opt = find_val(optopt);
+	char name[64];
+
+	if (strncmp(argv[optind - 1], "--", 2) == 0 && opt)
+		snprintf(name, sizeof(name), "--%s", opt->name);
+	else
+		snprintf(name, sizeof(name), "-%c", optopt);
+	return sw_fail(err, SW_EINVAL, "option '%s' needs a value: %s", name,
+		       opt && opt->hint ? opt->hint : "a value");
+}
+
+/* Runs getopt_long over argv, applying each option's row to o. */
+static enum sw_status parse_options(int argc, char **argv, struct sw_options *o, struct sw_err *err)
+{
+	struct option longs[N_OPTS + 1];
+	char shorts[2 * N_OPTS + 2];
+	int c;
+
+	getopt_tables(longs, shorts);
+	/* Parsing may run more than once per process (tests do): restart getopt.
+	 * glibc reinitialises fully only on 0, which also clears a half-read
+	 * cluster of short options left by an earlier error. */
+	opterr = 0;
+#ifdef __GLIBC__
+	optind = 0;
+#else
+	optind = 1;
+#endif
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct cli_opt *opt = find_val(c); /* NULL for '?' */
+		enum sw_status st;
+
+		if (c == ':')
+			return missing_arg(argv, err);
+		if (!opt)
+			return bad_option(argv, err);
+		if (!opt->take) {
+			*(int *)((char *)o + opt->flag) = 1;
+			continue;
+		}
+		st = opt->take(o, optarg, err);
+		if (st)
+			return st;
+	}
+	return SW_OK;
+}
+
+/* What the options say together, and the one job file. */
+static enum sw_status check_line(int argc, char **argv, struct sw_options *o, struct sw_err *err)
+{
+	/* getopt_long moved the positional arguments to the end, in order. */
+	int n_pos = argc - optind;
+
+	if (o->replay_speed != 1.0 && strcmp(sw_cli_backend_name(o), "replay") != 0)
+		return sw_fail(err, SW_EINVAL, "--replay-speed needs --backend replay=FILE");
+	if (o->points && !o->dry_run)
+		return sw_fail(err, SW_EINVAL,
+			       "--points needs --dry-run: it lists a plan's points");
+	if (o->force && o->resume)
+		return sw_fail(err, SW_EINVAL,
+			       "--force and --resume conflict: --force replaces the output file, "
+			       "--resume continues it");
+	if (o->extend && (o->force || o->resume))
+		return sw_fail(err, SW_EINVAL,
+			       "--extend and --%s conflict: --extend adds the job's new points to "
+			       "the output file and completes the old ones, as --resume would",
+			       o->force ? "force" : "resume");
+	if (n_pos > 1)
+		return sw_fail(err, SW_EINVAL,
+			       "one job file expected, got '%s' and '%s'%s (quote --set values "
+			       "that contain spaces)",
+			       argv[optind], argv[optind + 1], n_pos > 2 ? " and more" : "");
+	if (n_pos == 1 && o->n_families)
+		return sw_fail(err, SW_EINVAL,
+			       "--family runs families without a job file: give --family or %s, "
+			       "not both",
+			       argv[optind]);
+	if (n_pos == 1)
+		o->job_path = argv[optind];
+	else if (!o->list && !o->n_families)
+		return sw_fail(
+			err, SW_EINVAL,
+			"missing job file (usage: sweep [OPTIONS] JOB.yaml, or --family NAME; "
+			"see sweep --help)");
+	return SW_OK;
+}
+
+enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct sw_err *err)
+{
+	enum sw_status st;
+
+	memset(o, 0, sizeof(*o));
+	o->backend = SW_BACKEND_AUTO;
+	o->schedule = SW_SCHED_DYNAMIC;
+	o->batch = SW_BATCH_DEFAULT;
+	o->replay_speed = 1.0;
+	if (err) {
+		err->status = SW_OK;
+		err->msg[0] = '\0';
+	}
+	if (argc < 1 || !argv)
+		return sw_fail(err, SW_EINVAL,
+			       "missing job file (usage: sweep [OPTIONS] JOB.yaml)");
+
+	st = parse_options(argc, argv, o, err);
+	/* --help and --version answer whatever else the line holds. */
+	if (st == SW_OK && !o->help && !o->version)
+		st = check_line(argc, argv, o, err);
+	if (st != SW_OK)
+		sw_cli_fini(o);
+	return st;
+}
+
+void sw_cli_fini(struct sw_options *o)
+{
+	if (!o)
+		return;
+	free(o->sets);
+	o->sets = NULL;
+	o->n_sets = 0;
+	free(o->plugins);
+	o->plugins = NULL;
+	o->n_plugins = 0;
+	for (int i = 0; i < o->n_metrics; i++)
+		free(o->metrics[i]);
+	free(o->metrics);
+	o->metrics = NULL;
+	o->n_metrics = 0;
+	free(o->families);
+	o->families = NULL;
+	o->n_families = 0;
+}
+
+void sw_cli_usage(FILE *f)
+{
+	fputs("Usage: sweep [OPTIONS] JOB.yaml\n"
+	      "       sweep [OPTIONS] --family NAME [--family NAME...]\n"
+	      "       mpirun -np N sweep [OPTIONS] JOB.yaml\n"
+	      "       sweep --list | --help | --version\n"
+	      "\n"
+	      "Measures GPU memory access patterns: runs every point of the sweep JOB.yaml\n"
+	      "describes (kernel families x variants x axis values), spread over the MPI\n"
+	      "ranks, and writes the timings to one HDF5 file. Options may come before or\n"
+	      "after JOB.yaml.\n"
+	      "\n"
+	      "Output:\n"
+	      "  -o, --output FILE     write the results to FILE (default: <job name>.h5 in\n"
+	      "                        the current directory, <job name> from the job's\n"
+	      "                        name: field)\n"
+	      "  -f, --force           replace FILE if it exists; an existing file is never\n"
+	      "                        overwritten without --force\n"
+	      "  -r, --resume          continue FILE: keep the points it holds and run the\n"
+	      "                        rest; not with --force\n"
+	      "      --extend          grow FILE to an enlarged job: run only the points it\n"
+	      "                        lacks; every point it holds must be in the job and\n"
+	      "                        the measure settings the same; not with --force or\n"
+	      "                        --resume\n"
+	      "\n"
+	      "What to run:\n"
+	      "  -s, --set FAMILY.AXIS=VALUES\n"
+	      "                        replace one axis of the job with VALUES (below);\n"
+	      "                        repeatable, applied in order; FAMILY.variants=a,b\n"
+	      "                        picks variants (default: none, the job as written)\n"
+	      "      --family NAME     run family NAME with its default axes and variants,\n"
+	      "                        without a job file; repeatable; --set edits it; the\n"
+	      "                        job is named after the families (a-b), so the\n"
+	      "                        default output is a-b.h5 (default: the job file)\n"
+	      "  -b, --backend cuda|model|auto|replay=FILE\n"
+	      "                        cuda: measure on the GPU; model: predict from each\n"
+	      "                        kernel's access pattern, no GPU needed; auto: cuda\n"
+	      "                        when every rank has a GPU, else model, saying so;\n"
+	      "                        replay=FILE: a test instrument that sleeps each\n"
+	      "                        point's wall time from the result FILE, to try a\n"
+	      "                        schedule at scale: its rows are no measurements\n"
+	      "                        (default: auto)\n"
+	      "      --replay-speed X  replay X times faster than recorded (default: 1)\n"
+	      "  -n, --dry-run         check the job and show what would run: points per\n"
+	      "                        family and variant and the expected time on the\n"
+	      "                        ranks given, saying where the estimate comes from\n"
+	      "                        (see --costs); measures and writes nothing\n"
+	      "      --points          with --dry-run: also list every point, with its\n"
+	      "                        index, id and (static schedule) rank\n"
+	      "      --counters        cuda backend: after timing each point, count one more\n"
+	      "                        launch of it with the GPU's hardware counters (CUPTI:\n"
+	      "                        global load/store requests and sectors, shared-memory\n"
+	      "                        wavefronts and bank conflicts, DRAM bytes) into the\n"
+	      "                        same row, beside the model's figures; a row says why\n"
+	      "                        where counters are unavailable (default: off)\n"
+	      "      --metrics NAME,NAME,...\n"
+	      "                        cuda backend: count these CUPTI metrics, as ncu names\n"
+	      "                        them (dram__bytes_read.sum), in launches of their own\n"
+	      "                        after each point's timing, into the file's /metrics\n"
+	      "                        table; names are checked on the GPU before any point\n"
+	      "                        runs (--dry-run too), an unknown one refused with the\n"
+	      "                        nearest; at most 16; repeatable (default: none)\n"
+	      "  -l, --list            list the kernel families, their variants and axes\n"
+	      "      --plugin FILE.so  load the kernel families of a plug-in built with\n"
+	      "                        sweep_add_plugin (CMake package sweep); repeatable,\n"
+	      "                        before the job's own plugins: key; with --list, lists\n"
+	      "                        its families too\n"
+	      "\n"
+	      "Sharing the work between MPI ranks:\n"
+	      "      --schedule dynamic|static\n"
+	      "                        dynamic: ranks take points as they finish them,\n"
+	      "                        longest expected first; static: a split decided up\n"
+	      "                        front that balances expected time (greedy LPT)\n"
+	      "                        (default: dynamic)\n"
+	      "      --costs FILE      expected point times from an earlier result FILE,\n"
+	      "                        matched by point id (the last run of the same job\n"
+	      "                        is the natural one); without it, rates per variant\n"
+	      "                        learned from the committed H200 results where\n"
+	      "                        installed, else each point's bytes and flops\n"
+	      "      --batch N         dynamic schedule: at most N points queued ahead of\n"
+	      "                        the one running, 1 to 64 (default: as many as keep\n"
+	      "                        about 50 ms of expected work queued)\n"
+	      "      --share-gpu       let several ranks use one GPU, taking turns: one\n"
+	      "                        point at a time is timed on it (default: off, and\n"
+	      "                        two ranks on one GPU is an error)\n"
+	      "\n"
+	      "Other:\n"
+	      "  -q, --quiet           no progress line (default: progress on stderr)\n"
+	      "  -h, --help            print this help and exit\n"
+	      "  -V, --version         print the version and git revision and exit\n"
+	      "\n"
+	      "VALUES, in --set and in job files:\n"
+	      "  1,2,4                 a list\n"
+	      "  1:128                 every integer from 1 to 128\n"
+	      "  0:32:4                0 to 32 in steps of 4\n"
+	      "  1:128:x2              geometric: 1, 2, 4, ... 128\n"
+	      "  Integers take a suffix K, M or G, powers of 1024: 4K = 4096, 1M = 1048576.\n"
+	      "  Every number, in job files and options alike, is decimal: 0x10 is refused.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5\n"
+	      "  sweep --backend model jobs/ci.yaml\n"
+	      "  sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml\n"
+	      "  mpirun -np 4 sweep --dry-run --costs last.h5 jobs/full.yaml\n"
+	      "  sweep --resume -o run.h5 jobs/full.yaml\n"
+	      "  sweep --counters jobs/seeds.yaml -o counters.h5\n"
+	      "  sweep --family strided_read --set strided_read.stride=1,2,4\n"
+	      "  sweep --family offset_read --metrics dram__bytes_read.sum\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0  success, including points skipped with a reason\n"
+	      "  1  any other failure (e.g. out of memory)\n"
+	      "  2  bad input: options, job file, --set values\n"
+	      "  3  a result failed validation against the CPU reference\n"
+	      "  4  I/O or HDF5 error\n"
+	      "  5  CUDA error\n"
+	      "  6  MPI error\n"
+	      "\n"
+	      "Documentation, in the sweep source tree:\n"
+	      "  docs/job-format.md    writing job files: families, axes, measure settings\n"
+	      "  docs/own-kernel.md    measuring your own kernel as a plug-in\n"
+	      "  docs/hdf5-schema.md   what the output file holds and how to read it\n",
+	      f);
+}

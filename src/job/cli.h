@@ -1,0 +1,53 @@
+/*
+ * Command-line options (getopt_long). Pure: parsing fills struct sw_options
+ * and never prints or exits; sw_cli_usage writes the --help text.
+ */
+#ifndef SW_CLI_H
+#define SW_CLI_H
+
+#include <stdio.h>
+
+#include "core/status.h"
+
+/* --backend auto; any other --backend is its line's place in backend_list.h */
+#define SW_BACKEND_AUTO (-1)
+enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
+
+struct sw_options {
+	const char *job_path; /* the one positional argument */
+	const char *output;   /* -o; NULL: <job name>.h5 in the current directory */
+	int force, resume, dry_run, list, quiet, help, version, share_gpu, counters;
+	int extend;  /* --extend: add an enlarged job's new points to an existing file */
+	int points;  /* --points: a dry run lists every point, not only the summary */
+	int backend; /* SW_BACKEND_AUTO, or an index into backend_list.h */
+	enum sw_schedule schedule;
+	const char **sets; /* --set values, in order (owned array, borrowed strings) */
+	int n_sets;
+	const char **plugins; /* --plugin files, in order (owned array, borrowed strings) */
+	int n_plugins;
+	int batch;               /* dynamic: at most this many points queued ahead; 0: by time */
+	const char *costs;       /* --costs FILE: expected point times from an earlier result */
+	const char *backend_arg; /* --backend NAME=ARG: the part after '=' (replay's file) */
+	double replay_speed;     /* --replay-speed X; 1 by default */
+	/* --metrics a,b: CUPTI metric names, in order, no repeats, at most
+	 * SW_MAX_METRICS (record.h) (owned array of owned strings) */
+	char **metrics;
+	int n_metrics;
+	/* --family NAME: families to run with their default axes, instead of a
+	 * job file (owned array, borrowed strings) */
+	const char **families;
+	int n_families;
+};
+
+/* SW_EINVAL with a message naming the bad option. --help, --version and
+ * --list need no job file, nor does --family, which takes its place. */
+/* The --backend name o holds: "auto", or a name of backend_list.h. */
+const char *sw_cli_backend_name(const struct sw_options *o);
+
+enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct sw_err *err);
+
+void sw_cli_usage(FILE *f);
+
+void sw_cli_fini(struct sw_options *o);
+
+#endif

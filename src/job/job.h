@@ -1,0 +1,97 @@
+/*
+ * Job files: the YAML a user writes (see docs/job-format.md), parsed with
+ * libyaml and checked against the kernel registry. Every error names
+ * file:line:column and what was expected. Pure: no MPI, CUDA or HDF5; never
+ * prints.
+ */
+#ifndef SW_JOB_H
+#define SW_JOB_H
+
+#include <stddef.h>
+
+#include "job/axis.h"
+#include "kernel.h"
+#include "core/status.h"
+
+#define SW_MAX_CCS       32
+#define SW_JOB_MAX_BYTES (1 << 20) /* a job file is a page of text, not data */
+
+struct sw_src_loc {
+	int line, column; /* 1-based; 0 when the value came from defaults or --set */
+};
+
+struct sw_job_axis {
+	struct sw_axis_values values;
+	struct sw_src_loc loc;
+};
+
+struct sw_job_family {
+	const struct sw_family *family;
+	int index;                            /* in the registry */
+	unsigned variants;                    /* bit v: run variant v; all by default */
+	struct sw_job_axis axes[SW_MAX_AXES]; /* family axis order; defaults filled in */
+	struct sw_src_loc loc;
+};
+
+enum sw_flush_l2 { SW_FLUSH_AUTO, SW_FLUSH_ALWAYS, SW_FLUSH_NEVER };
+/* How L2 is emptied before a sample: by reading a buffer twice its size,
+ * which leaves only clean lines, or (to measure the bias it brings) by a
+ * memset, whose dirty lines drain to DRAM inside the timed launch. */
+enum sw_flush_method { SW_FLUSH_BY_READ, SW_FLUSH_BY_MEMSET };
+
+/* Measurement settings (the `measure:` section), with their defaults. */
+struct sw_measure_cfg {
+	double rse_target;   /* stop when the relative std. error of the mean is below; 0.005 */
+	int min_samples;     /* 10 */
+	int max_samples;     /* <= SW_MAX_SAMPLES; 200 */
+	int warmup;          /* untimed launches first; 2 */
+	double time_cap_s;   /* GPU time per point before giving up on rse; 1.0 */
+	double min_sample_s; /* batch launches so a sample lasts at least this; 20e-6 */
+	enum sw_flush_l2 flush_l2;         /* auto: when the working set could fit in L2 */
+	enum sw_flush_method flush_method; /* read */
+};
+
+struct sw_job {
+	char *path; /* as given */
+	char *text; /* the whole file, for the HDF5 root attribute */
+	char name[64];
+	struct sw_job_family *families;
+	int n_families;
+	struct sw_measure_cfg measure;
+	int ccs[SW_MAX_CCS]; /* model targets, 10 * major + minor */
+	int n_ccs;
+	int kepler_bank_bytes; /* model.kepler_bank_bytes: 4 (default) or 8, for CC 3.x targets */
+};
+
+/* Reads and parses path. Refuses anything but a regular file (a FIFO or a
+ * device at once, without blocking: safe_open.h), files over
+ * SW_JOB_MAX_BYTES, NUL bytes and invalid UTF-8 before YAML sees them. A
+ * leading UTF-8 byte order mark is allowed. On error job is left empty
+ * (nothing to free). */
+enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *err);
+
+/* Parses text already in memory; `path` only names it in messages. */
+enum sw_status sw_job_parse(const char *path, const char *text, size_t len, struct sw_job *job,
+			    struct sw_err *err);
+
+/* What a job made by sw_job_from_families names as its file. */
+#define SW_JOB_FAMILY_PATH "--family"
+
+/* A job of the n named families with their default axes and variants
+ * (--family), as a job file that lists each with nothing under it would
+ * be: job->text is that file, job->path SW_JOB_FAMILY_PATH, and the name
+ * the family names joined by '-' (as many as fit). SW_EINVAL for none, an
+ * unknown family (naming the nearest registered ones) or one named twice. */
+enum sw_status sw_job_from_families(const char *const *names, int n, struct sw_job *job,
+				    struct sw_err *err);
+
+/* Applies one --set override: "FAMILY.AXIS=VALUES" or "FAMILY.variants=a,b".
+ * The family must be in the job. */
+enum sw_status sw_job_set(struct sw_job *job, const char *assignment, struct sw_err *err);
+
+/* Parses "9.0" or "12.1" into 90 or 121. */
+enum sw_status sw_cc_parse(const char *text, int *cc, struct sw_err *err);
+
+void sw_job_fini(struct sw_job *job);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Plug-ins: shared objects that add families at run time (--plugin, the
+ * job's `plugins:`). Loading checks the file before dlopen (a regular ELF
+ * file, opened without blocking), its `sweep_plugin` symbol, its API version
+ * and its family names, then appends the families to the registry. Not
+ * collective: comparing ranks is the caller's (sw_plugins_digest). Never prints.
+ */
+#ifndef SW_PLUGIN_H
+#define SW_PLUGIN_H
+
+#include <stdint.h>
+
+#include "core/status.h"
+
+#define SW_MAX_PLUGINS 16
+
+/* One loaded plug-in, owned by this module until sw_plugin_unload_all. */
+struct sw_plugin_info {
+	char path[4096];       /* the resolved path that was checked and loaded */
+	char name[64];         /* the file name, for messages */
+	uint64_t content_hash; /* of the file's bytes */
+	int first_family;      /* its families' registry indices: first .. + n_families */
+	int n_families;
+};
+
+/* Loads the plug-in at path (relative to the working directory) and
+ * registers its families after those already there. Loading the same file
+ * again (same resolved path and content) does nothing. SW_EINVAL, naming
+ * the file: missing, not a regular file, not a shared object, no
+ * sweep_plugin symbol, another API version, a family name already
+ * registered, or families the record cannot hold; nothing is registered then. */
+enum sw_status sw_plugin_load(const char *path, struct sw_err *err);
+
+/* Like sw_plugin_load, for a path from a job file: a relative path is taken
+ * against the directory of job_path. */
+enum sw_status sw_plugin_load_from(const char *job_path, const char *path, struct sw_err *err);
+
+int sw_plugin_count(void);
+const struct sw_plugin_info *sw_plugin_at(int i); /* NULL out of range */
+
+/* A hash over every loaded plug-in's content hash and each of its family
+ * names, in load order; 0 when none is loaded. Ranks that loaded the same
+ * plug-ins (by content, wherever they lie) have the same digest. */
+uint64_t sw_plugins_digest(void);
+
+/* Forgets every plug-in's families and closes the libraries (tests). */
+void sw_plugin_unload_all(void);
+
+#endif

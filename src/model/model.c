@@ -1,0 +1,306 @@
+/*
+ * The model backend (model.h). Each rule cites its source in docs/model.md:
+ * the course notes (NOTES.md claims) and the CUDA C Programming Guide's
+ * compute-capability appendix. The sampled requests are spread evenly over
+ * the point; their averages are scaled by the request count.
+ */
+#include "model/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sw_model_supports(int cc)
+{
+	switch (cc / 10) {
+	case 1: return cc == 10 || cc == 11 || cc == 12 || cc == 13;
+	case 2:
+	case 3:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12: return 1;
+	default: return 0;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts v[0..n) and returns the number of distinct values, compacted in front. */
+static int distinct(uint64_t *v, int n)
+{
+	qsort(v, n, sizeof *v, cmp_u64);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (k == 0 || v[i] != v[k - 1])
+			v[k++] = v[i];
+	return k;
+}
+
+/* Units of `unit` bytes the lanes in [first, last) touch: distinct, in units. */
+static int units_touched(const struct sw_request *r, int first, int last, uint64_t unit,
+			 uint64_t *out)
+{
+	int n = 0;
+	for (int l = first; l < last; l++) {
+		if (!(r->active & (1u << l)))
+			continue;
+		for (uint64_t u = r->addr[l] / unit; u <= (r->addr[l] + r->word_bytes - 1) / unit;
+		     u++)
+			out[n++] = u;
+	}
+	return distinct(out, n);
+}
+
+static int lanes_active(const struct sw_request *r, int first, int last)
+{
+	int n = 0;
+	for (int l = first; l < last; l++)
+		n += (r->active >> l) & 1;
+	return n;
+}
+
+/* CC 1.0/1.1, per half-warp (C1-C3, C15): one transaction when lane k reads
+ * word k of a region of 16 words aligned to its size, with 4-, 8- or 16-byte
+ * words; otherwise one 32-byte transaction per active lane. */
+static void half_warp_strict(const struct sw_request *r, int first, struct sw_model_cost *c)
+{
+	int active = lanes_active(r, first, first + 16);
+	if (!active)
+		return;
+	int w = r->word_bytes;
+	uint64_t region = 16 * (uint64_t)w, base = UINT64_MAX;
+	int ok = w == 4 || w == 8 || w == 16;
+	for (int l = first; l < first + 16 && ok; l++) {
+		if (!(r->active & (1u << l)))
+			continue;
+		uint64_t b = r->addr[l] - (uint64_t)(l - first) * w;
+		if (base == UINT64_MAX)
+			base = b;
+		ok = b == base && r->addr[l] >= (uint64_t)(l - first) * w;
+	}
+	if (ok && base % region == 0) {
+		/* 16-byte words: the 256-byte region goes as two 128-byte transactions */
+		c->transactions += w == 16 ? 2 : 1;
+		c->moved_bytes += (int)region;
+	} else {
+		c->transactions += active;
+		c->moved_bytes += active * (w > 32 ? w : 32);
+	}
+}
+
+/* CC 1.2/1.3, per half-warp (C4): one transaction per segment touched (32 B
+ * for 1-byte words, 64 B for 2-byte, 128 B otherwise), each shrunk to the half
+ * (then the quarter) that holds all its used bytes. */
+static void half_warp_segments(const struct sw_request *r, int first, struct sw_model_cost *c)
+{
+	uint64_t seg = r->word_bytes == 1 ? 32 : r->word_bytes == 2 ? 64 : 128;
+	uint64_t segs[64];
+	int n = units_touched(r, first, first + 16, seg, segs);
+	for (int s = 0; s < n; s++) {
+		uint64_t lo = UINT64_MAX, hi = 0, start = segs[s] * seg;
+		for (int l = first; l < first + 16; l++) {
+			if (!(r->active & (1u << l)))
+				continue;
+			uint64_t a = r->addr[l], e = a + r->word_bytes - 1;
+			if (e < start || a >= start + seg)
+				continue;
+			lo = a > start ? (a < lo ? a : lo) : start;
+			hi = e < start + seg - 1 ? (e > hi ? e : hi) : start + seg - 1;
+		}
+		uint64_t size = seg;
+		while (size > 32 && lo / (size / 2) == hi / (size / 2))
+			size /= 2;
+		c->transactions++;
+		c->moved_bytes += (int)size;
+	}
+}
+
+static void global_cost(const struct sw_request *r, int cc, struct sw_model_cost *c)
+{
+	uint64_t units[64];
+	if (cc <= 11) {
+		half_warp_strict(r, 0, c);
+		half_warp_strict(r, 16, c);
+	} else if (cc <= 13) {
+		half_warp_segments(r, 0, c);
+		half_warp_segments(r, 16, c);
+	} else if (cc < 30) { /* Fermi: loads cached in L1, 128-byte lines per warp */
+		c->transactions = units_touched(r, 0, 32, 128, units);
+		c->moved_bytes = c->transactions * 128;
+	} else { /* 32-byte segments (3.x-5.x, through L2) and sectors (6.0 on) */
+		c->transactions = units_touched(r, 0, 32, 32, units);
+		c->moved_bytes = c->transactions * 32;
+	}
+}
+
+/* Passes a shared request takes: the most distinct words any bank must serve
+ * (several lanes on one word are served at once: broadcast, multicast). 1.x
+ * serves each half-warp with 16 banks (C16); later GPUs serve the warp with 32,
+ * 4-byte banks, in phases of 128 bytes for wider words. The degree is the
+ * worst phase; wavefronts add up the phases, as hardware counters count them. */
+static void shared_cost(const struct sw_request *r, int cc, int kepler_bank_bytes,
+			struct sw_model_cost *c)
+{
+	/* Kepler's 8-byte mode: banks of 8-byte words, 256 bytes per pass */
+	int unit = cc / 10 == 3 && kepler_bank_bytes == 8 ? 8 : 4;
+	int banks = cc < 20 ? 16 : 32;
+	int group = cc < 20 ? 16 : 32;
+	if (cc >= 20 && r->word_bytes > unit)
+		group = 32 * unit / r->word_bytes; /* 4-byte banks: half-warps of 8-byte words... */
+	for (int first = 0; first < 32; first += group) {
+		uint64_t words[32 * 4];
+		int n = 0, worst = 0;
+		for (int l = first; l < first + group; l++)
+			if (r->active & (1u << l))
+				for (uint64_t w = r->addr[l] / unit;
+				     w <= (r->addr[l] + r->word_bytes - 1) / unit; w++)
+					words[n++] = w;
+		n = distinct(words, n);
+		int per_bank[32] = { 0 };
+		for (int i = 0; i < n; i++) {
+			int b = (int)(words[i] % (uint64_t)banks);
+			if (++per_bank[b] > worst)
+				worst = per_bank[b];
+		}
+		if (worst > c->conflict_degree)
+			c->conflict_degree = worst;
+		c->wavefronts += worst;
+		c->ideal_wavefronts += n > 0;
+	}
+}
+
+/* Constant memory serialises distinct addresses (per half-warp on 1.x, C17). */
+static int constant_degree(const struct sw_request *r, int cc)
+{
+	int group = cc < 20 ? 16 : 32, worst = 0;
+	for (int first = 0; first < 32; first += group) {
+		uint64_t a[32];
+		int n = 0;
+		for (int l = first; l < first + group; l++)
+			if (r->active & (1u << l))
+				a[n++] = r->addr[l];
+		n = distinct(a, n);
+		worst = n > worst ? n : worst;
+	}
+	return worst;
+}
+
+enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_model_cost *cost,
+				struct sw_err *err)
+{
+	return sw_model_request_banked(req, cc, SW_KEPLER_BANK_BYTES_DEFAULT, cost, err);
+}
+
+enum sw_status sw_model_request_banked(const struct sw_request *req, int cc, int kepler_bank_bytes,
+				       struct sw_model_cost *cost, struct sw_err *err)
+{
+	memset(cost, 0, sizeof *cost);
+	if (!sw_model_supports(cc))
+		return sw_fail(err, SW_EINVAL, "no model rules for CC %d.%d", cc / 10, cc % 10);
+	if (kepler_bank_bytes != 4 && kepler_bank_bytes != 8)
+		return sw_fail(err, SW_EINVAL, "banks of %d bytes: Kepler has 4 or 8",
+			       kepler_bank_bytes);
+	if (req->word_bytes < 1 || req->word_bytes > 32)
+		return sw_fail(err, SW_EINVAL, "word of %d bytes", req->word_bytes);
+	/* Useful bytes are the distinct words asked for: lanes sharing a word
+	 * (a broadcast) need it moved once. */
+	uint64_t a[32];
+	int n = 0;
+	for (int l = 0; l < 32; l++)
+		if (req->active & (1u << l))
+			a[n++] = req->addr[l];
+	cost->useful_bytes = distinct(a, n) * req->word_bytes;
+	switch (req->space) {
+	case SW_SPACE_GLOBAL: global_cost(req, cc, cost); break;
+	case SW_SPACE_SHARED: shared_cost(req, cc, kepler_bank_bytes, cost); break;
+	case SW_SPACE_CONSTANT: cost->conflict_degree = constant_degree(req, cc); break;
+	}
+	return SW_OK;
+}
+
+enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *p, int cc,
+			     struct sw_model_figures *out, struct sw_err *err)
+{
+	return sw_model_eval_banked(v, p, cc, SW_KEPLER_BANK_BYTES_DEFAULT, out, err);
+}
+
+enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
+				    int kepler_bank_bytes, struct sw_model_figures *out,
+				    struct sw_err *err)
+{
+	memset(out, 0, sizeof *out);
+	out->transactions_per_request = out->sectors_per_request = NAN;
+	out->efficiency = out->conflict_degree = NAN;
+	if (!v->requests)
+		return sw_fail(err, SW_SKIP, "variant %s has no access pattern to model", v->name);
+	if (!sw_model_supports(cc))
+		return sw_fail(err, SW_SKIP, "no model rules for CC %d.%d", cc / 10, cc % 10);
+
+	uint64_t total = v->requests(p, 0, NULL);
+	if (total == 0)
+		return SW_OK;
+	uint64_t sampled = total < SW_MODEL_MAX_SAMPLED ? total : SW_MODEL_MAX_SAMPLED;
+	double trans = 0, useful = 0, moved = 0, degree = 0;
+	double ld = 0, ld_trans = 0, st = 0, st_trans = 0, sh_ld = 0, sh_waves = 0, sh_ideal = 0;
+	uint64_t issued = 0, global = 0, other = 0;
+	struct sw_request req;
+	struct sw_model_cost c;
+	for (uint64_t k = 0; k < sampled; k++) {
+		/* Evenly spread over [0, total), last request included. */
+		uint64_t r = sampled == 1 ? 0
+					  : (uint64_t)((double)k * (double)(total - 1) /
+						       (double)(sampled - 1));
+		v->requests(p, r, &req);
+		if (!req.active)
+			continue; /* a warp with no lane left issues nothing */
+		if (sw_model_request_banked(&req, cc, kepler_bank_bytes, &c, err) != SW_OK)
+			return sw_wrap(err, "%s request %llu", v->name, (unsigned long long)r);
+		issued++;
+		if (req.space == SW_SPACE_GLOBAL) {
+			global++;
+			trans += c.transactions;
+			useful += c.useful_bytes;
+			moved += c.moved_bytes;
+			if (req.is_store)
+				st++, st_trans += c.transactions;
+			else
+				ld++, ld_trans += c.transactions;
+		} else {
+			other++;
+			degree += c.conflict_degree;
+			if (req.space == SW_SPACE_SHARED && !req.is_store)
+				sh_ld++, sh_waves += c.wavefronts, sh_ideal += c.ideal_wavefronts;
+		}
+	}
+	if (!issued)
+		return SW_OK;
+	double scale = (double)total / (double)sampled; /* sampled requests -> whole point */
+	out->requests = (double)issued * scale;
+	out->global_requests = (double)global * scale;
+	out->ld_requests = ld * scale;
+	out->ld_transactions = ld_trans * scale;
+	out->st_requests = st * scale;
+	out->st_transactions = st_trans * scale;
+	out->shared_ld_requests = sh_ld * scale;
+	out->shared_ld_wavefronts = sh_waves * scale;
+	out->shared_ld_conflicts = (sh_waves - sh_ideal) * scale;
+	if (global) {
+		out->transactions_per_request = trans / (double)global;
+		out->sectors_per_request = cc >= 60 ? out->transactions_per_request : NAN;
+		out->useful_bytes = useful * scale;
+		out->moved_bytes = moved * scale;
+		out->efficiency = useful / moved;
+	}
+	if (other)
+		out->conflict_degree = degree / (double)other;
+	return SW_OK;
+}

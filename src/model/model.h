@@ -1,0 +1,53 @@
+/*
+ * The model backend: predicts a point's memory behaviour on any compute
+ * capability from the addresses its warp-level requests touch (the variant's
+ * requests function, built on the kernel's own index helpers). Global memory:
+ * transactions per request by the coalescing rules of each CC family (the
+ * half-warp rules of 1.0/1.1 and 1.2/1.3, 128-byte L1 lines on 2.x, 32-byte
+ * segments on 3.x-5.x, 32-byte sectors from 6.0 on). Shared memory: the
+ * bank-conflict degree. Constant memory: distinct addresses per request.
+ * docs/model.md gives each rule and its source. Pure.
+ */
+#ifndef SW_MODEL_H
+#define SW_MODEL_H
+
+#include "kernel.h"
+#include "core/figures.h"
+#include "core/status.h"
+
+#define SW_MODEL_MAX_SAMPLED 512 /* requests looked at per point */
+
+/* The cost of one warp-level request on one CC. */
+struct sw_model_cost {
+	int transactions;     /* global: memory transactions (sectors from 6.0 on) */
+	int moved_bytes;      /* global: bytes those transactions carry */
+	int useful_bytes;     /* bytes the active lanes asked for */
+	int conflict_degree;  /* shared: serialised passes (1 = conflict free); constant:
+			      * distinct addresses (1 = broadcast) */
+	int wavefronts;       /* shared, 2.x on: passes summed over the request's phases */
+	int ideal_wavefronts; /* the same without conflicts: one per phase with a lane */
+};
+
+/* Nonzero when the model has rules for cc (10 * major + minor). */
+int sw_model_supports(int cc);
+
+/* Kepler (CC 3.x) can run shared memory in banks of 8-byte words
+ * (cudaDeviceSetSharedMemConfig with cudaSharedMemBankSizeEightByte); 4 is
+ * its default mode, and the only one of every other CC. */
+#define SW_KEPLER_BANK_BYTES_DEFAULT 4
+
+/* The cost of one request; SW_EINVAL for an unknown CC or word size. */
+enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_model_cost *cost,
+				struct sw_err *err);
+/* The same with the bank width a CC 3.x target uses: 4 or 8 bytes. */
+enum sw_status sw_model_request_banked(const struct sw_request *req, int cc, int kepler_bank_bytes,
+				       struct sw_model_cost *cost, struct sw_err *err);
+
+/* SW_SKIP with a reason when the variant is not modelled or cc has no rules. */
+enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *p, int cc,
+			     struct sw_model_figures *out, struct sw_err *err);
+enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
+				    int kepler_bank_bytes, struct sw_model_figures *out,
+				    struct sw_err *err);
+
+#endif

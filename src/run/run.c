@@ -1,0 +1,248 @@
+/*
+ * A whole sweep over MPI_COMM_WORLD (run.h), as a sequence of stages: set-up
+ * (setup.c: the job, the backend, the plan, binding, the output), the
+ * points (rank 0's coordinator, coord.c, and a worker loop on every rank,
+ * worker.c), then closing and the summary. run.c never asks which backend
+ * it runs: that is the backend table's business (backend.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "run/run.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run/comm.h"
+#include "run/coord.h"
+#include "h5/h5out.h"
+#include "run/run_ctx.h"
+#include "run/worker.h"
+
+volatile sig_atomic_t sw_run_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sw_run_interrupted = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double unix_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The binding table, so a job log shows which rank measured on which GPU. */
+static void print_bindings(const struct sw_device_info *t, int n)
+{
+	fprintf(stderr, "sweep: %-5s %-16s %-5s %-14s %-40s %s\n", "rank", "host", "local",
+		"pci bus", "uuid", "device");
+	for (int r = 0; r < n; r++)
+		fprintf(stderr, "sweep: %-5d %-16s %-5d %-14s %-40s %s%s%s\n", t[r].rank, t[r].host,
+			t[r].local_rank, t[r].device_index < 0 ? "-" : t[r].pci_bus_id,
+			t[r].device_index < 0 ? "-" : t[r].uuid, t[r].name,
+			t[r].visible_devices[0] ? " CUDA_VISIBLE_DEVICES=" : "",
+			t[r].visible_devices);
+}
+
+static void announce(const struct sw_run *r)
+{
+	/* even under --quiet: an --extend that runs nothing is not a silent success */
+	if (r->rank == 0 && r->opt->extend && !r->n_todo)
+		fprintf(stderr,
+			"sweep: extending: nothing new to run, all %zu points of the job are "
+			"already in %s\n",
+			r->plan.n, r->path);
+	if (r->rank != 0 || r->opt->quiet)
+		return;
+	print_bindings(r->devices, r->size);
+	fprintf(stderr, "sweep: %s: %zu of %zu points to run on %d rank%s (%s), writing %s\n",
+		r->job.name, r->n_todo, r->plan.n, r->size, r->size == 1 ? "" : "s", r->dev.name,
+		r->path);
+	if (r->opt->resume)
+		fprintf(stderr, "sweep: resuming: %zu points already in the file\n",
+			r->plan.n - r->n_todo);
+	if (r->opt->extend && r->n_todo)
+		fprintf(stderr, "sweep: extending: %zu points already in the file, %zu new\n",
+			r->plan.n - r->n_todo, r->n_todo);
+}
+
+/* The points: a worker on every rank, and on rank 0 the coordinator too.
+ * Returns this rank's status; rank 0's totals in *t. */
+static enum sw_status run_points(struct sw_run *r, struct sw_coord_totals *t, struct sw_err *err)
+{
+	int dynamic = r->opt->schedule == SW_SCHED_DYNAMIC && r->size > 1;
+	struct sw_coord *co = NULL;
+	struct sw_channel ch;
+	struct sw_err werr = { 0 };
+	enum sw_status st = SW_OK, wst;
+	if (r->rank == 0 && (st = sw_coord_start(r, dynamic, &co, err)) != SW_OK)
+		MPI_Abort(MPI_COMM_WORLD, 6); /* the workers would wait for it forever */
+	if (r->rank == 0)
+		sw_coord_channel(co, &ch);
+	else if (sw_channel_mpi_open(&ch, &werr) != SW_OK)
+		MPI_Abort(MPI_COMM_WORLD, 6); /* rank 0 would wait for its bye forever */
+	wst = sw_worker_run(r, &ch, dynamic, &werr);
+	if (r->rank == 0)
+		st = sw_coord_finish(&co, t, err);
+	else
+		sw_channel_mpi_close(&ch);
+	if (wst != SW_OK) {
+		fprintf(stderr, "sweep: rank %d stopped taking points: %s\n", r->rank, werr.msg);
+		if (st == SW_OK)
+			*err = werr;
+		st = st > wst ? st : wst;
+	}
+	return st;
+}
+
+/* Rank 0: closes the file; SW_OK or why it failed (in err). */
+static enum sw_status close_output(struct sw_run *r, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	if (sw_fault_at(&r->faults, SW_STAGE_CLOSE, r->rank))
+		st = sw_fail(err, SW_EHDF5, "injected fault (SW_TEST_FAULT)");
+	struct sw_err cerr = { 0 };
+	enum sw_status cst = sw_h5_close(&r->h5, unix_s(), &cerr);
+	if (cst != SW_OK && st == SW_OK) {
+		st = cst;
+		*err = cerr;
+	}
+	return st;
+}
+
+/* Rank 0, after the close: what the file holds of this run, read back from
+ * it, so a disk that filled up cannot make the summary claim rows it lost. */
+static void summarise(const struct sw_run *r, const struct sw_coord_totals *t, double wall,
+		      enum sw_status st)
+{
+	struct sw_h5_rows in = { 0 };
+	struct sw_err rerr = { 0 };
+	if (sw_h5_count_session(r->path, r->session, &in, &rerr) != SW_OK) {
+		if (t->written)
+			fprintf(stderr, "sweep: %zu rows were handed to the writer, but %s\n",
+				t->written, rerr.msg);
+		return;
+	}
+	if (!r->opt->quiet || st != SW_OK)
+		fprintf(stderr,
+			"sweep: %llu rows %s %s: %llu ok, %llu skipped, %llu invalid, %llu "
+			"failed\n",
+			(unsigned long long)in.rows,
+			st == SW_OK || st == SW_ECUDA ? "written to" : "of this run are safe in",
+			r->path, (unsigned long long)in.by_status[SW_ROW_OK],
+			(unsigned long long)in.by_status[SW_ROW_SKIPPED],
+			(unsigned long long)in.by_status[SW_ROW_INVALID],
+			(unsigned long long)in.by_status[SW_ROW_FAILED]);
+	if (r->backend->measures && in.rows && wall > 0 && !r->opt->quiet)
+		fprintf(stderr,
+			"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency "
+			"%.2f\n",
+			t->timed_s, wall, r->size, r->size == 1 ? "" : "s",
+			t->timed_s / (wall * r->size));
+	if (in.rows < r->n_todo)
+		fprintf(stderr,
+			"sweep: %zu points not in the file; `--resume -o %s` completes it%s\n",
+			r->n_todo - (size_t)in.rows, r->path,
+			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
+				     : "");
+}
+
+/* Rows that did not measure make the exit status say so; so does a stop. */
+static enum sw_status verdict(const struct sw_coord_totals *t, int rank, struct sw_err *err)
+{
+	int bad = 0, stopped = sw_run_interrupted, any_stopped = 0;
+	if (rank == 0 && t->counts[SW_ROW_INVALID])
+		bad = SW_EVALIDATE;
+	if (rank == 0 && t->counts[SW_ROW_FAILED])
+		bad = SW_ECUDA;
+	MUST_MPI(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Allreduce(&stopped, &any_stopped, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	if (bad)
+		return sw_fail(err, (enum sw_status)bad, "%s",
+			       bad == SW_EVALIDATE
+				       ? "some points failed validation (status 2 rows)"
+				       : "some points failed on the GPU (status 3 rows)");
+	if (any_stopped)
+		return sw_fail(err, SW_EIO, "interrupted; the file holds what was measured");
+	return SW_OK;
+}
+
+/* From the open file to the verdict: points, close, summary. */
+static enum sw_status measure_and_close(struct sw_run *r, struct sw_err *err)
+{
+	struct sw_coord_totals t = { 0 };
+	double t0 = now_s();
+	announce(r);
+	enum sw_status mine = run_points(r, &t, err);
+	enum sw_status st = sw_mpi_worst(mine);
+	if (st != SW_OK && mine == SW_OK)
+		sw_fail(err, st, "another rank failed (see the messages above)");
+	if (r->rank == 0) {
+		struct sw_err cerr = { 0 };
+		enum sw_status cst = close_output(r, &cerr);
+		if (cst != SW_OK && st == SW_OK) {
+			st = cst;
+			*err = cerr;
+			sw_wrap(err, "rank 0, %s", sw_stage_name(SW_STAGE_CLOSE));
+		}
+		summarise(r, &t, now_s() - t0, st);
+	}
+	st = sw_mpi_worst(st);
+	if (st == SW_OK)
+		st = verdict(&t, r->rank, err);
+	return st;
+}
+
+enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc, char **argv,
+		      struct sw_err *err)
+{
+	struct sw_run r = { .opt = opt, .job = *job, .share_lock_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	enum sw_status st;
+
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MUST_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &r.rank));
+	MUST_MPI(MPI_Comm_size(MPI_COMM_WORLD, &r.size));
+	sw_faults_parse(getenv("SW_TEST_FAULT"), &r.faults);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	memset(job, 0, sizeof *job); /* the run's now: sw_setup_fini frees it */
+
+	if ((st = sw_setup_job(&r, err)) != SW_OK || (st = sw_setup_backend(&r, err)) != SW_OK ||
+	    (st = sw_setup_plan(&r, err)) != SW_OK || (st = sw_setup_costs(&r, err)) != SW_OK)
+		goto out;
+	if (opt->dry_run) {
+		size_t n_done = 0;
+		/* the same checks as a resume, before the plan is shown as runnable */
+		if ((st = sw_setup_dry_check(&r, err)) != SW_OK ||
+		    (opt->resume && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK))
+			goto out;
+		if (r.rank == 0)
+			sw_setup_print_plan(&r);
+		if (r.rank == 0 && opt->resume)
+			fprintf(stderr,
+				"sweep: --resume: %s passes every check; %zu of %zu points are in "
+				"it\n",
+				r.path, n_done, r.plan.n);
+		goto out;
+	}
+	/* Devices first: a run that cannot bind leaves no file behind. */
+	if ((st = sw_setup_bind(&r, err)) != SW_OK ||
+	    (st = sw_setup_open(&r, argc, argv, err)) != SW_OK)
+		goto out;
+	st = measure_and_close(&r, err);
+out:
+	sw_setup_fini(&r);
+	return st;
+}

@@ -1,0 +1,581 @@
+/*
+ * A run's set-up, stage by stage (run_ctx.h): the job travels from rank 0 to
+ * every rank, each builds the same plan, binds its backend, and rank 0 opens
+ * the output and tells every rank what is left to run. Every stage ends on
+ * every rank with one reduction, so one rank's failure stops all of them at
+ * the same point, and no rank leaves another waiting in a collective.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run/comm.h"
+#include "run/cost.h"
+#include "core/durations.h"
+#include "h5/h5out.h"
+#include "backend/measure.h"
+#include "run/progress.h"
+#include "run/run.h"
+#include "run/run_ctx.h"
+#include "core/safe_open.h"
+#include "run/sched.h"
+#include "version.h"
+
+/* The worst and the best status over all ranks, in one reduction. */
+static void reduce_status(enum sw_status mine, enum sw_status *worst, enum sw_status *best)
+{
+	int in[2] = { (int)mine, -(int)mine }, out[2];
+	MUST_MPI(MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	*worst = (enum sw_status)out[0];
+	*best = (enum sw_status) - out[1];
+}
+
+enum sw_status sw_stage_end(const struct sw_run *r, enum sw_stage s, enum sw_status mine,
+			    struct sw_err *err)
+{
+	enum sw_status worst, best;
+	reduce_status(mine, &worst, &best);
+	if (best != SW_OK) /* the same failure everywhere (bad input): rank 0 says it once */
+		return worst;
+	if (mine != SW_OK && r->rank != 0)
+		fprintf(stderr, "sweep: rank %d, %s: %s\n", r->rank, sw_stage_name(s), err->msg);
+	else if (mine != SW_OK)
+		sw_wrap(err, "rank 0, %s", sw_stage_name(s));
+	else if (worst != SW_OK)
+		sw_fail(err, worst, "%s failed on another rank (see the messages above)",
+			sw_stage_name(s));
+	return worst;
+}
+
+static enum sw_status injected(const struct sw_run *r, enum sw_stage s, enum sw_status st,
+			       struct sw_err *err)
+{
+	if (st != SW_OK || !sw_fault_at(&r->faults, s, r->rank))
+		return st;
+	return sw_fail(err, SW_EIO, "injected fault (SW_TEST_FAULT) in %s on rank %d",
+		       sw_stage_name(s), r->rank);
+}
+
+/* The job is each rank's own: read, --set applied and compared with every
+ * other rank's (text, plan, plug-ins) in the agreement before the run, so
+ * nothing is read or sent here; the stage is where a rank may still fail
+ * (SW_TEST_FAULT=stage:job) before any other work. */
+enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
+{
+	return sw_stage_end(r, SW_STAGE_JOB, injected(r, SW_STAGE_JOB, SW_OK, err), err);
+}
+
+static int available_everywhere(const struct sw_backend *b, int *anywhere)
+{
+	int have = !b->available || b->available(), all = 0, any = 0;
+	MUST_MPI(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Allreduce(&have, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	if (anywhere)
+		*anywhere = any;
+	return all;
+}
+
+/* What --counters and --metrics need: a backend that counts, on GPUs that
+ * every rank has (named: the --backend given; NULL for auto). */
+static enum sw_status check_counting(const struct sw_options *o, const struct sw_backend *named,
+				     int gpus, const char *who, struct sw_err *err)
+{
+	if (o->counters && named && !named->counters)
+		return sw_fail(err, SW_EINVAL,
+			       "--counters needs the cuda backend: hardware counters come from "
+			       "a GPU, not from the %s backend",
+			       named->name);
+	if (o->n_metrics && named && !named->counters)
+		return sw_fail(err, SW_EINVAL,
+			       "--metrics needs the cuda backend: CUPTI metrics come from a GPU, "
+			       "not from the %s backend",
+			       named->name);
+	if (o->counters && !gpus && !o->dry_run)
+		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device", who);
+	/* the names are checked against the GPU's own list: a dry run needs it too */
+	if (o->n_metrics && !gpus)
+		return sw_fail(err, SW_ECUDA,
+			       "--metrics: %s has no usable CUDA device to count on or to check "
+			       "the metric names against",
+			       who);
+	return SW_OK;
+}
+
+/* --backend NAME, or auto: the GPU when every rank has one, else the model.
+ * Only auto names backends; for the rest the table says what each can do
+ * (counters) and where it runs (available). */
+static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
+{
+	const struct sw_options *o = r->opt;
+	const struct sw_backend *cuda = sw_backend_find("cuda"), *model = sw_backend_find("model");
+	const struct sw_backend *named =
+		o->backend == SW_BACKEND_AUTO ? NULL : sw_backend_find(sw_cli_backend_name(o));
+	int any = 0, gpus = available_everywhere(cuda, &any);
+	const char *who = any ? "at least one rank" : "this machine";
+	enum sw_status st = check_counting(o, named, gpus, who, err);
+
+	if (st != SW_OK)
+		return st;
+	r->backend = named ? named : gpus ? cuda : model;
+	if (named == cuda && !gpus && !o->dry_run) /* a plan needs no GPU */
+		return sw_fail(err, SW_ECUDA, "--backend cuda: %s has no usable CUDA device", who);
+	if (named && named != cuda && named->available && !o->dry_run &&
+	    !available_everywhere(named, NULL))
+		return sw_fail(err, SW_EIO, "--backend %s: not every rank can run it", named->name);
+	if (!named && !gpus && r->rank == 0 && !o->quiet)
+		fprintf(stderr, "sweep: %s: using the model backend (predictions, no timings)\n",
+			any ? "not every rank has a CUDA device" : "no CUDA device found");
+	return SW_OK;
+}
+
+enum sw_status sw_setup_backend(struct sw_run *r, struct sw_err *err)
+{
+	/* the same on every rank: only rank 0 prints, and reductions agree */
+	return sw_mpi_worst(pick_backend(r, err));
+}
+
+enum sw_status sw_setup_plan(struct sw_run *r, struct sw_err *err)
+{
+	return sw_mpi_worst(sw_plan_build(&r->job, r->backend->model_targets, &r->plan, err));
+}
+
+/* Rank 0: the cost model, from --costs or the default result file. */
+static enum sw_status load_costs(const struct sw_run *r, struct sw_cost_model *m,
+				 struct sw_err *err)
+{
+	struct sw_durations d = { 0 };
+	const char *path = r->opt->costs;
+	enum sw_status st = SW_OK;
+	if (path)
+		st = sw_durations_read(path, &d, err);
+	else if (access(SW_DEFAULT_COSTS, R_OK) != 0 ||
+		 sw_durations_read(SW_DEFAULT_COSTS, &d, err) != SW_OK)
+		sw_durations_fini(&d); /* no default file: bytes and flops alone */
+	if (st != SW_OK)
+		return sw_wrap(err, "--costs %s", path);
+	/* the default file is another job's: its rates, not its points */
+	st = path ? sw_cost_init(m, d.rows, d.n, err) : sw_cost_init_rates(m, d.rows, d.n, err);
+	sw_durations_fini(&d);
+	return st;
+}
+
+enum sw_status sw_setup_costs(struct sw_run *r, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	r->cost_s = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->cost_s);
+	if (!r->cost_s)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the points' expected times");
+	if (st == SW_OK && r->rank == 0) {
+		struct sw_cost_model m = { 0 };
+		st = load_costs(r, &m, err);
+		if (st == SW_OK)
+			sw_cost_todo(&m, &r->plan, NULL, r->plan.n, r->cost_s, r->cost_sources);
+		sw_cost_fini(&m);
+	}
+	if ((st = sw_mpi_worst(st)) != SW_OK)
+		return st;
+	MUST_MPI(MPI_Bcast(r->cost_s, (int)r->plan.n, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	return SW_OK;
+}
+
+int *sw_setup_static_owners(const struct sw_run *r, const uint32_t *todo, size_t n)
+{
+	int *owner = malloc((n ? n : 1) * sizeof *owner);
+	double *cost = malloc((n ? n : 1) * sizeof *cost);
+	if (owner && cost) {
+		for (size_t i = 0; i < n; i++)
+			cost[i] = r->cost_s[todo ? todo[i] : i];
+		if (sw_sched_lpt(cost, n, r->size, owner, NULL) != SW_OK) {
+			free(owner);
+			owner = NULL;
+		}
+	} else {
+		free(owner);
+		owner = NULL;
+	}
+	free(cost);
+	return owner;
+}
+
+/* The rank's node-local rank, from MPI rather than a launcher's variables. */
+static int local_rank_of(struct sw_err *err, int *local_rank)
+{
+	MPI_Comm local;
+	enum sw_status st = CHECK_MPI(
+		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local),
+		err);
+	if (st != SW_OK)
+		return st;
+	st = CHECK_MPI(MPI_Comm_rank(local, local_rank), err);
+	MPI_Comm_free(&local);
+	return st;
+}
+
+enum sw_status sw_setup_dry_check(struct sw_run *r, struct sw_err *err)
+{
+	struct sw_backend_args a = {
+		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
+	};
+	enum sw_status st = local_rank_of(err, &a.local_rank);
+	if (st == SW_OK && r->backend->dry_check)
+		st = r->backend->dry_check(&a, err);
+	return sw_mpi_worst(st);
+}
+
+static enum sw_status open_backend(struct sw_run *r, struct sw_err *err)
+{
+	struct sw_backend_args a = {
+		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
+	};
+	enum sw_status st = local_rank_of(err, &a.local_rank);
+	if (st == SW_OK)
+		st = injected(r, SW_STAGE_BIND, st, err);
+	if (st == SW_OK)
+		st = r->backend->open(&a, &r->dev, &r->backend_state, err);
+	r->dev.rank = r->rank;
+	if (st == SW_OK && r->backend->note) {
+		const char *note = r->backend->note(r->backend_state);
+		if (note) /* the run goes on; each row says why too */
+			fprintf(stderr, "sweep: rank %d on %s: %s\n", r->rank, r->dev.host, note);
+	}
+	return st;
+}
+
+/* The rank another one shares its GPU with, or -1. */
+static int sharing_rank(const struct sw_run *r)
+{
+	if (r->dev.device_index < 0) /* nothing bound: nothing to share */
+		return -1;
+	for (int k = 0; k < r->size; k++)
+		if (k != r->rank && strcmp(r->devices[k].uuid, r->dev.uuid) == 0 &&
+		    strcmp(r->devices[k].host, r->dev.host) == 0)
+			return k;
+	return -1;
+}
+
+/* Two ranks never time kernels on one GPU at once: refused, or taking turns
+ * under a lock with --share-gpu. */
+static enum sw_status check_sharing(struct sw_run *r, struct sw_err *err)
+{
+	int other = sharing_rank(r);
+	if (other < 0)
+		return SW_OK;
+	if (!r->opt->share_gpu)
+		return sw_fail(err, SW_EINVAL,
+			       "ranks %d and %d would time kernels on the same GPU (%s, %s on "
+			       "%s): give each rank its own GPU, or pass --share-gpu to take "
+			       "turns on it",
+			       other < r->rank ? other : r->rank, other < r->rank ? r->rank : other,
+			       r->dev.name, r->dev.uuid, r->dev.host);
+	char path[256];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof path, "%s/sweep-%s.lock", tmp && *tmp ? tmp : "/tmp", r->dev.uuid);
+	r->share_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (r->share_lock_fd < 0)
+		return sw_fail(err, SW_EIO, "--share-gpu: cannot open lock file %s: %s", path,
+			       strerror(errno));
+	return SW_OK;
+}
+
+enum sw_status sw_setup_bind(struct sw_run *r, struct sw_err *err)
+{
+	enum sw_status st = sw_stage_end(r, SW_STAGE_BIND, open_backend(r, err), err);
+	if (st != SW_OK)
+		return st;
+	r->devices = calloc(r->size, sizeof *r->devices);
+	if (!r->devices)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the device table");
+	if ((st = sw_stage_end(r, SW_STAGE_BIND, st, err)) != SW_OK)
+		return st;
+	MUST_MPI(MPI_Allgather(&r->dev, sizeof r->dev, MPI_BYTE, r->devices, sizeof r->dev,
+			       MPI_BYTE, MPI_COMM_WORLD));
+	return sw_stage_end(r, SW_STAGE_BIND, check_sharing(r, err), err);
+}
+
+static double unix_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void join_args(int argc, char **argv, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < argc && n + 1 < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* What the file says of this run (rank 0); version is the caller's. */
+static struct sw_h5_meta file_meta(const struct sw_run *r, char *version, size_t len)
+{
+	snprintf(version, len, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
+	struct sw_h5_meta meta = {
+		.tool_version = version,
+		.job_text = r->job.text,
+		.job_path = r->job.path,
+		.command_line = r->cmdline,
+		.backend = r->backend->name,
+		.mpi_size = r->size,
+		.plan_fingerprint = r->plan.fingerprint,
+		.plan_points = r->plan.n,
+		.start_unix = unix_s(),
+		.measure_method = r->backend->measures ? SW_MEASURE_METHOD : 0,
+		.metric_names = (const char *const *)r->opt->metrics,
+		.n_metrics = r->opt->n_metrics,
+		.mode = r->opt->extend   ? SW_SESSION_EXTEND
+			: r->opt->resume ? SW_SESSION_RESUME
+					 : SW_SESSION_NEW,
+		.job = &r->job,
+		.plan = &r->plan,
+	};
+	return meta;
+}
+
+/* The output's name into r->path; its whole length, which may not fit. */
+static int output_path(struct sw_run *r)
+{
+	if (r->opt->output)
+		return snprintf(r->path, sizeof r->path, "%s", r->opt->output);
+	return snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
+}
+
+enum sw_status sw_setup_check_resume(struct sw_run *r, size_t *n_done, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	char version[128];
+	output_path(r);
+	*n_done = 0;
+	if (r->rank == 0) {
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version);
+		st = sw_h5_check_resume(r->path, &meta, n_done, err);
+	}
+	return sw_mpi_worst(st);
+}
+
+/* Rank 0: creates or resumes the file; *done the ids it already holds. */
+static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_done,
+				struct sw_err *err)
+{
+	char version[128];
+	struct sw_h5_meta meta = file_meta(r, version, sizeof version);
+	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
+	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
+		st = sw_h5_resume(r->path, &meta, &r->h5, done, n_done, &r->session, err);
+	else if (st == SW_OK)
+		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);
+	for (int k = 0; st == SW_OK && k < r->size; k++)
+		r->devices[k].session = r->session;
+	if (st == SW_OK)
+		st = sw_h5_append_devices(r->h5, r->devices, r->size, err);
+	if (st == SW_OK)
+		st = sw_h5_flush(r->h5, err);
+	return st;
+}
+
+/* Rank 0: the plan indices whose ids the file lacks, in plan order. */
+static size_t missing_points(const struct sw_run *r, uint64_t *done, size_t n_done)
+{
+	size_t n = 0;
+	if (done) /* a new file has none: qsort and bsearch take no NULL, even for 0 items */
+		qsort(done, n_done, sizeof *done, cmp_u64);
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (!done || !bsearch(&r->plan.points[i].id, done, n_done, sizeof *done, cmp_u64))
+			r->todo[n++] = (uint32_t)i;
+	return n;
+}
+
+enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_err *err)
+{
+	uint64_t *done = NULL;
+	size_t n_done = 0;
+	enum sw_status st = SW_OK;
+	int len = output_path(r);
+	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
+	r->todo = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->todo);
+	if (!r->todo)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the to-do list");
+	/* cut short, the name could be another file's: refused whole */
+	if (st == SW_OK && (size_t)len >= sizeof r->path) {
+		char brief[160];
+		st = sw_fail(err, SW_EIO,
+			     "cannot create %s: File name too long (%d bytes, at most %zu)",
+			     sw_safe_open_brief(r->opt->output, brief, sizeof brief), len,
+			     sizeof r->path - 1);
+	}
+	if (st == SW_OK && r->rank == 0)
+		st = open_file(r, &done, &n_done, err);
+	unsigned long n = 0;
+	if (st == SW_OK && r->rank == 0)
+		n = missing_points(r, done, n_done);
+	free(done);
+	if ((st = sw_mpi_worst(st)) != SW_OK) /* rank 0's failure is the job's */
+		return st;
+	/* computed on rank 0 and broadcast: ranks agree by construction */
+	MUST_MPI(MPI_Bcast(&r->session, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Bcast(r->todo, (int)n, MPI_UINT32_T, 0, MPI_COMM_WORLD));
+	r->n_todo = n;
+	return SW_OK;
+}
+
+/* "8.41 s" under a minute, else "12:03" or "1:02:03". */
+static void say_s(char *buf, size_t len, double s)
+{
+	if (s < 59.995)
+		snprintf(buf, len, "%.2f s", s);
+	else
+		sw_progress_format_duration(buf, len, s);
+}
+
+/* Points of variant v of the job's family j, and their expected seconds. */
+static size_t variant_points(const struct sw_run *r, int j, int v, double *expected_s)
+{
+	size_t k = 0;
+	*expected_s = 0;
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->plan.points[i].family == r->job.families[j].index &&
+		    r->plan.points[i].p.variant == v) {
+			k++;
+			*expected_s += r->cost_s[i];
+		}
+	return k;
+}
+
+static void print_variants(const struct sw_run *r)
+{
+	char t[32];
+	for (int j = 0; j < r->job.n_families; j++) {
+		const struct sw_family *f = r->job.families[j].family;
+		for (int v = 0; v < f->n_variants; v++) {
+			double s;
+			size_t k = variant_points(r, j, v, &s);
+			say_s(t, sizeof t, s);
+			if (k)
+				printf("  %-14s %-14s %6zu points, expected %s\n", f->name,
+				       f->variants[v].name, k, t);
+		}
+	}
+}
+
+/* Static: each rank's points and expected seconds; the largest, the
+ * makespan the split expects. */
+static double print_ranks(const struct sw_run *r, const int *owner)
+{
+	double makespan = 0;
+	char t[32];
+	for (int k = 0; k < r->size; k++) {
+		size_t c = 0;
+		double s = 0;
+		for (size_t i = 0; i < r->plan.n; i++)
+			if (owner[i] == k) {
+				c++;
+				s += r->cost_s[i];
+			}
+		say_s(t, sizeof t, s);
+		printf("  rank %d runs %zu points, expected %s\n", k, c, t);
+		makespan = s > makespan ? s : makespan;
+	}
+	return makespan;
+}
+
+/* Where the expected times came from: one source, or each with its count. */
+static void print_sources(const struct sw_run *r)
+{
+	int kinds = 0;
+	for (int s = 0; s < SW_COST_N_SOURCES; s++)
+		kinds += r->cost_sources[s] > 0;
+	printf("expected times: ");
+	for (int s = SW_COST_N_SOURCES - 1, said = 0; s >= 0; s--) {
+		if (!r->cost_sources[s])
+			continue;
+		printf("%s%s", said++ ? ", " : "", sw_cost_source_name((enum sw_cost_source)s));
+		if (kinds > 1)
+			printf(" (%zu points)", r->cost_sources[s]);
+	}
+	printf("%s\n", kinds ? "" : "none (no points)");
+}
+
+static void print_estimate(const struct sw_run *r, double wall_s, const char *how)
+{
+	double t1 = 0, longest = 0;
+	char w[32], a[32], b[32];
+	for (size_t i = 0; i < r->plan.n; i++) {
+		t1 += r->cost_s[i];
+		longest = r->cost_s[i] > longest ? r->cost_s[i] : longest;
+	}
+	say_s(w, sizeof w, wall_s);
+	say_s(a, sizeof a, t1);
+	say_s(b, sizeof b, longest);
+	printf("total: %zu points, expected %s on one rank, the longest %s\n", r->plan.n, a, b);
+	printf("estimated time: %s on %d rank%s (%s)\n", w, r->size, r->size == 1 ? "" : "s", how);
+	print_sources(r);
+	if (!r->backend->measures) /* the cost model knows GPU runs only */
+		printf("  (the time of a GPU run: the %s backend measures nothing)\n",
+		       r->backend->name);
+}
+
+static void print_points(const struct sw_run *r, const int *owner)
+{
+	printf("%-6s %-16s %-6s %s\n", "index", "id", "rank", "point");
+	for (size_t i = 0; i < r->plan.n; i++) {
+		char label[256], who[8] = "any";
+		sw_point_label(&r->plan.points[i], label, sizeof label);
+		if (owner)
+			snprintf(who, sizeof who, "%d", owner[i]);
+		printf("%-6zu %016" PRIx64 " %-6s %s\n", i, r->plan.points[i].id, who, label);
+	}
+}
+
+void sw_setup_print_plan(const struct sw_run *r)
+{
+	const char *sched = r->opt->schedule == SW_SCHED_STATIC ? "static" : "dynamic";
+	printf("job %s (%s): backend %s, %d rank%s, schedule %s\n", r->job.name, r->job.path,
+	       r->backend->name, r->size, r->size == 1 ? "" : "s", sched);
+	printf("plan: %zu points, fingerprint %016" PRIx64 "\n", r->plan.n, r->plan.fingerprint);
+	print_variants(r);
+	int *owner = r->opt->schedule == SW_SCHED_STATIC
+			     ? sw_setup_static_owners(r, NULL, r->plan.n)
+			     : NULL;
+	if (owner) {
+		print_estimate(r, print_ranks(r, owner), "the static split's busiest rank");
+	} else {
+		printf("  points are handed out on request, longest expected first; rank 0 "
+		       "measures too\n");
+		print_estimate(r, sw_sched_bound_s(r->cost_s, r->plan.n, r->size),
+			       "the bound max(T1/N, longest point)");
+	}
+	if (r->opt->points)
+		print_points(r, owner);
+	free(owner);
+}
+
+void sw_setup_fini(struct sw_run *r)
+{
+	if (r->backend && r->backend->close)
+		r->backend->close(&r->backend_state);
+	if (r->share_lock_fd >= 0)
+		close(r->share_lock_fd);
+	r->share_lock_fd = -1;
+	free(r->devices);
+	free(r->todo);
+	free(r->cost_s);
+	r->cost_s = NULL;
+	r->devices = NULL;
+	r->todo = NULL;
+	sw_plan_fini(&r->plan);
+	sw_job_fini(&r->job);
+}
