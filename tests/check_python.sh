@@ -1,6 +1,6 @@
 #!/bin/sh
 # analysis/ (the package, its tests and scripts) is formatted and lints clean
-# as [tool.ruff] in analysis/pyproject.toml says. Formatting differs between
+# as ruff.toml (the tree's one ruff configuration) says. Formatting differs between
 # ruff releases, so the check uses the release that file requires (the one
 # scripts/bootstrap.sh installs into BUILD_DIR/venv, preferred, else one on
 # PATH); SKIPPED (77) without it. To fix: ruff format analysis, then
@@ -8,9 +8,9 @@
 # usage: check_python.sh SOURCE_DIR [BUILD_DIR]
 top=$1
 build=${2:-}
-want=$(sed -n 's/^required-version = "==\([0-9.]*\)".*/\1/p' "$top/analysis/pyproject.toml")
+want=$(sed -n 's/^required-version = "==\([0-9.]*\)".*/\1/p' "$top/ruff.toml")
 if [ -z "$want" ]; then
-	echo "analysis/pyproject.toml pins no ruff release (required-version = \"==X.Y.Z\")"
+	echo "ruff.toml pins no ruff release (required-version = \"==X.Y.Z\")"
 	exit 1
 fi
 ruff=""
