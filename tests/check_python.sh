@@ -14,6 +14,11 @@ if [ -z "$want" ]; then
 	echo "ruff.toml pins no ruff release (required-version = \"==X.Y.Z\")"
 	exit 1
 fi
+# the test extra installs the release ruff.toml requires: one release, said twice
+if ! grep -qF "\"ruff==$want\"" "$top/analysis/pyproject.toml"; then
+	echo "ruff.toml requires ruff $want, but analysis/pyproject.toml's test extra does not install ruff==$want"
+	exit 1
+fi
 ruff=""
 found=""
 for candidate in ${build:+"$build/venv/bin/ruff"} ruff; do
