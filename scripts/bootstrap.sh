@@ -8,7 +8,8 @@
 #                        without a GPU)
 # quick installs and builds only what it runs: the sweep binary and the
 # analysis venv for the report; test adds check, Slurm, munge, PMIx, every
-# test and fuzz replay target, and pytest and ruff in the venv.
+# test and fuzz replay target, and analysis[test] (pytest, hypothesis, ruff)
+# in the venv.
 # Environment: BUILD_DIR (default build), CMAKE_CUDA_ARCHITECTURES (default:
 # the fat binary from CMakeLists.txt), NP (MPI ranks for quick, default 1).
 set -euo pipefail
@@ -80,11 +81,10 @@ fi
 # --- Python analysis (analysis/): a venv in the build folder -----------------
 venv=$build/venv
 [ -x "$venv/bin/pip" ] || python3 -m venv --clear "$venv"
-tools=()
-# ruff: the release analysis/pyproject.toml requires (test_python formats with it);
-# hypothesis: the readers' fuzzer (analysis/tests/fuzz_readers.py)
-[ "$what" = test ] && tools=(pytest ruff==0.17.6 hypothesis)
-"$venv/bin/pip" install -q --disable-pip-version-check -e "$top/analysis" "${tools[@]}"
+# test: with the test extra, what the tests need (pytest, hypothesis, ruff)
+analysis=$top/analysis
+[ "$what" = test ] && analysis="$top/analysis[test]"
+"$venv/bin/pip" install -q --disable-pip-version-check -e "$analysis"
 
 # --- run ---------------------------------------------------------------------
 if [ "$what" = test ]; then

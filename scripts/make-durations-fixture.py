@@ -15,6 +15,7 @@ The committed fixture, from the shared H200 file:
     scripts/make-durations-fixture.py ../shared/data/h200-full-2026-12-01.h5 \\
         tests/data/replay/h200-full-durations.csv
 """
+
 import sys
 
 import h5py
@@ -25,13 +26,13 @@ OK, SKIPPED = 0, 1
 
 def durations(m):
     """wall seconds of every row of the structured array m."""
-    n = len(m)
     timed = np.where(np.isnan(m["timed_s"]), 0.0, m["timed_s"])
     wall = timed.astype(np.float64).copy()
     start = m["start_unix"]
     live = np.nonzero((m["status"] >= 0) & np.isfinite(start))[0]
     # lexsort: the last key is the primary one; the row index breaks ties.
     order = live[np.lexsort((live, start[live], m["session"][live], m["rank"][live]))]
+    # successive pairs (itertools.pairwise is Python 3.10; the tree supports 3.9)
     for a, b in zip(order[:-1], order[1:]):
         if m["rank"][a] == m["rank"][b] and m["session"][a] == m["session"][b]:
             wall[a] = start[b] - start[a]
@@ -42,6 +43,13 @@ def durations(m):
     return wall
 
 
+def write_csv(out, m, wall, keep):
+    out.write("point_id_hex,family,variant,seconds\n")
+    for i in keep:
+        family, variant = m["family"][i].decode(), m["variant"][i].decode()
+        out.write(f"{int(m['point_id'][i]):016x},{family},{variant},{float(wall[i])!r}\n")
+
+
 def main(argv):
     if len(argv) not in (2, 3):
         sys.exit(__doc__)
@@ -50,21 +58,26 @@ def main(argv):
         m = f["measurements"][:]
     wall = durations(m)
     keep = np.nonzero((m["status"] == OK) | (m["status"] == SKIPPED))[0]
-    out = open(argv[2], "w", newline="\n") if len(argv) == 3 else sys.stdout
-    with out:
-        out.write("point_id_hex,family,variant,seconds\n")
-        for i in keep:
-            out.write("%016x,%s,%s,%r\n" % (int(m["point_id"][i]), m["family"][i].decode(),
-                                            m["variant"][i].decode(), float(wall[i])))
+    if len(argv) == 3:
+        with open(argv[2], "w", newline="\n") as out:
+            write_csv(out, m, wall, keep)
+    else:
+        write_csv(sys.stdout, m, wall, keep)
     t1, longest = float(wall[keep].sum()), float(wall[keep].max())
     i_max = keep[int(np.argmax(wall[keep]))]
-    print("%d rows, T1 = %.3f s, longest %.3f s (%s/%s, point %016x)"
-          % (len(keep), t1, longest, m["family"][i_max].decode(), m["variant"][i_max].decode(),
-             int(m["point_id"][i_max])), file=sys.stderr)
+    family, variant = m["family"][i_max].decode(), m["variant"][i_max].decode()
+    print(
+        f"{len(keep)} rows, T1 = {t1:.3f} s, longest {longest:.3f} s "
+        f"({family}/{variant}, point {int(m['point_id'][i_max]):016x})",
+        file=sys.stderr,
+    )
     for ranks in (2, 4, 8, 16):
         bound = t1 / (ranks * max(t1 / ranks, longest))
-        print("N = %2d: T1/N = %.3f s, bound on efficiency T1/(N*max(T1/N, longest)) = %.4f"
-              % (ranks, t1 / ranks, bound), file=sys.stderr)
+        print(
+            f"N = {ranks:2d}: T1/N = {t1 / ranks:.3f} s, "
+            f"bound on efficiency T1/(N*max(T1/N, longest)) = {bound:.4f}",
+            file=sys.stderr,
+        )
     return 0
 
 

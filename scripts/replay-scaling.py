@@ -50,7 +50,9 @@ def figures(out, table, speed, np_):
     with h5py.File(out, "r") as f:
         m = f["measurements"][:]
     tn = m["end_unix"].max() - m["start_unix"].min()
-    d = np.array([table[int(i)] / speed for i in m["point_id"][m["status"] == 0] if int(i) in table])
+    d = np.array(
+        [table[int(i)] / speed for i in m["point_id"][m["status"] == 0] if int(i) in table]
+    )
     t1 = d.sum()
     bound = t1 / (np_ * max(t1 / np_, d.max())) if len(d) and t1 > 0 else float("nan")
     return len(m), t1, tn, t1 / (np_ * tn), bound
@@ -90,6 +92,7 @@ def main():
             ids = os.path.join(tmp, "ids.csv")
             dry = subprocess.run(
                 [a.sweep, "--dry-run", "--points", "--backend", f"replay={ids}", job],
+                check=True,
                 capture_output=True,
                 text=True,
             )
@@ -98,8 +101,7 @@ def main():
             for secs in (0.0, 0.001):
                 with open(ids, "w") as f:
                     f.write("point_id_hex,family,variant,seconds\n")
-                    for p in pts:
-                        f.write(f"{p},strided_read,course,{secs}\n")
+                    f.writelines(f"{p},strided_read,course,{secs}\n" for p in pts)
                 print(f"\n{len(pts)} points of {secs * 1e3:g} ms:\n")
                 print("| ranks | TN (s) | points/s | efficiency |")
                 print("|---:|---:|---:|---:|")
