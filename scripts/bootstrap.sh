@@ -7,9 +7,9 @@
 #   bootstrap.sh test    runs every test under ctest (GPU tests are SKIPPED
 #                        without a GPU)
 # quick installs and builds only what it runs: the sweep binary and the
-# analysis venv for the report; test adds check, Slurm, munge, PMIx, every
-# test and fuzz replay target, and analysis[test] (pytest, hypothesis, ruff)
-# in the venv.
+# analysis venv for the report; test adds check, Slurm, munge, PMIx,
+# Chromium (the report's browser test), every test and fuzz replay target,
+# and analysis[test] (pytest, hypothesis, ruff) in the venv.
 # Environment: BUILD_DIR (default build), CMAKE_CUDA_ARCHITECTURES (default:
 # the fat binary from CMakeLists.txt), NP (MPI ranks for quick, default 1).
 set -euo pipefail
@@ -50,6 +50,14 @@ if [ "$what" = test ] && ! command -v clang-format-14 >/dev/null 2>&1 && apt-cac
 	[ "$(id -u)" = 0 ] || sudo=sudo
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang-format-14 >/dev/null ||
 		echo "bootstrap: clang-format-14 not installed: test_format will report SKIPPED"
+fi
+# The report's browser test (test_report_browser) wants headless Chromium,
+# Debian's chromium; where the release has none, that test reports SKIPPED.
+if [ "$what" = test ] && ! command -v chromium >/dev/null 2>&1 && apt-cache show chromium >/dev/null 2>&1; then
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null ||
+		echo "bootstrap: chromium not installed: test_report_browser will report SKIPPED"
 fi
 if ! command -v nvcc >/dev/null 2>&1; then
 	for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do

@@ -1,5 +1,6 @@
 /* sweep: parse the command line, run the sweep, map the worst status to an exit code. */
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -41,6 +42,11 @@ static void print_version(void)
 	cudaRuntimeGetVersion(&rt);
 	MPI_Get_version(&maj, &min);
 	printf("sweep %s (git %s)\n", SW_VERSION, SW_GIT_REV);
+	if (!strcmp(SW_GIT_REV_FROM, "none"))
+		printf("revision unknown: built outside a git work tree of its own (an export);\n"
+		       "configure with -DSWEEP_GIT_REV=REV to record it\n");
+	else if (!strcmp(SW_GIT_REV_FROM, "-DSWEEP_GIT_REV"))
+		printf("revision as given at configure time (-DSWEEP_GIT_REV)\n");
 	printf("built with CUDA runtime %d.%d, MPI %d.%d\n", rt / 1000, rt % 1000 / 10, maj, min);
 	(void)sub;
 }
