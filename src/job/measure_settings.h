@@ -3,9 +3,9 @@
  * order messages list them: the one list from which struct sw_measure_cfg,
  * its defaults, the YAML reading with its range errors and resume's
  * comparison are all made (measure_cfg.h, measure_cfg.c).
- * docs/job-format.md's `measure` table describes each; test_job fails when
- * it names one the list lacks, misses one, or gives another type, default
- * or range. Include it with the entries you need defined; it defines the
+ * docs/job-format.md's `measure` table describes each, in this order;
+ * test_measure_cfg fails when it names one the list lacks, misses one, or
+ * gives another type, default or range. Include it with the entries you need defined; it defines the
  * others, then undefines all:
  *
  *   X_REAL(name, units, dflt, lo, lo_open, hi, hi_open, help)
@@ -16,8 +16,6 @@
  *   X_WORD(name, type, dflt, words, help)
  *       an enum `type` written as one of words ("a b c", in the enum's
  *       order); dflt is an enum constant
- *
- * dflt is written as docs/job-format.md writes it: the test compares #dflt.
  */
 #ifndef X_REAL
 #define X_REAL(name, units, dflt, lo, lo_open, hi, hi_open, help)
