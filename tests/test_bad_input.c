@@ -642,7 +642,9 @@ static const struct bad table[] = {
 	  { "job.yaml", O },
 	  .job = "measure:\n  colour: red\nfamilies:\n  strided_read:\n",
 	  .rc = 2,
-	  .msg = "job.yaml:2:3: unknown key `colour` in measure" },
+	  .msg = "job.yaml:2:3: unknown key `colour` in measure; expected one of: rse_target, "
+		 "time_cap_s, min_sample_s, min_samples, max_samples, warmup, flush_l2, "
+		 "flush_method" },
 	{ "B11 unknown key in a family",
 	  { "@bad_family_key.yaml", O },
 	  .rc = 2,
@@ -1227,7 +1229,7 @@ static const struct bad table[] = {
 	  { "--resume", "job.yaml", O },
 	  .make = make_other_flush,
 	  .rc = 2,
-	  .msg = "measure.flush_method is 0 in the file, 1 in this job" },
+	  .msg = "measure.flush_method is read in the file, memset in this job" },
 	{ "F21 --dry-run --resume of a missing file",
 	  { "--dry-run", "--resume", "@ci", O },
 	  .rc = 4,

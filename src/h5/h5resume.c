@@ -248,24 +248,17 @@ enum sw_status sw_h5_check_attributes(hid_t file, const char *path, const struct
  * "measure.warmup is 2 in the file, 5 in this job"; 0 when none does. */
 static int first_difference(const struct sw_job *a, const struct sw_job *b, char *say, size_t len)
 {
-	const struct sw_measure_cfg *x = &a->measure, *y = &b->measure;
 	const char *fmt = "%s is %g in the file, %g in this job";
 	struct {
 		const char *name;
 		double in_file, here;
 	} v[] = {
-		{ "measure.rse_target", x->rse_target, y->rse_target },
-		{ "measure.min_samples", x->min_samples, y->min_samples },
-		{ "measure.max_samples", x->max_samples, y->max_samples },
-		{ "measure.warmup", x->warmup, y->warmup },
-		{ "measure.time_cap_s", x->time_cap_s, y->time_cap_s },
-		{ "measure.min_sample_s", x->min_sample_s, y->min_sample_s },
-		{ "measure.flush_l2", x->flush_l2, y->flush_l2 },
-		{ "measure.flush_method", x->flush_method, y->flush_method },
 		{ "model.kepler_bank_bytes", a->kepler_bank_bytes, b->kepler_bank_bytes },
 		{ "the number of model.ccs", a->n_ccs, b->n_ccs },
 	};
 
+	if (sw_measure_diff(&a->measure, &b->measure, say, len))
+		return 1;
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		if (v[i].in_file != v[i].here) {
 			snprintf(say, len, fmt, v[i].name, v[i].in_file, v[i].here);

@@ -40,13 +40,24 @@ static const struct {
 };
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 
+/* Their places in the list, for the options that belong to one backend. */
+enum {
+#define X(name, arg) BACKEND_##name,
+#include "core/backend_list.h"
+#undef X
+};
+
+/* --backend auto: no backend of the list, but the choice between them. */
+static const char auto_name[] = "auto";
+
 const char *sw_cli_backend_name(const struct sw_options *o)
 {
-	return o->backend == SW_BACKEND_AUTO ? "auto" : backends[o->backend].name;
+	return o->backend == SW_BACKEND_AUTO ? auto_name : backends[o->backend].name;
 }
 
-/* "cuda, model, auto or replay=FILE": those without a word, auto, the rest. */
-static void expected_backends(char *buf, size_t size)
+/* "cuda, model, auto or replay=FILE" (sep ", ", last " or "): those
+ * without a word, auto, the rest. */
+static void expected_backends(char *buf, size_t size, const char *sep, const char *last)
 {
 	const char *item[N_BACKENDS + 1];
 	char with_arg[N_BACKENDS][64];
@@ -55,7 +66,7 @@ static void expected_backends(char *buf, size_t size)
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		if (!backends[i].arg)
 			item[n++] = backends[i].name;
-	item[n++] = "auto";
+	item[n++] = auto_name;
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		if (backends[i].arg) {
 			snprintf(with_arg[i], sizeof with_arg[i], "%s=%s", backends[i].name,
@@ -66,8 +77,8 @@ static void expected_backends(char *buf, size_t size)
 	for (size_t i = 0; i < n && used < size; i++)
 		used += (size_t)snprintf(buf + used, size - used, "%s%s",
 					 i == 0       ? ""
-					 : i + 1 == n ? " or "
-						      : ", ",
+					 : i + 1 == n ? last
+						      : sep,
 					 item[i]);
 }
 
@@ -78,7 +89,7 @@ static enum sw_status set_backend(struct sw_options *o, const char *arg, struct 
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 	char expected[256];
 
-	if (strcmp(arg, "auto") == 0) {
+	if (strcmp(arg, auto_name) == 0) {
 		o->backend = SW_BACKEND_AUTO;
 		o->backend_arg = NULL;
 		return SW_OK;
@@ -90,7 +101,7 @@ static enum sw_status set_backend(struct sw_options *o, const char *arg, struct 
 			o->backend_arg = eq ? eq + 1 : NULL;
 			return SW_OK;
 		}
-	expected_backends(expected, sizeof expected);
+	expected_backends(expected, sizeof expected, ", ", " or ");
 	return sw_fail(err, SW_EINVAL, "bad --backend '%s': expected %s", arg, expected);
 }
 
@@ -218,50 +229,119 @@ static enum sw_status add_family(struct sw_options *o, const char *arg, struct s
 }
 
 /*
- * Every option, one row each: a flag sets the int at `flag`; an option with
- * a value has the hint its "needs a value" message shows and the function
- * that takes the value. The getopt tables are built from these rows, in this
- * order (the order an ambiguous abbreviation's candidates are listed in).
+ * Every option, one row each, in --help's order: a flag sets the int at
+ * `flag`; an option with a value has the word --help shows after its name
+ * (arg), what its "needs a value" message asks for (hint; NULL: arg) and
+ * the function that takes the value. The getopt tables and the option lines
+ * of --help are built from these rows; the rows' order is also the order an
+ * ambiguous abbreviation's candidates are listed in.
  */
 struct cli_opt {
 	const char *name;
 	char letter; /* 0: long only */
 	size_t flag; /* offset of the int a flag sets */
-	const char *hint;
+	const char *arg, *hint;
 	enum sw_status (*take)(struct sw_options *o, const char *arg, struct sw_err *err);
+	const char *help; /* one paragraph; --help wraps it */
 };
 
 /* clang-format would spread these one-line macros over four lines each */
 /* clang-format off */
-#define FLAG(name, letter, field) { name, letter, offsetof(struct sw_options, field), NULL, NULL }
-#define VALUE(name, letter, hint, take) { name, letter, 0, hint, take }
-/* clang-format on */
+#define FLAG(name, letter, field, help)                                                            \
+	{ name, letter, offsetof(struct sw_options, field), NULL, NULL, NULL, help }
+#define VALUE(name, letter, arg, hint, take, help) { name, letter, 0, arg, hint, take, help }
 static const struct cli_opt opts[] = {
-	FLAG("help", 'h', help),
-	FLAG("version", 'V', version),
-	FLAG("list", 'l', list),
-	FLAG("dry-run", 'n', dry_run),
-	FLAG("points", 0, points),
-	VALUE("output", 'o', "FILE", set_output),
-	FLAG("force", 'f', force),
-	FLAG("resume", 'r', resume),
-	FLAG("extend", 0, extend),
-	VALUE("backend", 'b', "cuda, model, auto or replay=FILE", set_backend),
-	VALUE("set", 's', "FAMILY.AXIS=VALUES", add_set),
-	VALUE("plugin", 0, "FILE.so", add_plugin),
-	VALUE("family", 0, "NAME", add_family),
-	VALUE("schedule", 0, "dynamic or static", set_schedule),
-	VALUE("batch", 0, "N, 1 to 64", set_batch),
-	VALUE("costs", 0, "FILE", set_costs),
-	VALUE("replay-speed", 0, "X, above 0", set_replay_speed),
-	FLAG("share-gpu", 0, share_gpu),
-	FLAG("counters", 0, counters),
-	VALUE("metrics", 0, "NAME,NAME,...", add_metrics),
-	FLAG("quiet", 'q', quiet),
+	VALUE("output", 'o', "FILE", NULL, set_output,
+	      "write the results to FILE (default: <job name>.h5 in the current directory, "
+	      "<job name> from the job's name: field)"),
+	FLAG("force", 'f', force,
+	     "replace FILE if it exists; an existing file is never overwritten without --force"),
+	FLAG("resume", 'r', resume,
+	     "continue FILE: keep the points it holds and run the rest; not with --force"),
+	FLAG("extend", 0, extend,
+	     "grow FILE to an enlarged job: run only the points it lacks; every point it holds "
+	     "must be in the job and the measure settings the same; not with --force or --resume"),
+	VALUE("set", 's', "FAMILY.AXIS=VALUES", NULL, add_set,
+	      "replace one axis of the job with VALUES (below); repeatable, applied in order; "
+	      "FAMILY.variants=a,b picks variants (default: none, the job as written)"),
+	VALUE("family", 0, "NAME", NULL, add_family,
+	      "run family NAME with its default axes and variants, without a job file; "
+	      "repeatable; --set edits it; the job is named after the families (a-b), so the "
+	      "default output is a-b.h5 (default: the job file)"),
+	VALUE("backend", 'b', NULL, NULL, set_backend, /* arg and hint: backend_list.h's */
+	      "cuda: measure on the GPU; model: predict from each kernel's access pattern, no "
+	      "GPU needed; auto: cuda when every rank has a GPU, else model, saying so; "
+	      "replay=FILE: a test instrument that sleeps each point's wall time from the result "
+	      "FILE, to try a schedule at scale: its rows are no measurements (default: auto)"),
+	VALUE("replay-speed", 0, "X", "X, above 0", set_replay_speed,
+	      "replay X times faster than recorded (default: 1)"),
+	FLAG("dry-run", 'n', dry_run,
+	     "check the job and show what would run: points per family and variant and the "
+	     "expected time on the ranks given, saying where the estimate comes from (see "
+	     "--costs); measures and writes nothing"),
+	FLAG("points", 0, points,
+	     "with --dry-run: also list every point, with its index, id and (static schedule) "
+	     "rank"),
+	FLAG("counters", 0, counters,
+	     "cuda backend: after timing each point, count one more launch of it with the GPU's "
+	     "hardware counters (CUPTI: global load/store requests and sectors, shared-memory "
+	     "wavefronts and bank conflicts, DRAM bytes) into the same row, beside the model's "
+	     "figures; a row says why where counters are unavailable (default: off)"),
+	VALUE("metrics", 0, "NAME,NAME,...", NULL, add_metrics,
+	      "cuda backend: count these CUPTI metrics, as ncu names them "
+	      "(dram__bytes_read.sum), in launches of their own after each point's timing, into "
+	      "the file's /metrics table; names are checked on the GPU before any point runs "
+	      "(--dry-run too), an unknown one refused with the nearest; at most 16; repeatable "
+	      "(default: none)"),
+	FLAG("list", 'l', list, "list the kernel families, their variants and axes"),
+	VALUE("plugin", 0, "FILE.so", NULL, add_plugin,
+	      "load the kernel families of a plug-in built with sweep_add_plugin (CMake package "
+	      "sweep); repeatable, before the job's own plugins: key; with --list, lists its "
+	      "families too"),
+	VALUE("schedule", 0, "dynamic|static", "dynamic or static", set_schedule,
+	      "dynamic: ranks take points as they finish them, longest expected first; static: "
+	      "a split decided up front that balances expected time (greedy LPT) (default: "
+	      "dynamic)"),
+	VALUE("costs", 0, "FILE", NULL, set_costs,
+	      "expected point times from an earlier result FILE, matched by point id (the last "
+	      "run of the same job is the natural one); without it, rates per variant learned "
+	      "from the committed H200 results where installed, else each point's bytes and "
+	      "flops"),
+	VALUE("batch", 0, "N", "N, 1 to 64", set_batch,
+	      "dynamic schedule: at most N points queued ahead of the one running, 1 to 64 "
+	      "(default: as many as keep about 50 ms of expected work queued)"),
+	FLAG("share-gpu", 0, share_gpu,
+	     "let several ranks use one GPU, taking turns: one point at a time is timed on it "
+	     "(default: off, and two ranks on one GPU is an error)"),
+	FLAG("quiet", 'q', quiet, "no progress line (default: progress on stderr)"),
+	FLAG("help", 'h', help, "print this help and exit"),
+	FLAG("version", 'V', version, "print the version and git revision and exit"),
 };
 #undef FLAG
 #undef VALUE
+/* clang-format on */
 #define N_OPTS (sizeof opts / sizeof opts[0])
+
+/* --help's headings, each before the option it names. */
+static const struct {
+	const char *first, *heading;
+} sections[] = {
+	{ "output", "Output:" },
+	{ "set", "What to run:" },
+	{ "schedule", "Sharing the work between MPI ranks:" },
+	{ "quiet", "Other:" },
+};
+
+/* What opt's value is written as: for --help (usage) "cuda|model|...", for
+ * "needs a value" "cuda, model, ... or ...". */
+static const char *value_words(const struct cli_opt *opt, int usage, char *buf, size_t len)
+{
+	if (opt->take == set_backend) {
+		expected_backends(buf, len, usage ? "|" : ", ", usage ? "|" : " or ");
+		return buf;
+	}
+	return usage || !opt->hint ? opt->arg : opt->hint;
+}
 
 /* What getopt_long returns for row i: its letter, or past any character. */
 static int opt_val(size_t i)
@@ -285,12 +365,12 @@ static void getopt_tables(struct option *longs, char *shorts)
 	*shorts++ = ':';
 	for (size_t i = 0; i < N_OPTS; i++) {
 		longs[i] = (struct option){ opts[i].name,
-					    opts[i].hint ? required_argument : no_argument, NULL,
+					    opts[i].take ? required_argument : no_argument, NULL,
 					    opt_val(i) };
 		if (!opts[i].letter)
 			continue;
 		*shorts++ = opts[i].letter;
-		if (opts[i].hint)
+		if (opts[i].take)
 			*shorts++ = ':';
 	}
 	longs[N_OPTS] = (struct option){ NULL, 0, NULL, 0 };
@@ -363,14 +443,14 @@ static enum sw_status bad_option(char **argv, struct sw_err *err)
 static enum sw_status missing_arg(char **argv, struct sw_err *err)
 {
 	const struct cli_opt *opt = find_val(optopt);
-	char name[64];
+	char name[64], words[256];
 
 	if (strncmp(argv[optind - 1], "--", 2) == 0 && opt)
 		snprintf(name, sizeof(name), "--%s", opt->name);
 	else
 		snprintf(name, sizeof(name), "-%c", optopt);
 	return sw_fail(err, SW_EINVAL, "option '%s' needs a value: %s", name,
-		       opt && opt->hint ? opt->hint : "a value");
+		       opt ? value_words(opt, 0, words, sizeof words) : "a value");
 }
 
 /* Runs getopt_long over argv, applying each option's row to o. */
@@ -415,8 +495,9 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 	/* getopt_long moved the positional arguments to the end, in order. */
 	int n_pos = argc - optind;
 
-	if (o->replay_speed != 1.0 && strcmp(sw_cli_backend_name(o), "replay") != 0)
-		return sw_fail(err, SW_EINVAL, "--replay-speed needs --backend replay=FILE");
+	if (o->replay_speed != 1.0 && o->backend != BACKEND_replay)
+		return sw_fail(err, SW_EINVAL, "--replay-speed needs --backend %s=%s",
+			       backends[BACKEND_replay].name, backends[BACKEND_replay].arg);
 	if (o->points && !o->dry_run)
 		return sw_fail(err, SW_EINVAL,
 			       "--points needs --dry-run: it lists a plan's points");
@@ -495,6 +576,48 @@ void sw_cli_fini(struct sw_options *o)
 	o->n_families = 0;
 }
 
+/* The text of a row's help from column 24, wrapped before column 80. */
+static void print_help(FILE *f, const char *help, int col)
+{
+	enum { INDENT = 24, WIDTH = 78 };
+
+	while (*help) {
+		size_t w = strcspn(help, " ");
+
+		if (col > INDENT && col + 1 + (int)w > WIDTH) {
+			fprintf(f, "\n%*s", INDENT, "");
+			col = INDENT;
+		} else if (col > INDENT) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)w, help);
+		col += (int)w;
+		help += w + (help[w] == ' ');
+	}
+	fputc('\n', f);
+}
+
+/* "  -o, --output FILE     write ...": the name column, then the help. */
+static void print_option(FILE *f, const struct cli_opt *opt)
+{
+	char words[256];
+	int col;
+
+	if (opt->letter)
+		col = fprintf(f, "  -%c, --%s", opt->letter, opt->name);
+	else
+		col = fprintf(f, "      --%s", opt->name);
+	if (opt->take)
+		col += fprintf(f, " %s", value_words(opt, 1, words, sizeof words));
+	if (col > 22) {
+		fprintf(f, "\n");
+		col = 0;
+	}
+	fprintf(f, "%*s", 24 - col, "");
+	print_help(f, opt->help, 24);
+}
+
 void sw_cli_usage(FILE *f)
 {
 	fputs("Usage: sweep [OPTIONS] JOB.yaml\n"
@@ -505,87 +628,15 @@ void sw_cli_usage(FILE *f)
 	      "Measures GPU memory access patterns: runs every point of the sweep JOB.yaml\n"
 	      "describes (kernel families x variants x axis values), spread over the MPI\n"
 	      "ranks, and writes the timings to one HDF5 file. Options may come before or\n"
-	      "after JOB.yaml.\n"
-	      "\n"
-	      "Output:\n"
-	      "  -o, --output FILE     write the results to FILE (default: <job name>.h5 in\n"
-	      "                        the current directory, <job name> from the job's\n"
-	      "                        name: field)\n"
-	      "  -f, --force           replace FILE if it exists; an existing file is never\n"
-	      "                        overwritten without --force\n"
-	      "  -r, --resume          continue FILE: keep the points it holds and run the\n"
-	      "                        rest; not with --force\n"
-	      "      --extend          grow FILE to an enlarged job: run only the points it\n"
-	      "                        lacks; every point it holds must be in the job and\n"
-	      "                        the measure settings the same; not with --force or\n"
-	      "                        --resume\n"
-	      "\n"
-	      "What to run:\n"
-	      "  -s, --set FAMILY.AXIS=VALUES\n"
-	      "                        replace one axis of the job with VALUES (below);\n"
-	      "                        repeatable, applied in order; FAMILY.variants=a,b\n"
-	      "                        picks variants (default: none, the job as written)\n"
-	      "      --family NAME     run family NAME with its default axes and variants,\n"
-	      "                        without a job file; repeatable; --set edits it; the\n"
-	      "                        job is named after the families (a-b), so the\n"
-	      "                        default output is a-b.h5 (default: the job file)\n"
-	      "  -b, --backend cuda|model|auto|replay=FILE\n"
-	      "                        cuda: measure on the GPU; model: predict from each\n"
-	      "                        kernel's access pattern, no GPU needed; auto: cuda\n"
-	      "                        when every rank has a GPU, else model, saying so;\n"
-	      "                        replay=FILE: a test instrument that sleeps each\n"
-	      "                        point's wall time from the result FILE, to try a\n"
-	      "                        schedule at scale: its rows are no measurements\n"
-	      "                        (default: auto)\n"
-	      "      --replay-speed X  replay X times faster than recorded (default: 1)\n"
-	      "  -n, --dry-run         check the job and show what would run: points per\n"
-	      "                        family and variant and the expected time on the\n"
-	      "                        ranks given, saying where the estimate comes from\n"
-	      "                        (see --costs); measures and writes nothing\n"
-	      "      --points          with --dry-run: also list every point, with its\n"
-	      "                        index, id and (static schedule) rank\n"
-	      "      --counters        cuda backend: after timing each point, count one more\n"
-	      "                        launch of it with the GPU's hardware counters (CUPTI:\n"
-	      "                        global load/store requests and sectors, shared-memory\n"
-	      "                        wavefronts and bank conflicts, DRAM bytes) into the\n"
-	      "                        same row, beside the model's figures; a row says why\n"
-	      "                        where counters are unavailable (default: off)\n"
-	      "      --metrics NAME,NAME,...\n"
-	      "                        cuda backend: count these CUPTI metrics, as ncu names\n"
-	      "                        them (dram__bytes_read.sum), in launches of their own\n"
-	      "                        after each point's timing, into the file's /metrics\n"
-	      "                        table; names are checked on the GPU before any point\n"
-	      "                        runs (--dry-run too), an unknown one refused with the\n"
-	      "                        nearest; at most 16; repeatable (default: none)\n"
-	      "  -l, --list            list the kernel families, their variants and axes\n"
-	      "      --plugin FILE.so  load the kernel families of a plug-in built with\n"
-	      "                        sweep_add_plugin (CMake package sweep); repeatable,\n"
-	      "                        before the job's own plugins: key; with --list, lists\n"
-	      "                        its families too\n"
-	      "\n"
-	      "Sharing the work between MPI ranks:\n"
-	      "      --schedule dynamic|static\n"
-	      "                        dynamic: ranks take points as they finish them,\n"
-	      "                        longest expected first; static: a split decided up\n"
-	      "                        front that balances expected time (greedy LPT)\n"
-	      "                        (default: dynamic)\n"
-	      "      --costs FILE      expected point times from an earlier result FILE,\n"
-	      "                        matched by point id (the last run of the same job\n"
-	      "                        is the natural one); without it, rates per variant\n"
-	      "                        learned from the committed H200 results where\n"
-	      "                        installed, else each point's bytes and flops\n"
-	      "      --batch N         dynamic schedule: at most N points queued ahead of\n"
-	      "                        the one running, 1 to 64 (default: as many as keep\n"
-	      "                        about 50 ms of expected work queued)\n"
-	      "      --share-gpu       let several ranks use one GPU, taking turns: one\n"
-	      "                        point at a time is timed on it (default: off, and\n"
-	      "                        two ranks on one GPU is an error)\n"
-	      "\n"
-	      "Other:\n"
-	      "  -q, --quiet           no progress line (default: progress on stderr)\n"
-	      "  -h, --help            print this help and exit\n"
-	      "  -V, --version         print the version and git revision and exit\n"
-	      "\n"
+	      "after JOB.yaml.\n",
+	      f);
+	for (size_t i = 0; i < N_OPTS; i++) {
+		for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++)
+			if (!strcmp(sections[k].first, opts[i].name))
+				fprintf(f, "\n%s\n", sections[k].heading);
+		print_option(f, &opts[i]);
+	}
+	fputs("\n"
 	      "VALUES, in --set and in job files:\n"
 	      "  1,2,4                 a list\n"
 	      "  1:128                 every integer from 1 to 128\n"

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "job/axis.h"
+#include "job/measure_cfg.h"
 #include "kernel.h"
 #include "core/status.h"
 
@@ -31,24 +32,6 @@ struct sw_job_family {
 	unsigned variants;                    /* bit v: run variant v; all by default */
 	struct sw_job_axis axes[SW_MAX_AXES]; /* family axis order; defaults filled in */
 	struct sw_src_loc loc;
-};
-
-enum sw_flush_l2 { SW_FLUSH_AUTO, SW_FLUSH_ALWAYS, SW_FLUSH_NEVER };
-/* How L2 is emptied before a sample: by reading a buffer twice its size,
- * which leaves only clean lines, or (to measure the bias it brings) by a
- * memset, whose dirty lines drain to DRAM inside the timed launch. */
-enum sw_flush_method { SW_FLUSH_BY_READ, SW_FLUSH_BY_MEMSET };
-
-/* Measurement settings (the `measure:` section), with their defaults. */
-struct sw_measure_cfg {
-	double rse_target;   /* stop when the relative std. error of the mean is below; 0.005 */
-	int min_samples;     /* 10 */
-	int max_samples;     /* <= SW_MAX_SAMPLES; 200 */
-	int warmup;          /* untimed launches first; 2 */
-	double time_cap_s;   /* GPU time per point before giving up on rse; 1.0 */
-	double min_sample_s; /* batch launches so a sample lasts at least this; 20e-6 */
-	enum sw_flush_l2 flush_l2;         /* auto: when the working set could fit in L2 */
-	enum sw_flush_method flush_method; /* read */
 };
 
 struct sw_job {
