@@ -21,7 +21,7 @@
 #define FLUSH_INTERVAL_S 2.0
 
 struct sw_coord {
-	struct sw_run *r;
+	struct sw_rank_ctx *r;
 	struct sw_dispenser disp;
 	int remote_left; /* worker ranks that have not said bye */
 	int local_done;  /* rank 0's worker said bye */
@@ -448,7 +448,7 @@ static void coord_free(struct sw_coord *co)
 	free(co);
 }
 
-enum sw_status sw_coord_start(struct sw_run *r, int dynamic, struct sw_coord **out,
+enum sw_status sw_coord_start(struct sw_rank_ctx *r, int dynamic, struct sw_coord **out,
 			      struct sw_err *err)
 {
 	struct sw_coord *co = calloc(1, sizeof *co);
