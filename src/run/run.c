@@ -88,12 +88,13 @@ static enum sw_status run_points(struct sw_rank_ctx *r, struct sw_coord_totals *
 	struct sw_channel ch;
 	struct sw_err werr = { 0 };
 	enum sw_status st = SW_OK, wst;
+	/* the workers would wait for a coordinator forever, rank 0 for a bye */
 	if (r->rank == 0 && (st = sw_coord_start(r, dynamic, &co, err)) != SW_OK)
-		MPI_Abort(MPI_COMM_WORLD, 6); /* the workers would wait for it forever */
+		sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 	if (r->rank == 0)
 		sw_coord_channel(co, &ch);
 	else if (sw_channel_mpi_open(&ch, &werr) != SW_OK)
-		MPI_Abort(MPI_COMM_WORLD, 6); /* rank 0 would wait for its bye forever */
+		sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 	wst = sw_worker_run(r, &ch, dynamic, &werr);
 	if (r->rank == 0)
 		st = sw_coord_finish(&co, t, err);
@@ -213,7 +214,6 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 	struct sigaction sa = { .sa_handler = on_signal };
 	enum sw_status st;
 
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MUST_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &r.rank));
 	MUST_MPI(MPI_Comm_size(MPI_COMM_WORLD, &r.size));
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &r.faults);

@@ -198,7 +198,12 @@ static int local_rank_of(struct sw_err *err, int *local_rank)
 	if (st != SW_OK)
 		return st;
 	st = CHECK_MPI(MPI_Comm_rank(local, local_rank), err);
-	MPI_Comm_free(&local);
+	struct sw_err ferr = { 0 }; /* freed either way; the first failure is told */
+	enum sw_status fst = CHECK_MPI(MPI_Comm_free(&local), &ferr);
+	if (st == SW_OK && fst != SW_OK) {
+		st = fst;
+		*err = ferr;
+	}
 	return st;
 }
 
