@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include "run/agree.h"
+#include "run/comm.h"
 #include "job/cli.h"
 #include "kernel.h"
 #include "core/record.h"
@@ -36,11 +37,13 @@ static void print_list(void)
 	}
 }
 
-static void print_version(void)
+static enum sw_status print_version(struct sw_err *err)
 {
-	int rt = 0, maj, min, sub;
+	int rt = 0, maj = 0, min = 0;
+	enum sw_status st = CHECK_MPI(MPI_Get_version(&maj, &min), err);
+	if (st != SW_OK)
+		return st;
 	cudaRuntimeGetVersion(&rt);
-	MPI_Get_version(&maj, &min);
 	printf("sweep %s (git %s)\n", SW_VERSION, SW_GIT_REV);
 	if (!strcmp(SW_GIT_REV_FROM, "none"))
 		printf("revision unknown: built outside a git work tree of its own (an export);\n"
@@ -48,7 +51,19 @@ static void print_version(void)
 	else if (!strcmp(SW_GIT_REV_FROM, "-DSWEEP_GIT_REV"))
 		printf("revision as given at configure time (-DSWEEP_GIT_REV)\n");
 	printf("built with CUDA runtime %d.%d, MPI %d.%d\n", rt / 1000, rt % 1000 / 10, maj, min);
-	(void)sub;
+	return SW_OK;
+}
+
+/* Rank 0's answer to --help, --version or --list. */
+static enum sw_status answer(const struct sw_options *opt, struct sw_err *err)
+{
+	if (opt->help)
+		sw_cli_usage(stdout);
+	else if (opt->version)
+		return print_version(err);
+	else
+		print_list();
+	return SW_OK;
 }
 
 int main(int argc, char **argv)
@@ -58,40 +73,26 @@ int main(int argc, char **argv)
 	struct sw_err err = { 0 };
 	int rank = 0;
 
-	/* SERIALIZED: rank 0's coordinator serves on a thread of its own (coord.h) */
-	int provided = MPI_THREAD_SINGLE;
-	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-		fprintf(stderr, "sweep: MPI_Init failed\n");
-		return sw_status_exit_code(SW_EMPI);
+	enum sw_status st = sw_mpi_init(&argc, &argv, &rank, &err);
+	if (st != SW_OK) {
+		fprintf(stderr, "sweep: %s\n", err.msg);
+		return sw_status_exit_code(st);
 	}
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-
-	enum sw_status st = sw_cli_parse(argc, argv, &opt, &err);
+	st = sw_cli_parse(argc, argv, &opt, &err);
 	/* before any rank can leave: --list, --dry-run or an error on one rank
 	 * alone would leave the others waiting in a collective */
 	st = sw_agree_check(argc, argv, st == SW_OK ? &opt : NULL, st, &job, &err);
-	if (st != SW_OK) {
-		if (rank == 0)
-			fprintf(stderr, "sweep: %s\n", err.msg);
-	} else if (opt.help || opt.version || opt.list) {
-		if (rank == 0) {
-			if (opt.help)
-				sw_cli_usage(stdout);
-			else if (opt.version)
-				print_version();
-			else
-				print_list();
-		}
-	} else {
+	if (st == SW_OK && (opt.help || opt.version || opt.list)) {
+		st = rank == 0 ? answer(&opt, &err) : SW_OK;
+	} else if (st == SW_OK) {
 		/* plug-ins were checked as they loaded; this is the built-ins' check */
 		st = sw_registry_check(sw_family_list(), sw_family_count(), &err);
 		if (st == SW_OK)
 			st = sw_run(&opt, &job, argc, argv, &err);
-		if (st != SW_OK && rank == 0)
-			fprintf(stderr, "sweep: %s\n", err.msg);
 	}
+	if (st != SW_OK && rank == 0)
+		fprintf(stderr, "sweep: %s\n", err.msg);
 	sw_job_fini(&job); /* loaded for --list's sake, or the run's check failed */
 	sw_cli_fini(&opt);
-	MPI_Finalize();
-	return sw_status_exit_code(st);
+	return sw_status_exit_code(sw_mpi_fini(rank, st));
 }

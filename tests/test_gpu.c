@@ -23,7 +23,7 @@
 #define MAX_TEST_ELEMS (INT64_C(64) << 20) /* keeps each point well under a second */
 
 static struct sw_device_info dev;
-static struct sw_gpu *gpu;
+static struct sw_measure *gpu;
 static int quick;
 
 /* A few samples of each point: these tests check rows, not timings. */
@@ -89,7 +89,7 @@ START_TEST(test_every_variant_validates)
 				sw_record_init(rec);
 				rec->useful_bytes = f->useful_bytes(&p);
 				rec->flops = f->flops(&p);
-				ck_assert_int_eq(sw_gpu_run_point(gpu, f, &p, &cfg, rec, &err),
+				ck_assert_int_eq(sw_measure_run_point(gpu, f, &p, &cfg, rec, &err),
 						 SW_OK);
 				ck_assert_msg(rec->status == SW_ROW_OK,
 					      "%s/%s corner %u: status %d: %s", f->name,
@@ -125,7 +125,7 @@ START_TEST(test_too_big_is_skipped)
 	struct sw_record *rec = malloc(sizeof *rec);
 	struct sw_err err = { 0 };
 	sw_record_init(rec);
-	ck_assert_int_eq(sw_gpu_run_point(gpu, f, &p, &cfg, rec, &err), SW_OK);
+	ck_assert_int_eq(sw_measure_run_point(gpu, f, &p, &cfg, rec, &err), SW_OK);
 	ck_assert_int_eq(rec->status, SW_ROW_SKIPPED);
 	ck_assert_ptr_nonnull(strstr(rec->message, "GiB"));
 	free(rec);
@@ -139,11 +139,11 @@ START_TEST(test_counters)
 {
 	const struct sw_family *f = sw_family_find("strided_read");
 	const struct sw_measure_cfg cfg = short_cfg;
-	struct sw_gpu *g = NULL;
+	struct sw_measure *g = NULL;
 	struct sw_err err = { 0 };
-	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
-	sw_gpu_use_counters(g);
-	const char *why = sw_gpu_counters_unavailable(g);
+	ck_assert_int_eq(sw_measure_create(&dev, &g, &err), SW_OK);
+	sw_measure_use_counters(g);
+	const char *why = sw_measure_counters_unavailable(g);
 	const int64_t n = 16 << 20, strides[] = { 1, 32 };
 	for (int i = 0; i < 2; i++) {
 		struct sw_point p = { .variant = sw_variant_find(f, "course"),
@@ -152,7 +152,7 @@ START_TEST(test_counters)
 		sw_record_init(rec);
 		rec->point_id = 1 + i;
 		rec->useful_bytes = f->useful_bytes(&p);
-		ck_assert_int_eq(sw_gpu_run_point(g, f, &p, &cfg, rec, &err), SW_OK);
+		ck_assert_int_eq(sw_measure_run_point(g, f, &p, &cfg, rec, &err), SW_OK);
 		ck_assert_int_eq(rec->status, SW_ROW_OK);
 		ck_assert(rec->median_ns > 0); /* the timing is still taken */
 		if (why) {
@@ -184,7 +184,7 @@ START_TEST(test_counters)
 		       rec->counter_passes);
 		free(rec);
 	}
-	sw_gpu_destroy(&g);
+	sw_measure_destroy(&g);
 }
 END_TEST
 
@@ -198,15 +198,15 @@ START_TEST(test_metrics)
 	static const char *const typo[] = { "dram__bytes_raed.sum" };
 	const struct sw_family *f = sw_family_find("strided_read");
 	const struct sw_measure_cfg cfg = short_cfg;
-	struct sw_gpu *g = NULL;
+	struct sw_measure *g = NULL;
 	struct sw_err err = { 0 };
 
-	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
-	enum sw_status st = sw_gpu_use_metrics(g, names, 2, &err);
+	ck_assert_int_eq(sw_measure_create(&dev, &g, &err), SW_OK);
+	enum sw_status st = sw_measure_use_metrics(g, names, 2, &err);
 	if (st == SW_ECUDA) { /* no profiling here (permissions): said, not run */
 		printf("metrics unavailable here, the run is refused: %s\n", err.msg);
 		ck_assert_ptr_nonnull(strstr(err.msg, "--metrics: counters unavailable"));
-		sw_gpu_destroy(&g);
+		sw_measure_destroy(&g);
 		return;
 	}
 	ck_assert_msg(st == SW_OK, "%s", err.msg);
@@ -216,7 +216,7 @@ START_TEST(test_metrics)
 	sw_record_init(rec);
 	rec->point_id = 1;
 	rec->useful_bytes = f->useful_bytes(&p);
-	ck_assert_int_eq(sw_gpu_run_point(g, f, &p, &cfg, rec, &err), SW_OK);
+	ck_assert_int_eq(sw_measure_run_point(g, f, &p, &cfg, rec, &err), SW_OK);
 	ck_assert_int_eq(rec->status, SW_ROW_OK);
 	ck_assert_msg(rec->metrics.n == 2, "no metrics counted: %s", rec->counter_note);
 	printf("metrics: %s = %.4g %s, %s = %.4g %s\n", names[0], rec->metrics.values[0],
@@ -228,14 +228,14 @@ START_TEST(test_metrics)
 	ck_assert_ptr_nonnull(strstr(rec->metrics.units[0], "byte"));
 	ck_assert_ptr_nonnull(strstr(rec->metrics.units[1], "sector"));
 	free(rec);
-	sw_gpu_destroy(&g);
+	sw_measure_destroy(&g);
 
-	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
-	ck_assert_int_eq(sw_gpu_use_metrics(g, typo, 1, &err), SW_EINVAL);
+	ck_assert_int_eq(sw_measure_create(&dev, &g, &err), SW_OK);
+	ck_assert_int_eq(sw_measure_use_metrics(g, typo, 1, &err), SW_EINVAL);
 	ck_assert_msg(strstr(err.msg, "has no metric dram__bytes_raed.sum; did you mean "
 				      "dram__bytes_read.sum"),
 		      "%s", err.msg);
-	sw_gpu_destroy(&g);
+	sw_measure_destroy(&g);
 }
 END_TEST
 
@@ -310,26 +310,26 @@ static void run_faulted(const char *fault, struct sw_record *rec, enum sw_status
 	const struct sw_family *f = sw_family_find("strided_read");
 	const struct sw_measure_cfg cfg = short_cfg;
 	struct sw_point p = { .variant = 0, .axis = { 1, 1 << 20 } };
-	struct sw_gpu *g = NULL;
+	struct sw_measure *g = NULL;
 	struct sw_err err = { 0 };
 	setenv("SW_TEST_FAULT", fault, 1);
-	ck_assert_int_eq(sw_gpu_create(&dev, &g, &err), SW_OK);
+	ck_assert_int_eq(sw_measure_create(&dev, &g, &err), SW_OK);
 	unsetenv("SW_TEST_FAULT");
 	sw_record_init(rec);
 	rec->point_id = 0xfa17;
 	rec->useful_bytes = f->useful_bytes(&p);
-	*st = sw_gpu_run_point(g, f, &p, &cfg, rec, &err);
+	*st = sw_measure_run_point(g, f, &p, &cfg, rec, &err);
 	ck_assert_int_eq(rec->status, SW_ROW_FAILED);
 	if (*st == SW_OK) { /* the context lives: the next point measures */
 		struct sw_record *next = malloc(sizeof *next);
 		sw_record_init(next);
 		next->point_id = 1;
 		next->useful_bytes = rec->useful_bytes;
-		ck_assert_int_eq(sw_gpu_run_point(g, f, &p, &cfg, next, &err), SW_OK);
+		ck_assert_int_eq(sw_measure_run_point(g, f, &p, &cfg, next, &err), SW_OK);
 		ck_assert_int_eq(next->status, SW_ROW_OK);
 		free(next);
 	}
-	sw_gpu_destroy(&g);
+	sw_measure_destroy(&g);
 }
 
 START_TEST(test_injected_faults)
@@ -357,7 +357,8 @@ int main(int argc, char **argv)
 		return 0;
 	quick = getenv("SW_TEST_QUICK") != NULL;
 	struct sw_err err = { 0 };
-	if (sw_device_bind(0, &dev, &err) != SW_OK || sw_gpu_create(&dev, &gpu, &err) != SW_OK) {
+	if (sw_device_bind(0, &dev, &err) != SW_OK ||
+	    sw_measure_create(&dev, &gpu, &err) != SW_OK) {
 		fprintf(stderr, "%s\n", err.msg);
 		return EXIT_FAILURE;
 	}
@@ -380,6 +381,6 @@ int main(int argc, char **argv)
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	sw_gpu_destroy(&gpu);
+	sw_measure_destroy(&gpu);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

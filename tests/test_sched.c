@@ -174,6 +174,38 @@ START_TEST(test_lpt_known)
 }
 END_TEST
 
+/* The static split of a to-do list: entry i costs the plan point todo[i]
+ * costs, so the split is LPT over those costs, whatever the plan's order. */
+START_TEST(test_lpt_todo)
+{
+	/* The to-do list picks five of seven plan points, out of order. */
+	const double plan_cost_s[] = { 9, 3, 2, 7, 3, 1, 2 };
+	const uint32_t list[] = { 6, 1, 2, 4, 5 }; /* costs 2, 3, 2, 3, 1 */
+	int owner[7], direct[7];
+	double picked[5];
+	ck_assert_int_eq(sw_sched_lpt_todo(plan_cost_s, list, 5, 2, owner), SW_OK);
+	const int want[] = { 0, 0, 1, 1, 0 }; /* 3,3 apart; 2,2 in turn; 1 to rank 0 (5 = 5) */
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(owner[i], want[i]);
+	for (int i = 0; i < 5; i++)
+		picked[i] = plan_cost_s[list[i]];
+	ck_assert_int_eq(sw_sched_lpt(picked, 5, 2, direct, NULL), SW_OK);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(owner[i], direct[i]);
+
+	/* No to-do list: the plan itself, in plan order. */
+	ck_assert_int_eq(sw_sched_lpt_todo(plan_cost_s, NULL, 7, 3, owner), SW_OK);
+	ck_assert_int_eq(sw_sched_lpt(plan_cost_s, 7, 3, direct, NULL), SW_OK);
+	for (int i = 0; i < 7; i++)
+		ck_assert_int_eq(owner[i], direct[i]);
+	ck_assert_int_eq(owner[0], 0); /* the 9 s point alone on rank 0 */
+	ck_assert_int_eq(owner[3], 1);
+
+	ck_assert_int_eq(sw_sched_lpt_todo(plan_cost_s, list, 5, 0, owner), SW_EINVAL);
+	ck_assert_int_eq(sw_sched_lpt_todo(plan_cost_s, list, 0, 2, owner), SW_OK);
+}
+END_TEST
+
 /* A point longer than T1/N bounds the makespan: it runs alone and the rest
  * share the other ranks; equal points divide evenly. */
 START_TEST(test_lpt_longest_point)
@@ -450,6 +482,7 @@ int main(void)
 	tcase_add_test(tc, test_give_back);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_lpt_known);
+	tcase_add_test(tc, test_lpt_todo);
 	tcase_add_test(tc, test_lpt_longest_point);
 	tcase_add_test(tc, test_lpt_bound);
 	tcase_add_test(tc, test_lpt_h200);

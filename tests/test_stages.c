@@ -7,7 +7,9 @@
  * stages, so that every rank has a first and a last point). Every case
  * must end, with a non-zero exit and a message that names the failing rank
  * and the stage; a case still running after 60 s is a hang, killed and
- * failed.
+ * failed. Before the stages, an MPI failure in the agreement
+ * (SW_TEST_FAULT=agree-mpi:RANK) must reach sweep's own check: the
+ * errors-return handler is set before the agreement's first collective.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -105,6 +107,42 @@ START_TEST(test_stage_faults)
 }
 END_TEST
 
+/* Rank `rank` of np makes an MPI call the library refuses in the agreement.
+ * Under MPI's default handler the job dies in MPI with MPI's words; under
+ * MPI_ERRORS_RETURN the check in agree.c says which call failed, on which
+ * rank, and aborts every rank. */
+static void run_agree_case(int np, int rank)
+{
+	char fault[64], log[512], out[512], want[64];
+	snprintf(fault, sizeof fault, "agree-mpi:%d", rank);
+	snprintf(log, sizeof log, "%s/agree-np%d-r%d.log", tmpdir, np, rank);
+	snprintf(out, sizeof out, "%s/agree-np%d-r%d.h5", tmpdir, np, rank);
+	const char *args[] = { "--backend", "model", "-q", ci_job, "-o", out, NULL };
+	setenv("SW_TEST_FAULT", fault, 1);
+	pid_t pid = launch_start(np, log, args);
+	unsetenv("SW_TEST_FAULT");
+	int code = finish_within(pid, CASE_LIMIT_S);
+	const char *text = launch_slurp(log);
+	ck_assert_msg(code >= 0, "%s on %d ranks hung; log %s", fault, np, log);
+	ck_assert_msg(code != 0, "%s on %d ranks exited 0; log %s", fault, np, log);
+	snprintf(want, sizeof want, "sweep: rank %d: MPI_Allgather(", rank);
+	ck_assert_msg(strstr(text, want) && strstr(text, "agree.c") &&
+			      strstr(text, "aborting the job"),
+		      "%s on %d ranks: no \"%s...agree.c...aborting the job\" from sweep's "
+		      "check:\n%s",
+		      fault, np, want, text);
+	struct stat st;
+	ck_assert_msg(stat(out, &st) != 0, "%s on %d ranks left %s behind", fault, np, out);
+}
+
+START_TEST(test_agree_mpi_fault)
+{
+	run_agree_case(1, 0);
+	run_agree_case(2, 0);
+	run_agree_case(2, 1);
+}
+END_TEST
+
 int main(void)
 {
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
@@ -114,6 +152,7 @@ int main(void)
 	Suite *s = suite_create("stages");
 	TCase *tc = tcase_create("faults");
 	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, test_agree_mpi_fault);
 	tcase_add_loop_test(tc, test_stage_faults, 0, 3);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);

@@ -13,7 +13,7 @@
 
 struct cuda_state {
 	struct sw_device_info dev;
-	struct sw_gpu *gpu;
+	struct sw_measure *gpu;
 	const struct sw_measure_cfg *cfg;
 };
 
@@ -31,19 +31,19 @@ static enum sw_status cuda_open(const struct sw_backend_args *a, struct sw_devic
 	s->cfg = &a->job->measure;
 	enum sw_status st = sw_device_bind(a->local_rank, dev, err);
 	if (st == SW_OK)
-		st = sw_gpu_create(dev, &s->gpu, err);
+		st = sw_measure_create(dev, &s->gpu, err);
 	if (st != SW_OK) {
 		free(s);
 		return st;
 	}
 	if (a->opt->counters)
-		sw_gpu_use_counters(s->gpu);
+		sw_measure_use_counters(s->gpu);
 	/* an unknown name is refused here, at binding, before any point runs */
 	if (a->opt->n_metrics)
-		st = sw_gpu_use_metrics(s->gpu, (const char *const *)a->opt->metrics,
-					a->opt->n_metrics, err);
+		st = sw_measure_use_metrics(s->gpu, (const char *const *)a->opt->metrics,
+					    a->opt->n_metrics, err);
 	if (st != SW_OK) {
-		sw_gpu_destroy(&s->gpu);
+		sw_measure_destroy(&s->gpu);
 		free(s);
 		return st;
 	}
@@ -58,14 +58,14 @@ static enum sw_status cuda_dry_check(const struct sw_backend_args *a, struct sw_
 {
 	if (!a->opt->n_metrics || a->rank != 0)
 		return SW_OK;
-	return sw_gpu_check_metrics(0, (const char *const *)a->opt->metrics, a->opt->n_metrics,
-				    err);
+	return sw_measure_check_metrics(0, (const char *const *)a->opt->metrics, a->opt->n_metrics,
+					err);
 }
 
 static const char *cuda_note(void *state)
 {
 	const struct cuda_state *s = state;
-	return sw_gpu_counters_unavailable(s->gpu);
+	return sw_measure_counters_unavailable(s->gpu);
 }
 
 static enum sw_status cuda_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
@@ -82,7 +82,8 @@ static enum sw_status cuda_run(void *state, const struct sw_plan_point *pt, stru
 			rec->model_moved_bytes / s->dev.peak_gbps; /* GB/s = B/ns */
 	int queued = 0;
 	struct sw_record *prev = NULL;
-	enum sw_status st = sw_gpu_start_point(s->gpu, f, &pt->p, s->cfg, rec, &queued, &prev, err);
+	enum sw_status st =
+		sw_measure_start_point(s->gpu, f, &pt->p, s->cfg, rec, &queued, &prev, err);
 	*n_done = 0;
 	if (prev)
 		done[(*n_done)++] = prev;
@@ -94,14 +95,14 @@ static enum sw_status cuda_run(void *state, const struct sw_plan_point *pt, stru
 static struct sw_record *cuda_settle(void *state)
 {
 	struct cuda_state *s = state;
-	return sw_gpu_settle(s->gpu);
+	return sw_measure_settle(s->gpu);
 }
 
 static void cuda_close(void **state)
 {
 	struct cuda_state *s = *state;
 	if (s)
-		sw_gpu_destroy(&s->gpu);
+		sw_measure_destroy(&s->gpu);
 	free(s);
 	*state = NULL;
 }

@@ -33,7 +33,8 @@ static enum sw_status model_open(const struct sw_backend_args *a, struct sw_devi
 	if (!s)
 		return sw_fail(err, SW_ENOMEM, "no memory for the model backend");
 	s->kepler_bank_bytes = a->job->kepler_bank_bytes;
-	sw_device_model_info(a->local_rank, dev);
+	sw_device_host_info(a->local_rank, dev);
+	snprintf(dev->name, sizeof dev->name, "%s", sw_backend_model.name);
 	*state = s;
 	return SW_OK;
 }

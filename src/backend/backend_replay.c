@@ -53,8 +53,7 @@ static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_dev
 	s->speed = a->opt->replay_speed > 0 ? a->opt->replay_speed : 1.0;
 	const char *base = strrchr(a->arg, '/');
 	snprintf(s->file, sizeof s->file, "%s", base ? base + 1 : a->arg);
-	sw_device_model_info(a->local_rank, dev);
-	snprintf(dev->backend, sizeof dev->backend, "replay");
+	sw_device_host_info(a->local_rank, dev);
 	snprintf(dev->name, sizeof dev->name, "replay of %.52s", s->file);
 	*state = s;
 	return SW_OK;

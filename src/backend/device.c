@@ -37,17 +37,14 @@ static void fill_host(int local_rank, struct sw_device_info *info)
 	cudaRuntimeGetVersion(&info->runtime_version);
 }
 
-void sw_device_model_info(int local_rank, struct sw_device_info *info)
+void sw_device_host_info(int local_rank, struct sw_device_info *info)
 {
 	fill_host(local_rank, info);
-	strcpy(info->backend, "model");
-	strcpy(info->name, "model");
 }
 
 enum sw_status sw_device_bind(int local_rank, struct sw_device_info *info, struct sw_err *err)
 {
 	fill_host(local_rank, info);
-	strcpy(info->backend, "cuda");
 	int count = sw_device_count();
 	if (count == 0)
 		return sw_fail(err, SW_ECUDA,

@@ -16,11 +16,13 @@
 int sw_device_count(void);
 
 /* Binds the calling process to device local_rank % count and fills info
- * (host, rank and backend too). SW_ECUDA when no device can be used. */
+ * (host and local rank too; the backend's name is the run's to fill).
+ * SW_ECUDA when no device can be used. */
 enum sw_status sw_device_bind(int local_rank, struct sw_device_info *info, struct sw_err *err);
 
-/* A row for a rank that runs the model backend: host and rank only. */
-void sw_device_model_info(int local_rank, struct sw_device_info *info);
+/* A row for a rank bound to no device (the model and replay backends):
+ * host and local rank only; the backend names the device. */
+void sw_device_host_info(int local_rank, struct sw_device_info *info);
 
 struct sw_clocks {
 	uint32_t sm_mhz, mem_mhz;

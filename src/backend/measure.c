@@ -28,7 +28,7 @@
 #define SW_CAPPED_MIN_SAMPLES   3
 #define MAX_LAUNCHES_PER_SAMPLE 1000
 
-struct sw_gpu {
+struct sw_measure {
 	struct sw_device_info dev;
 	cudaStream_t stream;
 	cudaEvent_t start[SAMPLE_BATCH], stop[SAMPLE_BATCH];
@@ -67,10 +67,10 @@ static enum sw_status cuda_fail(struct sw_err *err, cudaError_t e, const char *w
 		       cudaGetErrorName(e));
 }
 
-enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **out,
-			     struct sw_err *err)
+enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_measure **out,
+				 struct sw_err *err)
 {
-	struct sw_gpu *g = calloc(1, sizeof *g);
+	struct sw_measure *g = calloc(1, sizeof *g);
 	if (!g)
 		return sw_fail(err, SW_ENOMEM, "no memory for the GPU context");
 	g->dev = *dev;
@@ -95,19 +95,19 @@ enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **o
 	g->nonce =
 		sw_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)dev->rank);
 	if (e != cudaSuccess) {
-		sw_gpu_destroy(&g);
+		sw_measure_destroy(&g);
 		return cuda_fail(err, e, "cannot set up the GPU context");
 	}
 	*out = g;
 	return SW_OK;
 }
 
-void sw_gpu_destroy(struct sw_gpu **gp)
+void sw_measure_destroy(struct sw_measure **gp)
 {
-	struct sw_gpu *g = *gp;
+	struct sw_measure *g = *gp;
 	if (!g)
 		return;
-	sw_gpu_settle(g);
+	sw_measure_settle(g);
 	sw_counters_destroy(&g->counters);
 	sw_counters_destroy(&g->metrics);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
@@ -128,7 +128,7 @@ void sw_gpu_destroy(struct sw_gpu **gp)
 	*gp = NULL;
 }
 
-void sw_gpu_use_counters(struct sw_gpu *g)
+void sw_measure_use_counters(struct sw_measure *g)
 {
 	struct sw_err err = { 0 };
 	g->counters_wanted = 1;
@@ -136,7 +136,7 @@ void sw_gpu_use_counters(struct sw_gpu *g)
 		snprintf(g->counters_why, sizeof g->counters_why, "%s", err.msg);
 }
 
-const char *sw_gpu_counters_unavailable(const struct sw_gpu *g)
+const char *sw_measure_counters_unavailable(const struct sw_measure *g)
 {
 	return g->counters_wanted && !g->counters ? g->counters_why : NULL;
 }
@@ -153,8 +153,8 @@ static enum sw_status metrics_verdict(enum sw_status st, const struct sw_err *wh
 	return SW_OK;
 }
 
-enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, int n,
-				  struct sw_err *err)
+enum sw_status sw_measure_use_metrics(struct sw_measure *g, const char *const *names, int n,
+				      struct sw_err *err)
 {
 	struct sw_err why = { 0 };
 	enum sw_status st;
@@ -168,8 +168,8 @@ enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, in
 	return SW_OK;
 }
 
-enum sw_status sw_gpu_check_metrics(int device_index, const char *const *names, int n,
-				    struct sw_err *err)
+enum sw_status sw_measure_check_metrics(int device_index, const char *const *names, int n,
+					struct sw_err *err)
 {
 	struct sw_counters *c = NULL;
 	struct sw_err why = { 0 };
@@ -189,7 +189,7 @@ enum sw_status sw_gpu_check_metrics(int device_index, const char *const *names, 
 
 /* Grows device buffer i to at least bytes; buffers are kept between points
  * because cudaMalloc of gigabytes costs more than many short points. */
-static cudaError_t ensure_buffer(struct sw_gpu *g, int i, size_t bytes)
+static cudaError_t ensure_buffer(struct sw_measure *g, int i, size_t bytes)
 {
 	if (g->cap[i] >= bytes)
 		return cudaSuccess;
@@ -202,7 +202,7 @@ static cudaError_t ensure_buffer(struct sw_gpu *g, int i, size_t bytes)
 	return e;
 }
 
-static cudaError_t ensure_host(struct sw_gpu *g, int set, int i, size_t bytes)
+static cudaError_t ensure_host(struct sw_measure *g, int set, int i, size_t bytes)
 {
 	if (g->host_cap[set][i] >= bytes)
 		return cudaSuccess;
@@ -215,7 +215,7 @@ static cudaError_t ensure_host(struct sw_gpu *g, int set, int i, size_t bytes)
 	return e;
 }
 
-static void release_buffers(struct sw_gpu *g)
+static void release_buffers(struct sw_measure *g)
 {
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
@@ -245,7 +245,7 @@ static enum sw_status point_failed(struct sw_record *rec, cudaError_t e, const c
 		       cudaGetErrorString(e));
 }
 
-static cudaError_t fill_inputs(struct sw_gpu *g, const struct sw_family *f,
+static cudaError_t fill_inputs(struct sw_measure *g, const struct sw_family *f,
 			       const struct sw_point *p, const struct sw_sizes *sz,
 			       const struct sw_buffers *b)
 {
@@ -262,7 +262,7 @@ static cudaError_t fill_inputs(struct sw_gpu *g, const struct sw_family *f,
 }
 
 /* Enqueues copies of the outputs to pinned host memory, for the check. */
-static enum sw_status copy_outputs(struct sw_gpu *g, const struct sw_sizes *sz,
+static enum sw_status copy_outputs(struct sw_measure *g, const struct sw_sizes *sz,
 				   const struct sw_buffers *b, struct sw_host_out *out,
 				   struct sw_record *rec, struct sw_err *err)
 {
@@ -309,7 +309,7 @@ static void *check_thread(void *arg)
 	return NULL;
 }
 
-struct sw_record *sw_gpu_settle(struct sw_gpu *g)
+struct sw_record *sw_measure_settle(struct sw_measure *g)
 {
 	if (!g || !g->pending.active)
 		return NULL;
@@ -319,7 +319,7 @@ struct sw_record *sw_gpu_settle(struct sw_gpu *g)
 }
 
 /* Hands the point's check to a thread; runs it here if no thread starts. */
-static void queue_check(struct sw_gpu *g, const struct sw_family *f, const struct sw_point *p,
+static void queue_check(struct sw_measure *g, const struct sw_family *f, const struct sw_point *p,
 			const struct sw_host_out *out, struct sw_record *rec)
 {
 	struct pending *q = &g->pending;
@@ -335,7 +335,7 @@ static void queue_check(struct sw_gpu *g, const struct sw_family *f, const struc
 
 /* Enqueues one sample: an optional flush, then the timed launches. flush:
  * 0, or 1 + enum sw_flush_method. */
-static cudaError_t enqueue_sample(struct sw_gpu *g, const struct sw_variant *v,
+static cudaError_t enqueue_sample(struct sw_measure *g, const struct sw_variant *v,
 				  const struct sw_point *p, const struct sw_buffers *b, int flush,
 				  int launches, int slot)
 {
@@ -353,7 +353,7 @@ static cudaError_t enqueue_sample(struct sw_gpu *g, const struct sw_variant *v,
 	return e;
 }
 
-static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
+static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
 				 struct sw_record *rec, struct sw_host_out *out,
@@ -361,7 +361,7 @@ static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
 
 /* What a counted pass needs: the point's launch, and the L2 to evict first. */
 struct counted {
-	struct sw_gpu *g;
+	struct sw_measure *g;
 	const struct sw_variant *v;
 	const struct sw_point *p;
 	const struct sw_buffers *b;
@@ -381,7 +381,7 @@ static cudaError_t counted_launch(void *arg, cudaStream_t s)
 
 /* Counts one launch of a point already timed, from an L2 holding none of its
  * data, into rec. A profiler failure only marks the row's counters. */
-static enum sw_status count_point(struct sw_gpu *g, const struct sw_variant *v,
+static enum sw_status count_point(struct sw_measure *g, const struct sw_variant *v,
 				  const struct sw_point *p, const struct sw_buffers *b,
 				  struct sw_record *rec, struct sw_err *err)
 {
@@ -414,7 +414,7 @@ static enum sw_status count_point(struct sw_gpu *g, const struct sw_variant *v,
 /* Counts the --metrics of a point already timed into rec->metrics, as
  * count_point counts; a profiler failure leaves it without metrics and says
  * why in counter_note, after what --counters put there. */
-static enum sw_status count_metrics(struct sw_gpu *g, const struct sw_variant *v,
+static enum sw_status count_metrics(struct sw_measure *g, const struct sw_variant *v,
 				    const struct sw_point *p, const struct sw_buffers *b,
 				    struct sw_record *rec, struct sw_err *err)
 {
@@ -448,7 +448,7 @@ static enum sw_status count_metrics(struct sw_gpu *g, const struct sw_variant *v
 /* The GPU part of a point: buffers, fresh input, the checked launch with its
  * output copied to the host, warm-up and samples. *checkable says whether
  * out holds an output for the CPU check. */
-static enum sw_status gpu_part(struct sw_gpu *g, const struct sw_family *f,
+static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 			       const struct sw_point *p, const struct sw_measure_cfg *cfg,
 			       struct sw_record *rec, struct sw_host_out *out, int *checkable,
 			       struct sw_err *err)
@@ -503,16 +503,16 @@ static enum sw_status gpu_part(struct sw_gpu *g, const struct sw_family *f,
 	return st;
 }
 
-enum sw_status sw_gpu_start_point(struct sw_gpu *g, const struct sw_family *f,
-				  const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				  struct sw_record *rec, int *queued, struct sw_record **done,
-				  struct sw_err *err)
+enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_family *f,
+				      const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				      struct sw_record *rec, int *queued, struct sw_record **done,
+				      struct sw_err *err)
 {
 	struct sw_host_out out;
 	int checkable = 0;
 	enum sw_status st = gpu_part(g, f, p, cfg, rec, &out, &checkable, err);
 	/* the previous point's check ran while this point used the GPU */
-	*done = sw_gpu_settle(g);
+	*done = sw_measure_settle(g);
 	*queued = checkable;
 	struct timespec ts; /* the rank is free for the next point from here */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -522,21 +522,21 @@ enum sw_status sw_gpu_start_point(struct sw_gpu *g, const struct sw_family *f,
 	return st;
 }
 
-enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f,
-				const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				struct sw_record *rec, struct sw_err *err)
+enum sw_status sw_measure_run_point(struct sw_measure *g, const struct sw_family *f,
+				    const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				    struct sw_record *rec, struct sw_err *err)
 {
 	int queued;
 	struct sw_record *earlier;
-	enum sw_status st = sw_gpu_start_point(g, f, p, cfg, rec, &queued, &earlier, err);
+	enum sw_status st = sw_measure_start_point(g, f, p, cfg, rec, &queued, &earlier, err);
 	if (queued)
-		sw_gpu_settle(g);
+		sw_measure_settle(g);
 	return st;
 }
 
 /* What every sample of one point enqueues. */
 struct timing {
-	struct sw_gpu *g;
+	struct sw_measure *g;
 	const struct sw_variant *v;
 	const struct sw_point *p;
 	const struct sw_buffers *b;
@@ -554,7 +554,7 @@ struct tally {
 /* The launch whose output is checked, or the test-only fault in its place. */
 static cudaError_t checked_launch(const struct timing *tm, uint64_t point_id)
 {
-	struct sw_gpu *g = tm->g;
+	struct sw_measure *g = tm->g;
 	if (g->fault_kind && g->fault_id == point_id)
 		return sw_inject_fault(g->fault_kind, g->stream);
 	return tm->v->launch(tm->p, tm->b, g->stream);
@@ -562,7 +562,7 @@ static cudaError_t checked_launch(const struct timing *tm, uint64_t point_id)
 
 /* auto: flush while the working set is under four L2 sizes (twice the
  * flush buffer): below that, lines from the last launch can still hit. */
-static int wants_flush(const struct sw_gpu *g, const struct sw_sizes *sz,
+static int wants_flush(const struct sw_measure *g, const struct sw_sizes *sz,
 		       const struct sw_measure_cfg *cfg)
 {
 	size_t working_set = 0;
@@ -576,7 +576,7 @@ static int wants_flush(const struct sw_gpu *g, const struct sw_sizes *sz,
  * output has reached the host (same stream). *one_s: one launch, in s. */
 static cudaError_t warm_up(const struct timing *tm, int warmup, double *one_s)
 {
-	struct sw_gpu *g = tm->g;
+	struct sw_measure *g = tm->g;
 	float ms = 0;
 	cudaError_t e = enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, warmup, 0);
 	if (e == cudaSuccess)
@@ -604,7 +604,7 @@ static int launches_per_sample(const struct sw_measure_cfg *cfg, int flush, doub
 static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_record *rec,
 				struct tally *t)
 {
-	struct sw_gpu *g = tm->g;
+	struct sw_measure *g = tm->g;
 	cudaError_t e = cudaSuccess;
 	float ms = 0;
 	for (int s = 0; s < batch && e == cudaSuccess; s++)
@@ -673,7 +673,7 @@ static cudaError_t take_samples(const struct timing *tm, const struct sw_measure
 	}
 }
 
-static void record_clocks(const struct sw_gpu *g, struct sw_record *rec)
+static void record_clocks(const struct sw_measure *g, struct sw_record *rec)
 {
 	struct sw_clocks clk;
 	sw_device_clocks(&g->dev, &clk);
@@ -699,7 +699,7 @@ static void record_stats(struct sw_record *rec, const struct tally *t)
 }
 
 /* The checked launch, warm-up and samples of a prepared point. */
-static enum sw_status time_point(struct sw_gpu *g, const struct sw_family *f,
+static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
 				 struct sw_record *rec, struct sw_host_out *out, struct sw_err *err)

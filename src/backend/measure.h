@@ -20,51 +20,51 @@
  * the cap and flushes by reading. A resume across methods is refused. */
 #define SW_MEASURE_METHOD 2
 
-struct sw_gpu;
+struct sw_measure;
 
-enum sw_status sw_gpu_create(const struct sw_device_info *dev, struct sw_gpu **out,
-			     struct sw_err *err);
-void sw_gpu_destroy(struct sw_gpu **g);
+enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_measure **out,
+				 struct sw_err *err);
+void sw_measure_destroy(struct sw_measure **g);
 
 /* --counters: every later point also counts one launch of its own, after its
  * timing (counters.h). Never fails: where counters cannot be collected, each
- * row says why, and so does sw_gpu_counters_unavailable (NULL when they can,
+ * row says why, and so does sw_measure_counters_unavailable (NULL when they can,
  * or were not asked for). */
-void sw_gpu_use_counters(struct sw_gpu *g);
-const char *sw_gpu_counters_unavailable(const struct sw_gpu *g);
+void sw_measure_use_counters(struct sw_measure *g);
+const char *sw_measure_counters_unavailable(const struct sw_measure *g);
 
 /* --metrics: every later point also counts the n named CUPTI metrics, in
  * launches of their own after its timing, into rec->metrics. The names are
  * checked on this GPU now: SW_EINVAL for one it lacks (naming the nearest
  * it has), SW_ECUDA when counters are unavailable here (err says why). */
-enum sw_status sw_gpu_use_metrics(struct sw_gpu *g, const char *const *names, int n,
-				  struct sw_err *err);
+enum sw_status sw_measure_use_metrics(struct sw_measure *g, const char *const *names, int n,
+				      struct sw_err *err);
 /* The same check alone, on GPU device_index, for a dry run: creates the
  * device's context, binds nothing, keeps nothing. */
-enum sw_status sw_gpu_check_metrics(int device_index, const char *const *names, int n,
-				    struct sw_err *err);
+enum sw_status sw_measure_check_metrics(int device_index, const char *const *names, int n,
+					struct sw_err *err);
 
 /* Runs point p of family f and fills the timing, check and clock fields of
  * rec, check included (synchronous). A point that fails on the GPU is
  * recorded as failed, with the CUDA error text, and SW_OK is returned;
  * SW_ECUDA means the context is no longer usable and the rank must stop
  * taking points. */
-enum sw_status sw_gpu_run_point(struct sw_gpu *g, const struct sw_family *f,
-				const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				struct sw_record *rec, struct sw_err *err);
+enum sw_status sw_measure_run_point(struct sw_measure *g, const struct sw_family *f,
+				    const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				    struct sw_record *rec, struct sw_err *err);
 
 /* The same, pipelined: runs p on the GPU and leaves its CPU check running on
  * a thread while the caller starts the next point. *queued = 1: rec is
- * complete only when a later call returns it in *done or sw_gpu_settle()
+ * complete only when a later call returns it in *done or sw_measure_settle()
  * returns it, and must stay untouched until then; 0: rec is complete now.
  * *done: the previous point's record, its check finished, or NULL. */
-enum sw_status sw_gpu_start_point(struct sw_gpu *g, const struct sw_family *f,
-				  const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				  struct sw_record *rec, int *queued, struct sw_record **done,
-				  struct sw_err *err);
+enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_family *f,
+				      const struct sw_point *p, const struct sw_measure_cfg *cfg,
+				      struct sw_record *rec, int *queued, struct sw_record **done,
+				      struct sw_err *err);
 
 /* Waits for the queued check; returns its completed record, or NULL when
  * none was queued. Safe on NULL. */
-struct sw_record *sw_gpu_settle(struct sw_gpu *g);
+struct sw_record *sw_measure_settle(struct sw_measure *g);
 
 #endif

@@ -26,10 +26,16 @@ void sw_faults_parse(const char *text, struct sw_faults *f)
 	memset(f, 0, sizeof *f);
 	f->stage = f->stage_rank = -1;
 	f->enospc_rows = -1;
+	f->agree_mpi_rank = -1;
 	unsigned long long id;
 	long long rows;
+	int rank;
 	if (!text)
 		return;
+	if (sscanf(text, "agree-mpi:%d", &rank) == 1 && rank >= 0) {
+		f->agree_mpi_rank = rank;
+		return;
+	}
 	if (strncmp(text, "publish-wait:", 13) == 0 && text[13]) {
 		f->publish_wait = text + 13;
 		return;

@@ -7,8 +7,9 @@
  * rank where it runs, or on RANK only), and for the writer (h5out.c):
  * `publish-wait:FILE` (creation pauses, holding its lock, before it gives
  * the file its name, until FILE exists) and `enospc:ROWS` (a flush that
- * would take /measurements past ROWS rows fails as a full disk would).
- * measure.c reads its own GPU faults (`launch:ID`, `trap:ID`). Pure; never
+ * would take /measurements past ROWS rows fails as a full disk would), and
+ * `agree-mpi:RANK` (RANK's call in the agreement's collective is one MPI
+ * refuses, so a test sees an MPI check fire before the run). measure.c reads its own GPU faults (`launch:ID`, `trap:ID`). Pure; never
  * set outside tests.
  */
 #ifndef SW_FAULTS_H
@@ -38,6 +39,7 @@ struct sw_faults {
 	int stage_rank;           /* -1: every rank */
 	const char *publish_wait; /* publish-wait:FILE: FILE, inside text; else NULL */
 	long long enospc_rows;    /* enospc:ROWS: ROWS; else -1 */
+	int agree_mpi_rank;       /* agree-mpi:RANK: RANK; else -1 */
 };
 
 /* Reads text (NULL or empty: no faults); f may point into text. Unknown text means no faults:

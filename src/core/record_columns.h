@@ -39,7 +39,7 @@ X_NUM(rank, I32, NULL, 0)
 X_NUM(session, I32, NULL, 0) /* 0 for the first run, +1 per --resume */
 X_TEXT(family, SW_TEXT_LEN, "")
 X_TEXT(variant, SW_TEXT_LEN, "")
-X_TEXT(backend, 8, "") /* "cuda" or "model" */
+X_TEXT(backend, 8, "") /* a name of backend_list.h */
 X_NUM(is_reference, I32, NULL, 0)
 X_NUM(cc, I32, NULL, 0)     /* 10 * major + minor: measured device or modelled target */
 X_AXES(axis)                /* by sw_axis_column_name(); -1 where not used */

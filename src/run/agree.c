@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "core/faults.h"
 #include "run/comm.h"
 #include "job/job.h"
 #include "job/plan.h"
@@ -201,19 +202,24 @@ enum sw_status sw_agree_check(int argc, char **argv, const struct sw_options *op
 			      enum sw_status parsed, struct sw_job *job, struct sw_err *err)
 {
 	struct vote mine, *all;
-	int size = 1;
+	int size = 1, rank = 0;
 	enum sw_status st;
+	struct sw_faults faults;
 
 	memset(job, 0, sizeof *job);
 	make_vote(argc, argv, opt, parsed, &mine, job, err);
 	MUST_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+	MUST_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	sw_faults_parse(getenv("SW_TEST_FAULT"), &faults);
+	/* the test-only switch agree-mpi:RANK: a count MPI refuses, so the check
+	 * below must report it (MPI_ERRORS_RETURN, set by sw_mpi_init) */
+	int count = faults.agree_mpi_rank == rank ? -1 : (int)sizeof mine;
 	all = malloc((size_t)size * sizeof *all);
 	if (!all) { /* this rank cannot take part in the one collective: stop all */
 		fprintf(stderr, "sweep: no memory to compare the %d ranks' options\n", size);
-		MPI_Abort(MPI_COMM_WORLD, sw_status_exit_code(SW_ENOMEM));
+		sw_mpi_abort(sw_status_exit_code(SW_ENOMEM));
 	}
-	MUST_MPI(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE,
-			       MPI_COMM_WORLD));
+	MUST_MPI(MPI_Allgather(&mine, count, MPI_BYTE, all, sizeof mine, MPI_BYTE, MPI_COMM_WORLD));
 	st = judge(all, size, err);
 	free(all);
 	if (st != SW_OK)

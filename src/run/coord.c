@@ -21,7 +21,7 @@
 #define FLUSH_INTERVAL_S 2.0
 
 struct sw_coord {
-	struct sw_run *r;
+	struct sw_rank_ctx *r;
 	struct sw_dispenser disp;
 	int remote_left; /* worker ranks that have not said bye */
 	int local_done;  /* rank 0's worker said bye */
@@ -124,7 +124,7 @@ static int free_slot(struct sw_coord *co)
 static void out_of_memory(const char *what)
 {
 	fprintf(stderr, "sweep: rank 0: no memory for %s; aborting the job\n", what);
-	MPI_Abort(MPI_COMM_WORLD, 6);
+	sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 }
 
 static void start_pack(struct sw_coord *co, MPI_Message *msg, MPI_Status *st)
@@ -218,7 +218,7 @@ static void take_back(struct sw_coord *co, MPI_Message *msg, MPI_Status *st)
 	uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
 	if (!idx) {
 		fprintf(stderr, "sweep: rank 0: no memory for returned points; aborting the job\n");
-		MPI_Abort(MPI_COMM_WORLD, 6);
+		sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 	}
 	MUST_MPI(MPI_Mrecv(idx, n, MPI_UINT32_T, msg, MPI_STATUS_IGNORE));
 	if (sw_dispenser_give_back(&co->disp, idx, (size_t)n) != 0)
@@ -235,7 +235,7 @@ static void discard(MPI_Message *msg, MPI_Status *st)
 	MUST_MPI(MPI_Get_count(st, MPI_BYTE, &n));
 	char *junk = malloc(n ? n : 1);
 	if (!junk)
-		MPI_Abort(MPI_COMM_WORLD, 6);
+		sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 	MUST_MPI(MPI_Mrecv(junk, n, MPI_BYTE, msg, MPI_STATUS_IGNORE));
 	free(junk);
 }
@@ -448,7 +448,7 @@ static void coord_free(struct sw_coord *co)
 	free(co);
 }
 
-enum sw_status sw_coord_start(struct sw_run *r, int dynamic, struct sw_coord **out,
+enum sw_status sw_coord_start(struct sw_rank_ctx *r, int dynamic, struct sw_coord **out,
 			      struct sw_err *err)
 {
 	struct sw_coord *co = calloc(1, sizeof *co);

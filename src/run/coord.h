@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "run/run_ctx.h"
+#include "run/rank_ctx.h"
 #include "core/status.h"
 #include "run/worker.h"
 
@@ -26,7 +26,7 @@ struct sw_coord_totals {
 /* Rank 0, after the output is open. dynamic: points go out on request;
  * otherwise each rank runs its static share and the dispenser holds only
  * what stopped ranks give back. */
-enum sw_status sw_coord_start(struct sw_run *r, int dynamic, struct sw_coord **out,
+enum sw_status sw_coord_start(struct sw_rank_ctx *r, int dynamic, struct sw_coord **out,
 			      struct sw_err *err);
 
 /* Rank 0's own worker's channel to the coordinator. */

@@ -17,7 +17,8 @@
 #include "run/comm.h"
 #include "run/coord.h"
 #include "h5/h5out.h"
-#include "run/run_ctx.h"
+#include "run/rank_ctx.h"
+#include "run/setup.h"
 #include "run/worker.h"
 
 volatile sig_atomic_t sw_run_interrupted;
@@ -55,7 +56,7 @@ static void print_bindings(const struct sw_device_info *t, int n)
 			t[r].visible_devices);
 }
 
-static void announce(const struct sw_run *r)
+static void announce(const struct sw_rank_ctx *r)
 {
 	/* even under --quiet: an --extend that runs nothing is not a silent success */
 	if (r->rank == 0 && r->opt->extend && !r->n_todo)
@@ -79,19 +80,21 @@ static void announce(const struct sw_run *r)
 
 /* The points: a worker on every rank, and on rank 0 the coordinator too.
  * Returns this rank's status; rank 0's totals in *t. */
-static enum sw_status run_points(struct sw_run *r, struct sw_coord_totals *t, struct sw_err *err)
+static enum sw_status run_points(struct sw_rank_ctx *r, struct sw_coord_totals *t,
+				 struct sw_err *err)
 {
 	int dynamic = r->opt->schedule == SW_SCHED_DYNAMIC && r->size > 1;
 	struct sw_coord *co = NULL;
 	struct sw_channel ch;
 	struct sw_err werr = { 0 };
 	enum sw_status st = SW_OK, wst;
+	/* the workers would wait for a coordinator forever, rank 0 for a bye */
 	if (r->rank == 0 && (st = sw_coord_start(r, dynamic, &co, err)) != SW_OK)
-		MPI_Abort(MPI_COMM_WORLD, 6); /* the workers would wait for it forever */
+		sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 	if (r->rank == 0)
 		sw_coord_channel(co, &ch);
 	else if (sw_channel_mpi_open(&ch, &werr) != SW_OK)
-		MPI_Abort(MPI_COMM_WORLD, 6); /* rank 0 would wait for its bye forever */
+		sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 	wst = sw_worker_run(r, &ch, dynamic, &werr);
 	if (r->rank == 0)
 		st = sw_coord_finish(&co, t, err);
@@ -107,7 +110,7 @@ static enum sw_status run_points(struct sw_run *r, struct sw_coord_totals *t, st
 }
 
 /* Rank 0: closes the file; SW_OK or why it failed (in err). */
-static enum sw_status close_output(struct sw_run *r, struct sw_err *err)
+static enum sw_status close_output(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	if (sw_fault_at(&r->faults, SW_STAGE_CLOSE, r->rank))
@@ -123,7 +126,7 @@ static enum sw_status close_output(struct sw_run *r, struct sw_err *err)
 
 /* Rank 0, after the close: what the file holds of this run, read back from
  * it, so a disk that filled up cannot make the summary claim rows it lost. */
-static void summarise(const struct sw_run *r, const struct sw_coord_totals *t, double wall,
+static void summarise(const struct sw_rank_ctx *r, const struct sw_coord_totals *t, double wall,
 		      enum sw_status st)
 {
 	struct sw_h5_rows in = { 0 };
@@ -179,7 +182,7 @@ static enum sw_status verdict(const struct sw_coord_totals *t, int rank, struct 
 }
 
 /* From the open file to the verdict: points, close, summary. */
-static enum sw_status measure_and_close(struct sw_run *r, struct sw_err *err)
+static enum sw_status measure_and_close(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	struct sw_coord_totals t = { 0 };
 	double t0 = now_s();
@@ -207,11 +210,10 @@ static enum sw_status measure_and_close(struct sw_run *r, struct sw_err *err)
 enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc, char **argv,
 		      struct sw_err *err)
 {
-	struct sw_run r = { .opt = opt, .job = *job, .share_lock_fd = -1 };
+	struct sw_rank_ctx r = { .opt = opt, .job = *job, .share_lock_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	enum sw_status st;
 
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MUST_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &r.rank));
 	MUST_MPI(MPI_Comm_size(MPI_COMM_WORLD, &r.size));
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &r.faults);

@@ -98,6 +98,19 @@ enum sw_status sw_sched_lpt(const double *cost_s, size_t n, int n_ranks, int *ow
 	return SW_OK;
 }
 
+enum sw_status sw_sched_lpt_todo(const double *plan_cost_s, const uint32_t *todo, size_t n,
+				 int n_ranks, int *owner)
+{
+	double *cost_s = malloc((n ? n : 1) * sizeof *cost_s);
+	if (!cost_s)
+		return SW_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		cost_s[i] = plan_cost_s[todo ? todo[i] : i];
+	enum sw_status st = sw_sched_lpt(cost_s, n, n_ranks, owner, NULL);
+	free(cost_s);
+	return st;
+}
+
 double sw_sched_bound_s(const double *cost_s, size_t n, int n_ranks)
 {
 	double t1 = 0, longest = 0;

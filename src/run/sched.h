@@ -31,6 +31,14 @@ int sw_sched_static_owner(size_t i, int n_ranks, size_t block);
 enum sw_status sw_sched_lpt(const double *cost_s, size_t n, int n_ranks, int *owner,
 			    double *load_s);
 
+/* sw_sched_lpt over part of a plan: entry i of the to-do list is plan
+ * index todo[i] (todo NULL: i itself), whose cost is plan_cost_s[todo[i]].
+ * Fills owner[i] for i < n, the same on every rank that gives the same
+ * inputs. SW_OK, SW_EINVAL (n_ranks < 1) or SW_ENOMEM; owner is the
+ * caller's. */
+enum sw_status sw_sched_lpt_todo(const double *plan_cost_s, const uint32_t *todo, size_t n,
+				 int n_ranks, int *owner);
+
 /* The lower bound on any schedule's makespan over n_ranks: max(T1 /
  * n_ranks, the longest entry), in seconds (costs as sw_sched_lpt counts
  * them). T1 / (n_ranks * bound) is the best efficiency a schedule can reach. */

@@ -1,5 +1,5 @@
 /*
- * A run's set-up, stage by stage (run_ctx.h): the job travels from rank 0 to
+ * A run's set-up, stage by stage (setup.h): the job travels from rank 0 to
  * every rank, each builds the same plan, binds its backend, and rank 0 opens
  * the output and tells every rank what is left to run. Every stage ends on
  * every rank with one reduction, so one rank's failure stops all of them at
@@ -21,10 +21,9 @@
 #include "h5/h5out.h"
 #include "backend/measure.h"
 #include "run/progress.h"
-#include "run/run.h"
-#include "run/run_ctx.h"
 #include "core/safe_open.h"
 #include "run/sched.h"
+#include "run/setup.h"
 #include "version.h"
 
 /* The worst and the best status over all ranks, in one reduction. */
@@ -36,8 +35,11 @@ static void reduce_status(enum sw_status mine, enum sw_status *worst, enum sw_st
 	*best = (enum sw_status) - out[1];
 }
 
-enum sw_status sw_stage_end(const struct sw_run *r, enum sw_stage s, enum sw_status mine,
-			    struct sw_err *err)
+/* Ends stage s on every rank (collective): a rank whose status is bad says
+ * so, naming itself and the stage; rank 0's message becomes err. Returns the
+ * worst status, the same on every rank. */
+static enum sw_status stage_end(const struct sw_rank_ctx *r, enum sw_stage s, enum sw_status mine,
+				struct sw_err *err)
 {
 	enum sw_status worst, best;
 	reduce_status(mine, &worst, &best);
@@ -53,7 +55,7 @@ enum sw_status sw_stage_end(const struct sw_run *r, enum sw_stage s, enum sw_sta
 	return worst;
 }
 
-static enum sw_status injected(const struct sw_run *r, enum sw_stage s, enum sw_status st,
+static enum sw_status injected(const struct sw_rank_ctx *r, enum sw_stage s, enum sw_status st,
 			       struct sw_err *err)
 {
 	if (st != SW_OK || !sw_fault_at(&r->faults, s, r->rank))
@@ -66,9 +68,9 @@ static enum sw_status injected(const struct sw_run *r, enum sw_stage s, enum sw_
  * other rank's (text, plan, plug-ins) in the agreement before the run, so
  * nothing is read or sent here; the stage is where a rank may still fail
  * (SW_TEST_FAULT=stage:job) before any other work. */
-enum sw_status sw_setup_job(struct sw_run *r, struct sw_err *err)
+enum sw_status sw_setup_job(struct sw_rank_ctx *r, struct sw_err *err)
 {
-	return sw_stage_end(r, SW_STAGE_JOB, injected(r, SW_STAGE_JOB, SW_OK, err), err);
+	return stage_end(r, SW_STAGE_JOB, injected(r, SW_STAGE_JOB, SW_OK, err), err);
 }
 
 static int available_everywhere(const struct sw_backend *b, int *anywhere)
@@ -88,14 +90,14 @@ static enum sw_status check_counting(const struct sw_options *o, const struct sw
 {
 	if (o->counters && named && !named->counters)
 		return sw_fail(err, SW_EINVAL,
-			       "--counters needs the cuda backend: hardware counters come from "
+			       "--counters needs the %s backend: hardware counters come from "
 			       "a GPU, not from the %s backend",
-			       named->name);
+			       sw_backend_cuda.name, named->name);
 	if (o->n_metrics && named && !named->counters)
 		return sw_fail(err, SW_EINVAL,
-			       "--metrics needs the cuda backend: CUPTI metrics come from a GPU, "
+			       "--metrics needs the %s backend: CUPTI metrics come from a GPU, "
 			       "not from the %s backend",
-			       named->name);
+			       sw_backend_cuda.name, named->name);
 	if (o->counters && !gpus && !o->dry_run)
 		return sw_fail(err, SW_ECUDA, "--counters: %s has no usable CUDA device", who);
 	/* the names are checked against the GPU's own list: a dry run needs it too */
@@ -110,10 +112,10 @@ static enum sw_status check_counting(const struct sw_options *o, const struct sw
 /* --backend NAME, or auto: the GPU when every rank has one, else the model.
  * Only auto names backends; for the rest the table says what each can do
  * (counters) and where it runs (available). */
-static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
+static enum sw_status pick_backend(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	const struct sw_options *o = r->opt;
-	const struct sw_backend *cuda = sw_backend_find("cuda"), *model = sw_backend_find("model");
+	const struct sw_backend *cuda = &sw_backend_cuda, *model = &sw_backend_model;
 	const struct sw_backend *named =
 		o->backend == SW_BACKEND_AUTO ? NULL : sw_backend_find(sw_cli_backend_name(o));
 	int any = 0, gpus = available_everywhere(cuda, &any);
@@ -124,29 +126,31 @@ static enum sw_status pick_backend(struct sw_run *r, struct sw_err *err)
 		return st;
 	r->backend = named ? named : gpus ? cuda : model;
 	if (named == cuda && !gpus && !o->dry_run) /* a plan needs no GPU */
-		return sw_fail(err, SW_ECUDA, "--backend cuda: %s has no usable CUDA device", who);
+		return sw_fail(err, SW_ECUDA, "--backend %s: %s has no usable CUDA device",
+			       cuda->name, who);
 	if (named && named != cuda && named->available && !o->dry_run &&
 	    !available_everywhere(named, NULL))
 		return sw_fail(err, SW_EIO, "--backend %s: not every rank can run it", named->name);
 	if (!named && !gpus && r->rank == 0 && !o->quiet)
-		fprintf(stderr, "sweep: %s: using the model backend (predictions, no timings)\n",
-			any ? "not every rank has a CUDA device" : "no CUDA device found");
+		fprintf(stderr, "sweep: %s: using the %s backend (predictions, no timings)\n",
+			any ? "not every rank has a CUDA device" : "no CUDA device found",
+			model->name);
 	return SW_OK;
 }
 
-enum sw_status sw_setup_backend(struct sw_run *r, struct sw_err *err)
+enum sw_status sw_setup_backend(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	/* the same on every rank: only rank 0 prints, and reductions agree */
 	return sw_mpi_worst(pick_backend(r, err));
 }
 
-enum sw_status sw_setup_plan(struct sw_run *r, struct sw_err *err)
+enum sw_status sw_setup_plan(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	return sw_mpi_worst(sw_plan_build(&r->job, r->backend->model_targets, &r->plan, err));
 }
 
 /* Rank 0: the cost model, from --costs or the default result file. */
-static enum sw_status load_costs(const struct sw_run *r, struct sw_cost_model *m,
+static enum sw_status load_costs(const struct sw_rank_ctx *r, struct sw_cost_model *m,
 				 struct sw_err *err)
 {
 	struct sw_durations d = { 0 };
@@ -165,7 +169,7 @@ static enum sw_status load_costs(const struct sw_run *r, struct sw_cost_model *m
 	return st;
 }
 
-enum sw_status sw_setup_costs(struct sw_run *r, struct sw_err *err)
+enum sw_status sw_setup_costs(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	r->cost_s = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->cost_s);
@@ -184,25 +188,6 @@ enum sw_status sw_setup_costs(struct sw_run *r, struct sw_err *err)
 	return SW_OK;
 }
 
-int *sw_setup_static_owners(const struct sw_run *r, const uint32_t *todo, size_t n)
-{
-	int *owner = malloc((n ? n : 1) * sizeof *owner);
-	double *cost = malloc((n ? n : 1) * sizeof *cost);
-	if (owner && cost) {
-		for (size_t i = 0; i < n; i++)
-			cost[i] = r->cost_s[todo ? todo[i] : i];
-		if (sw_sched_lpt(cost, n, r->size, owner, NULL) != SW_OK) {
-			free(owner);
-			owner = NULL;
-		}
-	} else {
-		free(owner);
-		owner = NULL;
-	}
-	free(cost);
-	return owner;
-}
-
 /* The rank's node-local rank, from MPI rather than a launcher's variables. */
 static int local_rank_of(struct sw_err *err, int *local_rank)
 {
@@ -213,11 +198,16 @@ static int local_rank_of(struct sw_err *err, int *local_rank)
 	if (st != SW_OK)
 		return st;
 	st = CHECK_MPI(MPI_Comm_rank(local, local_rank), err);
-	MPI_Comm_free(&local);
+	struct sw_err ferr = { 0 }; /* freed either way; the first failure is told */
+	enum sw_status fst = CHECK_MPI(MPI_Comm_free(&local), &ferr);
+	if (st == SW_OK && fst != SW_OK) {
+		st = fst;
+		*err = ferr;
+	}
 	return st;
 }
 
-enum sw_status sw_setup_dry_check(struct sw_run *r, struct sw_err *err)
+enum sw_status sw_setup_dry_check(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	struct sw_backend_args a = {
 		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
@@ -228,7 +218,7 @@ enum sw_status sw_setup_dry_check(struct sw_run *r, struct sw_err *err)
 	return sw_mpi_worst(st);
 }
 
-static enum sw_status open_backend(struct sw_run *r, struct sw_err *err)
+static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	struct sw_backend_args a = {
 		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
@@ -239,6 +229,7 @@ static enum sw_status open_backend(struct sw_run *r, struct sw_err *err)
 	if (st == SW_OK)
 		st = r->backend->open(&a, &r->dev, &r->backend_state, err);
 	r->dev.rank = r->rank;
+	snprintf(r->dev.backend, sizeof r->dev.backend, "%s", r->backend->name);
 	if (st == SW_OK && r->backend->note) {
 		const char *note = r->backend->note(r->backend_state);
 		if (note) /* the run goes on; each row says why too */
@@ -248,7 +239,7 @@ static enum sw_status open_backend(struct sw_run *r, struct sw_err *err)
 }
 
 /* The rank another one shares its GPU with, or -1. */
-static int sharing_rank(const struct sw_run *r)
+static int sharing_rank(const struct sw_rank_ctx *r)
 {
 	if (r->dev.device_index < 0) /* nothing bound: nothing to share */
 		return -1;
@@ -261,7 +252,7 @@ static int sharing_rank(const struct sw_run *r)
 
 /* Two ranks never time kernels on one GPU at once: refused, or taking turns
  * under a lock with --share-gpu. */
-static enum sw_status check_sharing(struct sw_run *r, struct sw_err *err)
+static enum sw_status check_sharing(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	int other = sharing_rank(r);
 	if (other < 0)
@@ -283,19 +274,19 @@ static enum sw_status check_sharing(struct sw_run *r, struct sw_err *err)
 	return SW_OK;
 }
 
-enum sw_status sw_setup_bind(struct sw_run *r, struct sw_err *err)
+enum sw_status sw_setup_bind(struct sw_rank_ctx *r, struct sw_err *err)
 {
-	enum sw_status st = sw_stage_end(r, SW_STAGE_BIND, open_backend(r, err), err);
+	enum sw_status st = stage_end(r, SW_STAGE_BIND, open_backend(r, err), err);
 	if (st != SW_OK)
 		return st;
 	r->devices = calloc(r->size, sizeof *r->devices);
 	if (!r->devices)
 		st = sw_fail(err, SW_ENOMEM, "no memory for the device table");
-	if ((st = sw_stage_end(r, SW_STAGE_BIND, st, err)) != SW_OK)
+	if ((st = stage_end(r, SW_STAGE_BIND, st, err)) != SW_OK)
 		return st;
 	MUST_MPI(MPI_Allgather(&r->dev, sizeof r->dev, MPI_BYTE, r->devices, sizeof r->dev,
 			       MPI_BYTE, MPI_COMM_WORLD));
-	return sw_stage_end(r, SW_STAGE_BIND, check_sharing(r, err), err);
+	return stage_end(r, SW_STAGE_BIND, check_sharing(r, err), err);
 }
 
 static double unix_s(void)
@@ -320,7 +311,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* What the file says of this run (rank 0); version is the caller's. */
-static struct sw_h5_meta file_meta(const struct sw_run *r, char *version, size_t len)
+static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, size_t len)
 {
 	snprintf(version, len, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
 	struct sw_h5_meta meta = {
@@ -346,14 +337,14 @@ static struct sw_h5_meta file_meta(const struct sw_run *r, char *version, size_t
 }
 
 /* The output's name into r->path; its whole length, which may not fit. */
-static int output_path(struct sw_run *r)
+static int output_path(struct sw_rank_ctx *r)
 {
 	if (r->opt->output)
 		return snprintf(r->path, sizeof r->path, "%s", r->opt->output);
 	return snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
 }
 
-enum sw_status sw_setup_check_resume(struct sw_run *r, size_t *n_done, struct sw_err *err)
+enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	char version[128];
@@ -367,7 +358,7 @@ enum sw_status sw_setup_check_resume(struct sw_run *r, size_t *n_done, struct sw
 }
 
 /* Rank 0: creates or resumes the file; *done the ids it already holds. */
-static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_done,
+static enum sw_status open_file(struct sw_rank_ctx *r, uint64_t **done, size_t *n_done,
 				struct sw_err *err)
 {
 	char version[128];
@@ -387,7 +378,7 @@ static enum sw_status open_file(struct sw_run *r, uint64_t **done, size_t *n_don
 }
 
 /* Rank 0: the plan indices whose ids the file lacks, in plan order. */
-static size_t missing_points(const struct sw_run *r, uint64_t *done, size_t n_done)
+static size_t missing_points(const struct sw_rank_ctx *r, uint64_t *done, size_t n_done)
 {
 	size_t n = 0;
 	if (done) /* a new file has none: qsort and bsearch take no NULL, even for 0 items */
@@ -398,7 +389,7 @@ static size_t missing_points(const struct sw_run *r, uint64_t *done, size_t n_do
 	return n;
 }
 
-enum sw_status sw_setup_open(struct sw_run *r, int argc, char **argv, struct sw_err *err)
+enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err)
 {
 	uint64_t *done = NULL;
 	size_t n_done = 0;
@@ -442,7 +433,7 @@ static void say_s(char *buf, size_t len, double s)
 }
 
 /* Points of variant v of the job's family j, and their expected seconds. */
-static size_t variant_points(const struct sw_run *r, int j, int v, double *expected_s)
+static size_t variant_points(const struct sw_rank_ctx *r, int j, int v, double *expected_s)
 {
 	size_t k = 0;
 	*expected_s = 0;
@@ -455,7 +446,7 @@ static size_t variant_points(const struct sw_run *r, int j, int v, double *expec
 	return k;
 }
 
-static void print_variants(const struct sw_run *r)
+static void print_variants(const struct sw_rank_ctx *r)
 {
 	char t[32];
 	for (int j = 0; j < r->job.n_families; j++) {
@@ -473,7 +464,7 @@ static void print_variants(const struct sw_run *r)
 
 /* Static: each rank's points and expected seconds; the largest, the
  * makespan the split expects. */
-static double print_ranks(const struct sw_run *r, const int *owner)
+static double print_ranks(const struct sw_rank_ctx *r, const int *owner)
 {
 	double makespan = 0;
 	char t[32];
@@ -493,7 +484,7 @@ static double print_ranks(const struct sw_run *r, const int *owner)
 }
 
 /* Where the expected times came from: one source, or each with its count. */
-static void print_sources(const struct sw_run *r)
+static void print_sources(const struct sw_rank_ctx *r)
 {
 	int kinds = 0;
 	for (int s = 0; s < SW_COST_N_SOURCES; s++)
@@ -509,7 +500,7 @@ static void print_sources(const struct sw_run *r)
 	printf("%s\n", kinds ? "" : "none (no points)");
 }
 
-static void print_estimate(const struct sw_run *r, double wall_s, const char *how)
+static void print_estimate(const struct sw_rank_ctx *r, double wall_s, const char *how)
 {
 	double t1 = 0, longest = 0;
 	char w[32], a[32], b[32];
@@ -528,7 +519,7 @@ static void print_estimate(const struct sw_run *r, double wall_s, const char *ho
 		       r->backend->name);
 }
 
-static void print_points(const struct sw_run *r, const int *owner)
+static void print_points(const struct sw_rank_ctx *r, const int *owner)
 {
 	printf("%-6s %-16s %-6s %s\n", "index", "id", "rank", "point");
 	for (size_t i = 0; i < r->plan.n; i++) {
@@ -540,16 +531,22 @@ static void print_points(const struct sw_run *r, const int *owner)
 	}
 }
 
-void sw_setup_print_plan(const struct sw_run *r)
+void sw_setup_print_plan(const struct sw_rank_ctx *r)
 {
 	const char *sched = r->opt->schedule == SW_SCHED_STATIC ? "static" : "dynamic";
 	printf("job %s (%s): backend %s, %d rank%s, schedule %s\n", r->job.name, r->job.path,
 	       r->backend->name, r->size, r->size == 1 ? "" : "s", sched);
 	printf("plan: %zu points, fingerprint %016" PRIx64 "\n", r->plan.n, r->plan.fingerprint);
 	print_variants(r);
-	int *owner = r->opt->schedule == SW_SCHED_STATIC
-			     ? sw_setup_static_owners(r, NULL, r->plan.n)
-			     : NULL;
+	int *owner = NULL;
+	if (r->opt->schedule == SW_SCHED_STATIC) {
+		owner = malloc((r->plan.n ? r->plan.n : 1) * sizeof *owner);
+		if (owner &&
+		    sw_sched_lpt_todo(r->cost_s, NULL, r->plan.n, r->size, owner) != SW_OK) {
+			free(owner);
+			owner = NULL;
+		}
+	}
 	if (owner) {
 		print_estimate(r, print_ranks(r, owner), "the static split's busiest rank");
 	} else {
@@ -563,7 +560,7 @@ void sw_setup_print_plan(const struct sw_run *r)
 	free(owner);
 }
 
-void sw_setup_fini(struct sw_run *r)
+void sw_setup_fini(struct sw_rank_ctx *r)
 {
 	if (r->backend && r->backend->close)
 		r->backend->close(&r->backend_state);

@@ -21,7 +21,7 @@
 #include "run/sched.h"
 
 struct worker {
-	struct sw_run *r;
+	struct sw_rank_ctx *r;
 	const struct sw_channel *ch;
 	struct sw_record *slot[2]; /* the point measured and the one being checked */
 	int next_slot;
@@ -37,7 +37,7 @@ static double unix_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void fill_identity(const struct sw_run *r, uint32_t index, struct sw_record *rec)
+static void fill_identity(const struct sw_rank_ctx *r, uint32_t index, struct sw_record *rec)
 {
 	const struct sw_plan_point *pt = &r->plan.points[index];
 	const struct sw_family *f = sw_family_at(pt->family);
@@ -87,7 +87,7 @@ static void injected_hold(const struct worker *w)
 }
 
 /* Serialises timing between ranks that share one GPU (--share-gpu). */
-static void share_lock(const struct sw_run *r, int op)
+static void share_lock(const struct sw_rank_ctx *r, int op)
 {
 	if (r->share_lock_fd >= 0)
 		while (flock(r->share_lock_fd, op) != 0 && errno == EINTR)
@@ -96,7 +96,7 @@ static void share_lock(const struct sw_run *r, int op)
 
 static void run_on_backend(struct worker *w, const struct sw_plan_point *pt, struct sw_record *rec)
 {
-	struct sw_run *r = w->r;
+	struct sw_rank_ctx *r = w->r;
 	struct sw_record *done[2];
 	int n_done = 0;
 	share_lock(r, LOCK_EX);
@@ -148,12 +148,14 @@ static void drain(struct worker *w)
 
 /* The points a static schedule gives this rank (LPT by expected time, the
  * same on every rank), in to-do order; -1 without memory. */
-static long static_share(const struct sw_run *r, uint32_t *queue)
+static long static_share(const struct sw_rank_ctx *r, uint32_t *queue)
 {
-	int *owner = sw_setup_static_owners(r, r->todo, r->n_todo);
+	int *owner = malloc((r->n_todo ? r->n_todo : 1) * sizeof *owner);
 	long n = 0;
-	if (!owner)
+	if (!owner || sw_sched_lpt_todo(r->cost_s, r->todo, r->n_todo, r->size, owner) != SW_OK) {
+		free(owner);
 		return -1;
+	}
 	for (size_t i = 0; i < r->n_todo; i++)
 		if (owner[i] == r->rank)
 			queue[n++] = r->todo[i];
@@ -250,7 +252,7 @@ static enum sw_status finish(struct worker *w, struct queue *q)
 	return w->dead;
 }
 
-enum sw_status sw_worker_run(struct sw_run *r, const struct sw_channel *ch, int dynamic,
+enum sw_status sw_worker_run(struct sw_rank_ctx *r, const struct sw_channel *ch, int dynamic,
 			     struct sw_err *err)
 {
 	struct worker w = { .r = r, .ch = ch };

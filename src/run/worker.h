@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "core/record.h"
-#include "run/run_ctx.h"
+#include "run/rank_ctx.h"
 #include "core/status.h"
 
 /* How a worker reaches the coordinator. */
@@ -55,7 +55,7 @@ static inline size_t sw_record_wire_bytes(const struct sw_record *rec)
 /* Runs this rank's share of r->todo. Returns SW_OK, or the status that
  * stopped this rank taking points (its backend failed), with the reason in
  * err; its points went back to the coordinator either way. */
-enum sw_status sw_worker_run(struct sw_run *r, const struct sw_channel *ch, int dynamic,
+enum sw_status sw_worker_run(struct sw_rank_ctx *r, const struct sw_channel *ch, int dynamic,
 			     struct sw_err *err);
 
 /* A worker rank's channel to rank 0, over MPI (the records' sends stay in

@@ -1,0 +1,46 @@
+/*
+ * What the parts of a run share on one rank (private to run.c, setup.c,
+ * coord.c and worker.c): one context per rank, filled by the set-up stages
+ * (setup.h) in order.
+ */
+#ifndef SW_RANK_CTX_H
+#define SW_RANK_CTX_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "job/cli.h"
+#include "backend/device.h"
+#include "core/faults.h"
+#include "job/job.h"
+#include "job/plan.h"
+
+struct sw_h5;
+
+struct sw_rank_ctx {
+	const struct sw_options *opt;
+	int rank, size, session;
+	struct sw_faults faults;
+	struct sw_job job;
+	struct sw_plan plan;
+	const struct sw_backend *backend;
+	void *backend_state;            /* this rank's */
+	struct sw_device_info dev;      /* this rank's binding */
+	struct sw_device_info *devices; /* every rank's, in rank order */
+	int share_lock_fd;              /* --share-gpu: flock()ed around each point; -1 */
+	uint32_t *todo;                 /* plan indices still to run, the same on every rank */
+	size_t n_todo;
+	double *cost_s; /* expected seconds of each plan point (cost.h), the same everywhere */
+	size_t cost_sources[3]; /* rank 0: estimates by enum sw_cost_source */
+	char path[4096];        /* the output */
+	char cmdline[4096];     /* for the file's command_line attribute */
+	struct sw_h5 *h5;       /* rank 0 */
+};
+
+/* Set by SIGINT/SIGTERM (and by rank 0 when the file cannot take rows):
+ * stop taking points, keep what was measured. */
+extern volatile sig_atomic_t sw_run_interrupted;
+
+#endif
