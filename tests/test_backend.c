@@ -12,7 +12,7 @@
 static const struct {
 	const char *name, *arg;
 } listed[] = {
-#define X(name, arg) { #name, arg },
+#define X(name, arg, about) { #name, arg },
 #include "core/backend_list.h"
 #undef X
 };

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const struct sw_backend *const backends[] = {
-#define X(name, arg) &sw_backend_##name,
+#define X(name, arg, about) &sw_backend_##name,
 #include "core/backend_list.h"
 #undef X
 };

@@ -61,7 +61,7 @@ struct sw_backend {
 };
 
 /* One per line of backend_list.h (replay is a test instrument). */
-#define X(name, arg) extern const struct sw_backend sw_backend_##name;
+#define X(name, arg, about) extern const struct sw_backend sw_backend_##name;
 #include "core/backend_list.h"
 #undef X
 

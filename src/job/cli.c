@@ -32,9 +32,9 @@ static enum sw_status set_output(struct sw_options *o, const char *arg, struct s
 
 /* backend_list.h's names, and the word each takes after '=' (NULL: none). */
 static const struct {
-	const char *name, *arg;
+	const char *name, *arg, *about;
 } backends[] = {
-#define X(name, arg) { #name, arg },
+#define X(name, arg, about) { #name, arg, about },
 #include "core/backend_list.h"
 #undef X
 };
@@ -42,7 +42,7 @@ static const struct {
 
 /* Their places in the list, for the options that belong to one backend. */
 enum {
-#define X(name, arg) BACKEND_##name,
+#define X(name, arg, about) BACKEND_##name,
 #include "core/backend_list.h"
 #undef X
 };
@@ -268,11 +268,8 @@ static const struct cli_opt opts[] = {
 	      "run family NAME with its default axes and variants, without a job file; "
 	      "repeatable; --set edits it; the job is named after the families (a-b), so the "
 	      "default output is a-b.h5 (default: the job file)"),
-	VALUE("backend", 'b', NULL, NULL, set_backend, /* arg and hint: backend_list.h's */
-	      "cuda: measure on the GPU; model: predict from each kernel's access pattern, no "
-	      "GPU needed; auto: cuda when every rank has a GPU, else model, saying so; "
-	      "replay=FILE: a test instrument that sleeps each point's wall time from the result "
-	      "FILE, to try a schedule at scale: its rows are no measurements (default: auto)"),
+	/* arg, hint and help: backend_list.h's (backend_help) */
+	VALUE("backend", 'b', NULL, NULL, set_backend, NULL),
 	VALUE("replay-speed", 0, "X", "X, above 0", set_replay_speed,
 	      "replay X times faster than recorded (default: 1)"),
 	FLAG("dry-run", 'n', dry_run,
@@ -331,6 +328,34 @@ static const struct {
 	{ "schedule", "Sharing the work between MPI ranks:" },
 	{ "quiet", "Other:" },
 };
+
+/* --backend's help: "cuda: measure on the GPU; ...; auto: ...; replay=FILE:
+ * ... (default: auto)", in the order expected_backends gives. */
+static const char *backend_help(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 1) {
+			used += (size_t)snprintf(
+				buf + used, size - used,
+				"%s: %s when every rank has a GPU, else %s, saying so; ", auto_name,
+				backends[BACKEND_cuda].name, backends[BACKEND_model].name);
+			continue;
+		}
+		for (size_t i = 0; i < N_BACKENDS && used < size; i++)
+			if (!backends[i].arg == (pass == 0))
+				used += (size_t)snprintf(
+					buf + used, size - used, "%s%s%s: %s; ", backends[i].name,
+					backends[i].arg ? "=" : "",
+					backends[i].arg ? backends[i].arg : "", backends[i].about);
+		if (used >= size)
+			return buf;
+	}
+	snprintf(buf + used - 2, size - used + 2, " (default: %s)", auto_name);
+	return buf;
+}
 
 /* What opt's value is written as: for --help (usage) "cuda|model|...", for
  * "needs a value" "cuda, model, ... or ...". */
@@ -601,7 +626,7 @@ static void print_help(FILE *f, const char *help, int col)
 /* "  -o, --output FILE     write ...": the name column, then the help. */
 static void print_option(FILE *f, const struct cli_opt *opt)
 {
-	char words[256];
+	char words[512];
 	int col;
 
 	if (opt->letter)
@@ -615,7 +640,7 @@ static void print_option(FILE *f, const struct cli_opt *opt)
 		col = 0;
 	}
 	fprintf(f, "%*s", 24 - col, "");
-	print_help(f, opt->help, 24);
+	print_help(f, opt->take == set_backend ? backend_help(words, sizeof words) : opt->help, 24);
 }
 
 void sw_cli_usage(FILE *f)
