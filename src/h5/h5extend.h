@@ -1,6 +1,6 @@
 /*
  * The sessions of a result file and --extend (docs/hdf5-schema.md,
- * "Sessions and --resume"). Rank 0 only, inside the writer (h5out.c creates,
+ * "Sessions and --resume"). Rank 0 only, inside the writer (h5create.c creates,
  * h5resume.c resumes and extends). /sessions holds one row per session: its
  * mode, job text, plan fingerprint and sweep revision. --extend adds the new
  * points of an enlarged job: every point the file holds must be in the new
