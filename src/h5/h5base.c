@@ -108,9 +108,9 @@ hid_t sw_h5_vstr_type(struct sw_err *err)
 
 /* ---- attributes ------------------------------------------------------ */
 
-/* Creates or replaces a scalar attribute. */
+/* Creates or replaces an attribute: one value, or an array of *dims. */
 static enum sw_status put_attr(hid_t loc, const char *name, hid_t file_type, hid_t mem_type,
-			       const void *value, struct sw_err *err)
+			       const hsize_t *dims, const void *value, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	htri_t exists = H5Aexists(loc, name);
@@ -120,9 +120,10 @@ static enum sw_status put_attr(hid_t loc, const char *name, hid_t file_type, hid
 		return sw_h5_fail(err, SW_EHDF5, "cannot look up attribute %s", name);
 	if (exists && H5Adelete(loc, name) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "cannot replace attribute %s", name);
-	space = H5Screate(H5S_SCALAR);
+	space = dims ? H5Screate_simple(1, dims, NULL) : H5Screate(H5S_SCALAR);
 	if (space < 0)
-		return sw_h5_fail(err, SW_EHDF5, "cannot create a scalar dataspace");
+		return sw_h5_fail(err, SW_EHDF5, "cannot create the dataspace of attribute %s",
+				  name);
 	attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
 	if (attr < 0) {
 		st = sw_h5_fail(err, SW_EHDF5, "cannot create attribute %s", name);
@@ -145,24 +146,24 @@ enum sw_status sw_h5_put_str(hid_t loc, const char *name, const char *value, str
 		return err ? err->status : SW_EHDF5;
 	if (!value)
 		value = "";
-	st = put_attr(loc, name, t, t, &value, err);
+	st = put_attr(loc, name, t, t, NULL, &value, err);
 	H5Tclose(t);
 	return st;
 }
 
 enum sw_status sw_h5_put_i32(hid_t loc, const char *name, int32_t v, struct sw_err *err)
 {
-	return put_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v, err);
+	return put_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, NULL, &v, err);
 }
 
 enum sw_status sw_h5_put_u64(hid_t loc, const char *name, uint64_t v, struct sw_err *err)
 {
-	return put_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v, err);
+	return put_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, NULL, &v, err);
 }
 
 enum sw_status sw_h5_put_f64(hid_t loc, const char *name, double v, struct sw_err *err)
 {
-	return put_attr(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v, err);
+	return put_attr(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, NULL, &v, err);
 }
 
 /* Both forms of a time: ISO 8601 UTC under name_time, seconds under name_unix. */
@@ -179,21 +180,27 @@ enum sw_status sw_h5_put_time(hid_t loc, const char *name_time, const char *name
 	return st;
 }
 
-/* 1: present and read; 0: absent; <0: present but unreadable as mem_type. */
-int sw_h5_get_attr(hid_t loc, const char *name, hid_t mem_type, void *value)
+int sw_h5_open_attr(hid_t loc, const char *name, hid_t *attr)
 {
 	htri_t exists = H5Aexists(loc, name);
-	hid_t attr;
-	herr_t rc;
 
+	*attr = H5I_INVALID_HID;
 	if (exists <= 0)
 		return exists < 0 ? -1 : 0;
-	attr = H5Aopen(loc, name, H5P_DEFAULT);
-	if (attr < 0)
-		return -1;
-	rc = H5Aread(attr, mem_type, value);
+	*attr = H5Aopen(loc, name, H5P_DEFAULT);
+	return *attr < 0 ? -1 : 1;
+}
+
+int sw_h5_get_attr(hid_t loc, const char *name, hid_t mem_type, void *value)
+{
+	hid_t attr;
+	int rc = sw_h5_open_attr(loc, name, &attr);
+
+	if (rc <= 0)
+		return rc;
+	rc = H5Aread(attr, mem_type, value) < 0 ? -1 : 1;
 	H5Aclose(attr);
-	return rc < 0 ? -1 : 1;
+	return rc;
 }
 
 /* A variable-length string attribute as a malloc'd copy; "" when absent or
@@ -228,28 +235,13 @@ void sw_h5_iso_time(double unix_s, char *iso, size_t len)
 enum sw_status sw_h5_put_str_list(hid_t loc, const char *name, const char *const *values, size_t n,
 				  struct sw_err *err)
 {
-	enum sw_status st = SW_OK;
+	enum sw_status st;
 	hsize_t dims = n;
-	hid_t t = sw_h5_vstr_type(err), space, attr;
+	hid_t t = sw_h5_vstr_type(err);
 
 	if (t < 0)
 		return err ? err->status : SW_EHDF5;
-	space = H5Screate_simple(1, &dims, NULL);
-	if (space < 0) {
-		st = sw_h5_fail(err, SW_EHDF5, "cannot create the dataspace of attribute %s", name);
-		goto close_type;
-	}
-	attr = H5Acreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
-	if (attr < 0) {
-		st = sw_h5_fail(err, SW_EHDF5, "cannot create attribute %s", name);
-		goto close_space;
-	}
-	if (H5Awrite(attr, t, values) < 0)
-		st = sw_h5_fail(err, SW_EHDF5, "cannot write attribute %s", name);
-	H5Aclose(attr);
-close_space:
-	H5Sclose(space);
-close_type:
+	st = put_attr(loc, name, t, t, &dims, values, err);
 	H5Tclose(t);
 	return st;
 }

@@ -71,10 +71,13 @@ enum sw_status sw_h5_put_f64(hid_t loc, const char *name, double v, struct sw_er
 /* Both forms of a time: ISO 8601 UTC under name_time, seconds under name_unix. */
 enum sw_status sw_h5_put_time(hid_t loc, const char *name_time, const char *name_unix,
 			      double unix_s, struct sw_err *err);
-/* A new attribute: n variable-length strings, a 1-D array. */
+/* n variable-length strings, a 1-D array: created or replaced. */
 enum sw_status sw_h5_put_str_list(hid_t loc, const char *name, const char *const *values, size_t n,
 				  struct sw_err *err);
 
+/* 1: present and opened (*attr, which the caller closes); 0: absent; -1:
+ * present but cannot be opened. */
+int sw_h5_open_attr(hid_t loc, const char *name, hid_t *attr);
 /* 1: present and read; 0: absent; <0: present but unreadable as mem_type. */
 int sw_h5_get_attr(hid_t loc, const char *name, hid_t mem_type, void *value);
 

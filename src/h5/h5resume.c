@@ -99,16 +99,12 @@ static const struct {
  * another class or not one value (*found then its class). */
 static int attr_is(hid_t loc, const char *name, H5T_class_t cls, H5T_class_t *found)
 {
-	htri_t exists = H5Aexists(loc, name);
 	hid_t a, t, sp;
-	int ok;
+	int ok = sw_h5_open_attr(loc, name, &a);
 
 	*found = H5T_NO_CLASS;
-	if (exists <= 0)
-		return exists < 0 ? -1 : 0;
-	a = H5Aopen(loc, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
+	if (ok <= 0)
+		return ok;
 	t = H5Aget_type(a);
 	sp = H5Aget_space(a);
 	*found = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;

@@ -185,19 +185,29 @@ void sw_h5_tidy_strings(const struct sw_column *cols, size_t n_cols, unsigned ch
 
 /* ---- making a table --------------------------------------------------- */
 
-/* The units:<column> attributes of the axis columns. */
+/* The units:<column> attributes of the axis columns, and `axis_columns`,
+ * which names them in file order: a reader takes the axes from it, not by
+ * elimination (schema 4 on). */
 static enum sw_status describe_axes(hid_t dset, struct sw_err *err)
 {
+	int n = sw_axis_column_count();
+	const char **names = malloc((n > 0 ? (size_t)n : 1) * sizeof *names);
 	enum sw_status st = SW_OK;
 
-	for (int a = 0; st == SW_OK && a < sw_axis_column_count(); a++) {
+	if (!names)
+		return sw_fail(err, SW_ENOMEM, "out of memory for the axis names");
+	for (int a = 0; st == SW_OK && a < n; a++) {
 		const char *units = axis_units(sw_axis_column_name(a));
 		char attr[80];
 
-		snprintf(attr, sizeof attr, "units:%s", sw_axis_column_name(a));
+		names[a] = sw_axis_column_name(a);
+		snprintf(attr, sizeof attr, "units:%s", names[a]);
 		if (units)
 			st = sw_h5_put_str(dset, attr, units, err);
 	}
+	if (st == SW_OK)
+		st = sw_h5_put_str_list(dset, SW_H5_AXES_ATTR, names, (size_t)n, err);
+	free(names);
 	return st;
 }
 
