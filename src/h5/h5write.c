@@ -24,11 +24,6 @@
 #define MEAS_ROW_BYTES offsetof(struct sw_record, samples_ns)
 _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
 
-/* SWMR came with 1.10.0; H5F_LIBVER_V18 and H5Fset_libver_bounds with 1.10.2. */
-#if !H5_VERSION_GE(1, 10, 2)
-#error "sweep writes SWMR files: it needs HDF5 1.10.2 or newer"
-#endif
-
 /* ---- the handle ------------------------------------------------------ */
 
 void sw_h5_close_ids(struct sw_h5 *h)
