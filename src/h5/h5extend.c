@@ -222,7 +222,7 @@ enum sw_status sw_h5extend_check(struct sw_h5 *h, const struct sw_h5_meta *meta,
 
 	if (!meta->job || !meta->plan)
 		return sw_fail(err, SW_EINVAL, "--extend needs the job and its plan");
-	/* the measure and model settings: sw_h5_check_settings, as for --resume */
+	/* the measure and model settings: checked as for --resume (h5resume.c) */
 	st = sw_h5extend_check_points(done, n_done, meta->plan, h->path, err);
 	return st ? st : sw_h5extend_adopt_job(h, meta, err);
 }

@@ -1,8 +1,9 @@
 /*
  * Private to src/h5 and its tests: the handle and what the files of the
  * folder share, file by file, lowest first. Each file calls only those
- * above its own section here (docs/ARCHITECTURE.md, "The file"), so the
- * calls between them run one way. Nothing outside src/h5 includes it.
+ * above its own section (h5extend.h's only h5base.c; h5create.c and
+ * h5resume.c, at the top, any), so the calls between them run one way
+ * (docs/ARCHITECTURE.md, "The file"). Nothing outside src/h5 includes it.
  */
 #ifndef SW_H5INTERNAL_H
 #define SW_H5INTERNAL_H
@@ -227,20 +228,5 @@ enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta 
 
 /* Starts SWMR writing on h's file, once every object and attribute exists. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err);
-
-/* ---- h5resume.c: the checks --resume, --extend and --dry-run make ------- */
-
-/* Each SW_OK or SW_EINVAL with the reason: the root attributes, their types
- * and this job's identity (schema, plan fingerprint and points, backend,
- * measure_method); */
-enum sw_status sw_h5_check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				      struct sw_err *err);
-/* the parsed measure and model settings of the file's job_text against
- * meta->job_text's (the job's name is a label and may differ); */
-enum sw_status sw_h5_check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				    struct sw_err *err);
-/* the session counter: the largest session in the file, *previous, and the
- * `sessions` attribute leave room for one more session. */
-enum sw_status sw_h5_check_counters(hid_t file, const char *path, int previous, struct sw_err *err);
 
 #endif

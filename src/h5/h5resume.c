@@ -177,8 +177,10 @@ static enum sw_status check_identity(hid_t file, const char *path, const struct 
 	return SW_OK;
 }
 
-enum sw_status sw_h5_check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				      struct sw_err *err)
+/* The root attributes, their types and this job's identity (schema, plan
+ * fingerprint and points, backend, measure_method). */
+static enum sw_status check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				       struct sw_err *err)
 {
 	enum sw_status st;
 	char *backend;
@@ -234,8 +236,10 @@ static int first_difference(const struct sw_job *a, const struct sw_job *b, char
 	return 0;
 }
 
-enum sw_status sw_h5_check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				    struct sw_err *err)
+/* The parsed measure and model settings of the file's job_text against
+ * meta->job_text's (the job's name is a label and may differ). */
+static enum sw_status check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				     struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	struct sw_job old = { 0 }, now = { 0 };
@@ -271,7 +275,9 @@ free_text:
 	return st;
 }
 
-enum sw_status sw_h5_check_counters(hid_t file, const char *path, int previous, struct sw_err *err)
+/* The session counter: the largest session in the file, previous, and the
+ * `sessions` attribute leave room for one more session. */
+static enum sw_status check_counters(hid_t file, const char *path, int previous, struct sw_err *err)
 {
 	int sessions = 0;
 
@@ -476,8 +482,8 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	enum sw_status st;
 
 	*previous = -1;
-	if ((st = sw_h5_check_attributes(h->file, h->path, meta, err)) ||
-	    (st = sw_h5_check_settings(h->file, h->path, meta, err)) ||
+	if ((st = check_attributes(h->file, h->path, meta, err)) ||
+	    (st = check_settings(h->file, h->path, meta, err)) ||
 	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
 			     &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
@@ -487,7 +493,7 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	if ((st = max_session(h->devices, "devices", h->n_dev, previous, err)) ||
 	    (st = max_session(h->measurements, "measurements", h->n_meas, previous, err)))
 		return st;
-	return sw_h5_check_counters(h->file, h->path, *previous, err);
+	return check_counters(h->file, h->path, *previous, err);
 }
 
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
