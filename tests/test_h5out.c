@@ -1,4 +1,4 @@
-/* Unit tests for h5out.c and h5resume.c: a round trip read back through the
+/* Unit tests for the writer (h5create.c, h5write.c) and h5resume.c: a round trip read back through the
  * plain HDF5 C API (every column, the axis columns, strings and samples by
  * offset), refusals and --force at creation, resume and its refusals,
  * writers killed with SIGKILL whose flushed rows must stay readable (in
@@ -7,6 +7,7 @@
  * a second writer refused while the first lives, a 1.8-format file resumed
  * as such, docs/hdf5-schema.md describing every column the file has, two
  * creations of one file (one wins), rows counted back after a failed flush,
+ * the axis_columns attribute naming exactly the axis columns,
  * resume dropping unwritten rows and comparing parsed settings, and
  * --dry-run's resume check changing nothing. */
 #define _GNU_SOURCE
@@ -770,6 +771,72 @@ START_TEST(columns_documented_and_complete)
 }
 END_TEST
 
+/* The columns of /measurements that are not in sw_record_columns' fixed
+ * list, in file order: the axis columns, found without axis_columns. */
+static int axis_members(hid_t ftype, char names[][64], int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < H5Tget_nmembers(ftype); i++) {
+		char *col = H5Tget_member_name(ftype, (unsigned)i);
+		int fixed = 0;
+
+		for (int c = 0; c < sw_record_n_columns; c++)
+			fixed |= sw_record_columns[c].kind != SW_COL_AXES &&
+				 strcmp(sw_record_columns[c].name, col) == 0;
+		if (!fixed && n < max)
+			snprintf(names[n++], 64, "%s", col);
+		H5free_memory(col);
+	}
+	return n;
+}
+
+/* Schema 4: /measurements' axis_columns attribute names its axis columns,
+ * every one and nothing else, in file order, as an array of strings. */
+START_TEST(axis_columns_attribute)
+{
+	static struct sw_record recs[2];
+	struct sw_device_info devs[2];
+	const char *path = in_dir("out.h5");
+	char want[64][64], *got[64];
+	hsize_t rows, n = 0;
+	hid_t f, d, ft, a, sp, st;
+	int n_want;
+
+	write_file(path, 42, recs, 2, devs);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	ck_assert_int_eq((int)num_attr(f, "schema_version"), 4);
+	d = open_dset(f, "measurements", &rows);
+	ft = H5Dget_type(d);
+	n_want = axis_members(ft, want, 64);
+	ck_assert_int_gt(n_want, 0);
+	ck_assert_int_eq(n_want, sw_axis_column_count());
+	a = H5Aopen(d, "axis_columns", H5P_DEFAULT);
+	ck_assert_msg(a >= 0, "/measurements has no axis_columns attribute");
+	sp = H5Aget_space(a);
+	ck_assert_int_eq(H5Sget_simple_extent_ndims(sp), 1);
+	H5Sget_simple_extent_dims(sp, &n, NULL);
+	ck_assert_int_eq((int)n, n_want);
+	st = H5Tcopy(H5T_C_S1);
+	H5Tset_size(st, H5T_VARIABLE);
+	H5Tset_cset(st, H5T_CSET_UTF8);
+	ck_assert(H5Aread(a, st, got) >= 0);
+	for (int i = 0; i < n_want; i++) {
+		ck_assert_str_eq(got[i], want[i]);
+		ck_assert_int_eq(H5Tget_member_class(ft, (unsigned)H5Tget_member_index(ft, got[i])),
+				 H5T_INTEGER);
+	}
+	H5Dvlen_reclaim(st, sp, H5P_DEFAULT, got);
+	H5Tclose(st);
+	H5Sclose(sp);
+	H5Aclose(a);
+	H5Tclose(ft);
+	H5Dclose(d);
+	H5Fclose(f);
+}
+END_TEST
+
 /* ---- /metrics (--metrics) ------------------------------------------ */
 
 static const char *const metric_names[] = { "dram__bytes_read.sum",
@@ -861,7 +928,7 @@ START_TEST(metrics_round_trip)
 	ck_assert(f >= 0);
 	expect_str_attr(f, "metrics",
 			"dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum");
-	ck_assert_double_eq(num_attr(f, "schema_version"), 3);
+	ck_assert_double_eq(num_attr(f, "schema_version"), 4); /* /metrics came with 3 */
 	d = H5Dopen2(f, "metrics", H5P_DEFAULT);
 	ck_assert(has_attr(d, "description"));
 	H5Dclose(d);
@@ -1788,6 +1855,7 @@ static Suite *h5out_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, columns_documented_and_complete);
+	tcase_add_test(tc, axis_columns_attribute);
 	tcase_add_test(tc, refuses_existing_file);
 	tcase_add_test(tc, refuses_bad_location);
 	tcase_add_test(tc, rejects_too_many_samples);

@@ -30,7 +30,11 @@ import pandas as pd
 from .cli import CHILD_ENV, ToolError
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
-SCHEMA_VERSION = 3  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 4  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+# From schema 4 on /measurements names its axis columns in this attribute (an
+# array of strings); older files' axes are found by elimination (_old_axes).
+AXES_ATTR = "axis_columns"
+AXES_ATTR_SCHEMA = 4
 
 # /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
 METRIC_COLUMNS = ("point_id", "name", "value", "unit")
@@ -38,8 +42,9 @@ FILL_POINT_ID = np.uint64(2**64 - 1)  # a row allocated but never written
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
-# Columns every schema-1 file has (docs/hdf5-schema.md). Axis columns come on
-# top: they are found by name, as int64 columns outside these lists.
+# Columns every schema-1 file has (docs/hdf5-schema.md), which the reader
+# needs. Axis columns come on top: the file names them (schema 4 on), or,
+# in older files, they are the int64 columns outside these lists.
 MEASUREMENT_COLUMNS = (
     "point_id",
     "plan_index",
@@ -390,12 +395,16 @@ def _read(path) -> Run:
     try:
         with f:
             attrs = {k: _text(v) for k, v in _attr_items(f)}
-            _check_schema(f, attrs, path)
+            version = _check_schema(f, attrs, path)
             # The reverse of the order a sweep writes them in, so that every row
             # read finds its device and its samples: a session's devices go
             # before its rows, a row's samples before the row.
             live = f.swmr_mode
             rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path, live)
+            if version >= AXES_ATTR_SCHEMA:
+                axes = _named_axes(f["measurements"], rows, path)
+            else:
+                axes = _old_axes(rows)
             devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
             ds = f["samples"]
             if ds.ndim != 1 or ds.dtype.kind not in "iuf":
@@ -415,8 +424,6 @@ def _read(path) -> Run:
     except DAMAGE as e:
         raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
 
-    known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS)
-    axes = [c for c in rows.columns if c not in known and rows[c].dtype == np.int64]
     absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in rows.columns]
     for c in absent:
         rows[c] = np.nan
@@ -446,6 +453,30 @@ def _read(path) -> Run:
     return run
 
 
+def _old_axes(rows) -> list:
+    """Before schema 4: the int64 columns outside the reader's lists."""
+    known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS)
+    return [c for c in rows.columns if c not in known and rows[c].dtype == np.int64]
+
+
+def _named_axes(ds, rows, path) -> list:
+    """Schema 4 on: the axis columns /measurements names, each an integer column."""
+    if AXES_ATTR not in ds.attrs:
+        raise SweepFileError(
+            f"{path}: /measurements has no {AXES_ATTR} attribute, which schema 4 files "
+            "have: a damaged or foreign file"
+        )
+    names = np.atleast_1d(np.asarray(ds.attrs[AXES_ATTR], dtype=object))
+    axes = [_text(n) for n in names]
+    for a in axes:
+        if not isinstance(a, str) or a not in rows.columns or rows[a].dtype.kind not in "iu":
+            raise SweepFileError(
+                f"{path}: /measurements' {AXES_ATTR} names {a!r}, which is not one of its "
+                "integer columns: a damaged or foreign file"
+            )
+    return axes
+
+
 def _metrics(f, path, live) -> pd.DataFrame:
     """/metrics without fill rows, the last row of each point and name (a resumed run
     may have written one twice); empty for a file without it (every file before schema 3)."""
@@ -456,8 +487,8 @@ def _metrics(f, path, live) -> pd.DataFrame:
     return m.drop_duplicates(["point_id", "name"], keep="last").reset_index(drop=True)
 
 
-def _check_schema(f, attrs, path):
-    """A sweep file of a schema version this reader knows, with its datasets."""
+def _check_schema(f, attrs, path) -> int:
+    """A sweep file of a schema version this reader knows, with its datasets: its version."""
     if "schema_version" not in attrs:
         raise SweepFileError(
             f"{path}: an HDF5 file without a schema_version attribute: not a sweep result file"
@@ -482,6 +513,7 @@ def _check_schema(f, attrs, path):
     for name in ("devices", "measurements", "samples"):
         if name not in f or not isinstance(f[name], h5py.Dataset):
             raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
+    return version
 
 
 def _add_notes(run: Run):

@@ -18,7 +18,7 @@ from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
 
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 3
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 4
     assert r.metrics.empty and list(r.metrics.columns) == ["point_id", "name", "value", "unit"]
     assert r.backend == "model" and r.closed_cleanly
     assert len(r.rows) == int(r.attrs["plan_points"])
@@ -29,6 +29,61 @@ def test_ci_file_from_the_c_writer(ci_file):
     assert set(r.rows["cc"]) == {60, 70, 80, 90}
     assert r.units["stride"] == "elements" and r.units["gbps"] == "GB/s"
     assert (r.rows["device"].str.startswith("model CC")).all()
+
+
+def _with_int_column(src, dst, name):
+    """A copy of src whose /measurements has one more int64 column, `name`
+    (0 in every row), with the table's attributes kept."""
+    writable_copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        old = f["measurements"]
+        rows, attrs = old[:], dict(old.attrs.items())
+        dt = np.dtype([(c, rows.dtype.fields[c][0]) for c in rows.dtype.names] + [(name, "<i8")])
+        grown = np.zeros(len(rows), dtype=dt)
+        for c in rows.dtype.names:
+            grown[c] = rows[c]
+        del f["measurements"]
+        new = f.create_dataset("measurements", data=grown, maxshape=(None,), chunks=True)
+        for k, v in attrs.items():
+            new.attrs[k] = v
+    return str(dst)
+
+
+def test_axes_named_by_the_file(ci_file, tmp_path):
+    # schema 4: the axes are those axis_columns names, in its order; an integer
+    # column it does not name is a column, not an axis
+    with h5py.File(ci_file, "r") as f:
+        named = [str(a) for a in f["measurements"].attrs["axis_columns"]]
+    assert {"stride", "n"} <= set(named)
+    r = read(_with_int_column(ci_file, tmp_path / "extra.h5", "retries"))
+    assert r.axes == named
+    assert "retries" not in r.axes and (r.rows["retries"] == 0).all()
+
+
+def test_axes_attribute_checked(ci_file, tmp_path):
+    path = _with_int_column(ci_file, tmp_path / "bad.h5", "retries")
+    with h5py.File(path, "r+") as f:
+        f["measurements"].attrs["axis_columns"] = ["stride", "no_such_column"]
+    with pytest.raises(SweepFileError, match="names 'no_such_column'"):
+        read(path)
+    with h5py.File(path, "r+") as f:
+        del f["measurements"].attrs["axis_columns"]
+    with pytest.raises(SweepFileError, match="no axis_columns attribute"):
+        read(path)
+
+
+@pytest.mark.parametrize("name", ["h200-quick.h5", "../h200-launch-counters.h5", "../h200-full.h5"])
+def test_older_files_keep_the_old_axis_rule(name, tmp_path):
+    # schema 3 and older have no axis_columns: an int64 column outside the
+    # reader's lists is an axis, as before
+    src = os.path.join(SOURCE, "docs", "results", "legacy", name)
+    with h5py.File(src, "r") as f:
+        assert int(f.attrs["schema_version"]) < 4
+        assert "axis_columns" not in f["measurements"].attrs
+    before = read(src).axes
+    assert {"stride", "n"} <= set(before)
+    r = read(_with_int_column(src, tmp_path / "old.h5", "retries"))
+    assert r.axes == before + ["retries"]
 
 
 def test_h200_file(h200_file):

@@ -1,31 +1,20 @@
 /*
- * Per-point wall durations from a result file (durations.h): the one reader
- * of /measurements in C, opened read-only the way sweep_analysis opens it
- * (a SWMR reader without HDF5's lock), so a running sweep is not disturbed.
+ * Per-point wall durations from a result file (durations.h), opened by the
+ * one read-only open (h5open.c: a SWMR reader without HDF5's lock, as
+ * sweep_analysis opens it), so a running sweep is not disturbed.
  * It reads the few columns it needs by name and checks their types; it does
  * not check the schema version or anything else the writer owns.
  */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "core/durations.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include <hdf5.h>
 
 #include "h5/h5internal.h"
-#include "core/safe_open.h"
-
-/* A writer leaves SWMR mode for a moment to resume a file or to write its
- * end time; a SWMR reader opening the file then is refused and tries again,
- * as sweep_analysis does. */
-#define OPEN_TRIES   10
-#define OPEN_WAIT_NS 200000000L
 
 /* The columns read, in memory. */
 struct in_row {
@@ -60,62 +49,7 @@ static const struct in_col in_cols[] = {
 
 #define N_IN_COLS (sizeof in_cols / sizeof in_cols[0])
 
-/* ---- opening --------------------------------------------------------- */
-
-static hid_t open_once(const char *path, hid_t fapl, char *why)
-{
-	hid_t f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
-
-	if (f < 0)
-		sw_h5_innermost_text(why, 256);
-	return f;
-}
-
-/* Read-only, SWMR, without HDF5's shared lock: the lock would make a sweep
- * that resumes the file meanwhile fail. */
-static enum sw_status open_file(const char *path, hid_t *file, struct sw_err *err)
-{
-	struct timespec wait = { 0, OPEN_WAIT_NS };
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-	char why[256] = "";
-
-	*file = H5I_INVALID_HID;
-	if (fapl < 0)
-		return sw_h5_fail(err, SW_EHDF5, "cannot create a file access property list");
-#if H5_VERSION_GE(1, 10, 7)
-	if (H5Pset_file_locking(fapl, 0, 1) < 0) {
-		H5Pclose(fapl);
-		return sw_h5_fail(err, SW_EHDF5, "cannot turn HDF5's file lock off");
-	}
-#endif
-	*file = open_once(path, fapl, why);
-	for (int i = 1; *file < 0 && strstr(why, "SWMR") && i < OPEN_TRIES; i++) {
-		nanosleep(&wait, NULL);
-		*file = open_once(path, fapl, why);
-	}
-	H5Pclose(fapl);
-	if (*file >= 0)
-		return SW_OK;
-	return sw_fail(err, SW_EINVAL,
-		       "%s: HDF5 cannot open it (cut short, damaged, or written by a program that "
-		       "is not in SWMR mode)%s%s",
-		       path, why[0] ? ": " : "", why);
-}
-
 /* ---- columns --------------------------------------------------------- */
-
-static const char *class_name(H5T_class_t c)
-{
-	switch (c) {
-	case H5T_INTEGER: return "an integer";
-	case H5T_FLOAT: return "a float";
-	case H5T_STRING: return "a string";
-	case H5T_COMPOUND: return "a compound";
-	case H5T_ENUM: return "an enum";
-	case H5T_ARRAY: return "an array";
-	default: return "of another HDF5 class";
-	}
-}
 
 static const char *kind_name(enum in_kind k)
 {
@@ -146,20 +80,13 @@ static int type_fits(hid_t t, const struct in_col *c)
 
 static hid_t mem_type_of(const struct in_col *c)
 {
-	hid_t t;
-
 	switch (c->kind) {
 	case IN_U64: return H5Tcopy(H5T_NATIVE_UINT64);
 	case IN_I32: return H5Tcopy(H5T_NATIVE_INT32);
 	case IN_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
 	case IN_STR: break;
 	}
-	t = H5Tcopy(H5T_C_S1);
-	if (t >= 0 && (H5Tset_size(t, c->size) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
-		H5Tclose(t);
-		return H5I_INVALID_HID;
-	}
-	return t;
+	return sw_h5_str_type(c->size, NULL);
 }
 
 /* Adds column c to mtype if ftype has it, after checking its type. */
@@ -183,7 +110,7 @@ static enum sw_status add_column(hid_t ftype, hid_t mtype, const struct in_col *
 				  c->name);
 	if (!type_fits(member, c))
 		st = sw_fail(err, SW_EINVAL, "%s: column %s of /measurements is %s, not %s", path,
-			     c->name, class_name(H5Tget_class(member)), kind_name(c->kind));
+			     c->name, sw_h5_class_name(H5Tget_class(member)), kind_name(c->kind));
 	H5Tclose(member);
 	if (st)
 		return st;
@@ -274,7 +201,7 @@ static enum sw_status read_table(const char *path, struct in_row **rows, size_t 
 	hid_t file, dset, mtype;
 	htri_t exists;
 
-	st = open_file(path, &file, err);
+	st = sw_h5_open_read(path, "cannot read durations from", &file, err);
 	if (st)
 		return st;
 	exists = H5Lexists(file, "measurements", H5P_DEFAULT);
@@ -387,31 +314,13 @@ enum sw_status sw_durations_read(const char *path, struct sw_durations *out, str
 {
 	struct in_row *in = NULL;
 	enum sw_status st;
-	const char *kind;
-	size_t n = 0;
+	size_t n = 0, len = path ? strlen(path) : 0;
 	int has_end = 0;
-	htri_t is_h5;
 
 	memset(out, 0, sizeof *out);
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	/* HDF5 opens by name: the type is checked first, without blocking */
-	int ok = path ? sw_safe_open_check(path, &kind) : SW_SAFE_OPEN_FAILED;
-	if (ok == SW_SAFE_OPEN_NOT_REG)
-		return sw_fail(err, SW_EINVAL,
-			       "cannot read durations from %s: not a regular file: it is %s", path,
-			       kind);
-	if (ok != 0)
-		return sw_fail(err, SW_EIO, "cannot read durations from %s: %s",
-			       path ? path : "(null)", path ? strerror(errno) : "no file name");
-	size_t len = strlen(path);
+	/* the text table checks its file the same way (durations_csv.c) */
 	if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
 		return sw_durations_read_csv(path, out, err);
-	is_h5 = H5Fis_hdf5(path);
-	if (is_h5 < 0)
-		return sw_h5_fail(err, SW_EIO, "cannot read durations from %s", path);
-	if (is_h5 == 0)
-		return sw_fail(err, SW_EINVAL, "%s: not an HDF5 file, so not a sweep result file",
-			       path);
 	st = read_table(path, &in, &n, &has_end, err);
 	if (st == SW_OK)
 		st = fill_table(in, n, out, err);

@@ -1,18 +1,15 @@
 /*
- * /sessions and --extend (src/h5extend.h). A session's row is written before
+ * /sessions and --extend (src/h5/h5extend.h). A session's row is written before
  * SWMR starts, since it holds variable-length strings. --extend trusts the
  * point ids: an old point outside the new plan, or one measured with other
  * settings, would leave rows the new job does not describe, so both refuse.
  */
-#define _POSIX_C_SOURCE 200809L /* gmtime_r */
-
 #include "h5/h5extend.h"
 
 #include <inttypes.h>
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <hdf5.h>
 
@@ -25,7 +22,7 @@ struct session_row {
 	int32_t session;
 	char mode[8];
 	double start_unix;
-	char start_time[24];
+	char start_time[SW_H5_ISO_LEN];
 	uint64_t plan_fingerprint;
 	uint64_t plan_points;
 	const char *tool_version;
@@ -153,14 +150,11 @@ enum sw_status sw_h5extend_add_session(struct sw_h5 *h, const struct sw_h5_meta 
 		.tool_version = meta->tool_version ? meta->tool_version : "",
 		.job_text = meta->job_text ? meta->job_text : "",
 	};
-	time_t t = (time_t)floor(meta->start_unix);
-	struct tm tm;
 	enum sw_status st;
 	hid_t type, dset;
 
 	snprintf(row.mode, sizeof row.mode, "%s", mode_names[meta->mode]);
-	if (isfinite(meta->start_unix) && gmtime_r(&t, &tm))
-		strftime(row.start_time, sizeof row.start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sw_h5_iso_time(meta->start_unix, row.start_time, sizeof row.start_time);
 	type = session_type();
 	if (type < 0)
 		return sw_h5_fail(err, SW_EHDF5, "cannot build the /sessions type");
@@ -170,13 +164,6 @@ enum sw_status sw_h5extend_add_session(struct sw_h5 *h, const struct sw_h5_meta 
 		H5Dclose(dset);
 	H5Tclose(type);
 	return st ? sw_wrap(err, "%s", h->path) : SW_OK;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 enum sw_status sw_h5extend_check_points(const uint64_t *done, size_t n_done,
@@ -191,9 +178,9 @@ enum sw_status sw_h5extend_check_points(const uint64_t *done, size_t n_done,
 		return sw_fail(err, SW_ENOMEM, "no memory for %zu plan ids", plan->n);
 	for (size_t i = 0; i < plan->n; i++)
 		ids[i] = plan->points[i].id;
-	qsort(ids, plan->n, sizeof *ids, cmp_u64);
+	qsort(ids, plan->n, sizeof *ids, sw_h5_cmp_u64);
 	for (size_t i = 0; i < n_done; i++)
-		if (!bsearch(&done[i], ids, plan->n, sizeof *ids, cmp_u64) && absent++ == 0)
+		if (!bsearch(&done[i], ids, plan->n, sizeof *ids, sw_h5_cmp_u64) && absent++ == 0)
 			first = i;
 	if (absent)
 		st = sw_fail(err, SW_EINVAL,
@@ -235,7 +222,7 @@ enum sw_status sw_h5extend_check(struct sw_h5 *h, const struct sw_h5_meta *meta,
 
 	if (!meta->job || !meta->plan)
 		return sw_fail(err, SW_EINVAL, "--extend needs the job and its plan");
-	/* the measure and model settings: sw_h5_check_settings, as for --resume */
+	/* the measure and model settings: checked as for --resume (h5resume.c) */
 	st = sw_h5extend_check_points(done, n_done, meta->plan, h->path, err);
 	return st ? st : sw_h5extend_adopt_job(h, meta, err);
 }

@@ -1,6 +1,6 @@
 /*
  * The sessions of a result file and --extend (docs/hdf5-schema.md,
- * "Sessions and --resume"). Rank 0 only, inside the writer (h5out.c creates,
+ * "Sessions and --resume"). Rank 0 only, inside the writer (h5create.c creates,
  * h5resume.c resumes and extends). /sessions holds one row per session: its
  * mode, job text, plan fingerprint and sweep revision. --extend adds the new
  * points of an enlarged job: every point the file holds must be in the new
@@ -28,7 +28,7 @@ enum sw_status sw_h5extend_add_session(struct sw_h5 *h, const struct sw_h5_meta 
 
 /* --extend: SW_EINVAL naming the first of the file's points (done, sorted, no
  * duplicates) that plan lacks. Pure. (Its measure and model settings are
- * checked as a resume's are, by sw_h5_check_settings.) */
+ * checked as a resume's are, in h5resume.c.) */
 enum sw_status sw_h5extend_check_points(const uint64_t *done, size_t n_done,
 					const struct sw_plan *plan, const char *path,
 					struct sw_err *err);

@@ -1,12 +1,14 @@
 /*
- * Private to the HDF5 writer files, h5out.c (create, append, flush, close),
- * h5resume.c (resume) and h5extend.c (/sessions, --extend), and to their
- * test: the handle and the helpers they share. With this header they are
- * the only writers in src/ that include hdf5.h.
+ * Private to src/h5 and its tests: the handle and what the files of the
+ * folder share, file by file, lowest first. Each file calls only those
+ * above its own section (h5extend.h's only h5base.c; h5create.c and
+ * h5resume.c, at the top, any), so the calls between them run one way
+ * (docs/ARCHITECTURE.md, "The file"). Nothing outside src/h5 includes it.
  */
 #ifndef SW_H5INTERNAL_H
 #define SW_H5INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <hdf5.h>
@@ -40,23 +42,77 @@ struct sw_h5 {
 	size_t metric_len, metric_cap;
 };
 
-/* The /metrics columns (struct sw_metric_row). */
-extern const struct sw_column sw_h5_metric_columns[];
-extern const int sw_h5_n_metric_columns;
+/* Point id of a row that was allocated but never written (the fill value). */
+#define FILL_POINT_ID UINT64_MAX
 
-/* The run's --metrics names as the file's `metrics` attribute holds them,
- * joined by ','; "" for none. SW_EINVAL when they do not fit len. */
-enum sw_status sw_h5_metrics_attr(const struct sw_h5_meta *meta, char *buf, size_t len,
+/* ---- h5base.c: errors, string types, attributes ------------------------ */
+
+/* Like sw_fail, then appends the innermost HDF5 error of the current stack.
+ * Call it right after the failing call: any HDF5 call clears the stack. */
+enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The description of the innermost error of the current stack, or "";
+ * leaves the stack as it is. */
+void sw_h5_innermost_text(char *text, size_t len);
+/* The minor number of the innermost error of the current stack, or
+ * H5I_INVALID_HID; leaves the stack as it is, for sw_h5_fail. */
+hid_t sw_h5_innermost_minor(void);
+
+/* A fixed-length (len bytes, NUL-terminated, ASCII) or variable-length
+ * UTF-8 string type; the caller closes it. H5I_INVALID_HID on failure. */
+hid_t sw_h5_str_type(size_t len, struct sw_err *err);
+hid_t sw_h5_vstr_type(struct sw_err *err);
+
+/* Scalar attributes: created or replaced. */
+enum sw_status sw_h5_put_str(hid_t loc, const char *name, const char *value, struct sw_err *err);
+enum sw_status sw_h5_put_i32(hid_t loc, const char *name, int32_t v, struct sw_err *err);
+enum sw_status sw_h5_put_u64(hid_t loc, const char *name, uint64_t v, struct sw_err *err);
+enum sw_status sw_h5_put_f64(hid_t loc, const char *name, double v, struct sw_err *err);
+/* Both forms of a time: ISO 8601 UTC under name_time, seconds under name_unix. */
+enum sw_status sw_h5_put_time(hid_t loc, const char *name_time, const char *name_unix,
+			      double unix_s, struct sw_err *err);
+/* n variable-length strings, a 1-D array: created or replaced. */
+enum sw_status sw_h5_put_str_list(hid_t loc, const char *name, const char *const *values, size_t n,
 				  struct sw_err *err);
 
-/* Keeps meta's --metrics names in h, for the rows sw_h5_append writes. */
-enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta *meta,
-				       struct sw_err *err);
+/* 1: present and opened (*attr, which the caller closes); 0: absent; -1:
+ * present but cannot be opened. */
+int sw_h5_open_attr(hid_t loc, const char *name, hid_t *attr);
+/* 1: present and read; 0: absent; <0: present but unreadable as mem_type. */
+int sw_h5_get_attr(hid_t loc, const char *name, hid_t mem_type, void *value);
+
+/* A variable-length string attribute as a malloc'd copy; "" when absent or
+ * of another type. NULL only when out of memory. */
+char *sw_h5_get_vstr(hid_t loc, const char *name);
+
+/* unix_s as ISO 8601 UTC to the second ("2025-11-29T15:04:05Z"), "" when
+ * it is not finite; len SW_H5_ISO_LEN holds it. */
+#define SW_H5_ISO_LEN 24
+void sw_h5_iso_time(double unix_s, char *iso, size_t len);
+
+/* "an integer", "a string", ... for messages; sw_h5_class_noun without the
+ * article ("integer"). */
+const char *sw_h5_class_name(H5T_class_t c);
+const char *sw_h5_class_noun(H5T_class_t c);
+
+/* qsort's comparison of two uint64_t. */
+int sw_h5_cmp_u64(const void *a, const void *b);
+
+/* ---- h5table.c: the tables, made and checked ---------------------------- */
 
 /* The /devices columns (struct sw_device_info), as sw_record_columns are
- * those of /measurements. */
+ * those of /measurements, and the /metrics columns (struct sw_metric_row). */
 extern const struct sw_column sw_h5_device_columns[];
 extern const int sw_h5_n_device_columns;
+extern const struct sw_column sw_h5_metric_columns[];
+extern const int sw_h5_n_metric_columns;
+#define N_MEAS_COLS   ((size_t)sw_record_n_columns)
+#define N_DEV_COLS    ((size_t)sw_h5_n_device_columns)
+#define N_METRIC_COLS ((size_t)sw_h5_n_metric_columns)
+
+/* The attribute of /measurements that names its axis columns (schema 4 on). */
+#define SW_H5_AXES_ATTR "axis_columns"
 
 /* The compound type of a table: in memory at the struct's offsets with
  * native types (row_bytes apart), or packed in table order with
@@ -64,8 +120,40 @@ extern const int sw_h5_n_device_columns;
 hid_t sw_h5_table_type(const struct sw_column *cols, size_t n_cols, size_t row_bytes, int in_file,
 		       struct sw_err *err);
 
-/* Point id of a row that was allocated but never written (the fill value). */
-#define FILL_POINT_ID UINT64_MAX
+/* Fixed-length strings of a row get their terminator and nothing but zeros
+ * after it, so readers see "abc", never "abc\0garbage". */
+void sw_h5_tidy_strings(const struct sw_column *cols, size_t n_cols, unsigned char *row);
+
+/* A table to create: its columns (NULL: one float64 per row, /samples),
+ * its chunk size and the value of a row allocated but never written. */
+struct sw_h5_table {
+	const char *name, *about;
+	const struct sw_column *cols;
+	size_t n_cols;
+	size_t chunk_rows;
+	hid_t fill_type; /* the memory type of *fill */
+	const void *fill;
+};
+
+/* Creates t empty, 1-D, chunked and unlimited, with its `description`, a
+ * `units:<column>` per column with units and, where it has axis columns,
+ * SW_H5_AXES_ATTR. H5I_INVALID_HID on failure. */
+hid_t sw_h5_create_table(hid_t file, const struct sw_h5_table *t, struct sw_err *err);
+
+/* One column of the first rows of a table, into buf (rows x H5Tget_size(type)). */
+enum sw_status sw_h5_read_column(hid_t dset, const char *table, const char *name, hid_t type,
+				 uint64_t rows, void *buf, struct sw_err *err);
+
+/* The checks that an existing table is one sweep can append to, each SW_OK
+ * or SW_EINVAL with the reason: its layout (1-D, chunked, no maximum
+ * size), and every column against what sweep writes (cols NULL: a table of
+ * float64, /samples). */
+enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
+				  struct sw_err *err);
+enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
+				   const struct sw_column *cols, size_t n_cols, struct sw_err *err);
+
+/* ---- h5open.c: formats, our lock, the read-only open --------------------- */
 
 /* The formats a file is opened in. SWMR needs the 1.10 format (superblock
  * version 3) with no older objects; sweeps before SWMR wrote the 1.8 format,
@@ -78,62 +166,65 @@ enum sw_h5_format {
 
 extern const H5F_libver_t sw_h5_format_low[], sw_h5_format_high[]; /* by enum sw_h5_format */
 
-/* Like sw_fail, then appends the innermost HDF5 error of the current stack.
- * Call it right after the failing call: any HDF5 call clears the stack. */
-enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* The minor number of the innermost error of the current stack, or
- * H5I_INVALID_HID; leaves the stack as it is, for sw_h5_fail. */
-/* The description of the innermost error of the current stack, or "";
- * leaves the stack as it is. */
-void sw_h5_innermost_text(char *text, size_t len);
-hid_t sw_h5_innermost_minor(void);
-
-/* Scalar attributes: created or replaced. */
-enum sw_status sw_h5_put_str(hid_t loc, const char *name, const char *value, struct sw_err *err);
-enum sw_status sw_h5_put_i32(hid_t loc, const char *name, int32_t v, struct sw_err *err);
-
-/* 1: present and read; 0: absent; <0: present but unreadable as mem_type. */
-int sw_h5_get_attr(hid_t loc, const char *name, hid_t mem_type, void *value);
-
-/* A variable-length string attribute as a malloc'd copy; "" when absent or
- * of another type. NULL only when out of memory. */
-char *sw_h5_get_vstr(hid_t loc, const char *name);
-
-/* A handle with its memory row types and no file yet (SW_ENOMEM, SW_EHDF5);
- * sw_h5_destroy closes what it holds, drops our lock and frees it. */
-enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_err *err);
-void sw_h5_destroy(struct sw_h5 *h);
-
-/* A file access property list for fmt (see h5out.c); H5I_INVALID_HID on failure. */
+/* A file access property list for fmt; H5I_INVALID_HID on failure.
+ * clear_flags: the open clears the consistency flags (only with our lock
+ * held). no_hdf5_lock: HDF5 takes no flock() of its own. */
 hid_t sw_h5_file_access(enum sw_h5_format fmt, int clear_flags, int no_hdf5_lock,
 			struct sw_err *err);
 
-/* Our lock on a file (see h5out.c). */
+/* Our lock on a file (h5open.c says why): on path, or on the open
+ * descriptor fd, which is closed unless LOCK_OURS; *out holds it. */
 enum sw_h5_lock { LOCK_OURS, LOCK_BUSY, LOCK_NONE, LOCK_ERROR };
-enum sw_h5_lock sw_h5_take_lock(const char *path, int write, int *fd);
+enum sw_h5_lock sw_h5_take_lock(const char *path, int write, int *out);
+enum sw_h5_lock sw_h5_lock_fd(int fd, int write, int *out);
 
-/* The checks --resume (and --dry-run --resume, and --extend) make before
- * anything runs (h5resume.c), each SW_OK or SW_EINVAL with the reason:
- * the root attributes, their types and this job's identity (schema,
- * plan fingerprint and points, backend, measure_method); */
-enum sw_status sw_h5_check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				      struct sw_err *err);
-/* the parsed measure and model settings of the file's job_text against
- * meta->job_text's (the job's name is a label and may differ); */
-enum sw_status sw_h5_check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				    struct sw_err *err);
-/* a table's layout: 1-D, chunked, without a maximum size; */
-enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
+/* path is a regular file (SW_EINVAL naming what it is instead, SW_EIO when
+ * it cannot be looked at) and an HDF5 one (SW_EINVAL). doing begins every
+ * message: "cannot resume", "cannot read durations from". */
+enum sw_status sw_h5_check_file(const char *path, const char *doing, struct sw_err *err);
+
+/* The read-only open every reader of a result file makes: sw_h5_check_file,
+ * then as a SWMR reader without HDF5's lock (a running sweep's file, or a
+ * killed one's, reads as of its last flush), tried again while a writer is
+ * between modes, else plainly; SW_EINVAL when HDF5 cannot open it. The
+ * caller closes *file. Takes no lock of ours: a caller that needs one takes
+ * it first. */
+enum sw_status sw_h5_open_read(const char *path, const char *doing, hid_t *file,
+			       struct sw_err *err);
+
+/* ---- h5publish.c: where a new file goes and how it gets its name --------- */
+
+/* path can take a new result file: a name in a writable directory, not the
+ * job file, not a directory or special file, and new unless force. */
+enum sw_status sw_h5_check_target(const char *path, int force, const char *job_path,
 				  struct sw_err *err);
-/* every column's type against what sweep writes (cols NULL: a table of
- * float64, /samples); */
-enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
-				   const struct sw_column *cols, size_t n_cols, struct sw_err *err);
-/* the session counter: the largest session in the file, *previous, and the
- * `sessions` attribute leave room for one more session. */
-enum sw_status sw_h5_check_counters(hid_t file, const char *path, int previous, struct sw_err *err);
+/* With --force: our lock on the file path names, kept in *fd until it is
+ * replaced; *replace: it exists. */
+enum sw_status sw_h5_hold_old_file(const char *path, int *replace, int *fd, struct sw_err *err);
+/* The hidden temporary name beside path, malloc'd (NULL: out of memory). */
+char *sw_h5_temp_name(const char *path);
+/* tmp made by us alone (O_EXCL) and locked (*lock_fd) before HDF5 writes. */
+enum sw_status sw_h5_make_locked_temp(const char *tmp, int *lock_fd, struct sw_err *err);
+/* Gives tmp the name path: link(), or rename() when replace. */
+enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, struct sw_err *err);
+
+/* ---- h5write.c: the handle, rows, closing ------------------------------- */
+
+/* A handle with its memory row types and no file yet (SW_ENOMEM, SW_EHDF5);
+ * sw_h5_destroy closes what it holds, drops our lock and frees it;
+ * sw_h5_close_ids closes the datasets, the row types and the file. */
+enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_err *err);
+void sw_h5_destroy(struct sw_h5 *h);
+void sw_h5_close_ids(struct sw_h5 *h);
+
+/* The run's --metrics names as the file's `metrics` attribute holds them,
+ * joined by ','; "" for none. SW_EINVAL when they do not fit len. */
+enum sw_status sw_h5_metrics_attr(const struct sw_h5_meta *meta, char *buf, size_t len,
+				  struct sw_err *err);
+
+/* Keeps meta's --metrics names in h, for the rows sw_h5_append writes. */
+enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				       struct sw_err *err);
 
 /* Starts SWMR writing on h's file, once every object and attribute exists. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err);

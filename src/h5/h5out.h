@@ -18,9 +18,9 @@
 #include "core/record.h"
 #include "core/status.h"
 
-#define SW_SCHEMA_VERSION                                                                          \
-	3 /* 2: end_unix, measure_method; 3: /sessions, and /metrics with
-			     * the metrics attribute under --metrics */
+/* 2: end_unix, measure_method; 3: /sessions, and /metrics with the metrics
+ * attribute under --metrics; 4: the axis_columns attribute of /measurements */
+#define SW_SCHEMA_VERSION 4
 
 struct sw_h5;
 struct sw_job;

@@ -2,8 +2,9 @@
  * --resume of a result file (docs/hdf5-schema.md, "Sessions and --resume"):
  * checks that the file is a sweep file of this job and backend, clears the
  * consistency flags a killed writer left (under our lock), reads the point
- * ids already recorded and starts the next session. Creating, appending and
- * closing are h5out.c's, which shares the handle through h5internal.h.
+ * ids already recorded and starts the next session; --dry-run --resume makes
+ * the same checks read-only. The checks of a table are h5table.c's, the
+ * opens h5open.c's; appending and closing are h5write.c's.
  */
 #include "h5/h5out.h"
 
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <hdf5.h>
 
@@ -20,7 +20,6 @@
 #include "h5/h5internal.h"
 #include "job/job.h"
 #include "core/record.h"
-#include "core/safe_open.h"
 
 /* The table exists, is 1-D, chunked and growable, has every column we
  * write in the type we write it, and tells its row count. */
@@ -52,42 +51,12 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct
 	return SW_OK;
 }
 
-/* One column of the first rows of a table, into buf (rows x H5Tget_size(type)). */
-static enum sw_status read_column(hid_t dset, const char *table, const char *name, hid_t type,
-				  uint64_t rows, void *buf, struct sw_err *err)
-{
-	enum sw_status st = SW_OK;
-	hid_t one;
-
-	if (rows == 0)
-		return SW_OK;
-	one = H5Tcreate(H5T_COMPOUND, H5Tget_size(type));
-	if (one < 0)
-		return sw_h5_fail(err, SW_EHDF5, "cannot create a compound type");
-	if (H5Tinsert(one, name, 0, type) < 0) {
-		st = sw_h5_fail(err, SW_EHDF5, "cannot add column '%s'", name);
-		goto close_one;
-	}
-	if (H5Dread(dset, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-		st = sw_h5_fail(err, SW_EHDF5, "cannot read column %s of /%s", name, table);
-close_one:
-	H5Tclose(one);
-	return st;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Sorted, without duplicates and without never-written rows. */
 static size_t tidy_ids(uint64_t *ids, size_t n)
 {
 	size_t k = 0;
 
-	qsort(ids, n, sizeof *ids, cmp_u64);
+	qsort(ids, n, sizeof *ids, sw_h5_cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (ids[i] != FILL_POINT_ID && (k == 0 || ids[k - 1] != ids[i]))
 			ids[k++] = ids[i];
@@ -106,7 +75,7 @@ static enum sw_status max_session(hid_t dset, const char *table, uint64_t rows, 
 	if (!s)
 		return sw_fail(err, SW_ENOMEM, "out of memory for %llu rows of /%s",
 			       (unsigned long long)rows, table);
-	st = read_column(dset, table, "session", H5T_NATIVE_INT32, rows, s, err);
+	st = sw_h5_read_column(dset, table, "session", H5T_NATIVE_INT32, rows, s, err);
 	for (uint64_t i = 0; st == SW_OK && i < rows; i++)
 		if (s[i] > *max)
 			*max = s[i];
@@ -126,31 +95,16 @@ static const struct {
 	{ "job_text", H5T_STRING, 1 },        { "command_line_history", H5T_STRING, 1 },
 };
 
-static const char *class_name(H5T_class_t c)
-{
-	switch (c) {
-	case H5T_INTEGER: return "an integer";
-	case H5T_FLOAT: return "a float";
-	case H5T_STRING: return "a string";
-	case H5T_COMPOUND: return "a compound";
-	default: return "another type";
-	}
-}
-
 /* 1: attribute name of loc is one value of class cls; 0: absent; -1: it is
  * another class or not one value (*found then its class). */
 static int attr_is(hid_t loc, const char *name, H5T_class_t cls, H5T_class_t *found)
 {
-	htri_t exists = H5Aexists(loc, name);
 	hid_t a, t, sp;
-	int ok;
+	int ok = sw_h5_open_attr(loc, name, &a);
 
 	*found = H5T_NO_CLASS;
-	if (exists <= 0)
-		return exists < 0 ? -1 : 0;
-	a = H5Aopen(loc, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
+	if (ok <= 0)
+		return ok;
 	t = H5Aget_type(a);
 	sp = H5Aget_space(a);
 	*found = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
@@ -177,8 +131,8 @@ static enum sw_status check_attr_types(hid_t file, const char *path, struct sw_e
 			return sw_fail(err, SW_EINVAL,
 				       "cannot resume %s: its %s attribute is %s, not one value of "
 				       "%s type as sweep writes it; write a new file",
-				       path, root_attrs[i].name, class_name(found),
-				       class_name(root_attrs[i].cls) + 3);
+				       path, root_attrs[i].name, sw_h5_class_name(found),
+				       sw_h5_class_noun(root_attrs[i].cls));
 	}
 	return SW_OK;
 }
@@ -223,8 +177,10 @@ static enum sw_status check_identity(hid_t file, const char *path, const struct 
 	return SW_OK;
 }
 
-enum sw_status sw_h5_check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				      struct sw_err *err)
+/* The root attributes, their types and this job's identity (schema, plan
+ * fingerprint and points, backend, measure_method). */
+static enum sw_status check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				       struct sw_err *err)
 {
 	enum sw_status st;
 	char *backend;
@@ -273,8 +229,10 @@ static int first_difference(const struct sw_job *a, const struct sw_job *b, char
 	return 0;
 }
 
-enum sw_status sw_h5_check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
-				    struct sw_err *err)
+/* The parsed measure and model settings of the file's job_text against
+ * meta->job_text's (the job's name is a label and may differ). */
+static enum sw_status check_settings(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				     struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	struct sw_job old = { 0 }, now = { 0 };
@@ -310,144 +268,9 @@ free_text:
 	return st;
 }
 
-enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
-				  struct sw_err *err)
-{
-	enum sw_status st = SW_OK;
-	hid_t dcpl = H5Dget_create_plist(dset), space = H5Dget_space(dset);
-	hsize_t dims, maxdims;
-
-	if (dcpl < 0 || space < 0) {
-		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read the layout of /%s", path, name);
-		goto close;
-	}
-	if (H5Sget_simple_extent_ndims(space) != 1 ||
-	    H5Sget_simple_extent_dims(space, &dims, &maxdims) != 1)
-		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not 1-D", path, name);
-	else if (H5Pget_layout(dcpl) != H5D_CHUNKED)
-		st = sw_fail(err, SW_EINVAL,
-			     "cannot resume %s: /%s is not chunked, so it cannot grow; write a "
-			     "new file",
-			     path, name);
-	else if (maxdims != H5S_UNLIMITED)
-		st = sw_fail(err, SW_EINVAL,
-			     "cannot resume %s: /%s cannot grow past %llu rows; write a new file",
-			     path, name, (unsigned long long)maxdims);
-close:
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	if (space >= 0)
-		H5Sclose(space);
-	return st;
-}
-
-/* "uint64", "float64", "a string of 64 bytes": for messages. */
-static void type_name(hid_t t, char *buf, size_t len)
-{
-	H5T_class_t c = H5Tget_class(t);
-	size_t bits = H5Tget_size(t) * 8;
-
-	if (c == H5T_INTEGER)
-		snprintf(buf, len, "%s%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "uint" : "int", bits);
-	else if (c == H5T_FLOAT)
-		snprintf(buf, len, "float%zu", bits);
-	else if (c == H5T_STRING)
-		snprintf(buf, len, "a string of %zu bytes", bits / 8);
-	else
-		snprintf(buf, len, "%s", class_name(c));
-}
-
-/* Equal up to byte order, which HDF5 converts on every write: a file of
- * big-endian columns grows as safely as one of little-endian ones. */
-static htri_t same_type(hid_t have, hid_t want)
-{
-	hid_t a = H5Tget_native_type(have, H5T_DIR_ASCEND),
-	      b = H5Tget_native_type(want, H5T_DIR_ASCEND);
-	htri_t same = a >= 0 && b >= 0 ? H5Tequal(a, b) : -1;
-
-	if (a >= 0)
-		H5Tclose(a);
-	if (b >= 0)
-		H5Tclose(b);
-	return same;
-}
-
-/* Column i of the file type ftype (named name) against want. */
-static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, const char *path,
-				   const char *table, struct sw_err *err)
-{
-	int idx = H5Tget_member_index(ftype, col);
-	hid_t have;
-	char a[48], b[48];
-	htri_t same;
-
-	if (idx < 0)
-		return sw_fail(err, SW_EINVAL,
-			       "%s: /%s has no column '%s'; it was written by an older sweep or "
-			       "one with other kernels, so write a new file",
-			       path, table, col);
-	have = H5Tget_member_type(ftype, (unsigned)idx);
-	if (have < 0)
-		return sw_h5_fail(err, SW_EINVAL, "%s: cannot read column %s of /%s", path, col,
-				  table);
-	same = same_type(have, want);
-	if (same <= 0) {
-		type_name(have, a, sizeof a);
-		type_name(want, b, sizeof b);
-	}
-	H5Tclose(have);
-	if (same <= 0)
-		return sw_fail(err, SW_EINVAL,
-			       "cannot resume %s: column %s of /%s is stored as %s, sweep writes "
-			       "%s; write a new file",
-			       path, col, table, a, b);
-	return SW_OK;
-}
-
-enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
-				   const struct sw_column *cols, size_t n_cols, struct sw_err *err)
-{
-	enum sw_status st = SW_OK;
-	hid_t ftype = H5Dget_type(dset), want;
-	char a[48];
-
-	if (ftype < 0)
-		return sw_h5_fail(err, SW_EHDF5, "%s: cannot get the type of /%s", path, name);
-	if (!cols) {
-		if (same_type(ftype, H5T_IEEE_F64LE) <= 0) {
-			type_name(ftype, a, sizeof a);
-			st = sw_fail(err, SW_EINVAL,
-				     "cannot resume %s: /%s is stored as %s, sweep writes float64; "
-				     "write a new file",
-				     path, name, a);
-		}
-		goto close_ftype;
-	}
-	if (H5Tget_class(ftype) != H5T_COMPOUND) {
-		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /%s is not a table", path,
-			     name);
-		goto close_ftype;
-	}
-	want = sw_h5_table_type(cols, n_cols, 0, 1, err);
-	if (want < 0) {
-		st = err ? err->status : SW_EHDF5;
-		goto close_ftype;
-	}
-	for (int i = 0; st == SW_OK && i < H5Tget_nmembers(want); i++) {
-		char *col = H5Tget_member_name(want, (unsigned)i);
-		hid_t mt = H5Tget_member_type(want, (unsigned)i);
-
-		st = check_member(ftype, col ? col : "?", mt, path, name, err);
-		H5Tclose(mt);
-		H5free_memory(col);
-	}
-	H5Tclose(want);
-close_ftype:
-	H5Tclose(ftype);
-	return st;
-}
-
-enum sw_status sw_h5_check_counters(hid_t file, const char *path, int previous, struct sw_err *err)
+/* The session counter: the largest session in the file, previous, and the
+ * `sessions` attribute leave room for one more session. */
+static enum sw_status check_counters(hid_t file, const char *path, int previous, struct sw_err *err)
 {
 	int sessions = 0;
 
@@ -530,8 +353,8 @@ static enum sw_status read_done(struct sw_h5 *h, int trim, uint64_t **done_ids, 
 	if (!ids)
 		return sw_fail(err, SW_ENOMEM, "out of memory for %llu point ids",
 			       (unsigned long long)h->n_meas);
-	st = read_column(h->measurements, "measurements", "point_id", H5T_NATIVE_UINT64, h->n_meas,
-			 ids, err);
+	st = sw_h5_read_column(h->measurements, "measurements", "point_id", H5T_NATIVE_UINT64,
+			       h->n_meas, ids, err);
 	if (st == SW_OK && trim)
 		st = trim_unwritten(h, ids, err);
 	if (st) {
@@ -643,24 +466,6 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, s
 	return SW_OK;
 }
 
-/* What makes path worth opening at all: a regular HDF5 file. */
-static enum sw_status check_path(const char *path, struct sw_err *err)
-{
-	const char *kind;
-
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	int ok = path ? sw_safe_open_check(path, &kind) : SW_SAFE_OPEN_FAILED;
-	if (ok == SW_SAFE_OPEN_NOT_REG)
-		return sw_fail(err, SW_EINVAL, "cannot resume %s: not a regular file: it is %s",
-			       path, kind);
-	if (ok != 0)
-		return sw_fail(err, SW_EIO, "cannot resume %s: %s", path ? path : "(null)",
-			       path ? strerror(errno) : "no file name");
-	if (H5Fis_hdf5(path) <= 0)
-		return sw_fail(err, SW_EINVAL, "cannot resume %s: not an HDF5 file", path);
-	return SW_OK;
-}
-
 /* Every check of a resume, on h's open file, before anything is changed:
  * the attributes, the settings, each table's layout and column types, and
  * the counters. *previous: the largest session recorded. */
@@ -670,8 +475,8 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	enum sw_status st;
 
 	*previous = -1;
-	if ((st = sw_h5_check_attributes(h->file, h->path, meta, err)) ||
-	    (st = sw_h5_check_settings(h->file, h->path, meta, err)) ||
+	if ((st = check_attributes(h->file, h->path, meta, err)) ||
+	    (st = check_settings(h->file, h->path, meta, err)) ||
 	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
 			     &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
@@ -681,7 +486,7 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	if ((st = max_session(h->devices, "devices", h->n_dev, previous, err)) ||
 	    (st = max_session(h->measurements, "measurements", h->n_meas, previous, err)))
 		return st;
-	return sw_h5_check_counters(h->file, h->path, *previous, err);
+	return check_counters(h->file, h->path, *previous, err);
 }
 
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
@@ -696,7 +501,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	*done_ids = NULL;
 	*n_done = 0;
 	*session = 0;
-	if ((st = check_path(path, err)))
+	if ((st = sw_h5_check_file(path, "cannot resume", err)))
 		return st;
 	st = sw_h5_new_handle(path, &h, err);
 	if (st)
@@ -734,32 +539,8 @@ destroy_h:
 	return st;
 }
 
-/* Read-only, as a SWMR reader where the format allows (it reads a killed
- * writer's file, flags set), else plainly (a 1.8-format file). */
-static enum sw_status open_to_check(struct sw_h5 *h, struct sw_err *err)
-{
-	hid_t fapl;
-
-	if (sw_h5_take_lock(h->path, 0, &h->lock_fd) == LOCK_BUSY)
-		return sw_fail(
-			err, SW_EIO,
-			"cannot resume %s: another sweep is writing it (it holds the file's lock)",
-			h->path);
-	fapl = sw_h5_file_access(FMT_EITHER, 0, 1, err);
-	if (fapl < 0)
-		return err ? err->status : SW_EHDF5;
-	h->file = H5Fopen(h->path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
-	if (h->file < 0)
-		h->file = H5Fopen(h->path, H5F_ACC_RDONLY, fapl);
-	H5Pclose(fapl);
-	if (h->file < 0)
-		return sw_h5_fail(err, SW_EINVAL,
-				  "cannot resume %s: HDF5 cannot open it as a sweep file (cut "
-				  "short, damaged, or in a format newer than sweep writes)",
-				  h->path);
-	return SW_OK;
-}
-
+/* --dry-run --resume (and --extend): read-only, under a read lock of ours,
+ * so a file another sweep writes is refused as a resume of it would be. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
 				  struct sw_err *err)
 {
@@ -769,9 +550,15 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 	int previous;
 
 	*n_done = 0;
-	if ((st = check_path(path, err)) || (st = sw_h5_new_handle(path, &h, err)))
+	if ((st = sw_h5_check_file(path, "cannot resume", err)) ||
+	    (st = sw_h5_new_handle(path, &h, err)))
 		return st;
-	if ((st = open_to_check(h, err)) == SW_OK &&
+	if (sw_h5_take_lock(path, 0, &h->lock_fd) == LOCK_BUSY)
+		st = sw_fail(err, SW_EIO,
+			     "cannot resume %s: another sweep is writing it (it holds the file's "
+			     "lock)",
+			     path);
+	if (st == SW_OK && (st = sw_h5_open_read(path, "cannot resume", &h->file, err)) == SW_OK &&
 	    (st = validate(h, meta, &previous, err)) == SW_OK)
 		st = read_done(h, 0, &ids, n_done, err);
 	free(ids);

@@ -1,0 +1,239 @@
+/*
+ * Where a new result file goes and how it gets its name (docs/hdf5-schema.md,
+ * "Creation and sweep's lock"): the checks of the target path, the hidden
+ * temporary file made and locked before HDF5 writes a byte, --force's hold
+ * on the file it replaces, and publishing with link(), so that of two sweeps
+ * creating one file exactly one wins. It writes no HDF5: h5create.c does.
+ */
+#define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/faults.h"
+#include "core/safe_open.h"
+#include "h5/h5internal.h"
+
+/* ---- create ---------------------------------------------------------- */
+
+/* The directory part of path ("." when it has none), malloc'd. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len;
+	char *dir;
+
+	if (!slash)
+		return strdup(".");
+	len = slash == path ? 1 : (size_t)(slash - path);
+	dir = malloc(len + 1);
+	if (dir) {
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	return dir;
+}
+
+/* A name the file system takes: 255 bytes (NAME_MAX on Linux file systems). */
+#define NAME_BYTES 255
+
+/* Where the file is built before it takes its name: same directory, hidden.
+ * A long legal name gives the temporary one only the start of it, so that
+ * ".", ".tmp" and the pid never push it past NAME_BYTES. */
+char *sw_h5_temp_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t len = strlen(path) + 48, base = strlen(path + dir_len);
+	char pid[24], *tmp = malloc(len);
+	int room;
+
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	room = NAME_BYTES - 5 - (int)strlen(pid);
+	if (tmp)
+		snprintf(tmp, len, "%.*s.%.*s.tmp%s", (int)dir_len, path,
+			 base > (size_t)room ? room : (int)base, path + dir_len, pid);
+	return tmp;
+}
+
+enum sw_status sw_h5_check_target(const char *path, int force, const char *job_path,
+				  struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	struct stat sb, job;
+	char *dir;
+
+	/* names quoted short, so that a long one leaves room for the reason */
+	char name[160], dname[160];
+	int gone;
+
+	if (!path || !path[0] || path[strlen(path) - 1] == '/')
+		return sw_fail(err, SW_EINVAL, "'%s' is not a file name for the results",
+			       path ? sw_safe_open_brief(path, name, sizeof name) : "(null)");
+	sw_safe_open_brief(path, name, sizeof name);
+	dir = dir_of(path);
+	if (!dir)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	sw_safe_open_brief(dir, dname, sizeof dname);
+	if (stat(dir, &sb) != 0) {
+		if (errno == ENOENT)
+			st = sw_fail(err, SW_EIO, "cannot create %s: directory %s does not exist",
+				     name, dname);
+		else
+			st = sw_fail(err, SW_EIO, "cannot create %s: directory %s: %s", name, dname,
+				     strerror(errno));
+		goto free_dir;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		st = sw_fail(err, SW_EIO, "cannot create %s: %s is not a directory", name, dname);
+		goto free_dir;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		st = sw_fail(err, SW_EIO, "cannot create %s: directory %s is not writable: %s",
+			     name, dname, strerror(errno));
+		goto free_dir;
+	}
+	gone = stat(path, &sb) != 0;
+	if (gone && errno != ENOENT) {
+		/* too long a name, say: refused here, not by HDF5 in a cut message */
+		st = sw_fail(err, SW_EIO, "cannot create %s: %s", name, strerror(errno));
+		goto free_dir;
+	}
+	if (!gone) {
+		/* --force replaces a results file, never the job or a device or FIFO */
+		if (S_ISDIR(sb.st_mode))
+			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", name);
+		else if (!S_ISREG(sb.st_mode))
+			st = sw_fail(err, SW_EIO,
+				     "cannot create %s: it exists and is not a regular file", name);
+		else if (job_path && stat(job_path, &job) == 0 && job.st_dev == sb.st_dev &&
+			 job.st_ino == sb.st_ino)
+			st = sw_fail(err, SW_EINVAL,
+				     "%s is the job file; write the results to another file", name);
+		else if (!force)
+			st = sw_fail(err, SW_EIO,
+				     "%s already exists; use --force to overwrite it or --resume "
+				     "to continue it",
+				     name);
+	}
+free_dir:
+	free(dir);
+	return st;
+}
+
+/* With --force over an existing file: our write lock on it until it is
+ * replaced, so that while a sweep writes it, or another --force replaces
+ * it, this one is refused, and no --resume starts on it meanwhile. The
+ * lock holds the inode the name had when we opened it; if the name has
+ * moved on since (another --force published between our open and our
+ * lock), replacing it would drop that sweep's file, so we refuse. *replace:
+ * path exists and is to be replaced. *fd: the lock, -1 where none can be
+ * taken (a file system without locks; a file we may not open for writing
+ * gets a read lock, which still keeps writers off). */
+enum sw_status sw_h5_hold_old_file(const char *path, int *replace, int *fd, struct sw_err *err)
+{
+	struct stat named, held;
+	enum sw_h5_lock lock;
+
+	*fd = -1;
+	*replace = lstat(path, &named) == 0;
+	if (!*replace)
+		return SW_OK;
+	lock = sw_h5_take_lock(path, 1, fd);
+	if (lock == LOCK_ERROR && errno == EACCES)
+		lock = sw_h5_take_lock(path, 0, fd);
+	if (lock == LOCK_ERROR && errno == ENOENT) /* gone meanwhile: a new file after all */
+		*replace = 0;
+	if (lock == LOCK_BUSY)
+		return sw_fail(err, SW_EIO,
+			       "cannot replace %s: another sweep is writing or replacing it (it "
+			       "holds the file's lock)",
+			       path);
+	if (*fd >= 0 && (fstat(*fd, &held) != 0 || stat(path, &named) != 0 ||
+			 held.st_dev != named.st_dev || held.st_ino != named.st_ino)) {
+		close(*fd);
+		*fd = -1;
+		return sw_fail(err, SW_EIO,
+			       "cannot replace %s: another sweep replaced it while this one was "
+			       "starting; nothing was run",
+			       path);
+	}
+	return SW_OK;
+}
+
+/* The temporary file, made by us alone (O_EXCL) and locked before HDF5
+ * writes a byte: from its first moment no other sweep can take it, and
+ * once published the lock covers the name too (one inode). */
+enum sw_status sw_h5_make_locked_temp(const char *tmp, int *lock_fd, struct sw_err *err)
+{
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	enum sw_h5_lock lock;
+
+	if (fd < 0)
+		return sw_fail(err, SW_EIO, "cannot create %s: %s", tmp, strerror(errno));
+	lock = sw_h5_lock_fd(fd, 1, lock_fd);
+	if (lock == LOCK_OURS || lock == LOCK_NONE) /* no locks here: the name alone decides */
+		return SW_OK;
+	sw_fail(err, SW_EIO, "cannot lock %s: %s", tmp, strerror(errno));
+	unlink(tmp);
+	return SW_EIO;
+}
+
+/* SW_TEST_FAULT=publish-wait:FILE holds a finished, locked temporary file
+ * back from its name until FILE exists, so a test can let another sweep
+ * publish first, every time. */
+static void fault_publish_wait(void)
+{
+	struct sw_faults f;
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
+	while (f.publish_wait && access(f.publish_wait, F_OK) != 0)
+		nanosleep(&tick, NULL);
+}
+
+/* Gives tmp the name path. A new name with link(), which fails when path
+ * exists (or, where hard links are not supported, renameat2 with
+ * RENAME_NOREPLACE): of two sweeps creating one new file, exactly one
+ * wins, and the other has run nothing yet. Only --force over a file that
+ * existed when it started renames, holding that file's lock (hold_old_file):
+ * a --force that found no file creates with link() like any other. */
+enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, struct sw_err *err)
+{
+	int e;
+
+	fault_publish_wait();
+	if (replace) {
+		if (rename(tmp, path) != 0)
+			return sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tmp, path,
+				       strerror(errno));
+		return SW_OK;
+	}
+	if (link(tmp, path) == 0) {
+		if (unlink(tmp) == 0)
+			return SW_OK;
+		e = errno;
+		unlink(path); /* ours alone still: a failed creation leaves nothing */
+		return sw_fail(err, SW_EIO, "cannot remove %s: %s", tmp, strerror(e));
+	}
+	e = errno;
+	/* A file system without hard links may still rename without replacing. */
+	if (e == EPERM || e == EOPNOTSUPP) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+			return SW_OK;
+		if (errno == EEXIST)
+			e = EEXIST;
+	}
+	if (e == EEXIST)
+		return sw_fail(err, SW_EIO,
+			       "%s already exists: another sweep created it while this one "
+			       "was starting; nothing was run",
+			       path);
+	return sw_fail(err, SW_EIO, "cannot give %s its name %s: %s", tmp, path, strerror(e));
+}
