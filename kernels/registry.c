@@ -1,6 +1,6 @@
 /*
  * The family registry: the built-ins expanded from kernel_list.h, then the
- * families plug-ins add at run time (src/plugin.c), in load order, and
+ * families plug-ins add at run time (src/job/plugin.c), in load order, and
  * lookups by name. The one mutable list of the kernel seam: families are
  * added while the run is set up, before any point, and never reordered.
  */

@@ -4,7 +4,7 @@
     make-durations-fixture.py RESULT.h5 [OUT.csv]
 
 Writes `point_id_hex,family,variant,seconds`, one line per ok or skipped row
-in file order, by the rule of src/h5durations.c (durations.h): end_unix -
+in file order, by the rule of src/h5/h5durations.c (durations.h): end_unix -
 start_unix where the file has end_unix and both are finite; otherwise the gap
 to the next start_unix of the same rank and session (rows with status >= 0
 ordered by start_unix, ties in file order), and timed_s (0 when NaN) for a

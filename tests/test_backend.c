@@ -1,4 +1,4 @@
-/* The backend list (src/backend_list.h): every name --backend accepts finds
+/* The backend list (src/core/backend_list.h): every name --backend accepts finds
  * its table entry by that name, with the hooks every backend must have,
  * and parses as --backend NAME (or NAME=ARG). */
 #include <check.h>

@@ -1,6 +1,6 @@
 /*
  * MPI error discipline, end to end: the test-only switch SW_TEST_FAULT
- * (src/faults.h) fails each stage of a run on each rank where that stage
+ * (src/core/faults.h) fails each stage of a run on each rank where that stage
  * runs (taking the job, binding, opening the output on rank 0, a rank's
  * first and last point, closing the output on rank 0), on 1, 2 and 4 real
  * mpirun ranks of the model backend (the static schedule for the point

@@ -1,4 +1,4 @@
-/* The fuzz targets' stand-in for src/plugin.c: a job's plugins: key is
+/* The fuzz targets' stand-in for src/job/plugin.c: a job's plugins: key is
  * parsed, but no file a fuzzer made up is ever opened or dlopen'ed. */
 #include "job/plugin.h"
 
