@@ -304,6 +304,18 @@ Reproduce (GPU machine, then any machine):
 
 `tests/test_counter_fixture.c` compares the model with the fixture's counters
 on every test run, no GPU needed.
+
+The tail of a grid-stride loop (issue 24): `tests/data/counters/tail.yaml`
+runs strided_read's course and tuned at strides 28, 56 and 112 of 16M and
+64M elements, where the loop's last step leaves one partial warp and idle
+ones. Its fixture, `tests/data/counters/tail.csv`, is compared within 0.1%.
+From the source folder (the fixture test reads the job's path, relative to
+it, from the file's command line):
+
+    build/sweep --counters -o tail-counters.h5 tests/data/counters/tail.yaml
+    printf 'point,metric,value\\n' > no-ncu.csv
+    python3 analysis/counter_agreement.py tail-counters.h5 no-ncu.csv \\
+        tests/data/counters/tail.csv tail-counters.md
 """
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@
  * jobs/launch.yaml's) the same columns. Every file must hold every measured
  * point of its job's plan. For every point the model evaluates at CC 9.0
  * the global-load sectors per request and requests, and the shared-load
- * wavefronts per request and requests, must agree within 2%, except the
- * deviations listed below with their reason, which must still deviate as
- * documented.
+ * wavefronts per request and requests, must agree within 2% (tail.csv's
+ * within 0.1%), except the deviations listed below with their reason, which
+ * must still deviate as documented.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -27,6 +27,11 @@
 
 #define TOLERANCE 0.02
 #define CC        90
+/* tail.csv (tests/data/counters/tail.yaml's points, issue 24): the partial
+ * warp of a grid-stride loop's last step, which the model counts exactly */
+#define TAIL_FIXTURE   "tail.csv"
+#define TAIL_TOLERANCE 0.001
+static double tolerance = TOLERANCE;
 
 /* Documented deviations (docs/results/h200-counters.md): the counter adds
  * 2-5% wavefronts to conflict-free tile reads that run beside tile stores. */
@@ -96,7 +101,7 @@ static void compare(const struct fixture_row *r, const char *figure, double mode
 {
 	double q = counter / model;
 	compared++;
-	if (fabs(q - 1) <= TOLERANCE)
+	if (fabs(q - 1) <= tolerance)
 		return;
 	for (size_t i = 0; i < N_DEVIATIONS; i++) {
 		struct deviation *d = &deviations[i];
@@ -123,7 +128,9 @@ static void data_path(char *buf, size_t len, const char *var, const char *rel)
 	ck_assert_int_lt(snprintf(buf, len, "%s/%s", dir, rel), (int)len);
 }
 
-/* The job a fixture's "# Made by:" line ran: its jobs/NAME.yaml. */
+/* The job a fixture's "# Made by:" line ran, relative to the source:
+ * jobs/NAME.yaml, or one beside the fixtures (tests/data/counters/tail.yaml),
+ * the word of the command line that ends in .yaml. */
 static void fixture_job(const char *path, char *job, size_t len)
 {
 	char line[1024];
@@ -131,13 +138,17 @@ static void fixture_job(const char *path, char *job, size_t len)
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	job[0] = 0;
 	while (fgets(line, sizeof line, f) && line[0] == '#') {
-		char *at = strstr(line, "jobs/"), *end = at ? strstr(at, ".yaml") : NULL;
+		char *end = strstr(line, ".yaml"), *at = end;
 		if (strncmp(line, "# Made by:", 10) || !end)
 			continue;
+		while (at > line && at[-1] != ' ' && at[-1] != '`')
+			at--;
+		if (!strncmp(at, "./", 2))
+			at += 2;
 		snprintf(job, len, "%.*s", (int)(end + 5 - at), at);
 	}
 	fclose(f);
-	ck_assert_msg(job[0], "%s: no \"# Made by:\" line naming a jobs/*.yaml", path);
+	ck_assert_msg(job[0], "%s: no \"# Made by:\" line naming a job's .yaml", path);
 }
 
 /* The ids of a fixture's rows, as the plan gives them (no model target). */
@@ -270,6 +281,7 @@ START_TEST(test_model_matches_counters)
 		ck_assert_msg(missing == 0, "%s lacks %zu points of %s, the first %s", names[i],
 			      missing, job, first);
 		int before = compared;
+		tolerance = strcmp(names[i], TAIL_FIXTURE) ? TOLERANCE : TAIL_TOLERANCE;
 		int rows = check_fixture(path);
 		printf("%s (%s): %d rows, %d figures compared\n", names[i], job, rows,
 		       compared - before);
@@ -316,6 +328,17 @@ START_TEST(test_missing_points_caught)
 	char job[256];
 	fixture_job(src, job, sizeof job);
 	ck_assert_str_eq(job, "jobs/seeds.yaml");
+	/* a job beside the fixtures, as tail.csv's is */
+	snprintf(line, sizeof line, "%s.made", dst);
+	FILE *made = fopen(line, "w");
+	ck_assert_ptr_nonnull(made);
+	fputs("# Made by: `build/sweep --counters -o t.h5 tests/data/counters/tail.yaml` on X\n",
+	      made);
+	fclose(made);
+	fixture_job(line, job, sizeof job);
+	ck_assert_str_eq(job, "tests/data/counters/tail.yaml");
+	unlink(line);
+	fixture_job(src, job, sizeof job);
 	ck_assert_uint_eq(missing_points(src, job, first, sizeof first), 0);
 	ck_assert_uint_eq(missing_points(dst, job, first, sizeof first), 1);
 	/* the row dropped, "family,variant,axes,...", is the point named */

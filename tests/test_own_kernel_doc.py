@@ -9,18 +9,28 @@ block after the comment
 `<!-- doc-test: skip ... -->` is not run (it installs system packages), one
 after `<!-- doc-test: gpu ... -->` only where test_gpu --probe finds a GPU.
 Every ```cuda, ```cmake and ```yaml excerpt must still be in the example's
-file it quotes, its lines in order.
+file it quotes, its lines in order: the stencil's, or the file named by
+`<!-- doc-test: from PATH -->` before it.
+
+Then the gather of section 9 (examples/gather: its own fill, addresses from
+its index input, a reference without the locality axis) must have given the
+model's figures it describes: the copy one point per n, the loads' counts
+exact, the data load's sectors per request 4 up to locality 32 and near 32
+when the indices scatter; and on a GPU every row validated.
 
 usage: test_own_kernel_doc.py BUILD SOURCE [--probe TEST_GPU]
 """
 
 import argparse
+import math
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import h5py
 
 DOC = os.path.join("docs", "own-kernel.md")
 VARIABLES = ("SWEEP_SRC", "SWEEP_BUILD", "SWEEP_PREFIX")
@@ -29,11 +39,17 @@ QUOTED = {
     "cmake": "examples/stencil2d/CMakeLists.txt",
     "yaml": "examples/stencil2d/stencil2d.yaml",
 }
-MARKER = re.compile(r"<!-- doc-test: (\w+)")
+MARKER = re.compile(r"<!-- doc-test: (\w+)(?: (\S+))?")
+GATHER = os.path.join("my-gather", "gather.h5")  # section 9's result files
+GATHER_GPU = os.path.join("my-gather", "gather-gpu.h5")
+GATHER_N = 16 << 20
+GATHER_LOCALITIES = (1, 8, 32, 1024, 16 << 20)
+GATHER_CCS = (70, 90)
 
 
 def blocks(text):
-    """(language, marker or None, first line number, body) of each fenced block."""
+    """(language, marker or None, first line number, body, the marker's
+    argument or None) of each fenced block."""
     out, lines, i = [], text.split("\n"), 0
     while i < len(lines):
         m = re.match(r"^```(\w+)\s*$", lines[i])
@@ -46,28 +62,37 @@ def blocks(text):
         i += 1
         while lines[i] != "```":
             i += 1
-        out.append((m.group(1), mark.group(1) if mark else None, start, lines[start:i]))
+        out.append(
+            (
+                m.group(1),
+                mark.group(1) if mark else None,
+                start,
+                lines[start:i],
+                mark.group(2) if mark else None,
+            )
+        )
         i += 1
     return out
 
 
 def check_excerpts(source, found):
-    for lang, _, line, body in found:
+    for lang, mark, line, body, arg in found:
         if lang not in QUOTED:
             continue
-        with open(os.path.join(source, QUOTED[lang])) as f:
+        quoted = arg if mark == "from" else QUOTED[lang]
+        with open(os.path.join(source, quoted)) as f:
             have = f.read().split("\n")
         at = 0
         for want in (s for s in body if s.strip()):
             while at < len(have) and have[at] != want:
                 at += 1
-            assert at < len(have), f"{DOC}:{line}: not in {QUOTED[lang]} (in order): {want!r}"
+            assert at < len(have), f"{DOC}:{line}: not in {quoted} (in order): {want!r}"
             at += 1
 
 
 def script(found, gpu):
     parts, variables = [], False
-    for lang, mark, line, body in found:
+    for lang, mark, line, body, _ in found:
         if lang != "sh":
             continue
         if mark == "env":  # the variables, which the test sets itself
@@ -83,6 +108,47 @@ def script(found, gpu):
         parts.extend(body)
     assert variables, f"{DOC} has no block setting {', '.join(VARIABLES)}"
     return "\n".join(parts) + "\n"
+
+
+def rows_of(path):
+    """The rows of a result file, strings decoded."""
+    with h5py.File(path, "r") as f:
+        m = f["measurements"][:]
+    return [
+        {k: (r[k].decode() if isinstance(r[k], bytes) else r[k]) for k in m.dtype.names} for r in m
+    ]
+
+
+def check_gather(work, gpu):
+    """Section 9's figures, as the guide states them."""
+    rows = rows_of(os.path.join(work, GATHER))
+    assert all(r["status"] == 0 for r in rows), [r["message"] for r in rows if r["status"]]
+    copy = [r for r in rows if r["variant"] == "copy"]
+    # the reference has no locality: one point per n and CC, the axis unused
+    assert len(copy) == len(GATHER_CCS), len(copy)
+    assert all(r["locality"] == -1 for r in copy), [r["locality"] for r in copy]
+    warps = GATHER_N // 32
+    for cc in GATHER_CCS:
+        g = {r["locality"]: r for r in rows if r["variant"] == "gather" and r["cc"] == cc}
+        assert sorted(g) == list(GATHER_LOCALITIES), sorted(g)
+        data = {}
+        for loc, r in g.items():
+            # index and data loads, one store a warp: counted exactly
+            assert r["model_ld_requests"] == 2 * warps, (loc, r["model_ld_requests"])
+            assert r["model_st_requests"] == warps, (loc, r["model_st_requests"])
+            data[int(loc)] = float(2 * r["model_ld_transactions"] / r["model_ld_requests"] - 4)
+        print(f"CC {cc}: data-load sectors/request by locality {data}")
+        assert all(data[loc] == 4 for loc in (1, 8)), data
+        assert abs(data[32] - 4) < 1e-3, data
+        assert 31 < data[16 << 20] <= 32 and 20 < data[1024] < data[16 << 20], data
+        # the point's average mixes the three: 13.3 where the data load is near 32
+        whole = g[16 << 20]["model_sectors_per_request"]
+        assert math.isclose(whole, (4 + data[16 << 20] + 4) / 3, rel_tol=1e-9), whole
+    if gpu:
+        measured = rows_of(os.path.join(work, GATHER_GPU))
+        assert len(measured) == 1 + len(GATHER_LOCALITIES), len(measured)
+        bad = [(r["variant"], r["locality"], r["message"]) for r in measured if r["status"]]
+        assert not bad and all(r["checked_elems"] > 0 for r in measured), bad
 
 
 def main():
@@ -110,6 +176,11 @@ def main():
     status = subprocess.run(cmd, cwd=work, env=env, check=False).returncode
     if status != 0:
         print(f"the guide's commands failed (exit {status}): kept {tmp}")
+        return 1
+    try:
+        check_gather(work, gpu)
+    except AssertionError as e:
+        print(f"section 9's gather is not as the guide says ({e!r}): kept {tmp}")
         return 1
     shutil.rmtree(tmp)
     return 0

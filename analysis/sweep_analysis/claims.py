@@ -478,10 +478,12 @@ def c9(d: Rows) -> Verdict:
         g = m[m.cc == cc]
         at1 = _one(g[g.stride == 1], "model_sectors_per_request")
         big = g[g.stride >= 8]["model_sectors_per_request"]
-        ok = ok and at1 == 4 and len(big) > 0 and bool((big == 32).all())
+        # within 0.1% of 32: the loop's last step leaves a partial warp
+        # (stride 112 of 16M: 31.994, as the H200's counters count)
+        ok = ok and at1 == 4 and len(big) > 0 and bool(((big - 32).abs() <= 0.032).all())
         parts.append(
             f"CC {cc_text(cc)}: {fmt(at1)} at stride 1, "
-            f"{fmt(big.min())}..{fmt(big.max())} at stride >= 8"
+            f"{big.min():.3f}..{big.max():.3f} at stride >= 8"
         )
     return _decide(None, (_join(parts, 3), ok))
 
@@ -756,7 +758,8 @@ CLAIMS = [
         "C9",
         "Sectors per request: 4 at stride 1, 32 when each lane has its own sector",
         "4 at stride 1, 32 at stride >= 8 (ncu)",
-        "model, CC >= 6.0: strided_read sectors/request 4 at stride 1, 32 at every stride >= 8",
+        "model, CC >= 6.0: strided_read sectors/request 4 at stride 1, 32 at every stride >= 8 "
+        "(within 0.1%: a grid-stride loop's partial last warp)",
         c9,
     ),
     Claim(

@@ -1,8 +1,9 @@
 /*
  * The model backend (model.h). Each rule cites its source in docs/model.md:
  * the course notes (NOTES.md claims) and the CUDA C Programming Guide's
- * compute-capability appendix. The sampled requests are spread evenly over
- * the point; their averages are scaled by the request count.
+ * compute-capability appendix. The requests looked at are spread evenly
+ * over the point, then refined where the kind of request changes; each
+ * stands for the requests around it (sw_model_eval_banked).
  */
 #include "model/model.h"
 
@@ -233,6 +234,139 @@ enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *
 	return sw_model_eval_banked(v, p, cc, SW_KEPLER_BANK_BYTES_DEFAULT, out, err);
 }
 
+/* One evaluated request: where it is in the point, what kind it is, what
+ * it costs. */
+struct sample {
+	uint64_t r;
+	int lanes; /* active lanes; 0: a warp with no lane left issues nothing */
+	enum sw_space space;
+	int is_store;
+	struct sw_model_cost c;
+};
+
+/* The requests one evaluation looks at, in the order of r. */
+struct walk {
+	const struct sw_variant *v;
+	const struct sw_point *p;
+	int cc, kepler_bank_bytes;
+	struct sample *s;
+	int n;    /* held in s */
+	int left; /* looks the bisection may still take */
+};
+
+static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct sw_err *err)
+{
+	struct sw_request req;
+	w->v->requests(w->p, r, &req);
+	memset(s, 0, sizeof *s);
+	s->r = r;
+	s->lanes = __builtin_popcount(req.active);
+	s->space = req.space;
+	s->is_store = req.is_store;
+	if (!s->lanes)
+		return SW_OK;
+	if (sw_model_request_banked(&req, w->cc, w->kepler_bank_bytes, &s->c, err) != SW_OK)
+		return sw_wrap(err, "%s request %llu", w->v->name, (unsigned long long)r);
+	return SW_OK;
+}
+
+static int same_kind(const struct sample *a, const struct sample *b)
+{
+	return a->lanes == b->lanes && a->space == b->space && a->is_store == b->is_store;
+}
+
+/* Finds by bisection where the kind of request changes between a (the last
+ * held) and b (held next), holding each request it looks at in order: a
+ * partial warp at the end of a grid-stride loop then counts once, not for
+ * the gap of the even spread. Stops when its looks run out. */
+static enum sw_status refine(struct walk *w, const struct sample *a, const struct sample *b,
+			     struct sw_err *err)
+{
+	struct sample m;
+	enum sw_status st;
+	if (same_kind(a, b) || b->r - a->r < 2 || w->left == 0)
+		return SW_OK;
+	w->left--;
+	if ((st = look(w, a->r + (b->r - a->r) / 2, &m, err)) != SW_OK ||
+	    (st = refine(w, a, &m, err)) != SW_OK)
+		return st;
+	w->s[w->n++] = m;
+	return refine(w, &w->s[w->n - 1], b, err);
+}
+
+/* Whole-point sums: each held request stands for itself and half the
+ * requests between it and each neighbour held. */
+struct tally {
+	double issued, global, trans, useful, moved, ld, ld_trans, st, st_trans;
+	double other, degree, sh_ld, sh_waves, sh_ideal;
+};
+
+static void tally_add(struct tally *t, const struct sample *s, double wt)
+{
+	if (!s->lanes)
+		return;
+	t->issued += wt;
+	if (s->space == SW_SPACE_GLOBAL) {
+		t->global += wt;
+		t->trans += wt * s->c.transactions;
+		t->useful += wt * s->c.useful_bytes;
+		t->moved += wt * s->c.moved_bytes;
+		if (s->is_store)
+			t->st += wt, t->st_trans += wt * s->c.transactions;
+		else
+			t->ld += wt, t->ld_trans += wt * s->c.transactions;
+		return;
+	}
+	t->other += wt;
+	t->degree += wt * s->c.conflict_degree;
+	if (s->space == SW_SPACE_SHARED && !s->is_store)
+		t->sh_ld += wt, t->sh_waves += wt * s->c.wavefronts,
+			t->sh_ideal += wt * s->c.ideal_wavefronts;
+}
+
+static void figures_of(const struct tally *t, int cc, struct sw_model_figures *out)
+{
+	out->requests = t->issued;
+	out->global_requests = t->global;
+	out->ld_requests = t->ld;
+	out->ld_transactions = t->ld_trans;
+	out->st_requests = t->st;
+	out->st_transactions = t->st_trans;
+	out->shared_ld_requests = t->sh_ld;
+	out->shared_ld_wavefronts = t->sh_waves;
+	out->shared_ld_conflicts = t->sh_waves - t->sh_ideal;
+	if (t->global > 0) {
+		out->transactions_per_request = t->trans / t->global;
+		out->sectors_per_request = cc >= 60 ? out->transactions_per_request : NAN;
+		out->useful_bytes = t->useful;
+		out->moved_bytes = t->moved;
+		out->efficiency = t->useful / t->moved;
+	}
+	if (t->other > 0)
+		out->conflict_degree = t->degree / t->other;
+}
+
+/* Looks at up to SW_MODEL_MAX_SAMPLED requests spread evenly over [0,
+ * total), the first and last included, then where the kind changes between
+ * two of them (refine). */
+static enum sw_status walk_point(struct walk *w, uint64_t total, struct sw_err *err)
+{
+	uint64_t even = total < SW_MODEL_MAX_SAMPLED ? total : SW_MODEL_MAX_SAMPLED;
+	struct sample e;
+	enum sw_status st;
+	for (uint64_t k = 0; k < even; k++) {
+		uint64_t r =
+			even == 1
+				? 0
+				: (uint64_t)((double)k * (double)(total - 1) / (double)(even - 1));
+		if ((st = look(w, r, &e, err)) != SW_OK ||
+		    (w->n && (st = refine(w, &w->s[w->n - 1], &e, err)) != SW_OK))
+			return st;
+		w->s[w->n++] = e;
+	}
+	return SW_OK;
+}
+
 enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
 				    int kepler_bank_bytes, struct sw_model_figures *out,
 				    struct sw_err *err)
@@ -248,59 +382,20 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 	uint64_t total = v->requests(p, 0, NULL);
 	if (total == 0)
 		return SW_OK;
-	uint64_t sampled = total < SW_MODEL_MAX_SAMPLED ? total : SW_MODEL_MAX_SAMPLED;
-	double trans = 0, useful = 0, moved = 0, degree = 0;
-	double ld = 0, ld_trans = 0, st = 0, st_trans = 0, sh_ld = 0, sh_waves = 0, sh_ideal = 0;
-	uint64_t issued = 0, global = 0, other = 0;
-	struct sw_request req;
-	struct sw_model_cost c;
-	for (uint64_t k = 0; k < sampled; k++) {
-		/* Evenly spread over [0, total), last request included. */
-		uint64_t r = sampled == 1 ? 0
-					  : (uint64_t)((double)k * (double)(total - 1) /
-						       (double)(sampled - 1));
-		v->requests(p, r, &req);
-		if (!req.active)
-			continue; /* a warp with no lane left issues nothing */
-		if (sw_model_request_banked(&req, cc, kepler_bank_bytes, &c, err) != SW_OK)
-			return sw_wrap(err, "%s request %llu", v->name, (unsigned long long)r);
-		issued++;
-		if (req.space == SW_SPACE_GLOBAL) {
-			global++;
-			trans += c.transactions;
-			useful += c.useful_bytes;
-			moved += c.moved_bytes;
-			if (req.is_store)
-				st++, st_trans += c.transactions;
-			else
-				ld++, ld_trans += c.transactions;
-		} else {
-			other++;
-			degree += c.conflict_degree;
-			if (req.space == SW_SPACE_SHARED && !req.is_store)
-				sh_ld++, sh_waves += c.wavefronts, sh_ideal += c.ideal_wavefronts;
-		}
+	struct walk w = { v, p, cc, kepler_bank_bytes, NULL, 0, SW_MODEL_MAX_REFINED };
+	w.s = malloc((SW_MODEL_MAX_SAMPLED + SW_MODEL_MAX_REFINED) * sizeof *w.s);
+	if (!w.s)
+		return sw_fail(err, SW_ENOMEM, "model: no memory for %d requests",
+			       SW_MODEL_MAX_SAMPLED + SW_MODEL_MAX_REFINED);
+	enum sw_status st = walk_point(&w, total, err);
+	struct tally t = { 0 };
+	for (int i = 0; st == SW_OK && i < w.n; i++) {
+		double before = i ? (double)(w.s[i].r - w.s[i - 1].r - 1) : 0;
+		double after = i + 1 < w.n ? (double)(w.s[i + 1].r - w.s[i].r - 1) : 0;
+		tally_add(&t, &w.s[i], 1 + before / 2 + after / 2);
 	}
-	if (!issued)
-		return SW_OK;
-	double scale = (double)total / (double)sampled; /* sampled requests -> whole point */
-	out->requests = (double)issued * scale;
-	out->global_requests = (double)global * scale;
-	out->ld_requests = ld * scale;
-	out->ld_transactions = ld_trans * scale;
-	out->st_requests = st * scale;
-	out->st_transactions = st_trans * scale;
-	out->shared_ld_requests = sh_ld * scale;
-	out->shared_ld_wavefronts = sh_waves * scale;
-	out->shared_ld_conflicts = (sh_waves - sh_ideal) * scale;
-	if (global) {
-		out->transactions_per_request = trans / (double)global;
-		out->sectors_per_request = cc >= 60 ? out->transactions_per_request : NAN;
-		out->useful_bytes = useful * scale;
-		out->moved_bytes = moved * scale;
-		out->efficiency = useful / moved;
-	}
-	if (other)
-		out->conflict_degree = degree / (double)other;
-	return SW_OK;
+	if (st == SW_OK)
+		figures_of(&t, cc, out);
+	free(w.s);
+	return st;
 }

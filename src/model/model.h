@@ -15,7 +15,8 @@
 #include "core/figures.h"
 #include "core/status.h"
 
-#define SW_MODEL_MAX_SAMPLED 512 /* requests looked at per point */
+#define SW_MODEL_MAX_SAMPLED 512 /* requests spread evenly over a point */
+#define SW_MODEL_MAX_REFINED 512 /* more, where the kind of request changes */
 
 /* The cost of one warp-level request on one CC. */
 struct sw_model_cost {
@@ -43,7 +44,16 @@ enum sw_status sw_model_request(const struct sw_request *req, int cc, struct sw_
 enum sw_status sw_model_request_banked(const struct sw_request *req, int cc, int kepler_bank_bytes,
 				       struct sw_model_cost *cost, struct sw_err *err);
 
-/* SW_SKIP with a reason when the variant is not modelled or cc has no rules. */
+/* A point's figures on cc: every request when it has up to
+ * SW_MODEL_MAX_SAMPLED, else that many spread evenly over it, the first and
+ * last included, and, by bisection, up to SW_MODEL_MAX_REFINED more where
+ * the kind of request (space, load or store, active lanes) changes between
+ * two of them. Each request looked at stands for itself and half the
+ * requests between it and each neighbour looked at: exact where the kinds
+ * run in stretches whose ends it finds, such as the partial warp and the
+ * idle ones at the end of a grid-stride loop. SW_SKIP with a reason when the
+ * variant is not modelled or cc has no rules; SW_EINVAL for a bad request;
+ * SW_ENOMEM. */
 enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *p, int cc,
 			     struct sw_model_figures *out, struct sw_err *err);
 enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
