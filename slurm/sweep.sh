@@ -15,7 +15,8 @@
 #   SWEEP_JOB       job file                 (default jobs/seeds.yaml)
 #   SWEEP_OUTPUT    result file              (default: the job file's name
 #                   with .h5, in the directory sbatch was run from)
-#   SWEEP_BACKEND   cuda | model | auto      (default auto)
+#   SWEEP_BACKEND   cuda | model | auto      (default auto: the GPUs; a rank
+#                   without one fails the job, never falls back to model)
 #   SWEEP_ARGS      more sweep options, split at blanks ("--schedule static")
 #   SWEEP_BIN       the sweep binary         (default: sweep on PATH, else
 #                   build/sweep in the directory sbatch was run from)

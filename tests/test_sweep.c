@@ -196,6 +196,44 @@ START_TEST(test_never_overwrites)
 }
 END_TEST
 
+/* --backend auto without a GPU: the model for one rank at a terminal (and
+ * says so); refused, nothing written, under mpirun -np 2 or in a Slurm job,
+ * where an unattended run meant to measure. On a machine with GPUs auto
+ * measures, and only the first case can be checked. */
+START_TEST(test_auto_never_falls_back_unattended)
+{
+	char out[512], log[512];
+	snprintf(out, sizeof out, "%s/auto.h5", tmpdir);
+	snprintf(log, sizeof log, "%s/auto.log", tmpdir);
+	const char *args[] = { ci_job, "-o", out, NULL };
+	ck_assert_int_eq(launch_run(1, log, args), 0);
+	if (!strstr(launch_slurp(log), "using the model backend")) {
+		printf("test_auto_never_falls_back_unattended: a GPU here, auto measured; the "
+		       "refusals need a machine without one\n");
+		return;
+	}
+	struct {
+		int np;
+		const char *slurm_job_id, *why;
+	} cases[] = { { 2, NULL, "mpirun with more than one rank" }, { 1, "4242", "Slurm" } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unlink(out);
+		if (cases[i].slurm_job_id)
+			setenv("SLURM_JOB_ID", cases[i].slurm_job_id, 1);
+		int rc = launch_run(cases[i].np, log, args);
+		unsetenv("SLURM_JOB_ID");
+		const char *text = launch_slurp(log);
+		ck_assert_msg(rc == 5, "auto, %s: exit %d, not 5:\n%s", cases[i].why, rc, text);
+		ck_assert_msg(strstr(text, "does not fall back") && strstr(text, cases[i].why) &&
+				      strstr(text, "--backend model"),
+			      "auto, %s: no refusal naming it and --backend model:\n%s",
+			      cases[i].why, text);
+		ck_assert_msg(!exists(out), "auto, %s: refused, yet %s was written", cases[i].why,
+			      out);
+	}
+}
+END_TEST
+
 /* Lines of text that start with a point's index and 16-digit id. */
 static int listed_points(const char *text)
 {
@@ -422,6 +460,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_job_writes_nothing);
 	tcase_add_test(tc, test_family_without_job);
 	tcase_add_test(tc, test_never_overwrites);
+	tcase_add_test(tc, test_auto_never_falls_back_unattended);
 	tcase_add_test(tc, test_dry_run);
 	tcase_add_test(tc, test_dry_run_costs);
 	tcase_add_test(tc, test_live_read);

@@ -125,6 +125,18 @@ static enum sw_status pick_backend(struct sw_rank_ctx *r, struct sw_err *err)
 	if (st != SW_OK)
 		return st;
 	r->backend = named ? named : gpus ? cuda : model;
+	/* An unattended batch run that meant to measure must not record
+	 * predictions: auto falls back to the model only for one rank at a
+	 * terminal, never under mpirun -np >1 or in a Slurm job. */
+	if (!named && !gpus && !o->dry_run && (r->size > 1 || getenv("SLURM_JOB_ID")))
+		return sw_fail(
+			err, SW_ECUDA,
+			"--backend %s: %s has no usable CUDA device, and under %s sweep does "
+			"not fall back to the %s backend by itself: pass --backend %s to "
+			"record predictions, or run where every rank has a GPU",
+			sw_cli_backend_name(o), who,
+			r->size > 1 ? "mpirun with more than one rank" : "Slurm", model->name,
+			model->name);
 	if (named == cuda && !gpus && !o->dry_run) /* a plan needs no GPU */
 		return sw_fail(err, SW_ECUDA, "--backend %s: %s has no usable CUDA device",
 			       cuda->name, who);
