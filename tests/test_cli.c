@@ -367,6 +367,82 @@ START_TEST(test_numbers_one_way)
 }
 END_TEST
 
+/* --replay-devices: classes in order, speed 1 unless given, and each
+ * rank's device with its index among the devices of its class name. */
+START_TEST(test_replay_devices)
+{
+	const struct sw_replay_class *c;
+	int index = -1;
+
+	ck_assert_int_eq(PARSE("--backend", "replay=x.h5", "--replay-devices",
+			       "A:3,B-2.x:1:0.5,A:1:0.8", "job.yaml"),
+			 SW_OK);
+	ck_assert_int_eq(opt.n_replay_classes, 3);
+	ck_assert_int_eq(opt.n_replay_devices, 5);
+	ck_assert_str_eq(opt.replay_devices, "A:3,B-2.x:1:0.5,A:1:0.8");
+	ck_assert_str_eq(opt.replay_classes[1].name, "B-2.x");
+	ck_assert_double_eq(opt.replay_classes[0].speed, 1.0);
+	ck_assert_double_eq(opt.replay_classes[1].speed, 0.5);
+	c = sw_cli_replay_device(&opt, 2, &index);
+	ck_assert_str_eq(c->name, "A");
+	ck_assert_int_eq(index, 2);
+	c = sw_cli_replay_device(&opt, 3, &index);
+	ck_assert_str_eq(c->name, "B-2.x");
+	ck_assert_int_eq(index, 0);
+	c = sw_cli_replay_device(&opt, 4, &index); /* A again, after B: the fourth A */
+	ck_assert_str_eq(c->name, "A");
+	ck_assert_int_eq(index, 3);
+	ck_assert_double_eq(c->speed, 0.8);
+	ck_assert_ptr_null(sw_cli_replay_device(&opt, 5, &index));
+	sw_cli_fini(&opt);
+	ck_assert_ptr_null(opt.replay_classes);
+	ck_assert_int_eq(PARSE("--backend", "replay=x.h5", "--replay-devices",
+			       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef:1K", "job.yaml"),
+			 SW_OK); /* 32 bytes, the most */
+	ck_assert_int_eq(opt.n_replay_devices, 1024);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("job.yaml"), SW_OK);
+	ck_assert_int_eq(opt.n_replay_classes, 0);
+	ck_assert_ptr_null(opt.replay_devices);
+}
+END_TEST
+
+#define ASSERT_SPEC_FAILS(want, spec)                                                              \
+	ASSERT_FAILS(want, "--backend", "replay=x.h5", "--replay-devices", spec, "job.yaml")
+
+START_TEST(test_err_replay_devices)
+{
+	ASSERT_FAILS("--replay-devices needs --backend replay=FILE", "--replay-devices", "A:1",
+		     "job.yaml");
+	ASSERT_FAILS("--replay-devices needs --backend replay=FILE", "--backend", "model",
+		     "--replay-devices", "A:1", "job.yaml");
+	ASSERT_SPEC_FAILS("empty --replay-devices: expected CLASS:COUNT[:SPEED],...", "");
+	ASSERT_SPEC_FAILS("--replay-devices: an empty entry in 'A:1,'", "A:1,");
+	ASSERT_SPEC_FAILS("--replay-devices: an empty entry in ',A:1'", ",A:1");
+	ASSERT_SPEC_FAILS("--replay-devices: 'A' has no count", "A");
+	ASSERT_SPEC_FAILS("--replay-devices: 'A:' has no count", "A:");
+	ASSERT_SPEC_FAILS("bad count '0' in 'A:0'", "A:0");
+	ASSERT_SPEC_FAILS("bad count '-1' in 'A:-1'", "A:-1");
+	ASSERT_SPEC_FAILS("bad count '1.5' in 'A:1.5'", "A:1.5");
+	ASSERT_SPEC_FAILS("bad count '0x2' in 'A:0x2'", "A:0x2");
+	ASSERT_SPEC_FAILS("bad count '65537' in 'A:65537'", "A:65537");
+	ASSERT_SPEC_FAILS("bad speed '0' in 'A:1:0'", "A:1:0");
+	ASSERT_SPEC_FAILS("bad speed '-0.5' in 'A:1:-0.5'", "A:1:-0.5");
+	ASSERT_SPEC_FAILS("bad speed 'x' in 'A:1:x'", "A:1:x");
+	ASSERT_SPEC_FAILS("bad speed '' in 'A:1:'", "A:1:");
+	ASSERT_SPEC_FAILS("bad speed '0.5:2' in 'A:1:0.5:2'", "A:1:0.5:2");
+	ASSERT_SPEC_FAILS("bad speed 'inf' in 'A:1:inf'", "A:1:inf");
+	ASSERT_SPEC_FAILS("':1' has no class name", ":1");
+	ASSERT_SPEC_FAILS("bad class name 'A B'", "A B:1");
+	ASSERT_SPEC_FAILS("bad class name 'A/B'", "A/B:1");
+	ASSERT_SPEC_FAILS("bad class name '\"A\"'", "\"A\":1");
+	ASSERT_SPEC_FAILS("is longer than 32 bytes", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefg:1");
+	ASSERT_SPEC_FAILS("--replay-devices: more than 65536 devices", "A:65536,B:1");
+	ASSERT_FAILS("--replay-devices given twice", "--backend", "replay=x.h5", "--replay-devices",
+		     "A:1", "--replay-devices", "B:1", "job.yaml");
+}
+END_TEST
+
 START_TEST(test_err_force_resume)
 {
 	ASSERT_FAILS("--force and --resume conflict", "-f", "-r", "job.yaml");
@@ -609,6 +685,8 @@ static Suite *cli_suite(void)
 	tcase_add_test(bad, test_err_job_count);
 	tcase_add_test(bad, test_null_err);
 	tcase_add_test(bad, test_err_metrics);
+	tcase_add_test(bad, test_err_replay_devices);
+	tcase_add_test(bad, test_replay_devices);
 	suite_add_tcase(s, bad);
 
 	tcase_add_test(help, test_usage);

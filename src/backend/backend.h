@@ -22,6 +22,7 @@ struct sw_backend_args {
 	const struct sw_job *job;
 	const char *arg;      /* --backend NAME=ARG's ARG, or NULL */
 	int rank, local_rank; /* in MPI_COMM_WORLD, and among the ranks of this node */
+	int size;             /* ranks in MPI_COMM_WORLD */
 };
 
 struct sw_backend {

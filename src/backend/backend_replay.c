@@ -8,6 +8,9 @@
  * (a loaded machine wakes a process late) is paid back from the next
  * point's sleep, so a rank's busy time matches the recording; the time
  * between points, the schedule's own cost, is never paid back.
+ * With --replay-devices each rank is an emulated device of a class: its
+ * own name and UUID, the recorded device's CC, SMs and memory, and a speed
+ * that divides its sleeps and the recorded raw samples its rows carry.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
@@ -20,12 +23,18 @@
 #include <time.h>
 
 #include "core/durations.h"
+#include "core/stats.h"
+#include "h5/h5replay.h"
 
 struct replay_state {
 	struct sw_durations d; /* sorted by point id */
 	double speed;
 	double overrun_s; /* how late the last sleep woke, still to pay back */
 	char file[256];   /* the replayed file's name, for messages */
+	/* --replay-devices: this rank's emulated device; dev_speed 0 without */
+	double dev_speed;
+	char dev_name[SW_REPLAY_CLASS_LEN];
+	struct sw_replay_file rf; /* the recorded samples (empty from a .csv) */
 };
 
 static int cmp_id(const void *a, const void *b)
@@ -35,16 +44,72 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The counts of --replay-devices against the ranks: every rank finds the
+ * same, so rank 0 alone says it (setup.c). */
+static enum sw_status check_devices(const struct sw_backend_args *a, struct sw_err *err)
+{
+	const struct sw_options *o = a->opt;
+
+	if (!o->n_replay_devices || o->n_replay_devices == a->size)
+		return SW_OK;
+	return sw_fail(err, SW_EINVAL,
+		       "--replay-devices %s makes %d device%s, but the run has %d rank%s: the "
+		       "counts must add up to the number of ranks",
+		       o->replay_devices, o->n_replay_devices, o->n_replay_devices == 1 ? "" : "s",
+		       a->size, a->size == 1 ? "" : "s");
+}
+
+static enum sw_status replay_dry_check(const struct sw_backend_args *a, struct sw_err *err)
+{
+	return check_devices(a, err);
+}
+
+static int is_csv(const char *path)
+{
+	size_t len = strlen(path);
+	return len > 4 && strcmp(path + len - 4, ".csv") == 0;
+}
+
+/* This rank's emulated device into dev, whose host fields are filled: its
+ * class as its name, a UUID no GPU has, and the recorded device's CC, SMs
+ * and memory (none from a .csv, which records no device). */
+static enum sw_status emulate(const struct sw_backend_args *a, struct replay_state *s,
+			      struct sw_device_info *dev, struct sw_err *err)
+{
+	int index = 0;
+	const struct sw_replay_class *c = sw_cli_replay_device(a->opt, a->rank, &index);
+	enum sw_status st = SW_OK;
+
+	if (!is_csv(a->arg))
+		st = sw_replay_file_read(a->arg, &s->rf, err);
+	if (st != SW_OK)
+		return sw_wrap(err, "--replay-devices: --backend replay=%s", a->arg);
+	s->dev_speed = c->speed;
+	snprintf(s->dev_name, sizeof s->dev_name, "%s", c->name);
+	snprintf(dev->name, sizeof dev->name, "%s", c->name);
+	snprintf(dev->uuid, sizeof dev->uuid, "EMU-%s-%d", c->name, index);
+	snprintf(dev->pci_bus_id, sizeof dev->pci_bus_id, "emulated");
+	dev->cc = s->rf.cc;
+	dev->sm_count = s->rf.sm_count;
+	dev->mem_bytes = s->rf.mem_bytes;
+	return SW_OK;
+}
+
+static void replay_close(void **state);
+
 static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_device_info *dev,
 				  void **state, struct sw_err *err)
 {
 	if (!a->arg || !*a->arg)
 		return sw_fail(err, SW_EINVAL,
 			       "--backend replay=FILE: name the result file to replay");
+	enum sw_status st = check_devices(a, err);
+	if (st != SW_OK)
+		return st;
 	struct replay_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return sw_fail(err, SW_ENOMEM, "no memory for the replay backend");
-	enum sw_status st = sw_durations_read(a->arg, &s->d, err);
+	st = sw_durations_read(a->arg, &s->d, err);
 	if (st != SW_OK) {
 		free(s);
 		return sw_wrap(err, "--backend replay=%s", a->arg);
@@ -55,6 +120,11 @@ static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_dev
 	snprintf(s->file, sizeof s->file, "%s", base ? base + 1 : a->arg);
 	sw_device_host_info(a->local_rank, dev);
 	snprintf(dev->name, sizeof dev->name, "replay of %.52s", s->file);
+	if (a->opt->n_replay_devices && (st = emulate(a, s, dev, err)) != SW_OK) {
+		void *p = s;
+		replay_close(&p);
+		return st;
+	}
 	*state = s;
 	return SW_OK;
 }
@@ -81,6 +151,32 @@ static void sleep_s(struct replay_state *st, double s)
 	st->overrun_s = mono_s() - until;
 }
 
+/* The recorded raw samples of point id, divided by the device's speed, and
+ * what they give (statistics, rates, timed time): an emulated device's
+ * timing, made from a real one's. Nothing when the file has none. */
+static void scaled_samples(const struct replay_state *s, uint64_t id, struct sw_record *rec)
+{
+	const struct sw_replay_row *row = sw_replay_file_find(&s->rf, id);
+	struct sw_stats st;
+
+	if (!row)
+		return;
+	for (uint32_t i = 0; i < row->n_samples; i++)
+		rec->samples_ns[i] = s->rf.samples_ns[row->sample_offset + i] / s->dev_speed;
+	sw_stats_compute(rec->samples_ns, row->n_samples, &st);
+	rec->n_samples = row->n_samples;
+	rec->launches_per_sample = row->launches_per_sample;
+	rec->l2_flushed = row->l2_flushed;
+	rec->median_ns = st.median;
+	rec->min_ns = st.min;
+	rec->mean_ns = st.mean;
+	rec->stddev_ns = st.stddev;
+	rec->rse = st.rse;
+	rec->gbps = rec->useful_bytes / st.median; /* bytes per ns are GB/s */
+	rec->gflops = rec->flops / st.median;
+	rec->timed_s = row->timed_s / s->dev_speed;
+}
+
 static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
 				 struct sw_record **done, int *n_done, struct sw_err *err)
 {
@@ -96,18 +192,30 @@ static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, st
 			 s->file);
 		return SW_OK;
 	}
-	sleep_s(s, d->wall_s / s->speed);
+	if (!s->dev_speed) {
+		sleep_s(s, d->wall_s / s->speed);
+		rec->status = d->status;
+		snprintf(rec->message, sizeof rec->message, "replay of %.100s: %.6g s at speed %g",
+			 s->file, d->wall_s, s->speed);
+		return SW_OK;
+	}
+	sleep_s(s, d->wall_s / s->dev_speed / s->speed);
 	rec->status = d->status;
-	snprintf(rec->message, sizeof rec->message, "replay of %.100s: %.6g s at speed %g", s->file,
-		 d->wall_s, s->speed);
+	if (d->status == SW_ROW_OK)
+		scaled_samples(s, pt->id, rec);
+	snprintf(rec->message, sizeof rec->message,
+		 "replay of %.60s on emulated %s at device speed %g: %.6g s at speed %g", s->file,
+		 s->dev_name, s->dev_speed, d->wall_s, s->speed);
 	return SW_OK;
 }
 
 static void replay_close(void **state)
 {
 	struct replay_state *s = *state;
-	if (s)
+	if (s) {
 		sw_durations_fini(&s->d);
+		sw_replay_file_fini(&s->rf);
+	}
 	free(s);
 	*state = NULL;
 }
@@ -116,6 +224,7 @@ const struct sw_backend sw_backend_replay = {
 	.name = "replay",
 	.about = "a test instrument: sleeps each point's wall time from an earlier result file",
 	.open = replay_open,
+	.dry_check = replay_dry_check,
 	.run = replay_run,
 	.close = replay_close,
 };

@@ -13,6 +13,18 @@
 #define SW_BACKEND_AUTO (-1)
 enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
 
+/* --replay-devices: a class name's bytes, NUL included (it is the device's
+ * name in /devices and part of its UUID), and the most devices of a SPEC. */
+#define SW_REPLAY_CLASS_LEN   33
+#define SW_REPLAY_MAX_DEVICES 65536
+
+/* One CLASS:COUNT[:SPEED] of --replay-devices. */
+struct sw_replay_class {
+	char name[SW_REPLAY_CLASS_LEN];
+	int count;    /* devices, 1 or more */
+	double speed; /* 1: the recorded times; 0.5: each point takes twice as long */
+};
+
 struct sw_options {
 	const char *job_path; /* the one positional argument */
 	const char *output;   /* -o; NULL: <job name>.h5 in the current directory */
@@ -29,6 +41,12 @@ struct sw_options {
 	const char *costs;       /* --costs FILE: expected point times from an earlier result */
 	const char *backend_arg; /* --backend NAME=ARG: the part after '=' (replay's file) */
 	double replay_speed;     /* --replay-speed X; 1 by default */
+	/* --replay-devices SPEC: emulated devices, given to ranks in order from
+	 * rank 0 (owned array); none: the recorded device */
+	const char *replay_devices; /* SPEC as written, for messages */
+	struct sw_replay_class *replay_classes;
+	int n_replay_classes;
+	int n_replay_devices; /* the counts' sum */
 	/* --metrics a,b: CUPTI metric names, in order, no repeats, at most
 	 * SW_MAX_METRICS (record.h) (owned array of owned strings) */
 	char **metrics;
@@ -47,6 +65,13 @@ const char *sw_cli_backend_name(const struct sw_options *o);
 enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct sw_err *err);
 
 void sw_cli_usage(FILE *f);
+
+/* The --replay-devices class of rank (0 <= rank < o->n_replay_devices), and
+ * in *index the rank's place among the devices of that class name, counted
+ * over the whole SPEC (A:3,A:1:0.8 gives the slow one index 3); NULL when
+ * o has no such rank. */
+const struct sw_replay_class *sw_cli_replay_device(const struct sw_options *o, int rank,
+						   int *index);
 
 void sw_cli_fini(struct sw_options *o);
 

@@ -224,6 +224,7 @@ enum sw_status sw_setup_dry_check(struct sw_rank_ctx *r, struct sw_err *err)
 	struct sw_backend_args a = {
 		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
 	};
+	a.size = r->size;
 	enum sw_status st = local_rank_of(err, &a.local_rank);
 	if (st == SW_OK && r->backend->dry_check)
 		st = r->backend->dry_check(&a, err);
@@ -235,6 +236,7 @@ static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 	struct sw_backend_args a = {
 		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
 	};
+	a.size = r->size;
 	enum sw_status st = local_rank_of(err, &a.local_rank);
 	if (st == SW_OK)
 		st = injected(r, SW_STAGE_BIND, st, err);

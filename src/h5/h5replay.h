@@ -1,0 +1,51 @@
+/*
+ * What the replay backend's emulated devices (--replay-devices) take from a
+ * result file beside its wall times: each point's recorded raw samples and
+ * the recorded device. Read once per rank with the one read-only open
+ * (h5open.c); it judges nothing, and a point's wall time stays durations.h's.
+ */
+#ifndef SW_H5REPLAY_H
+#define SW_H5REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+
+/* One point's recorded timing: its first ok row with samples, in file order. */
+struct sw_replay_row {
+	uint64_t point_id;
+	uint32_t n_samples, launches_per_sample;
+	int32_t l2_flushed;
+	double timed_s;       /* s */
+	size_t sample_offset; /* into sw_replay_file.samples_ns */
+};
+
+struct sw_replay_file {
+	struct sw_replay_row *rows; /* owned; sorted by point id, one per id */
+	size_t n;
+	double *samples_ns; /* owned: the file's /samples, ns */
+	size_t n_samples;
+	/* the file's first /devices row; 0 where it has none */
+	int32_t cc, sm_count;
+	int64_t mem_bytes;
+};
+
+/*
+ * Reads path's /measurements (point_id, status, n_samples, sample_offset,
+ * launches_per_sample, l2_flushed, timed_s), /samples and its first /devices
+ * row into out. Returns SW_OK; SW_EIO or SW_EINVAL as sw_durations_read does
+ * for the file; SW_EINVAL when a column is missing or a row's samples lie
+ * outside /samples (the message names them); SW_ENOMEM; SW_EHDF5. On failure
+ * out is empty. Any single process may call it.
+ */
+enum sw_status sw_replay_file_read(const char *path, struct sw_replay_file *out,
+				   struct sw_err *err);
+
+/* The row of point id, or NULL. */
+const struct sw_replay_row *sw_replay_file_find(const struct sw_replay_file *f, uint64_t id);
+
+/* Frees out's arrays; it becomes empty. Safe on an empty or zeroed one. */
+void sw_replay_file_fini(struct sw_replay_file *f);
+
+#endif
