@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "job/cli.h"
+#include "job/replay_spec.h"
 #include "core/record.h"
 
 #define MAX_ARGS 32
@@ -383,17 +384,17 @@ START_TEST(test_replay_devices)
 	ck_assert_str_eq(opt.replay_classes[1].name, "B-2.x");
 	ck_assert_double_eq(opt.replay_classes[0].speed, 1.0);
 	ck_assert_double_eq(opt.replay_classes[1].speed, 0.5);
-	c = sw_cli_replay_device(&opt, 2, &index);
+	c = sw_replay_spec_device(&opt, 2, &index);
 	ck_assert_str_eq(c->name, "A");
 	ck_assert_int_eq(index, 2);
-	c = sw_cli_replay_device(&opt, 3, &index);
+	c = sw_replay_spec_device(&opt, 3, &index);
 	ck_assert_str_eq(c->name, "B-2.x");
 	ck_assert_int_eq(index, 0);
-	c = sw_cli_replay_device(&opt, 4, &index); /* A again, after B: the fourth A */
+	c = sw_replay_spec_device(&opt, 4, &index); /* A again, after B: the fourth A */
 	ck_assert_str_eq(c->name, "A");
 	ck_assert_int_eq(index, 3);
 	ck_assert_double_eq(c->speed, 0.8);
-	ck_assert_ptr_null(sw_cli_replay_device(&opt, 5, &index));
+	ck_assert_ptr_null(sw_replay_spec_device(&opt, 5, &index));
 	sw_cli_fini(&opt);
 	ck_assert_ptr_null(opt.replay_classes);
 	ck_assert_int_eq(PARSE("--backend", "replay=x.h5", "--replay-devices",

@@ -25,6 +25,7 @@
 #include "core/durations.h"
 #include "core/stats.h"
 #include "h5/h5replay.h"
+#include "job/replay_spec.h"
 
 struct replay_state {
 	struct sw_durations d; /* sorted by point id */
@@ -77,7 +78,7 @@ static enum sw_status emulate(const struct sw_backend_args *a, struct replay_sta
 			      struct sw_device_info *dev, struct sw_err *err)
 {
 	int index = 0;
-	const struct sw_replay_class *c = sw_cli_replay_device(a->opt, a->rank, &index);
+	const struct sw_replay_class *c = sw_replay_spec_device(a->opt, a->rank, &index);
 	enum sw_status st = SW_OK;
 
 	if (!is_csv(a->arg))

@@ -66,13 +66,6 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 
 void sw_cli_usage(FILE *f);
 
-/* The --replay-devices class of rank (0 <= rank < o->n_replay_devices), and
- * in *index the rank's place among the devices of that class name, counted
- * over the whole SPEC (A:3,A:1:0.8 gives the slow one index 3); NULL when
- * o has no such rank. */
-const struct sw_replay_class *sw_cli_replay_device(const struct sw_options *o, int rank,
-						   int *index);
-
 void sw_cli_fini(struct sw_options *o);
 
 #endif
