@@ -1320,6 +1320,28 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "--set strided_read.stride=1: family strided_read is not in this job (it runs: "
 		 "reduce)" },
+	/* placement and calibrate (issue 21) */
+	{ "B122 bad placement value",
+	  { "job.yaml", O },
+	  .job = "placement: everywhere\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "job.yaml:1:12: placement: expected once, per_class or every_gpu, found "
+		 "\"everywhere\"" },
+	{ "B123 calibrate that is no mapping of families",
+	  { "job.yaml", O },
+	  .job = "calibrate: [strided_read]\nfamilies:\n  strided_read:\n",
+	  .rc = 2,
+	  .msg = "job.yaml:1:12: calibrate: expected a mapping of kernel family names to their "
+		 "settings, found a sequence" },
+	{ "B124 calibrate with an unknown family",
+	  { "job.yaml", O },
+	  .job = "calibrate:\n  strided_raed:\n",
+	  .rc = 2,
+	  .msg = "job.yaml:2:3: unknown family `strided_raed`" },
+	{ "B125 bad --placement",
+	  { "--placement", "all", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --placement 'all': expected once, per_class or every_gpu" },
 	{ "M6 --family of an unknown family, 2 ranks",
 	  { "--family", "offset_raed", O },
 	  .np = 2,

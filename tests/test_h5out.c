@@ -312,6 +312,7 @@ static void expect_measurements(hid_t file, const struct sw_record *recs, size_t
 	EXPECT_INT(d, recs, n, plan_index, cols);
 	EXPECT_INT(d, recs, n, rank, cols);
 	EXPECT_INT(d, recs, n, session, cols);
+	EXPECT_INT(d, recs, n, calibration, cols);
 	EXPECT_STR(d, recs, n, family, cols);
 	EXPECT_STR(d, recs, n, variant, cols);
 	EXPECT_STR(d, recs, n, backend, cols);
@@ -410,6 +411,7 @@ static void expect_devices(hid_t file, const struct sw_device_info *devs, size_t
 	EXPECT_STR(d, devs, n, pci_bus_id, cols);
 	EXPECT_STR(d, devs, n, uuid, cols);
 	EXPECT_STR(d, devs, n, name, cols);
+	EXPECT_STR(d, devs, n, device_class, cols);
 	EXPECT_INT(d, devs, n, cc, cols);
 	EXPECT_INT(d, devs, n, sm_count, cols);
 	EXPECT_INT(d, devs, n, mem_clock_khz, cols);
@@ -806,7 +808,7 @@ START_TEST(axis_columns_attribute)
 	write_file(path, 42, recs, 2, devs);
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	ck_assert(f >= 0);
-	ck_assert_int_eq((int)num_attr(f, "schema_version"), 4);
+	ck_assert_int_eq((int)num_attr(f, "schema_version"), 5);
 	d = open_dset(f, "measurements", &rows);
 	ft = H5Dget_type(d);
 	n_want = axis_members(ft, want, 64);
@@ -928,7 +930,8 @@ START_TEST(metrics_round_trip)
 	ck_assert(f >= 0);
 	expect_str_attr(f, "metrics",
 			"dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum");
-	ck_assert_double_eq(num_attr(f, "schema_version"), 4); /* /metrics came with 3 */
+	ck_assert_double_eq(num_attr(f, "schema_version"),
+			    SW_SCHEMA_VERSION); /* /metrics came with 3 */
 	d = H5Dopen2(f, "metrics", H5P_DEFAULT);
 	ck_assert(has_attr(d, "description"));
 	H5Dclose(d);
@@ -1534,8 +1537,9 @@ END_TEST
 /* A file of an older layout (here the 1.8 format, as sweeps before SWMR
  * wrote: tests/data/sweep-v18.h5.gz, by main's writer of commit 01698ae)
  * lacks the columns added since (end_unix, schema 2; the block, grid, vec
- * and elem_bytes axes): resume refuses it, naming the first it lacks in
- * layout order (the axis columns come first), and leaves it as it was. */
+ * and elem_bytes axes; /devices' device_class, schema 5): resume refuses
+ * it, naming the first it lacks in layout order (/devices is checked
+ * first), and leaves it as it was. */
 START_TEST(resume_keeps_old_format)
 {
 	struct sw_h5_meta m = test_meta(42);
@@ -1552,8 +1556,8 @@ START_TEST(resume_keeps_old_format)
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_uint_eq(superblock_version(path), 0);
 	ck_assert_int_eq(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e), SW_EINVAL);
-	ck_assert_msg(strstr(e.msg, "no column 'block'") && strstr(e.msg, "older sweep"), "%s",
-		      e.msg);
+	ck_assert_msg(strstr(e.msg, "no column 'device_class'") && strstr(e.msg, "older sweep"),
+		      "%s", e.msg);
 	ck_assert_ptr_null(h);
 	ck_assert_uint_eq(superblock_version(path), 0);
 	ck_assert_uint_eq(count_rows(path, "measurements"), 2);

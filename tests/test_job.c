@@ -17,6 +17,7 @@
 
 #include "check_run.h"
 #include "job/job.h"
+#include "job/plan.h"
 #include "core/record.h"
 
 static char data_dir[4096];
@@ -889,6 +890,53 @@ START_TEST(test_cc_parse)
 }
 END_TEST
 
+/* placement and calibrate: parsed; a point in both is one plan point,
+ * marked; ids and the fingerprint of a job without calibrate unchanged. */
+START_TEST(test_placement_and_calibrate)
+{
+	static const char fam[] = "families:\n  strided_read:\n    variants: [course]\n"
+				  "    axes: {stride: '1,2,4', n: 1M}\n";
+	static const char both[] = "placement: per_class\ncalibrate:\n  strided_read:\n"
+				   "    variants: [course]\n    axes: {stride: '4,8', n: 1M}\n"
+				   "families:\n  strided_read:\n    variants: [course]\n"
+				   "    axes: {stride: '1,2,4', n: 1M}\n";
+	static const char alone[] = "calibrate:\n  strided_read:\n    variants: [course]\n"
+				    "    axes: {stride: 1, n: 1M}\n";
+	struct sw_job a, b, c;
+	struct sw_plan pa, pb, pc;
+	struct sw_err err = { 0 };
+	ck_assert_msg(sw_job_parse("a", fam, strlen(fam), &a, &err) == SW_OK, "%s", err.msg);
+	ck_assert_msg(sw_job_parse("b", both, strlen(both), &b, &err) == SW_OK, "%s", err.msg);
+	ck_assert_msg(sw_job_parse("c", alone, strlen(alone), &c, &err) == SW_OK, "%s", err.msg);
+	ck_assert_int_eq(a.placement, SW_PLACE_ONCE);
+	ck_assert_int_eq(b.placement, SW_PLACE_PER_CLASS);
+	ck_assert_int_eq(b.n_calibrate, 1);
+	ck_assert_int_eq(c.n_families, 0); /* a fleet check: calibrate alone */
+	ck_assert_int_eq(sw_plan_build(&a, 0, &pa, &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&b, 0, &pb, &err), SW_OK);
+	ck_assert_int_eq(sw_plan_build(&c, 0, &pc, &err), SW_OK);
+	ck_assert_uint_eq(pa.n, 3);
+	ck_assert_uint_eq(pb.n, 4); /* stride 4 is in both: one point */
+	ck_assert_uint_eq(pc.n, 1);
+	ck_assert_int_eq(pc.points[0].calibration, 1);
+	for (size_t i = 0; i < 3; i++) { /* the families' points first, ids unchanged */
+		ck_assert_uint_eq(pb.points[i].id, pa.points[i].id);
+		ck_assert_int_eq(pb.points[i].calibration, i == 2);
+		ck_assert_int_eq(pa.points[i].calibration, 0);
+	}
+	ck_assert_int_eq(pb.points[3].calibration, 1);
+	ck_assert_uint_eq(pc.points[0].id, pa.points[0].id);
+	ck_assert_uint_ne(pa.fingerprint, pb.fingerprint);
+	ck_assert_str_eq(sw_placement_name(SW_PLACE_EVERY_GPU), "every_gpu");
+	sw_plan_fini(&pa);
+	sw_plan_fini(&pb);
+	sw_plan_fini(&pc);
+	sw_job_fini(&a);
+	sw_job_fini(&b);
+	sw_job_fini(&c);
+}
+END_TEST
+
 static Suite *job_suite(void)
 {
 	Suite *s = suite_create("job");
@@ -922,6 +970,7 @@ static Suite *job_suite(void)
 	tcase_add_test(set, test_set_errors);
 	tcase_add_test(set, test_from_families);
 	tcase_add_test(set, test_from_families_errors);
+	tcase_add_test(set, test_placement_and_calibrate);
 	suite_add_tcase(s, good);
 	suite_add_tcase(s, bad);
 	suite_add_tcase(s, load);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "run/place.h"
 #include "run/sched.h"
 
 #define N 1000
@@ -472,6 +473,193 @@ START_TEST(test_give_back_cost)
 }
 END_TEST
 
+/* ---- placement (place.h) ---- */
+
+static void device(struct sw_device_info *d, int rank, const char *name, int cc, int gib,
+		   const char *uuid)
+{
+	memset(d, 0, sizeof *d);
+	d->rank = rank;
+	d->local_rank = rank;
+	snprintf(d->host, sizeof d->host, "node");
+	snprintf(d->name, sizeof d->name, "%s", name);
+	snprintf(d->uuid, sizeof d->uuid, "%s", uuid);
+	d->cc = cc;
+	d->mem_bytes = (int64_t)gib << 30;
+}
+
+/* Four ranks: two A100 80 GiB, one A100 40 GiB, one H100. */
+static void four_devices(struct sw_device_info *d)
+{
+	device(&d[0], 0, "NVIDIA A100", 80, 80, "GPU-a");
+	device(&d[1], 1, "NVIDIA A100", 80, 80, "GPU-b");
+	device(&d[2], 2, "NVIDIA A100", 80, 40, "GPU-c");
+	device(&d[3], 3, "NVIDIA H100", 90, 80, "GPU-d");
+}
+
+START_TEST(test_place_classes)
+{
+	struct sw_device_info d[4];
+	struct sw_place pl;
+	four_devices(d);
+	ck_assert_int_eq(sw_place_init(&pl, SW_PLACE_PER_CLASS, d, 4, NULL), SW_OK);
+	ck_assert_int_eq(pl.n_classes, 3);
+	ck_assert_int_eq(pl.class_of[0], pl.class_of[1]);
+	ck_assert_int_ne(pl.class_of[1], pl.class_of[2]);
+	ck_assert_str_eq(d[0].device_class, "NVIDIA A100 (80 GiB)");
+	ck_assert_str_eq(d[2].device_class, "NVIDIA A100 (40 GiB)");
+	ck_assert_str_eq(d[3].device_class, "NVIDIA H100"); /* its name alone is enough */
+	ck_assert_int_eq(pl.n_groups, 3);
+	ck_assert_int_eq(pl.group_of[1], pl.class_of[1]);
+	sw_place_fini(&pl);
+	ck_assert_int_eq(sw_place_init(&pl, SW_PLACE_EVERY_GPU, d, 4, NULL), SW_OK);
+	ck_assert_int_eq(pl.n_groups, 4);
+	ck_assert_int_eq(pl.group_of[3], 3);
+	sw_place_fini(&pl);
+	ck_assert_int_eq(sw_place_init(&pl, SW_PLACE_ONCE, d, 4, NULL), SW_OK);
+	ck_assert_int_eq(pl.n_groups, 1);
+	ck_assert_int_eq(pl.group_of[3], 0);
+	sw_place_fini(&pl);
+}
+END_TEST
+
+#define NP 10
+
+/* Ten points, the first two calibration points. */
+static void ten_points(struct sw_plan *plan, struct sw_plan_point *pts)
+{
+	memset(pts, 0, NP * sizeof *pts);
+	for (int i = 0; i < NP; i++) {
+		pts[i].id = 1000 + (uint64_t)i;
+		pts[i].calibration = i < 2;
+	}
+	plan->points = pts;
+	plan->n = NP;
+}
+
+/* Pairs of a fresh run of ten points (two calibration) on four ranks of
+ * three classes, by placement. */
+START_TEST(test_place_todo_counts)
+{
+	static const size_t want[SW_PLACE_N] = { 8 + 2 * 4, 8 * 3 + 2 * 4, 10 * 4 };
+	struct sw_device_info d[4];
+	struct sw_plan_point pts[NP];
+	struct sw_plan plan;
+	uint64_t gpu[4], cls[4];
+	uint32_t pairs[NP * 4];
+	int32_t owner[NP * 4];
+	ten_points(&plan, pts);
+	four_devices(d);
+	for (int m = 0; m < SW_PLACE_N; m++) {
+		struct sw_place pl;
+		int per_owner[8] = { 0 };
+		ck_assert_int_eq(sw_place_init(&pl, (enum sw_placement)m, d, 4, NULL), SW_OK);
+		sw_place_hashes(d, 4, gpu, cls);
+		size_t n = sw_place_todo(&plan, &pl, gpu, cls, NULL, 0, pairs, owner);
+		ck_assert_uint_eq(n, want[m]);
+		ck_assert_uint_eq(sw_place_todo(&plan, &pl, gpu, cls, NULL, 0, NULL, NULL), n);
+		for (size_t i = 0; i < n; i++) {
+			int cal = pts[pairs[i]].calibration;
+			ck_assert_int_eq(cal, owner[i] < 0); /* calibration: one rank's own */
+			per_owner[owner[i] < 0 ? 4 - owner[i] - 1 : owner[i]]++;
+		}
+		for (int k = 0; k < 4; k++) /* each rank owns each calibration point */
+			ck_assert_int_eq(per_owner[4 + k], 2);
+		sw_place_fini(&pl);
+	}
+}
+END_TEST
+
+/* A resume: the rows already there leave exactly the missing pairs, a GPU
+ * of the file absent now owes nothing and a new GPU owes every point. */
+START_TEST(test_place_todo_resume)
+{
+	struct sw_device_info old[2], now[2];
+	struct sw_plan_point pts[NP];
+	struct sw_plan plan;
+	struct sw_place pl;
+	struct sw_place_done done[3 * NP];
+	uint64_t ids[3 * NP], gpu[2], cls[2];
+	int32_t ranks[3 * NP], sessions[3 * NP], owner[2 * NP];
+	uint32_t pairs[2 * NP];
+	size_t n = 0, absent, fresh;
+	ten_points(&plan, pts);
+	device(&old[0], 0, "X", 90, 80, "GPU-a");
+	device(&old[1], 1, "X", 90, 80, "GPU-b");
+	/* session 0 on GPU-a and GPU-b: a all ten points, b the first three */
+	for (int i = 0; i < NP; i++, n++) {
+		ids[n] = pts[i].id;
+		ranks[n] = 0;
+		sessions[n] = 0;
+	}
+	for (int i = 0; i < 3; i++, n++) {
+		ids[n] = pts[i].id;
+		ranks[n] = 1;
+		sessions[n] = 0;
+	}
+	sw_place_done_rows(ids, ranks, sessions, n, old, 2, done);
+	/* now GPU-b and a new GPU-c, in that rank order */
+	device(&now[0], 0, "X", 90, 80, "GPU-b");
+	device(&now[1], 1, "X", 90, 80, "GPU-c");
+	ck_assert_int_eq(sw_place_init(&pl, SW_PLACE_EVERY_GPU, now, 2, NULL), SW_OK);
+	sw_place_hashes(now, 2, gpu, cls);
+	size_t k = sw_place_todo(&plan, &pl, gpu, cls, done, n, pairs, owner);
+	ck_assert_uint_eq(k, (NP - 3) + NP); /* b's missing seven, all of c's; none of a's */
+	size_t on[2] = { 0, 0 };
+	for (size_t i = 0; i < k; i++)
+		on[owner[i] == 0 || owner[i] == SW_PLACE_OWN(0) ? 0 : 1]++;
+	ck_assert_uint_eq(on[0], NP - 3);
+	ck_assert_uint_eq(on[1], NP);
+	sw_place_gpu_changes(done, n, gpu, 2, &absent, &fresh);
+	ck_assert_uint_eq(absent, 1);
+	ck_assert_uint_eq(fresh, 1);
+	sw_place_fini(&pl);
+	/* once: every point has a row, nothing to run; per_class: the one class too */
+	ck_assert_int_eq(sw_place_init(&pl, SW_PLACE_ONCE, now, 2, NULL), SW_OK);
+	ck_assert_uint_eq(sw_place_todo(&plan, &pl, gpu, cls, done, n, NULL, NULL),
+			  2); /* only the two calibration points, on GPU-c */
+	sw_place_fini(&pl);
+}
+END_TEST
+
+/* Static shares: every pair in exactly one rank's share, only a rank's own
+ * or its group's, calibration points first. */
+START_TEST(test_place_static_share)
+{
+	struct sw_device_info d[4];
+	struct sw_plan_point pts[NP];
+	struct sw_plan plan;
+	uint64_t gpu[4], cls[4];
+	uint32_t pairs[NP * 4], share[NP * 4];
+	int32_t owner[NP * 4];
+	double cost[NP];
+	ten_points(&plan, pts);
+	four_devices(d);
+	for (int i = 0; i < NP; i++)
+		cost[i] = 1.0 + i;
+	for (int m = 0; m < SW_PLACE_N; m++) {
+		struct sw_place pl;
+		int seen[NP][4] = { { 0 } };
+		ck_assert_int_eq(sw_place_init(&pl, (enum sw_placement)m, d, 4, NULL), SW_OK);
+		sw_place_hashes(d, 4, gpu, cls);
+		size_t n = sw_place_todo(&plan, &pl, gpu, cls, NULL, 0, pairs, owner), total = 0;
+		for (int r = 0; r < 4; r++) {
+			long k = sw_place_static_share(&pl, cost, pairs, owner, n, r, share);
+			ck_assert_int_ge(k, 2);
+			ck_assert(pts[share[0]].calibration && pts[share[1]].calibration);
+			for (long j = 0; j < k; j++)
+				seen[share[j]][pl.class_of[r]]++;
+			total += (size_t)k;
+		}
+		ck_assert_uint_eq(total, n);
+		for (int i = 2; i < NP; i++) /* each point once per class (per_class) */
+			for (int c = 0; m == SW_PLACE_PER_CLASS && c < pl.n_classes; c++)
+				ck_assert_int_eq(seen[i][c], 1);
+		sw_place_fini(&pl);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	setup();
@@ -490,6 +678,10 @@ int main(void)
 	tcase_add_test(tc, test_batches_by_cost);
 	tcase_add_test(tc, test_many_short_points);
 	tcase_add_test(tc, test_give_back_cost);
+	tcase_add_test(tc, test_place_classes);
+	tcase_add_test(tc, test_place_todo_counts);
+	tcase_add_test(tc, test_place_todo_resume);
+	tcase_add_test(tc, test_place_static_share);
 	suite_add_tcase(s, tc);
 	return sw_check_run(s);
 }

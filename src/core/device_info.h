@@ -18,6 +18,9 @@ struct sw_device_info {
 	char pci_bus_id[32];
 	char uuid[48]; /* "GPU-xxxxxxxx-..." */
 	char name[64];
+	/* the device class (name, CC, memory) as this run labels it: the name,
+	 * unless two classes of the run share it (run/place.h, schema 5) */
+	char device_class[96];
 	int32_t cc; /* 10 * major + minor */
 	int32_t sm_count;
 	int32_t mem_clock_khz;

@@ -36,7 +36,8 @@
 X_NUM(point_id, U64, NULL, 0)
 X_NUM(plan_index, U32, NULL, 0)
 X_NUM(rank, I32, NULL, 0)
-X_NUM(session, I32, NULL, 0) /* 0 for the first run, +1 per --resume */
+X_NUM(session, I32, NULL, 0)     /* 0 for the first run, +1 per --resume */
+X_NUM(calibration, I32, NULL, 0) /* 1: a calibrate point, run on every GPU (schema 5) */
 X_TEXT(family, SW_TEXT_LEN, "")
 X_TEXT(variant, SW_TEXT_LEN, "")
 X_TEXT(backend, 8, "") /* a name of backend_list.h */

@@ -49,6 +49,7 @@ static enum sw_status write_root(hid_t file, const struct sw_h5_meta *m, struct 
 	    (st = sw_h5_put_str(file, "command_line", m->command_line, err)) ||
 	    (st = sw_h5_put_str(file, "command_line_history", m->command_line, err)) ||
 	    (st = sw_h5_put_str(file, "backend", m->backend, err)) ||
+	    (st = sw_h5_put_str(file, "placement", m->placement ? m->placement : "once", err)) ||
 	    (st = sw_h5_put_i32(file, "mpi_size", m->mpi_size, err)) ||
 	    (st = sw_h5_put_u64(file, "plan_fingerprint", m->plan_fingerprint, err)) ||
 	    (st = sw_h5_put_u64(file, "plan_points", m->plan_points, err)) ||

@@ -19,8 +19,10 @@
 #include "core/status.h"
 
 /* 2: end_unix, measure_method; 3: /sessions, and /metrics with the metrics
- * attribute under --metrics; 4: the axis_columns attribute of /measurements */
-#define SW_SCHEMA_VERSION 4
+ * attribute under --metrics; 4: the axis_columns attribute of /measurements;
+ * 5: the placement attribute, /measurements' calibration and /devices'
+ * device_class */
+#define SW_SCHEMA_VERSION 5
 
 struct sw_h5;
 struct sw_job;
@@ -35,7 +37,8 @@ struct sw_h5_meta {
 	const char *job_text;
 	const char *job_path;
 	const char *command_line;
-	const char *backend; /* "cuda" or "model" */
+	const char *backend;   /* "cuda" or "model" */
+	const char *placement; /* "once", "per_class" or "every_gpu"; a resume must match */
 	int mpi_size;
 	uint64_t plan_fingerprint;
 	uint64_t plan_points;
@@ -90,6 +93,23 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
  * sw_h5_resume's. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
 				  struct sw_err *err);
+
+/* Where the rows of an open file ran: row i is point point_id[i], measured
+ * by rank rank[i] in session session[i]; devices[] are the file's /devices
+ * rows (the GPU and class of each rank of each session). Arrays owned by
+ * the caller (sw_h5_placed_fini). */
+struct sw_h5_placed {
+	size_t n_rows;
+	uint64_t *point_id;
+	int32_t *rank, *session;
+	size_t n_devices;
+	struct sw_device_info *devices;
+};
+
+/* Rank 0, on a file sw_h5_resume opened, before this session's device rows
+ * are appended. SW_ENOMEM or SW_EHDF5 on failure (p is then empty). */
+enum sw_status sw_h5_read_placed(struct sw_h5 *h, struct sw_h5_placed *p, struct sw_err *err);
+void sw_h5_placed_fini(struct sw_h5_placed *p);
 
 enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
 				    struct sw_err *err);

@@ -93,6 +93,7 @@ static const struct {
 	{ "plan_points", H5T_INTEGER, 1 },    { "sessions", H5T_INTEGER, 1 },
 	{ "measure_method", H5T_INTEGER, 0 }, { "backend", H5T_STRING, 0 },
 	{ "job_text", H5T_STRING, 1 },        { "command_line_history", H5T_STRING, 1 },
+	{ "placement", H5T_STRING, 0 },
 };
 
 /* 1: attribute name of loc is one value of class cls; 0: absent; -1: it is
@@ -177,6 +178,29 @@ static enum sw_status check_identity(hid_t file, const char *path, const struct 
 	return SW_OK;
 }
 
+/* A file's rows mean one placement: which (point, GPU) pairs are missing
+ * depends on it. Files before schema 5 have no attribute: once. */
+static enum sw_status check_placement(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				      struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	const char *want = meta->placement ? meta->placement : "once";
+	char *have = sw_h5_get_vstr(file, "placement");
+
+	if (!have)
+		return sw_fail(err, SW_EINVAL, "out of memory");
+	if (strcmp(have[0] ? have : "once", want) != 0)
+		st = sw_fail(err, SW_EINVAL,
+			     "cannot %s %s: it was run with placement %s, this run asks for "
+			     "placement %s; %s with --placement %s, or write a new file",
+			     meta->mode == SW_SESSION_EXTEND ? "extend" : "resume", path,
+			     have[0] ? have : "once", want,
+			     meta->mode == SW_SESSION_EXTEND ? "extend it" : "resume it",
+			     have[0] ? have : "once");
+	free(have);
+	return st;
+}
+
 /* The root attributes, their types and this job's identity (schema, plan
  * fingerprint and points, backend, measure_method). */
 static enum sw_status check_attributes(hid_t file, const char *path, const struct sw_h5_meta *meta,
@@ -197,7 +221,7 @@ static enum sw_status check_attributes(hid_t file, const char *path, const struc
 			     "%s holds %s rows; resume it with --backend %s or write a new file",
 			     path, backend, backend);
 	free(backend);
-	return st;
+	return st ? st : check_placement(file, path, meta, err);
 }
 
 /* The first setting of measure and model where a and b differ, as

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job/job.h"
 #include "job/number.h"
 #include "job/replay_spec.h"
 #include "core/record.h"
@@ -115,6 +116,17 @@ static enum sw_status set_schedule(struct sw_options *o, const char *arg, struct
 	else
 		return sw_fail(err, SW_EINVAL, "bad --schedule '%s': expected dynamic or static",
 			       arg);
+	return SW_OK;
+}
+
+static enum sw_status set_placement(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	enum sw_placement p;
+
+	if (sw_placement_parse(arg, &p))
+		return sw_fail(err, SW_EINVAL, "bad --placement '%s': expected %s", arg,
+			       SW_PLACE_EXPECTED);
+	o->placement = (int)p;
 	return SW_OK;
 }
 
@@ -333,6 +345,11 @@ static const struct cli_opt opts[] = {
 	      "dynamic: ranks take points as they finish them, longest expected first; static: "
 	      "a split decided up front that balances expected time (greedy LPT) (default: "
 	      "dynamic)"),
+	VALUE("placement", 0, "MODE", SW_PLACE_EXPECTED, set_placement,
+	      "where each point runs: once (on any GPU), per_class (once on every device "
+	      "class: GPU model, CC and memory) or every_gpu (once on every rank's GPU); the "
+	      "job's calibrate points run on every GPU first whatever the mode; --resume and "
+	      "--extend must give the file's (default: the job's placement key, else once)"),
 	VALUE("costs", 0, "FILE", NULL, set_costs,
 	      "expected point times from an earlier result FILE, matched by point id (the last "
 	      "run of the same job is the natural one); without it, rates per variant learned "
@@ -599,6 +616,7 @@ enum sw_status sw_cli_parse(int argc, char **argv, struct sw_options *o, struct 
 	memset(o, 0, sizeof(*o));
 	o->backend = SW_BACKEND_AUTO;
 	o->schedule = SW_SCHED_DYNAMIC;
+	o->placement = -1;
 	o->batch = SW_BATCH_DEFAULT;
 	o->replay_speed = 1.0;
 	if (err) {

@@ -33,6 +33,7 @@ struct sw_options {
 	int points;  /* --points: a dry run lists every point, not only the summary */
 	int backend; /* SW_BACKEND_AUTO, or an index into backend_list.h */
 	enum sw_schedule schedule;
+	int placement;     /* --placement: an enum sw_placement (job.h); -1: the job's */
 	const char **sets; /* --set values, in order (owned array, borrowed strings) */
 	int n_sets;
 	const char **plugins; /* --plugin files, in order (owned array, borrowed strings) */

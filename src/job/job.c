@@ -207,10 +207,46 @@ static enum sw_status parse_plugins(struct sw_yaml_ctx *c, yaml_node_t *root)
 	return SW_OK;
 }
 
+static const char *const placement_names[SW_PLACE_N] = {
+	[SW_PLACE_ONCE] = "once",
+	[SW_PLACE_PER_CLASS] = "per_class",
+	[SW_PLACE_EVERY_GPU] = "every_gpu",
+};
+
+const char *sw_placement_name(enum sw_placement p)
+{
+	return p >= 0 && p < SW_PLACE_N ? placement_names[p] : "?";
+}
+
+int sw_placement_parse(const char *word, enum sw_placement *p)
+{
+	for (int i = 0; word && i < SW_PLACE_N; i++)
+		if (!strcmp(word, placement_names[i])) {
+			*p = (enum sw_placement)i;
+			return 0;
+		}
+	return -1;
+}
+
+static enum sw_status parse_placement(struct sw_yaml_ctx *c, const yaml_node_t *n,
+				      struct sw_job *job)
+{
+	const char *s;
+	enum sw_status st = sw_yaml_scalar(c, n, "placement", SW_PLACE_EXPECTED, &s);
+
+	if (st)
+		return st;
+	if (sw_placement_parse(s, &job->placement))
+		return sw_yaml_fail_at(c, n, "placement: expected %s, found \"%.*s\"",
+				       SW_PLACE_EXPECTED, SW_YAML_QUOTE_MAX, s);
+	return SW_OK;
+}
+
 static enum sw_status parse_root(struct sw_yaml_ctx *c, yaml_node_t *root, struct sw_job *job)
 {
-	static const char *const keys[] = { "name", "measure", "model", "plugins", "families" };
-	yaml_node_t *families = NULL;
+	static const char *const keys[] = { "name",     "measure",   "model",    "plugins",
+					    "families", "calibrate", "placement" };
+	yaml_node_t *families = NULL, *calibrate = NULL;
 	char buf[SW_YAML_QUOTE_MAX + 8];
 	enum sw_status st;
 
@@ -234,16 +270,26 @@ static enum sw_status parse_root(struct sw_yaml_ctx *c, yaml_node_t *root, struc
 			st = sw_measure_read(c, v, &job->measure);
 		else if (!strcmp(k, "model"))
 			st = parse_model(c, v, job);
+		else if (!strcmp(k, "placement"))
+			st = parse_placement(c, v, job);
 		else if (!strcmp(k, "families"))
 			families = v;
+		else if (!strcmp(k, "calibrate"))
+			calibrate = v;
 		if (st)
 			return st;
 	}
-	if (!families)
-		return sw_yaml_fail_at(
-			c, root,
-			"missing the required key `families` (the kernel families to run)");
-	return sw_job_read_families(c, families, job);
+	if (!families && !calibrate)
+		return sw_yaml_fail_at(c, root,
+				       "missing the required key `families` (the kernel families "
+				       "to run), or `calibrate` (the points every GPU runs)");
+	if (families &&
+	    (st = sw_job_read_families(c, families, "families", &job->families, &job->n_families)))
+		return st;
+	if (calibrate)
+		st = sw_job_read_families(c, calibrate, "calibrate", &job->calibrate,
+					  &job->n_calibrate);
+	return st;
 }
 
 /* The default name: the file's stem, made a valid name. */
@@ -487,14 +533,20 @@ enum sw_status sw_job_from_families(const char *const *names, int n, struct sw_j
 	return sw_job_parse(SW_JOB_FAMILY_PATH, text, used, job, err);
 }
 
+static void families_fini(struct sw_job_family *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int a = 0; a < SW_MAX_AXES; a++)
+			sw_axis_values_fini(&f[i].axes[a].values);
+	free(f);
+}
+
 void sw_job_fini(struct sw_job *job)
 {
 	if (!job)
 		return;
-	for (int i = 0; i < job->n_families; i++)
-		for (int a = 0; a < SW_MAX_AXES; a++)
-			sw_axis_values_fini(&job->families[i].axes[a].values);
-	free(job->families);
+	families_fini(job->families, job->n_families);
+	families_fini(job->calibrate, job->n_calibrate);
 	free(job->path);
 	free(job->text);
 	memset(job, 0, sizeof *job);

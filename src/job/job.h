@@ -34,12 +34,23 @@ struct sw_job_family {
 	struct sw_src_loc loc;
 };
 
+/* Where a point runs (docs/job-format.md, `placement`): once on any GPU,
+ * once on every device class, or once on every rank's GPU. */
+enum sw_placement { SW_PLACE_ONCE, SW_PLACE_PER_CLASS, SW_PLACE_EVERY_GPU };
+#define SW_PLACE_N        3
+#define SW_PLACE_EXPECTED "once, per_class or every_gpu"
+
 struct sw_job {
 	char *path; /* as given */
 	char *text; /* the whole file, for the HDF5 root attribute */
 	char name[64];
-	struct sw_job_family *families;
+	struct sw_job_family *families; /* may be empty when calibrate is not */
 	int n_families;
+	/* calibrate: the same shape as families; its points run on every GPU,
+	 * first, whatever the placement */
+	struct sw_job_family *calibrate;
+	int n_calibrate;
+	enum sw_placement placement; /* the job's `placement`; --placement overrides it */
 	struct sw_measure_cfg measure;
 	int ccs[SW_MAX_CCS]; /* model targets, 10 * major + minor */
 	int n_ccs;
@@ -71,6 +82,11 @@ enum sw_status sw_job_from_families(const char *const *names, int n, struct sw_j
 /* Applies one --set override: "FAMILY.AXIS=VALUES" or "FAMILY.variants=a,b".
  * The family must be in the job. */
 enum sw_status sw_job_set(struct sw_job *job, const char *assignment, struct sw_err *err);
+
+/* "once", "per_class", "every_gpu". */
+const char *sw_placement_name(enum sw_placement p);
+/* 0 and *p for one of those words, -1 for anything else. */
+int sw_placement_parse(const char *word, enum sw_placement *p);
 
 /* Parses "9.0" or "12.1" into 90 or 121. */
 enum sw_status sw_cc_parse(const char *text, int *cc, struct sw_err *err);

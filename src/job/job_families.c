@@ -273,20 +273,20 @@ static enum sw_status parse_family(struct sw_yaml_ctx *c, const yaml_node_t *key
 	return SW_OK;
 }
 
-enum sw_status sw_job_read_families(struct sw_yaml_ctx *c, yaml_node_t *n, struct sw_job *job)
+enum sw_status sw_job_read_families(struct sw_yaml_ctx *c, yaml_node_t *n, const char *key,
+				    struct sw_job_family **out, int *n_out)
 {
 	yaml_node_t *map, head;
 	size_t count;
 	enum sw_status st;
 
-	st = sw_yaml_mapping(c, n, "families", "a mapping of kernel family names to their settings",
-			     0, &map);
+	st = sw_yaml_mapping(c, n, key, "a mapping of kernel family names to their settings", 0,
+			     &map);
 	if (st)
 		return st;
 	count = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
 	if (!count)
-		return sw_yaml_fail_at(c, n,
-				       "families: empty; expected at least one kernel family");
+		return sw_yaml_fail_at(c, n, "%s: empty; expected at least one kernel family", key);
 	/* Each key names a registered family, once: a longer mapping breaks that
 	 * within its first sw_family_count() + 1 keys. Checking only those spares a
 	 * huge file a duplicate scan quadratic in its keys (a minute for 1 MB). */
@@ -295,23 +295,23 @@ enum sw_status sw_job_read_families(struct sw_yaml_ctx *c, yaml_node_t *n, struc
 		count = (size_t)sw_family_count() + 1;
 		head.data.mapping.pairs.top = head.data.mapping.pairs.start + count;
 	}
-	st = sw_yaml_check_keys(c, &head, NULL, 0, "family", "families");
+	st = sw_yaml_check_keys(c, &head, NULL, 0, "family", key);
 	if (st)
 		return st;
-	job->families = calloc(count, sizeof *job->families);
-	if (!job->families)
+	*out = calloc(count, sizeof **out);
+	if (!*out)
 		return sw_fail(c->err, SW_ENOMEM, "%s: out of memory for %zu families", c->path,
 			       count);
 	for (yaml_node_pair_t *p = head.data.mapping.pairs.start; p < head.data.mapping.pairs.top;
 	     p++) {
 		/* Counted as it goes, so that fini frees exactly what was filled. */
-		struct sw_job_family *jf = &job->families[job->n_families++];
+		struct sw_job_family *jf = &(*out)[(*n_out)++];
 		st = parse_family(c, sw_yaml_node(c, p->key), sw_yaml_node(c, p->value), jf);
 		if (st)
 			return st;
 	}
 	if (head.data.mapping.pairs.top != map->data.mapping.pairs.top)
-		return sw_yaml_fail_at(c, n, "families: more than the %d registered",
+		return sw_yaml_fail_at(c, n, "%s: more than the %d registered", key,
 				       sw_family_count());
 	return SW_OK;
 }

@@ -9,8 +9,10 @@
 #include "job/job.h"
 #include "job/yaml_read.h"
 
-/* Reads the `families` node n into job->families (owned by job: on error,
- * sw_job_fini frees what was filled). */
-enum sw_status sw_job_read_families(struct sw_yaml_ctx *c, yaml_node_t *n, struct sw_job *job);
+/* Reads the node n of top-level key `key` (families or calibrate) into
+ * *out and *n_out (owned by the job: on error, sw_job_fini frees what was
+ * filled). */
+enum sw_status sw_job_read_families(struct sw_yaml_ctx *c, yaml_node_t *n, const char *key,
+				    struct sw_job_family **out, int *n_out);
 
 #endif

@@ -68,8 +68,10 @@ static enum sw_status count_points(const struct sw_job *job, uint64_t targets, u
 				   struct sw_err *err)
 {
 	*total = 0;
-	for (int j = 0; j < job->n_families; j++) {
-		const struct sw_job_family *jf = &job->families[j];
+	for (int j = 0; j < job->n_families + job->n_calibrate; j++) {
+		const struct sw_job_family *jf = j < job->n_families
+							 ? &job->families[j]
+							 : &job->calibrate[j - job->n_families];
 		for (int v = 0; v < jf->family->n_variants; v++) {
 			if (!selected(jf, v))
 				continue;
@@ -140,6 +142,44 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* An id and the plan index of the point that has it. */
+struct id_at {
+	uint64_t id;
+	size_t at;
+};
+
+static int cmp_id_at(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct id_at *)a)->id, &((const struct id_at *)b)->id);
+}
+
+/* The calibrate points, appended after the first n_fam: one that is also a
+ * family point marks that one and goes; the rest stay, marked. */
+static enum sw_status merge_calibration(struct sw_plan *plan, size_t n_fam, struct sw_err *err)
+{
+	struct id_at *fam = malloc((n_fam ? n_fam : 1) * sizeof *fam);
+	size_t kept = n_fam;
+	if (!fam)
+		return sw_fail(err, SW_ENOMEM, "no memory to merge the calibrate points");
+	for (size_t i = 0; i < n_fam; i++)
+		fam[i] = (struct id_at){ plan->points[i].id, i };
+	qsort(fam, n_fam, sizeof *fam, cmp_id_at);
+	for (size_t i = n_fam; i < plan->n; i++) {
+		struct id_at key = { plan->points[i].id, 0 };
+		struct id_at *hit =
+			n_fam ? bsearch(&key, fam, n_fam, sizeof *fam, cmp_id_at) : NULL;
+		if (hit) {
+			plan->points[hit->at].calibration = 1;
+			continue;
+		}
+		plan->points[kept] = plan->points[i];
+		plan->points[kept++].calibration = 1;
+	}
+	plan->n = kept;
+	free(fam);
+	return SW_OK;
+}
+
 /* Refuses a plan in which two points share an id: sorting a copy finds them. */
 static enum sw_status check_unique(const struct sw_plan *plan, struct sw_err *err)
 {
@@ -171,6 +211,10 @@ static uint64_t fingerprint(const struct sw_plan *plan, const struct sw_job *job
 	/* Kepler's 8-byte banks change what model rows of 3.x mean: another plan */
 	if (model_targets && job->kepler_bank_bytes != SW_KEPLER_BANK_BYTES_DEFAULT)
 		fp = fnv1a(fp, &job->kepler_bank_bytes, sizeof job->kepler_bank_bytes);
+	/* which points run on every GPU: another plan (only where there are any) */
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->points[i].calibration)
+			fp = fnv1a(fp, &plan->points[i].id, sizeof plan->points[i].id) ^ 0x63;
 	return fp;
 }
 
@@ -191,8 +235,15 @@ enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct
 		for (int v = 0; v < job->families[j].family->n_variants; v++)
 			if (selected(&job->families[j], v))
 				expand_variant(plan, job, &job->families[j], v, model_targets);
+	size_t n_fam = plan->n;
+	for (int j = 0; j < job->n_calibrate; j++)
+		for (int v = 0; v < job->calibrate[j].family->n_variants; v++)
+			if (selected(&job->calibrate[j], v))
+				expand_variant(plan, job, &job->calibrate[j], v, model_targets);
 
-	st = check_unique(plan, err);
+	st = merge_calibration(plan, n_fam, err);
+	if (st == SW_OK)
+		st = check_unique(plan, err);
 	if (st != SW_OK) {
 		sw_plan_fini(plan);
 		return st;

@@ -19,8 +19,9 @@
 
 struct sw_plan_point {
 	uint64_t id;
-	int family; /* registry index */
-	int cc;     /* model target (10 * major + minor), 0 for a measured point */
+	int family;      /* registry index */
+	int cc;          /* model target (10 * major + minor), 0 for a measured point */
+	int calibration; /* 1: in the job's calibrate (too): runs on every GPU, first */
 	struct sw_point p;
 };
 
@@ -30,8 +31,12 @@ struct sw_plan {
 	uint64_t fingerprint; /* hash of every id in order: "the same job" */
 };
 
-/* Expands job. With model_targets, every point is repeated for each of the
- * job's CCs (the model backend); otherwise cc is 0. */
+/* Expands job: its families' points, then the calibrate points that are not
+ * among them (a point in both is one point, marked calibration). With
+ * model_targets, every point is repeated for each of the job's CCs (the
+ * model backend); otherwise cc is 0. Calibration changes no id; it enters
+ * the fingerprint only where a job has calibrate points, so a job without
+ * them keeps the fingerprint it had. */
 enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct sw_plan *plan,
 			     struct sw_err *err);
 

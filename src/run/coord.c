@@ -22,7 +22,10 @@
 
 struct sw_coord {
 	struct sw_rank_ctx *r;
-	struct sw_dispenser disp;
+	/* the points still to hand out: each group's shared ones (place.h),
+	 * and each rank's own calibration points, handed out first */
+	struct sw_dispenser *group, *own;
+	char *gone;      /* per rank: said bye */
 	int remote_left; /* worker ranks that have not said bye */
 	int local_done;  /* rank 0's worker said bye */
 	int local_want;  /* rank 0's outstanding ask, or 0 */
@@ -158,31 +161,60 @@ static void write_pack(struct sw_coord *co, const char *pack, size_t bytes)
 	}
 }
 
-/* Up to want points for a worker; 0 when none are left or the run stops. */
-static size_t hand_out(struct sw_coord *co, int want, uint32_t *idx)
+/* Up to want points for rank src: its own calibration points first, then
+ * its group's; 0 when none are left or the run stops. */
+static size_t hand_out(struct sw_coord *co, int src, int want, uint32_t *idx)
 {
+	struct sw_dispenser *d = &co->own[src];
 	if (sw_run_interrupted || want <= 0)
 		return 0;
 	if (want > SW_WORKER_MAX_BATCH)
 		want = SW_WORKER_MAX_BATCH;
-	return sw_dispenser_take_batch(&co->disp, SW_WORKER_AHEAD_S, (size_t)want, idx, NULL);
+	if (!sw_dispenser_left(d))
+		d = &co->group[co->r->place.group_of[src]];
+	return sw_dispenser_take_batch(d, SW_WORKER_AHEAD_S, (size_t)want, idx, NULL);
 }
 
 /* "None left" is final: the worker leaves. Rank 0's worker runs what a
- * stopped worker gives back (local_answer), but if rank 0's own backend
- * dies, its queued points need a worker that is still there: so none are
- * left only once rank 0's worker has left, or waits with nothing queued. */
-static int may_say_none_left(const struct sw_coord *co)
+ * stopped worker of its group gives back (local_answer), but if rank 0's
+ * own backend dies, its queued points need a worker that is still there:
+ * so in rank 0's group none are left only once rank 0's worker has left,
+ * or waits with nothing queued. Another group has no such last resort:
+ * what a stopped rank of it gives back after the others left waits for
+ * --resume (docs/job-format.md, "placement"). */
+static int may_say_none_left(const struct sw_coord *co, int src)
 {
-	return sw_run_interrupted || co->local_done || co->local_idle;
+	const int *g = co->r->place.group_of;
+	return sw_run_interrupted || co->local_done || co->local_idle || g[src] != g[0];
+}
+
+/* Worker ranks of group g that have not said bye. */
+static int remote_left_in(const struct sw_coord *co, int g)
+{
+	int n = 0;
+	for (int k = 1; k < co->r->size; k++)
+		n += !co->gone[k] && co->r->place.group_of[k] == g;
+	return n;
+}
+
+/* Points rank src took and will not run: a shared one goes back to its
+ * group's dispenser, a calibration point (only src could run it) waits
+ * for --resume. */
+static void put_back(struct sw_coord *co, int src, const uint32_t *idx, size_t n)
+{
+	struct sw_dispenser *d = &co->group[co->r->place.group_of[src]];
+	for (size_t i = 0; i < n; i++)
+		if (co->r->plan.points[idx[i]].calibration ||
+		    sw_dispenser_give_back(d, &idx[i], 1) != 0)
+			co->t.unrun++;
 }
 
 /* Answers rank src's request for want points; 0 when it must wait. */
 static int try_answer(struct sw_coord *co, int src, int want)
 {
 	uint32_t idx[SW_WORKER_MAX_BATCH];
-	size_t k = hand_out(co, want, idx);
-	if (k == 0 && want > 0 && !may_say_none_left(co))
+	size_t k = hand_out(co, src, want, idx);
+	if (k == 0 && want > 0 && !may_say_none_left(co, src))
 		return 0;
 	MUST_MPI(MPI_Send(idx, (int)k, MPI_UINT32_T, src, SW_TAG_WORK, MPI_COMM_WORLD));
 	return 1;
@@ -211,7 +243,7 @@ static int answer_deferred(struct sw_coord *co)
 	return any;
 }
 
-static void take_back(struct sw_coord *co, MPI_Message *msg, MPI_Status *st)
+static void take_back(struct sw_coord *co, int src, MPI_Message *msg, MPI_Status *st)
 {
 	int n = 0;
 	MUST_MPI(MPI_Get_count(st, MPI_UINT32_T, &n));
@@ -221,11 +253,7 @@ static void take_back(struct sw_coord *co, MPI_Message *msg, MPI_Status *st)
 		sw_mpi_abort(sw_status_exit_code(SW_EMPI));
 	}
 	MUST_MPI(MPI_Mrecv(idx, n, MPI_UINT32_T, msg, MPI_STATUS_IGNORE));
-	if (sw_dispenser_give_back(&co->disp, idx, (size_t)n) != 0)
-		fprintf(stderr,
-			"sweep: rank 0: no memory: %d returned points are left for "
-			"--resume\n",
-			n);
+	put_back(co, src, idx, (size_t)n);
 	free(idx);
 }
 
@@ -255,9 +283,10 @@ static int take_messages(struct sw_coord *co)
 		switch (st.MPI_TAG) {
 		case SW_TAG_RECORD: start_pack(co, &msg, &st); break;
 		case SW_TAG_REQUEST: answer_request(co, st.MPI_SOURCE, &msg); break;
-		case SW_TAG_RETURN: take_back(co, &msg, &st); break;
+		case SW_TAG_RETURN: take_back(co, st.MPI_SOURCE, &msg, &st); break;
 		case SW_TAG_BYE:
 			MUST_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+			co->gone[st.MPI_SOURCE] = 1;
 			co->remote_left--;
 			break;
 		default: discard(&msg, &st); /* not ours: drain it rather than spin */
@@ -339,13 +368,13 @@ static void local_ask(void *impl, int want)
 	pthread_mutex_unlock(&co->mu);
 }
 
-/* Rank 0's worker hears "none left" only once no other worker can give
- * points back: it is the one that runs what a stopped rank left. */
+/* Rank 0's worker hears "none left" only once no other worker of its group
+ * can give points back: it is the one that runs what a stopped rank left. */
 static int local_answer(struct sw_coord *co, uint32_t *idx, int max, int *n)
 {
 	int want = co->local_want < max ? co->local_want : max;
-	size_t k = hand_out(co, want, idx);
-	if (k == 0 && !sw_run_interrupted && co->remote_left > 0)
+	size_t k = hand_out(co, 0, want, idx);
+	if (k == 0 && !sw_run_interrupted && remote_left_in(co, co->r->place.group_of[0]) > 0)
 		return 0;
 	*n = (int)k;
 	co->local_want = 0;
@@ -400,11 +429,7 @@ static void local_give_back(void *impl, const uint32_t *idx, int n)
 {
 	struct sw_coord *co = impl;
 	pthread_mutex_lock(&co->mu);
-	if (sw_dispenser_give_back(&co->disp, idx, (size_t)n) != 0)
-		fprintf(stderr,
-			"sweep: rank 0: no memory: %d returned points are left for "
-			"--resume\n",
-			n);
+	put_back(co, 0, idx, (size_t)n);
 	pthread_mutex_unlock(&co->mu);
 }
 
@@ -442,10 +467,49 @@ static void coord_free(struct sw_coord *co)
 	free(co->recv);
 	free(co->unpacked);
 	free(co->deferred);
-	sw_dispenser_fini(&co->disp);
+	free(co->gone);
+	for (int g = 0; co->group && g < co->r->place.n_groups; g++)
+		sw_dispenser_fini(&co->group[g]);
+	for (int k = 0; co->own && k < co->r->size; k++)
+		sw_dispenser_fini(&co->own[k]);
+	free(co->group);
+	free(co->own);
 	pthread_cond_destroy(&co->changed);
 	pthread_mutex_destroy(&co->mu);
 	free(co);
+}
+
+/* The pairs of owner o, as plan indices; dynamic only (static: the
+ * dispensers receive only what stopped ranks give back). */
+static enum sw_status init_one(struct sw_coord *co, struct sw_dispenser *d, int32_t o, int dynamic,
+			       uint32_t *buf)
+{
+	const struct sw_rank_ctx *r = co->r;
+	size_t n = 0;
+	for (size_t i = 0; dynamic && i < r->n_todo; i++)
+		if (r->owner[i] == o)
+			buf[n++] = r->todo[i];
+	/* longest expected first */
+	return sw_dispenser_init_cost(d, buf, n, r->cost_s, r->plan.n);
+}
+
+static enum sw_status fill_dispensers(struct sw_coord *co, int dynamic)
+{
+	const struct sw_rank_ctx *r = co->r;
+	enum sw_status st = SW_OK;
+	uint32_t *buf = malloc((r->n_todo ? r->n_todo : 1) * sizeof *buf);
+	co->group = calloc((size_t)r->place.n_groups, sizeof *co->group);
+	co->own = calloc((size_t)r->size, sizeof *co->own);
+	if (!buf || !co->group || !co->own) {
+		free(buf);
+		return SW_ENOMEM;
+	}
+	for (int g = 0; st == SW_OK && g < r->place.n_groups; g++)
+		st = init_one(co, &co->group[g], g, dynamic, buf);
+	for (int k = 0; st == SW_OK && k < r->size; k++)
+		st = init_one(co, &co->own[k], SW_PLACE_OWN(k), dynamic, buf);
+	free(buf);
+	return st;
 }
 
 enum sw_status sw_coord_start(struct sw_rank_ctx *r, int dynamic, struct sw_coord **out,
@@ -456,21 +520,14 @@ enum sw_status sw_coord_start(struct sw_rank_ctx *r, int dynamic, struct sw_coor
 		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
 	co->r = r;
 	co->remote_left = r->size - 1;
-	co->unpacked = malloc(sizeof *co->unpacked);
-	co->deferred = calloc((size_t)r->size, sizeof *co->deferred);
-	if (!co->unpacked || !co->deferred) {
-		free(co->unpacked);
-		free(co->deferred);
-		free(co);
-		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
-	}
 	pthread_mutex_init(&co->mu, NULL);
 	pthread_cond_init(&co->changed, NULL);
-	/* longest expected first; static: it receives only a stopped rank's points */
-	if (sw_dispenser_init_cost(&co->disp, r->todo, dynamic ? r->n_todo : 0, r->cost_s,
-				   r->plan.n) != SW_OK) {
+	co->unpacked = malloc(sizeof *co->unpacked);
+	co->deferred = calloc((size_t)r->size, sizeof *co->deferred);
+	co->gone = calloc((size_t)r->size, sizeof *co->gone);
+	if (!co->unpacked || !co->deferred || !co->gone || fill_dispensers(co, dynamic) != SW_OK) {
 		coord_free(co);
-		return sw_fail(err, SW_ENOMEM, "no memory for the dispenser");
+		return sw_fail(err, SW_ENOMEM, "no memory for the coordinator");
 	}
 	co->last_flush = now_s();
 	sw_progress_init(&co->progress, stderr, r->n_todo, r->opt->quiet, co->last_flush);
@@ -501,6 +558,11 @@ enum sw_status sw_coord_finish(struct sw_coord **cop, struct sw_coord_totals *t,
 		pthread_mutex_unlock(&co->mu);
 	}
 	sw_progress_finish(&co->progress, co->t.written, now_s());
+	/* what no worker took: a stopped rank's own points, or an interrupt's */
+	for (int g = 0; g < co->r->place.n_groups; g++)
+		co->t.unrun += sw_dispenser_left(&co->group[g]);
+	for (int k = 0; k < co->r->size; k++)
+		co->t.unrun += sw_dispenser_left(&co->own[k]);
 	*t = co->t;
 	enum sw_status st = co->write_status;
 	if (st != SW_OK)

@@ -21,6 +21,7 @@ struct sw_coord_totals {
 	size_t written;   /* rows appended */
 	size_t counts[4]; /* by enum sw_row_status */
 	double timed_s;   /* GPU time in timed samples, all ranks */
+	size_t unrun;     /* pairs left for --resume: returned with no rank to take them */
 };
 
 /* Rank 0, after the output is open. dynamic: points go out on request;

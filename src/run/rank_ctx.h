@@ -16,6 +16,7 @@
 #include "core/faults.h"
 #include "job/job.h"
 #include "job/plan.h"
+#include "run/place.h"
 
 struct sw_h5;
 
@@ -30,8 +31,14 @@ struct sw_rank_ctx {
 	struct sw_device_info dev;      /* this rank's binding */
 	struct sw_device_info *devices; /* every rank's, in rank order */
 	int share_lock_fd;              /* --share-gpu: flock()ed around each point; -1 */
-	uint32_t *todo;                 /* plan indices still to run, the same on every rank */
+	enum sw_placement placement;    /* the job's, or --placement */
+	struct sw_place place;          /* classes and groups of the ranks, after binding */
+	/* the pairs still to run, the same on every rank: plan index todo[i]
+	 * for owner[i] (place.h: a group, or one rank's calibration point) */
+	uint32_t *todo;
+	int32_t *owner;
 	size_t n_todo;
+	size_t gpus_absent, gpus_new; /* rank 0, a resume: place.h, sw_place_gpu_changes */
 	double *cost_s; /* expected seconds of each plan point (cost.h), the same everywhere */
 	size_t cost_sources[3]; /* rank 0: estimates by enum sw_cost_source */
 	char path[4096];        /* the output */

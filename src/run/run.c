@@ -56,6 +56,40 @@ static void print_bindings(const struct sw_device_info *t, int n)
 			t[r].visible_devices);
 }
 
+/* Does this run place points anywhere but once, on any GPU? */
+static int placed(const struct sw_rank_ctx *r)
+{
+	int cal = 0;
+	for (size_t i = 0; i < r->plan.n && !cal; i++)
+		cal = r->plan.points[i].calibration;
+	return cal || r->placement != SW_PLACE_ONCE;
+}
+
+/* Under a placement the work is pairs (a point on a GPU or a class). */
+static void announce_placed(const struct sw_rank_ctx *r)
+{
+	fprintf(stderr,
+		"sweep: %s: %zu runs of %zu points to make on %d rank%s (placement %s, %d device "
+		"class%s), writing %s\n",
+		r->job.name, r->n_todo, r->plan.n, r->size, r->size == 1 ? "" : "s",
+		sw_placement_name(r->placement), r->place.n_classes,
+		r->place.n_classes == 1 ? "" : "es", r->path);
+	if (r->opt->resume || r->opt->extend)
+		fprintf(stderr, "sweep: %s: %zu runs still to make\n",
+			r->opt->resume ? "resuming" : "extending", r->n_todo);
+	if ((r->opt->resume || r->opt->extend) && (r->gpus_absent || r->gpus_new))
+		fprintf(stderr,
+			"sweep: %zu GPU%s of the file %s not in this run: %s rows stay under %s "
+			"own "
+			"UUID and nothing runs for %s; %zu GPU%s of this run %s new to the file "
+			"and run%s every point %s owes a GPU\n",
+			r->gpus_absent, r->gpus_absent == 1 ? "" : "s",
+			r->gpus_absent == 1 ? "is" : "are", r->gpus_absent == 1 ? "its" : "their",
+			r->gpus_absent == 1 ? "its" : "their", r->gpus_absent == 1 ? "it" : "them",
+			r->gpus_new, r->gpus_new == 1 ? "" : "s", r->gpus_new == 1 ? "is" : "are",
+			r->gpus_new == 1 ? "s" : "", "the job");
+}
+
 static void announce(const struct sw_rank_ctx *r)
 {
 	/* even under --quiet: an --extend that runs nothing is not a silent success */
@@ -67,6 +101,10 @@ static void announce(const struct sw_rank_ctx *r)
 	if (r->rank != 0 || r->opt->quiet)
 		return;
 	print_bindings(r->devices, r->size);
+	if (placed(r)) {
+		announce_placed(r);
+		return;
+	}
 	fprintf(stderr, "sweep: %s: %zu of %zu points to run on %d rank%s (%s), writing %s\n",
 		r->job.name, r->n_todo, r->plan.n, r->size, r->size == 1 ? "" : "s", r->dev.name,
 		r->path);
@@ -154,11 +192,20 @@ static void summarise(const struct sw_rank_ctx *r, const struct sw_coord_totals 
 			t->timed_s, wall, r->size, r->size == 1 ? "" : "s",
 			t->timed_s / (wall * r->size));
 	if (in.rows < r->n_todo)
-		fprintf(stderr,
-			"sweep: %zu points not in the file; `--resume -o %s` completes it%s\n",
-			r->n_todo - (size_t)in.rows, r->path,
+		fprintf(stderr, "sweep: %zu %s not in the file; `--resume -o %s` completes it%s\n",
+			r->n_todo - (size_t)in.rows, placed(r) ? "runs" : "points", r->path,
 			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
 				     : "");
+	if (t->unrun && !sw_run_interrupted)
+		fprintf(stderr,
+			"sweep: %zu runs were left by a rank that stopped, with no rank to take "
+			"them: its calibration points%s wait for --resume, on that GPU once it "
+			"works\n",
+			t->unrun,
+			r->placement == SW_PLACE_EVERY_GPU ? " and every point it owed"
+			: r->placement == SW_PLACE_PER_CLASS
+				? ", and its class's points once no rank of its class was left,"
+				: "");
 }
 
 /* Rows that did not measure make the exit status say so; so does a stop. */
@@ -220,6 +267,7 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	memset(job, 0, sizeof *job); /* the run's now: sw_setup_fini frees it */
+	r.placement = opt->placement >= 0 ? (enum sw_placement)opt->placement : r.job.placement;
 
 	if ((st = sw_setup_job(&r, err)) != SW_OK || (st = sw_setup_backend(&r, err)) != SW_OK ||
 	    (st = sw_setup_plan(&r, err)) != SW_OK || (st = sw_setup_costs(&r, err)) != SW_OK)

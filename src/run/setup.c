@@ -300,7 +300,14 @@ enum sw_status sw_setup_bind(struct sw_rank_ctx *r, struct sw_err *err)
 		return st;
 	MUST_MPI(MPI_Allgather(&r->dev, sizeof r->dev, MPI_BYTE, r->devices, sizeof r->dev,
 			       MPI_BYTE, MPI_COMM_WORLD));
-	return stage_end(r, SW_STAGE_BIND, check_sharing(r, err), err);
+	if ((st = stage_end(r, SW_STAGE_BIND, check_sharing(r, err), err)) != SW_OK)
+		return st;
+	/* the same table on every rank gives the same classes everywhere */
+	st = sw_place_init(&r->place, r->placement, r->devices, r->size, err);
+	if (st == SW_OK)
+		memcpy(r->dev.device_class, r->devices[r->rank].device_class,
+		       sizeof r->dev.device_class);
+	return stage_end(r, SW_STAGE_BIND, st, err);
 }
 
 static double unix_s(void)
@@ -318,12 +325,6 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* What the file says of this run (rank 0); version is the caller's. */
 static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, size_t len)
 {
@@ -334,6 +335,7 @@ static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, s
 		.job_path = r->job.path,
 		.command_line = r->cmdline,
 		.backend = r->backend->name,
+		.placement = sw_placement_name(r->placement),
 		.mpi_size = r->size,
 		.plan_fingerprint = r->plan.fingerprint,
 		.plan_points = r->plan.n,
@@ -371,17 +373,41 @@ enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done, stru
 	return sw_mpi_worst(st);
 }
 
-/* Rank 0: creates or resumes the file; *done the ids it already holds. */
-static enum sw_status open_file(struct sw_rank_ctx *r, uint64_t **done, size_t *n_done,
+/* Rank 0, a resume: where the file's rows ran, as place.h compares them. */
+static enum sw_status read_done(struct sw_rank_ctx *r, struct sw_place_done **done, size_t *n_done,
+				struct sw_err *err)
+{
+	struct sw_h5_placed p;
+	enum sw_status st = sw_h5_read_placed(r->h5, &p, err);
+	if (st != SW_OK)
+		return st;
+	*done = malloc((p.n_rows ? p.n_rows : 1) * sizeof **done);
+	if (!*done)
+		st = sw_fail(err, SW_ENOMEM, "no memory for %zu rows", p.n_rows);
+	else
+		sw_place_done_rows(p.point_id, p.rank, p.session, p.n_rows, p.devices, p.n_devices,
+				   *done);
+	*n_done = *done ? p.n_rows : 0;
+	sw_h5_placed_fini(&p);
+	return st;
+}
+
+/* Rank 0: creates or resumes the file; *done where its rows ran. */
+static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_place_done **done, size_t *n_done,
 				struct sw_err *err)
 {
 	char version[128];
 	struct sw_h5_meta meta = file_meta(r, version, sizeof version);
+	uint64_t *ids = NULL;
 	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
 	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
-		st = sw_h5_resume(r->path, &meta, &r->h5, done, n_done, &r->session, err);
+		st = sw_h5_resume(r->path, &meta, &r->h5, &ids, n_done, &r->session, err);
 	else if (st == SW_OK)
 		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);
+	free(ids);
+	*n_done = 0;
+	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
+		st = read_done(r, done, n_done, err);
 	for (int k = 0; st == SW_OK && k < r->size; k++)
 		r->devices[k].session = r->session;
 	if (st == SW_OK)
@@ -391,30 +417,41 @@ static enum sw_status open_file(struct sw_rank_ctx *r, uint64_t **done, size_t *
 	return st;
 }
 
-/* Rank 0: the plan indices whose ids the file lacks, in plan order. */
-static size_t missing_points(const struct sw_rank_ctx *r, uint64_t *done, size_t n_done)
+/* Rank 0: the pairs (plan index, owner) the file lacks, in plan order. */
+static enum sw_status missing_pairs(struct sw_rank_ctx *r, struct sw_place_done *done,
+				    size_t n_done, struct sw_err *err)
 {
+	uint64_t *gpu = malloc(r->size * sizeof *gpu), *cls = malloc(r->size * sizeof *cls);
 	size_t n = 0;
-	if (done) /* a new file has none: qsort and bsearch take no NULL, even for 0 items */
-		qsort(done, n_done, sizeof *done, cmp_u64);
-	for (size_t i = 0; i < r->plan.n; i++)
-		if (!done || !bsearch(&r->plan.points[i].id, done, n_done, sizeof *done, cmp_u64))
-			r->todo[n++] = (uint32_t)i;
-	return n;
+	enum sw_status st = SW_OK;
+	if (gpu && cls) {
+		sw_place_hashes(r->devices, r->size, gpu, cls);
+		n = sw_place_todo(&r->plan, &r->place, gpu, cls, done, n_done, NULL, NULL);
+		sw_place_gpu_changes(done, n_done, gpu, r->size, &r->gpus_absent, &r->gpus_new);
+	}
+	r->todo = malloc((n ? n : 1) * sizeof *r->todo);
+	r->owner = malloc((n ? n : 1) * sizeof *r->owner);
+	if (!gpu || !cls || !r->todo || !r->owner)
+		st = sw_fail(err, SW_ENOMEM, "no memory for the to-do list");
+	else if (n > INT32_MAX)
+		st = sw_fail(err, SW_EINVAL, "%zu runs to make: more than one run holds", n);
+	else
+		r->n_todo = sw_place_todo(&r->plan, &r->place, gpu, cls, done, n_done, r->todo,
+					  r->owner);
+	free(gpu);
+	free(cls);
+	return st;
 }
 
 enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err)
 {
-	uint64_t *done = NULL;
+	struct sw_place_done *done = NULL;
 	size_t n_done = 0;
 	enum sw_status st = SW_OK;
 	int len = output_path(r);
 	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
-	r->todo = malloc((r->plan.n ? r->plan.n : 1) * sizeof *r->todo);
-	if (!r->todo)
-		st = sw_fail(err, SW_ENOMEM, "no memory for the to-do list");
 	/* cut short, the name could be another file's: refused whole */
-	if (st == SW_OK && (size_t)len >= sizeof r->path) {
+	if ((size_t)len >= sizeof r->path) {
 		char brief[160];
 		st = sw_fail(err, SW_EIO,
 			     "cannot create %s: File name too long (%d bytes, at most %zu)",
@@ -423,16 +460,25 @@ enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struc
 	}
 	if (st == SW_OK && r->rank == 0)
 		st = open_file(r, &done, &n_done, err);
-	unsigned long n = 0;
 	if (st == SW_OK && r->rank == 0)
-		n = missing_points(r, done, n_done);
+		st = missing_pairs(r, done, n_done, err);
 	free(done);
 	if ((st = sw_mpi_worst(st)) != SW_OK) /* rank 0's failure is the job's */
 		return st;
 	/* computed on rank 0 and broadcast: ranks agree by construction */
+	unsigned long n = r->n_todo;
 	MUST_MPI(MPI_Bcast(&r->session, 1, MPI_INT, 0, MPI_COMM_WORLD));
 	MUST_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD));
+	if (r->rank != 0) {
+		r->todo = malloc((n ? n : 1) * sizeof *r->todo);
+		r->owner = malloc((n ? n : 1) * sizeof *r->owner);
+		if (!r->todo || !r->owner)
+			st = sw_fail(err, SW_ENOMEM, "no memory for the to-do list");
+	}
+	if ((st = stage_end(r, SW_STAGE_OPEN, st, err)) != SW_OK)
+		return st;
 	MUST_MPI(MPI_Bcast(r->todo, (int)n, MPI_UINT32_T, 0, MPI_COMM_WORLD));
+	MUST_MPI(MPI_Bcast(r->owner, (int)n, MPI_INT32_T, 0, MPI_COMM_WORLD));
 	r->n_todo = n;
 	return SW_OK;
 }
@@ -446,28 +492,41 @@ static void say_s(char *buf, size_t len, double s)
 		sw_progress_format_duration(buf, len, s);
 }
 
-/* Points of variant v of the job's family j, and their expected seconds. */
-static size_t variant_points(const struct sw_rank_ctx *r, int j, int v, double *expected_s)
+/* Points of variant v of family index fam, and their expected seconds. */
+static size_t variant_points(const struct sw_rank_ctx *r, int fam, int v, double *expected_s)
 {
 	size_t k = 0;
 	*expected_s = 0;
 	for (size_t i = 0; i < r->plan.n; i++)
-		if (r->plan.points[i].family == r->job.families[j].index &&
-		    r->plan.points[i].p.variant == v) {
+		if (r->plan.points[i].family == fam && r->plan.points[i].p.variant == v) {
 			k++;
 			*expected_s += r->cost_s[i];
 		}
 	return k;
 }
 
+/* The job's j-th family (its families, then its calibrate), or -1 for a
+ * calibrate family that families already lists. */
+static int job_family(const struct sw_job *job, int j)
+{
+	if (j < job->n_families)
+		return job->families[j].index;
+	int fam = job->calibrate[j - job->n_families].index;
+	for (int i = 0; i < job->n_families; i++)
+		if (job->families[i].index == fam)
+			return -1;
+	return fam;
+}
+
 static void print_variants(const struct sw_rank_ctx *r)
 {
 	char t[32];
-	for (int j = 0; j < r->job.n_families; j++) {
-		const struct sw_family *f = r->job.families[j].family;
-		for (int v = 0; v < f->n_variants; v++) {
+	for (int j = 0; j < r->job.n_families + r->job.n_calibrate; j++) {
+		int fam = job_family(&r->job, j);
+		const struct sw_family *f = fam < 0 ? NULL : sw_family_at(fam);
+		for (int v = 0; f && v < f->n_variants; v++) {
 			double s;
-			size_t k = variant_points(r, j, v, &s);
+			size_t k = variant_points(r, fam, v, &s);
 			say_s(t, sizeof t, s);
 			if (k)
 				printf("  %-14s %-14s %6zu points, expected %s\n", f->name,
@@ -545,12 +604,26 @@ static void print_points(const struct sw_rank_ctx *r, const int *owner)
 	}
 }
 
+/* Placement and calibration: what a dry run, binding nothing, can say. */
+static void print_placement(const struct sw_rank_ctx *r)
+{
+	size_t cal = 0;
+	for (size_t i = 0; i < r->plan.n; i++)
+		cal += r->plan.points[i].calibration != 0;
+	if (r->placement == SW_PLACE_ONCE && !cal)
+		return;
+	printf("placement %s; %zu calibration point%s, run first on every GPU; the estimate "
+	       "below is for each point once (the classes are known only once ranks bind)\n",
+	       sw_placement_name(r->placement), cal, cal == 1 ? "" : "s");
+}
+
 void sw_setup_print_plan(const struct sw_rank_ctx *r)
 {
 	const char *sched = r->opt->schedule == SW_SCHED_STATIC ? "static" : "dynamic";
 	printf("job %s (%s): backend %s, %d rank%s, schedule %s\n", r->job.name, r->job.path,
 	       r->backend->name, r->size, r->size == 1 ? "" : "s", sched);
 	printf("plan: %zu points, fingerprint %016" PRIx64 "\n", r->plan.n, r->plan.fingerprint);
+	print_placement(r);
 	print_variants(r);
 	int *owner = NULL;
 	if (r->opt->schedule == SW_SCHED_STATIC) {
@@ -583,6 +656,9 @@ void sw_setup_fini(struct sw_rank_ctx *r)
 	r->share_lock_fd = -1;
 	free(r->devices);
 	free(r->todo);
+	free(r->owner);
+	r->owner = NULL;
+	sw_place_fini(&r->place);
 	free(r->cost_s);
 	r->cost_s = NULL;
 	r->devices = NULL;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "run/comm.h"
+#include "run/place.h"
 #include "run/sched.h"
 
 struct worker {
@@ -46,6 +47,7 @@ static void fill_identity(const struct sw_rank_ctx *r, uint32_t index, struct sw
 	rec->plan_index = index;
 	rec->rank = r->rank;
 	rec->session = r->session;
+	rec->calibration = pt->calibration;
 	snprintf(rec->family, sizeof rec->family, "%s", f->name);
 	snprintf(rec->variant, sizeof rec->variant, "%s", f->variants[pt->p.variant].name);
 	snprintf(rec->backend, sizeof rec->backend, "%s", r->backend->name);
@@ -146,21 +148,13 @@ static void drain(struct worker *w)
 		w->ch->ops->record(w->ch->impl, rec);
 }
 
-/* The points a static schedule gives this rank (LPT by expected time, the
- * same on every rank), in to-do order; -1 without memory. */
+/* The points a static schedule gives this rank: its calibration points,
+ * then its part of its group's (LPT by expected time, the same on every
+ * rank), in to-do order; -1 without memory. */
 static long static_share(const struct sw_rank_ctx *r, uint32_t *queue)
 {
-	int *owner = malloc((r->n_todo ? r->n_todo : 1) * sizeof *owner);
-	long n = 0;
-	if (!owner || sw_sched_lpt_todo(r->cost_s, r->todo, r->n_todo, r->size, owner) != SW_OK) {
-		free(owner);
-		return -1;
-	}
-	for (size_t i = 0; i < r->n_todo; i++)
-		if (owner[i] == r->rank)
-			queue[n++] = r->todo[i];
-	free(owner);
-	return n;
+	return sw_place_static_share(&r->place, r->cost_s, r->todo, r->owner, r->n_todo, r->rank,
+				     queue);
 }
 
 struct queue {
