@@ -34,7 +34,7 @@ RULE = (
     "far above one GPU's noise (0.3-0.5% per point on an H200; two runs of one GPU agree "
     "to a median ratio of 1.000), and well short of a GPU at 0.8 of its class's speed. "
     "With two GPUs in a class the median is their mean, so a GPU at 0.8 of the other's "
-    "speed reads 0.89."
+    "speed reads 0.9 (1.125 / 1.25)."
 )
 
 
