@@ -750,10 +750,12 @@ class Report:
         if devs.empty:
             self.add(
                 Para(
-                    "Per-device spread: a point runs once per file, on one rank, so the same "
-                    "point on different GPUs shows only across files. Give several files "
-                    "(`sweep-report a.h5 b.h5 -o DIR`, e.g. one run per node or per month) to see "
-                    "each point's spread over devices and the devices that are outliers."
+                    "Per-device spread across files: none here. Within one file the same point "
+                    "runs on several GPUs only under `placement: every_gpu` or `per_class`, or as "
+                    "a calibration point (section *Fleet* compares those GPUs when it has two of "
+                    "a class). Several files (`sweep-report a.h5 b.h5 -o DIR`, e.g. one run per "
+                    "node or per month) show each point's spread over their devices and the "
+                    "devices that are outliers."
                 )
             )
             return
@@ -821,10 +823,12 @@ class Report:
         )
 
     def fleet(self):
-        """Which GPU is slow: each GPU against its class's median GPU (fleet.RULE)."""
+        """Which GPU is slow: each GPU against its class's median GPU (fleet.RULE),
+        and the noise floor where two ranks shared a GPU."""
         found, notes, floors = [], [], []
         for r in self.runs:
             rows, basis = fleet.fleet_rows(self.every[self.every["file"] == r.label])
+            floors.append(fleet.repeats(rows).assign(file=r.label))
             if rows["uuid"].nunique() < 2:
                 continue
             s = fleet.speeds(rows, r.samples_of)
@@ -835,16 +839,30 @@ class Report:
                 )
                 continue
             found.append(s.assign(file=r.label, basis=basis))
-            floors.append(fleet.repeats(rows).assign(file=r.label))
-        if not found:
+        floor = pd.concat(floors, ignore_index=True)
+        if not found and floor.empty:
             if notes:
                 self.add(Para("**Fleet.** " + " ".join(notes)))
             return
-        s = pd.concat(found, ignore_index=True)
+        self.add(Heading(2, "Fleet: which GPU is slow"))
+        if notes:
+            self.add(Para(" ".join(notes)))
+        if found:
+            self.fleet_table(pd.concat(found, ignore_index=True))
+        for _, f in floor.iterrows():
+            self.add(
+                Para(
+                    f"Noise floor: ranks {f['ranks']} shared GPU `{f['uuid']}`"
+                    + (" (emulated)" if f["emulated"] else "")
+                    + f" and ran each point on it: over {f['points']} points the ratio of their "
+                    f"median times is {f['median']:.4f} in the median, and within "
+                    f"{100 * f['p95']:.2f}% of 1 for 95% of the points."
+                )
+            )
+
+    def fleet_table(self, s):
         several = len(self.runs) > 1
-        emulated = s["emulated"].any()
         self.add(
-            Heading(2, "Fleet: which GPU is slow"),
             Para(
                 f"Each GPU against the median GPU of its device class, on "
                 f"{' / '.join(dict.fromkeys(s['basis']))}. {fleet.RULE}"
@@ -852,7 +870,7 @@ class Report:
                     " **Emulated** GPUs (replay backend, `--replay-devices`) replay times "
                     "recorded elsewhere, scaled by their speed: their figures test the chain, "
                     "they measure no GPU."
-                    if emulated
+                    if s["emulated"].any()
                     else ""
                 )
             ),
@@ -862,8 +880,6 @@ class Report:
             self.add(Bullets([_flag_line(g, several) for _, g in flagged.iterrows()]))
         else:
             self.add(Para(f"No GPU flagged among {len(s)} GPUs compared."))
-        if notes:
-            self.add(Para(" ".join(notes)))
         rows = []
         for _, g in s.iterrows():
             rows.append(
@@ -875,8 +891,8 @@ class Report:
                     g["ranks"],
                     g["uuid"],
                     str(g["points"]),
-                    fmt(g["speed"], 3),
-                    f"{fmt(g['lo'], 3)} - {fmt(g['hi'], 3)}",
+                    f"{g['speed']:.3f}",
+                    f"{g['lo']:.3f} - {g['hi']:.3f}",
                     fmt(g["sm_clock_median"], 4),
                     fmt(g["mem_clock_median"], 4),
                     g["throttle"],
@@ -894,17 +910,6 @@ class Report:
                 "0.8 = takes 1.25x its time), clocks NVML reported, throttle reasons seen.",
             )
         )
-        floor = pd.concat(floors, ignore_index=True)
-        for _, f in floor.iterrows():
-            self.add(
-                Para(
-                    f"Noise floor: ranks {f['ranks']} shared GPU `{f['uuid']}`"
-                    + (" (emulated)" if f["emulated"] else "")
-                    + f" and ran each point on it: over {f['points']} points the ratio of their "
-                    f"median times is {f['median']:.4f} in the median, and within "
-                    f"{100 * f['p95']:.2f}% of 1 for 95% of the points."
-                )
-            )
         self.progress(f"fleet: {len(s)} GPU(s), {len(flagged)} flagged")
 
     def classes(self):

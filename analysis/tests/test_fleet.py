@@ -11,6 +11,7 @@ each GPU's speed, independent noise per sample and per point).
 - a file without the schema-5 columns reads as `once` with derived classes.
 """
 
+import h5py
 import numpy as np
 import pytest
 
@@ -103,10 +104,27 @@ def test_two_gpus_of_a_class(tmp_path):
 def test_one_gpu_no_fleet_section(tmp_path):
     p = multi_gpu_copy(tmp_path / "f.h5", [("H200", 1.0)], "every_gpu")
     md = _report(p, tmp_path / "rep")
-    assert "Fleet" not in md and "Classes:" not in md
+    assert "## Fleet" not in md and "**Fleet.**" not in md and "Classes:" not in md
     p = multi_gpu_copy(tmp_path / "g.h5", [("A", 1.0), ("B", 0.5)], "per_class")
     md = _report(p, tmp_path / "rep2")
     assert "## Fleet" not in md and "g.h5: no device class has two GPUs" in md
+
+
+def test_shared_gpu_noise_floor(tmp_path):
+    """Two ranks on one GPU (--share-gpu, every_gpu): each point twice on one
+    UUID: no GPU to compare, and the noise floor of the two."""
+    p = multi_gpu_copy(tmp_path / "f.h5", [("H200", 1.0), ("H200", 1.0)], "every_gpu")
+    with h5py.File(p, "r+") as f:
+        d = f["devices"][:]
+        d["uuid"][1] = d["uuid"][0]
+        f["devices"][:] = d
+    md = _report(p, tmp_path / "rep")
+    u = _uuids(p)[0]
+    line = next(ln for ln in md.splitlines() if ln.startswith("Noise floor"))
+    assert f"ranks 0,1 shared GPU `{u}`" in line and "over 113 points" in line
+    assert not _flag_lines(md) or not [ln for ln in _flag_lines(md) if u in ln]
+    ratio = float(line.split("median times is ")[1].split()[0])
+    assert ratio == pytest.approx(1.0, abs=0.005)
 
 
 def test_classes_side_by_side(tmp_path):
