@@ -1,4 +1,5 @@
 """sweep-compare A.h5 B.h5: did anything change between two runs?
+sweep-compare FILE.h5 --class A --class B: how does class B differ from A?
 
 Points are matched by point_id and backend (the id hashes family, variant,
 axis values and, for the model, the CC: the same on any machine). For a
@@ -20,10 +21,17 @@ damaged (outside /samples, or not a positive finite time: the file is
 refused, not judged ambiguous), or the files have no point in common
 (nothing compared is an error, not a pass). When fewer than half of either
 file's points are in both, it warns: the verdict covers only part of a run.
+
+With --class twice, the two sides are two device classes of one file
+(/devices' device_class, schema 5; derived in older files): each point's
+row of that class, the median GPU's where several GPUs of the class ran it
+(reader.class_rows). Emulated classes (replay backend) are compared too,
+and the summary says they are emulated.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import numpy as np
@@ -32,7 +40,7 @@ import pandas as pd
 from .cli import ArgumentParser, ToolError, emit, entry
 from .doc import Para, Table, to_markdown
 from .output import atomic_file, check_output
-from .reader import STATUS_NAMES, SweepFileError, latest, read
+from .reader import DEVICE_CLASS, STATUS_NAMES, SweepFileError, class_rows, latest, read
 from .stats import mann_whitney, median_ratio_ci
 from .tables import axes_text, fmt
 
@@ -153,6 +161,29 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
     df.attrs["only_a"] = len(a) - len(j)
     df.attrs["only_b"] = len(b) - len(j)
     return df
+
+
+def classes_of(run) -> list:
+    """The device classes of a file's GPU rows (measured or emulated), sorted."""
+    r = run.all_rows
+    return sorted(set(r[r["backend"] != "model"][DEVICE_CLASS].dropna()))
+
+
+def class_side(run, label):
+    """The run seen as one of its device classes: a copy whose rows are that
+    class's, one per point (reader.class_rows), replay rows included.
+    Raises ToolError naming the file's classes when it has no such class."""
+    known = classes_of(run)
+    if label not in known:
+        raise ToolError(
+            f"{run.path}: no device class {label!r}; its classes: "
+            + (", ".join(repr(c) for c in known) or "none (no GPU rows)")
+        )
+    rows = run.all_rows
+    rows = class_rows(rows[rows[DEVICE_CLASS] == label], run.placement)
+    return dataclasses.replace(
+        run, rows=rows.reset_index(drop=True), path=f"{run.path} [class {label}]"
+    )
 
 
 def nothing_compared(df, ra, rb) -> str:
@@ -277,6 +308,12 @@ def summary(df, ra, rb, threshold, alpha) -> list:
     warning = coverage_warning(df)
     if warning:
         lines.append("Warning: " + warning)
+    emulated = [name for name, r in (("A", ra), ("B", rb)) if (r.rows["backend"] == "replay").any()]
+    if emulated:
+        lines.append(
+            f"Emulated: {' and '.join(emulated)} replay(s) times recorded elsewhere, scaled by "
+            "the emulated GPU's speed (replay backend): a test of the chain, not a measurement."
+        )
     if len(df):
         da, db = set(df["device_a"]), set(df["device_b"])
         if da != db:
@@ -307,13 +344,24 @@ def _parser():
     ap = ArgumentParser(
         prog=TOOL,
         description="Compare two sweep result files point by point, using the raw "
-        "samples. Exit status: 0 nothing regressed, 1 a point is slower beyond the threshold "
+        "samples; or, with --class A --class B, two device classes of one file (class B "
+        "judged against class A, each point's median GPU of the class). Exit status: 0 "
+        "nothing regressed, 1 a point is slower beyond the threshold "
         "or broken, 2 a file could not be read or its samples are damaged, a bad argument, "
         "no point in common (nothing compared), or stdout closed before the end. Fewer than "
         "half of either file's points compared: a warning.",
     )
     ap.add_argument("a", metavar="A.h5", help="the baseline (e.g. last month's run)")
-    ap.add_argument("b", metavar="B.h5", help="the run to judge")
+    ap.add_argument("b", metavar="B.h5", nargs="?", help="the run to judge (not with --class)")
+    ap.add_argument(
+        "--class",
+        dest="classes",
+        action="append",
+        metavar="CLASS",
+        help="give twice, with one file: compare device class B (the second) against "
+        "class A (the first) of A.h5, e.g. --class 'NVIDIA A100' --class 'NVIDIA H100' "
+        "(the names are /devices' device_class; an unknown name lists the file's)",
+    )
     ap.add_argument(
         "--threshold",
         type=float,
@@ -329,15 +377,33 @@ def _parser():
     return ap
 
 
+def _inputs(a) -> list:
+    """The files the arguments name: two, or one with --class twice."""
+    if a.classes is None:
+        if a.b is None:
+            raise ToolError("give two files (A.h5 B.h5), or one file and --class A --class B")
+        return [a.a, a.b]
+    if len(a.classes) != 2 or a.b is not None:
+        raise ToolError("--class: give one file and --class twice (--class A --class B)")
+    if a.classes[0] == a.classes[1]:
+        raise ToolError(f"--class: the two classes are the same ({a.classes[0]!r})")
+    return [a.a]
+
+
 @entry(TOOL)
 def main(argv=None):
     a = _parser().parse_args(argv)
     if not 0 < a.threshold < 1000 or not 0 < a.alpha < 0.5:
         raise ToolError("--threshold must be a percentage > 0 and --alpha in (0, 0.5)")
     t = a.threshold / 100
+    inputs = _inputs(a)
     if a.md:  # before reading: a refused output costs nothing
-        check_output(a.md, [a.a, a.b])
-    ra, rb = read(a.a), read(a.b)
+        check_output(a.md, inputs)
+    if a.classes:
+        run = read(a.a)
+        ra, rb = class_side(run, a.classes[0]), class_side(run, a.classes[1])
+    else:
+        ra, rb = read(a.a), read(a.b)
     df = compare(ra, rb, t, a.alpha)
     error = nothing_compared(df, ra, rb)
     if error:
@@ -345,7 +411,7 @@ def main(argv=None):
     lines = summary(df, ra, rb, t, a.alpha)
     table = _table(df[df["class"] != "same"] if a.changes and len(df) else df)
     if a.md:
-        with atomic_file(a.md, inputs=[a.a, a.b]) as fh:
+        with atomic_file(a.md, inputs=inputs) as fh:
             fh.write(to_markdown([Para("# sweep-compare\n\n" + "\n\n".join(lines)), table]))
     emit(_text_table(table) + "\n\n" + "\n".join(lines) + "\n")
     warning = coverage_warning(df)

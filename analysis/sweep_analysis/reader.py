@@ -6,7 +6,10 @@ attributes, the /devices and /measurements tables as DataFrames with their
 fixed-length strings decoded, the raw samples, the units of every column,
 the /metrics table of a file made with --metrics (empty otherwise), and
 /sessions (one row per new, resume or extend session; empty in files older
-than schema 3).
+than schema 3). Schema 5 adds placement: the `placement` root attribute, a
+`calibration` column of /measurements and a `device_class` column of
+/devices; older files read as `once`, no calibration rows and classes
+derived from (name, CC, memory) as the writer derives them.
 Unwritten fill rows (status -1) are dropped here, so no caller sees them.
 A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
@@ -30,11 +33,19 @@ import pandas as pd
 from .cli import CHILD_ENV, ToolError
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
-SCHEMA_VERSION = 4  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 5  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 # From schema 4 on /measurements names its axis columns in this attribute (an
 # array of strings); older files' axes are found by elimination (_old_axes).
 AXES_ATTR = "axis_columns"
 AXES_ATTR_SCHEMA = 4
+
+# Schema 5 on: where points ran (root attribute; older files: "once"), the
+# calibration flag of a row (1: a calibration point, run on every GPU; older
+# files: 0) and the device class of a /devices row (older files: derived).
+PLACEMENT_ATTR = "placement"
+PLACEMENTS = ("once", "per_class", "every_gpu")
+CALIBRATION = "calibration"
+DEVICE_CLASS = "device_class"
 
 # /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
 METRIC_COLUMNS = ("point_id", "name", "value", "unit")
@@ -150,6 +161,10 @@ class Run:
     samples: np.ndarray
     units: dict  # column -> units, of /measurements and /devices
     axes: list  # axis column names, in file order
+    # every row of every backend but fill rows, replay rows included, with
+    # the same device columns: the fleet and class sections and compare --class
+    # (which say "emulated" for replay rows) read it; nothing else does
+    all_rows: pd.DataFrame = field(default_factory=pd.DataFrame)
     fill_rows: int = 0  # status -1 rows dropped
     replay_rows: int = 0  # rows of the replay backend dropped: no measurements
     label: str = ""  # short name for tables: the file name
@@ -165,6 +180,11 @@ class Run:
     @property
     def closed_cleanly(self) -> bool:
         return "end_time" in self.attrs
+
+    @property
+    def placement(self) -> str:
+        """once, per_class or every_gpu: once in files before schema 5."""
+        return str(self.attrs.get(PLACEMENT_ATTR, "once"))
 
     @property
     def backend(self) -> str:
@@ -250,7 +270,7 @@ def open_regular(path) -> int:
 
 STRING_COLUMNS = frozenset(
     ("family", "variant", "backend", "message", "check_mode", "counter_note")
-    + ("host", "pci_bus_id", "uuid", "name", "visible_devices")
+    + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS)
     + ("mode", "start_time", "unit")  # /sessions, /metrics
 )
 VLEN_COLUMNS = frozenset(("tool_version", "job_text"))  # /sessions: variable-length strings
@@ -427,10 +447,11 @@ def _read(path) -> Run:
     absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in rows.columns]
     for c in absent:
         rows[c] = np.nan
+    if CALIBRATION not in rows.columns:
+        rows[CALIBRATION] = 0
     fill = int((rows["status"] < 0).sum())
     replayed = int((rows["backend"] == "replay").sum())
-    # replay rows (a test instrument) are never presented as measurements
-    rows = rows[(rows["status"] >= 0) & (rows["backend"] != "replay")].reset_index(drop=True)
+    rows = rows[rows["status"] >= 0].reset_index(drop=True)
 
     run = Run(
         path=path,
@@ -449,13 +470,15 @@ def _read(path) -> Run:
     if sessions is not None:
         run.sessions = sessions
     _join_devices(run)
+    # replay rows (a test instrument) are never presented as measurements
+    run.rows = run.all_rows[run.all_rows["backend"] != "replay"].reset_index(drop=True)
     _add_notes(run)
     return run
 
 
 def _old_axes(rows) -> list:
     """Before schema 4: the int64 columns outside the reader's lists."""
-    known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS)
+    known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS) | {CALIBRATION}
     return [c for c in rows.columns if c not in known and rows[c].dtype == np.int64]
 
 
@@ -540,9 +563,33 @@ def _add_notes(run: Run):
         )
 
 
+def class_labels(devices: pd.DataFrame) -> pd.Series:
+    """Each /devices row's device class: the file's `device_class` where it
+    has one (schema 5), else derived as the writer derives it: a GPU model is
+    (name, CC, memory), labelled by its name unless two models of the file
+    share it, then "name CC x.y, N GiB". Model-backend rows: "model"."""
+    model = devices["backend"] == "model"
+    given = devices.get(DEVICE_CLASS)
+    keys = devices[["name", "cc", "mem_bytes"]][~model].drop_duplicates()
+    shared = set(keys["name"][keys["name"].duplicated()])
+    out = []
+    for i, d in devices.iterrows():
+        if model[i]:
+            out.append("model")
+        elif given is not None and given[i]:
+            out.append(str(given[i]))
+        elif d["name"] in shared:
+            out.append(f"{d['name']} CC {cc_text(d['cc'])}, {d['mem_bytes'] / 2**30:.0f} GiB")
+        else:
+            out.append(str(d["name"]))
+    return pd.Series(out, index=devices.index, dtype=object)
+
+
 def _join_devices(run: Run):
-    """Add the columns of each row's /devices row (by rank and session)."""
-    d = run.devices.drop_duplicates(["rank", "session"], keep="last")
+    """Add the columns of each row's /devices row (by rank and session) to
+    every row (run.all_rows)."""
+    d = run.devices.drop_duplicates(["rank", "session"], keep="last").copy()
+    d[DEVICE_CLASS] = class_labels(d) if len(d) else pd.Series(dtype=object)
     keep = {
         "host": "host",
         "uuid": "uuid",
@@ -550,15 +597,21 @@ def _join_devices(run: Run):
         "peak_gbps": "peak_gbps",
         "sm_count": "sm_count",
         "pci_bus_id": "pci_bus_id",
+        DEVICE_CLASS: DEVICE_CLASS,
     }
     d = d[["rank", "session", *keep]].rename(columns=keep)
     rows = run.rows.merge(d, on=["rank", "session"], how="left")
     model = rows["backend"] == "model"
     name = rows["device_name"].fillna("unknown device").astype(str)
+    cls = rows[DEVICE_CLASS].fillna(name).astype(str)
+    rows[DEVICE_CLASS] = np.where(model, "model", cls)
+    # a class whose label is not its name (two models share the name) is named by its label
+    name = np.where(cls != name, cls, name)
     cc = rows["cc"].map(cc_text).astype(str)  # str even with no rows (a sweep just started)
-    rows["device"] = np.where(model, "model CC " + cc, name + " (CC " + cc + ")")
+    emulated = np.where(rows["backend"] == "replay", ", emulated", "")
+    rows["device"] = np.where(model, "model CC " + cc, name + " (CC " + cc + emulated + ")")
     rows["file"] = run.label
-    run.rows = rows
+    run.all_rows = rows
 
 
 def cc_text(cc) -> str:
@@ -572,3 +625,42 @@ def latest(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.sort_values("session", kind="stable").drop_duplicates(
         ["point_id", "backend"], keep="last"
     )
+
+
+def latest_per_gpu(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per point, backend and GPU (UUID and rank: two ranks sharing
+    a GPU each keep theirs): the one of the latest session. Model rows have
+    no GPU: one per point and backend."""
+    gpu = rows["backend"] != "model"
+    r = rows.assign(
+        _uuid=np.where(gpu, rows["uuid"].fillna("").astype(str), ""),
+        _rank=np.where(gpu, rows["rank"], -1),
+    )
+    r = r.sort_values("session", kind="stable").drop_duplicates(
+        ["point_id", "backend", "_uuid", "_rank"], keep="last"
+    )
+    return r.drop(columns=["_uuid", "_rank"])
+
+
+def class_rows(rows: pd.DataFrame, placement: str = "once") -> pd.DataFrame:
+    """One row per point, backend and device class: what a table of a
+    class's figures shows. Rows of a point that ran once (placement `once`,
+    not a calibration point, or a model row) keep the latest session's, as
+    `latest` does. A point that ran on several GPUs of a class (every_gpu, a
+    calibration point) is shown by its median GPU's row (by median time, the
+    lower middle of an even count; ok rows before the others), so the figure
+    shown is one GPU's real measurement with its own samples."""
+    once = (rows["backend"] == "model") | ((rows[CALIBRATION] == 0) & (placement == "once"))
+    kept = [latest(rows[once])]
+    many = latest_per_gpu(rows[~once])
+    if len(many):
+        bad = (many["status"] != 0).astype(int)
+        keys = ["point_id", "backend", DEVICE_CLASS]
+        m = many.assign(_bad=bad, _t=many["median_ns"].fillna(np.inf))
+        m = m.sort_values([*keys, "_bad", "_t"], kind="stable")
+        g = m.groupby(keys, sort=False, dropna=False)
+        size = g["_bad"].transform("size")
+        n_ok = size - g["_bad"].transform("sum")
+        pick = np.where(n_ok > 0, (n_ok - 1) // 2, size - 1)
+        kept.append(m[g.cumcount().to_numpy() == pick].drop(columns=["_bad", "_t"]))
+    return pd.concat(kept).sort_index(kind="stable")

@@ -22,11 +22,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import __version__, claims, counters, figures, modelgap
+from . import __version__, claims, counters, figures, fleet, modelgap
 from .cli import ArgumentParser, emit, entry
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import atomic_dir, check_output
-from .reader import STATUS_NAMES, cc_text, latest, read
+from .reader import DEVICE_CLASS, STATUS_NAMES, cc_text, class_rows, latest_per_gpu, read
 from .stats import median_ci
 from .tables import (
     at_point,
@@ -66,11 +66,19 @@ class Report:
         self.units = {}
         for r in runs:
             self.units.update(r.units)
-        rows = pd.concat([latest(r.rows) for r in runs], ignore_index=True)
         self.axes = list(dict.fromkeys(a for r in runs for a in r.axes))
+        # measured and model rows, one per point and device class (reader.class_rows)
+        self.rows = self._ordered([class_rows(r.rows, r.placement) for r in runs])
+        # every GPU's latest row of each point, replay rows included: the fleet
+        # and class sections (which say "emulated") and the per-rank clocks
+        self.every = self._ordered([latest_per_gpu(r.all_rows) for r in runs])
+        self.classes_rows = self._ordered([class_rows(r.all_rows, r.placement) for r in runs])
+
+    def _ordered(self, parts):
+        rows = pd.concat(parts, ignore_index=True)
         for a in self.axes:  # a file made with fewer families lacks some axis columns
             rows[a] = rows[a].fillna(-1).astype(np.int64)
-        self.rows = rows.sort_values(["file", "plan_index"], kind="stable").reset_index(drop=True)
+        return rows.sort_values(["file", "plan_index"], kind="stable").reset_index(drop=True)
 
     # -- helpers ------------------------------------------------------------
     def add(self, *blocks):
@@ -128,7 +136,9 @@ class Report:
                         str(d["rank"]),
                         str(d["session"]),
                         d["host"],
-                        "model backend" if model else d["name"],
+                        "model backend"
+                        if model
+                        else d["name"] + (" (emulated)" if d["backend"] == "replay" else ""),
                         "-" if model else cc_text(d["cc"]),
                         "-" if model else str(d["sm_count"]),
                         "-" if model else fmt(d["peak_gbps"], 4),
@@ -687,7 +697,7 @@ class Report:
 
     def clocks_per_rank(self):
         """Per rank the clocks NVML reported and the throttle reasons seen."""
-        clocks = flag_ranks(rank_clocks(self.rows))
+        clocks = flag_ranks(rank_clocks(self.every))
         if clocks.empty:
             self.add(Para("No measured rows: clocks are recorded only when a GPU runs the points."))
             return
@@ -740,10 +750,12 @@ class Report:
         if devs.empty:
             self.add(
                 Para(
-                    "Per-device spread: a point runs once per file, on one rank, so the same "
-                    "point on different GPUs shows only across files. Give several files "
-                    "(`sweep-report a.h5 b.h5 -o DIR`, e.g. one run per node or per month) to see "
-                    "each point's spread over devices and the devices that are outliers."
+                    "Per-device spread across files: none here. Within one file the same point "
+                    "runs on several GPUs only under `placement: every_gpu` or `per_class`, or as "
+                    "a calibration point (section *Fleet* compares those GPUs when it has two of "
+                    "a class). Several files (`sweep-report a.h5 b.h5 -o DIR`, e.g. one run per "
+                    "node or per month) show each point's spread over their devices and the "
+                    "devices that are outliers."
                 )
             )
             return
@@ -810,6 +822,193 @@ class Report:
             )
         )
 
+    def fleet(self):
+        """Which GPU is slow: each GPU against its class's median GPU (fleet.RULE),
+        and the noise floor where two ranks shared a GPU."""
+        found, notes, floors = [], [], []
+        for r in self.runs:
+            rows, basis = fleet.fleet_rows(self.every[self.every["file"] == r.label])
+            floors.append(fleet.repeats(rows).assign(file=r.label))
+            if rows["uuid"].nunique() < 2:
+                continue
+            s = fleet.speeds(rows, r.samples_of)
+            if s.empty:
+                notes.append(
+                    f"{r.label}: no device class has two GPUs that ran the same points, so no "
+                    "GPU is compared with another."
+                )
+                continue
+            found.append(s.assign(file=r.label, basis=basis))
+        floor = pd.concat(floors, ignore_index=True)
+        if not found and floor.empty:
+            if notes:
+                self.add(Para("**Fleet.** " + " ".join(notes)))
+            return
+        self.add(Heading(2, "Fleet: which GPU is slow"))
+        if notes:
+            self.add(Para(" ".join(notes)))
+        if found:
+            self.fleet_table(pd.concat(found, ignore_index=True))
+        for _, f in floor.iterrows():
+            self.add(
+                Para(
+                    f"Noise floor: ranks {f['ranks']} shared GPU `{f['uuid']}`"
+                    + (" (emulated)" if f["emulated"] else "")
+                    + f" and ran each point on it: over {f['points']} points the ratio of their "
+                    f"median times is {f['median']:.4f} in the median, and within "
+                    f"{100 * f['p95']:.2f}% of 1 for 95% of the points."
+                )
+            )
+
+    def fleet_table(self, s):
+        several = len(self.runs) > 1
+        self.add(
+            Para(
+                f"Each GPU against the median GPU of its device class, on "
+                f"{' / '.join(dict.fromkeys(s['basis']))}. {fleet.RULE}"
+                + (
+                    " **Emulated** GPUs (replay backend, `--replay-devices`) replay times "
+                    "recorded elsewhere, scaled by their speed: their figures test the chain, "
+                    "they measure no GPU."
+                    if s["emulated"].any()
+                    else ""
+                )
+            ),
+        )
+        flagged = s[s["flagged"]]
+        if len(flagged):
+            self.add(Bullets([_flag_line(g, several) for _, g in flagged.iterrows()]))
+        else:
+            self.add(Para(f"No GPU flagged among {len(s)} GPUs compared."))
+        rows = []
+        for _, g in s.iterrows():
+            rows.append(
+                [
+                    g["class"]
+                    + (" (emulated)" if g["emulated"] else "")
+                    + (f", {g['file']}" if several else ""),
+                    g["host"],
+                    g["ranks"],
+                    g["uuid"],
+                    str(g["points"]),
+                    f"{g['speed']:.3f}",
+                    f"{g['lo']:.3f} - {g['hi']:.3f}",
+                    fmt(g["sm_clock_median"], 4),
+                    fmt(g["mem_clock_median"], 4),
+                    g["throttle"],
+                    _verdict(g),
+                ]
+            )
+        self.add(
+            Table(
+                ["class", "host", "rank", "UUID", "points", "speed", "99% interval"]
+                + ["SM clock MHz", "memory clock MHz", "throttle reasons", "verdict"],
+                rows,
+                right={4, 5, 6, 7, 8},
+                classes={(i, 10): "differs" for i in range(len(s)) if s["flagged"].iloc[i]},
+                caption="Per GPU: speed relative to its class's median GPU (1 = the median; "
+                "0.8 = takes 1.25x its time), clocks NVML reported, throttle reasons seen.",
+            )
+        )
+        self.progress(f"fleet: {len(s)} GPU(s), {len(flagged)} flagged")
+
+    def classes(self):
+        """Per family the device classes side by side: figures, ratios to each
+        class's own reference rows, the model's bound for each class's CC."""
+        rows = self.classes_rows
+        rows = rows[rows["backend"].isin(["cuda", "replay"]) & (rows["status"] == 0)]
+        per_file = rows.groupby("file")[DEVICE_CLASS].nunique()
+        if not (per_file > 1).any():
+            return
+        rows = rows[rows["file"].isin(per_file[per_file > 1].index)]
+        self.add(Heading(2, "Classes: how the architectures differ"))
+        legend = []
+        for (f, cls), g in rows.groupby(["file", DEVICE_CLASS], sort=False):
+            n = g["uuid"].nunique()
+            legend.append(
+                f"**{cls}**: {g['device'].iloc[0]}, {n} GPU(s)"
+                + (f", {f}" if len(per_file) > 1 else "")
+            )
+        self.add(
+            Para(
+                "The same points on each device class of the run: each class's throughput, "
+                "its ratio to the family's reference variant measured on that class at the same "
+                "sizes (x ref), and the model's bound for that class's CC (useful work over "
+                "`model_time_bound_ns`: the moved bytes the model predicts for the CC at the "
+                "GPU's theoretical peak) beside what was measured there (% of bound). A class "
+                "that ran a point on several GPUs shows its median GPU's row. Emulated classes "
+                "replay recorded times scaled by their speed: they test the chain and measure "
+                "no GPU."
+            ),
+            Bullets(legend),
+        )
+        for _, fr in rows.groupby("file", sort=False):
+            self.classes_of_file(fr)
+
+    def classes_of_file(self, rows):
+        classes = list(dict.fromkeys(rows.sort_values(DEVICE_CLASS)[DEVICE_CLASS]))
+        summary = []
+        for fam in dict.fromkeys(rows["family"]):
+            f = rows[rows["family"] == fam].copy()
+            col, units = metric(f)
+            ratios = reference_ratios(f, self.axes, col)
+            ref = ratios.columns[0] if len(ratios.columns) else None
+            f["x_ref"] = ratios[ref] if ref else np.nan
+            f["bound"] = f[col] * f["median_ns"] / f["model_time_bound_ns"]
+            f["of_bound"] = f[col] / f["bound"]
+            f["point"] = [axes_text(r, self.axes) for _, r in f.iterrows()]
+            shared = f.groupby(["variant", "point"])[DEVICE_CLASS].transform("nunique") > 1
+            f = f[shared]
+            if f.empty:
+                continue
+            detail = []
+            for (v, pt), g in f.sort_values("plan_index").groupby(["variant", "point"], sort=False):
+                by = {r[DEVICE_CLASS]: r for _, r in g.iterrows()}
+                cells = [v, pt]
+                for c in classes:
+                    r = by.get(c)
+                    cells += (
+                        [fmt(r[col]), fmt(r["x_ref"], 3), fmt(r["bound"]), _pct(r["of_bound"])]
+                        if r is not None
+                        else ["-"] * 4
+                    )
+                detail.append(cells)
+            for v in variant_order(f):
+                fv = f[f["variant"] == v]
+                cells = [fam, v]
+                for c in classes:
+                    g = fv[fv[DEVICE_CLASS] == c]
+                    cells += [fmt(g["x_ref"].median(), 3), _pct(g["of_bound"].median())]
+                summary.append(cells)
+            heads = [
+                h
+                for c in classes
+                for h in (f"{c} {units}", f"{c} x {ref or 'ref'}", f"{c} model", f"{c} % of model")
+            ]
+            self.add(
+                Table(
+                    ["variant", "point", *heads],
+                    detail,
+                    right=set(range(2, 2 + len(heads))),
+                    caption=f"{fam} per class: {units}, ratio to {ref or 'no reference'} on the "
+                    f"same class, the model's bound ({units}) for the class's CC and the "
+                    "measured share of it",
+                    folded=len(detail) > 12,
+                )
+            )
+        if summary:
+            self.add(
+                Table(
+                    ["family", "variant"]
+                    + [h for c in classes for h in (f"{c} x ref", f"{c} % of model")],
+                    summary,
+                    right=set(range(2, 2 + 2 * len(classes))),
+                    caption="Per variant, the median over the points all classes ran: ratio to "
+                    "the family's reference on the same class, and the measured share of the "
+                    "model's bound for the class's CC",
+                )
+            )
+
     def footer(self):
         self.add(Heading(2, "About this report"))
         made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -826,9 +1025,11 @@ class Report:
     def build(self):
         self.header()
         self.devices()
+        self.fleet()
         self.claims()
         self.intervals_and_gaps()
         self.families()
+        self.classes()
         self.cross_arch()
         self.model_gaps()
         self.hardware_counters()
@@ -836,6 +1037,37 @@ class Report:
         self.ranks()
         self.footer()
         return self.blocks
+
+
+def _flag_line(g, several) -> str:
+    """A flagged GPU, one line: the word, its full UUID, host, rank, clocks, throttle reasons."""
+    return (
+        f"**flagged**: GPU `{g['uuid']}`"
+        + (" (**emulated**)" if g["emulated"] else "")
+        + f" of class {g['class']}"
+        + (f" in {g['file']}" if several else "")
+        + f", host {g['host']}, rank {g['ranks']}: speed {g['speed']:.3f} of its class's "
+        f"median GPU (99% interval {g['lo']:.3f} - {g['hi']:.3f}) over {g['points']} point(s); "
+        f"SM clock {fmt(g['sm_clock_median'], 4)} MHz, memory clock "
+        f"{fmt(g['mem_clock_median'], 4)} MHz, throttle reasons: {g['throttle']}"
+    )
+
+
+def _verdict(g) -> str:
+    """The fleet table's verdict; only a flagged GPU's holds the word."""
+    if g["flagged"]:
+        v = "flagged"
+    elif g["hi"] < 1:
+        v = f"slower, not surely by {fleet.THRESHOLD:.0%}"
+    elif g["lo"] > 1:
+        v = "faster"
+    else:
+        v = "as its class"
+    return v + ("; throttled" if g["slowdown"] else "")
+
+
+def _pct(v) -> str:
+    return f"{100 * v:.0f}%" if v is not None and np.isfinite(v) else "-"
 
 
 def _claims_line(verdicts) -> str:
@@ -954,6 +1186,7 @@ def make_report(paths, outdir, force=False, progress=lambda s: None):
         if labels.count(r.label) > 1:
             r.label = f"{i + 1}:{r.label}"
             r.rows["file"] = r.label
+            r.all_rows["file"] = r.label
     with atomic_dir(outdir, force=force, inputs=paths) as tmp:
         os.mkdir(os.path.join(tmp, "figures"))
         rep = Report(runs, tmp, progress)

@@ -172,3 +172,106 @@ def slowed_copy(src, dst, factor=1.10):
             m[c] /= factor
         f["measurements"][:] = m
     return str(dst)
+
+
+SEEDS4 = os.path.join(SOURCE, "docs", "results", "h200-check-2b86d9f", "seeds-gpu-1.h5")
+
+
+def _gpu_devices(dev, gpus, emulated, class_column, seed):
+    """/devices of multi_gpu_copy: one row per rank, copied from dev's first."""
+    ddt = [(k, dev.dtype[k]) for k in dev.dtype.names]
+    devs = np.zeros(len(gpus), dtype=ddt + ([("device_class", "S64")] if class_column else []))
+    for i, (c, _) in enumerate(gpus):
+        for k in dev.dtype.names:
+            devs[k][i] = dev[k][0]
+        devs["rank"][i], devs["local_rank"][i], devs["device_index"][i] = i, i, i
+        devs["name"][i] = c.encode()
+        devs["cc"][i] = dev["cc"][0] if c == gpus[0][0] else 80
+        devs["uuid"][i] = f"{'EMU' if emulated else 'GPU'}-{i:08x}-{c}-7e57-{seed:012x}".encode()
+        devs["host"][i] = f"node{i // 2}".encode()
+        devs["backend"][i] = b"replay" if emulated else devs["backend"][i]
+        if class_column:
+            devs["device_class"][i] = c.encode()
+    return devs
+
+
+def _gpu_row(r, mdt, g, gpus, cal, emulated):
+    """One rank's copy of measurement row r, its samples not yet set."""
+    row = np.zeros(1, dtype=mdt)[0]
+    for k in r.dtype.names:
+        row[k] = r[k]
+    row["rank"], row["calibration"] = g, int(cal)
+    if emulated and r["backend"] == b"cuda":
+        row["backend"] = b"replay"
+    if row["cc"] != 0 and gpus[g][0] != gpus[0][0]:
+        row["cc"] = 80
+    return row
+
+
+def _ranks_of(j, cal, placement, gpus):
+    if cal or placement == "every_gpu":
+        return range(len(gpus))
+    if placement == "per_class":
+        return sorted({c: i for i, (c, _) in reversed(list(enumerate(gpus)))}.values())
+    return [j % len(gpus)]
+
+
+def multi_gpu_copy(
+    dst,
+    gpus,
+    placement="every_gpu",
+    calibrate=None,
+    emulated=False,
+    noise=0.004,
+    seed=0,
+    src=SEEDS4,
+    class_column=True,
+):
+    """A schema-5 file as a run over several GPUs writes it, made from a real
+    one-GPU file (seeds-gpu-1.h5, schema 4, one H200): gpus is a list of
+    (class name, speed), one per rank; each GPU gets a /devices row of its own
+    (its class as name, a UUID of its own; CC 8.0 for a class other than the
+    first) and its rows the recorded samples / speed, times independent noise
+    of `noise` per sample and per point (the H200's noise floor is 0.3-0.5% per
+    point). placement: every_gpu (each point on every rank), per_class (on the
+    first rank of each class) or once (rank i % n). calibrate(row) -> bool
+    marks calibration points: on every rank, calibration = 1. emulated: the
+    replay backend (/devices and rows), EMU- UUIDs. class_column=False leaves
+    /devices without device_class (the reader derives it)."""
+    rng = np.random.default_rng(seed)
+    with h5py.File(src, "r") as f:
+        m, dev, s = f["measurements"][:], f["devices"][:], f["samples"][:]
+        attrs = dict(f.attrs)
+        mattrs, dattrs = dict(f["measurements"].attrs), dict(f["devices"].attrs)
+    devs = _gpu_devices(dev, gpus, emulated, class_column, seed)
+    mdt = [(k, m.dtype[k]) for k in m.dtype.names] + [("calibration", "<i4")]
+    rows, samples, n_s = [], [], 0
+    for j, r in enumerate(m):
+        cal = bool(calibrate(r)) if calibrate else False
+        for g in _ranks_of(j, cal, placement, gpus):
+            row = _gpu_row(r, mdt, g, gpus, cal, emulated)
+            n, o = int(r["n_samples"]), int(r["sample_offset"])
+            if n > 0:
+                x = s[o : o + n] / gpus[g][1]
+                x = x * (1 + rng.normal(0, noise)) * (1 + rng.normal(0, noise, n))
+                row["sample_offset"], row["median_ns"] = n_s, np.median(x)
+                row["min_ns"], row["mean_ns"] = x.min(), x.mean()
+                row["gbps"] = r["useful_bytes"] / row["median_ns"]
+                row["gflops"] = r["flops"] / row["median_ns"]
+                samples.append(x)
+                n_s += n
+            rows.append(row)
+    with h5py.File(dst, "w") as f:
+        for k, v in attrs.items():
+            f.attrs[k] = v
+        f.attrs["schema_version"] = np.int32(5)
+        f.attrs["placement"] = placement
+        f.attrs["mpi_size"] = np.int32(len(gpus))
+        meas = np.array(rows, dtype=mdt)
+        for name, data, at in (("measurements", meas, mattrs), ("devices", devs, dattrs)):
+            ds = f.create_dataset(name, data=data, maxshape=(None,), chunks=True)
+            for k, v in at.items():
+                ds.attrs[k] = v
+        all_s = np.concatenate(samples) if samples else np.empty(0)
+        f.create_dataset("samples", data=all_s, maxshape=(None,), chunks=True)
+    return str(dst)

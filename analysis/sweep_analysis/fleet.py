@@ -1,0 +1,157 @@
+"""Which GPU of a run is slow: each GPU's speed relative to the median GPU
+of its device class, on the points every GPU of the class ran (the
+calibration points where the file has them), with a bootstrap interval from
+the raw samples, and the flag (RULE). Also the noise floor seen where two
+ranks shared one GPU and so ran each point twice on it.
+Pure functions over a Run's rows (replay rows included: the report says
+"emulated" for them); no plotting, no printing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .reader import CALIBRATION, DEVICE_CLASS
+from .stats import bootstrap_medians
+from .tables import SLOWDOWN_MASK, throttle_text
+
+THRESHOLD = 0.05  # flagged: surely slower than this under the class's median GPU
+LEVEL = 0.99  # the interval's level
+RESAMPLES = 1000
+MIN_RESAMPLES = 200
+MAX_DRAWS = 10_000_000  # rounds x GPUs x points of one class, to bound time and memory
+
+RULE = (
+    "Per point, each GPU's median time (over its raw samples) is compared with the median "
+    "GPU's at that point: speed = median over GPUs of the class / this GPU's time (below 1: "
+    "slower). A GPU's speed is the median of that over the points. Its "
+    f"{LEVEL:.0%} interval is a bootstrap ({RESAMPLES} rounds; at least {MIN_RESAMPLES} "
+    "for classes of many GPUs and points): each round redraws every row's raw samples and "
+    "the points, both with replacement, and recomputes every median. "
+    f"A GPU is **flagged** when the whole interval lies more than {THRESHOLD:.0%} under 1, "
+    f"that is, it is surely slower than its class's median GPU by more than {THRESHOLD:.0%}: "
+    "far above one GPU's noise (0.3-0.5% per point on an H200; two runs of one GPU agree "
+    "to a median ratio of 1.000), and well short of a GPU at 0.8 of its class's speed. "
+    "With two GPUs in a class the median is their mean, so a GPU at 0.8 of the other's "
+    "speed reads 0.9 (1.125 / 1.25)."
+)
+
+
+def _gpu_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows the fleet compares: ok, timed, on a GPU (measured or emulated)."""
+    m = rows[
+        rows["backend"].isin(["cuda", "replay"])
+        & (rows["status"] == 0)
+        & (rows["n_samples"] > 0)
+        & rows["uuid"].fillna("").astype(bool)
+    ]
+    return m
+
+
+def fleet_rows(rows: pd.DataFrame) -> tuple:
+    """(rows, basis) of one file: its calibration rows when it has any, else
+    every GPU row; basis says which, for the report."""
+    m = _gpu_rows(rows)
+    cal = m[m[CALIBRATION] == 1]
+    if len(cal):
+        return cal, "calibration points"
+    return m, "the points the GPUs of a class share"
+
+
+def speeds(rows: pd.DataFrame, samples_of, resamples=RESAMPLES, level=LEVEL, seed=0):
+    """Per GPU (UUID) of a class with at least two GPUs: its speed relative to
+    the class's median GPU over the points of the class that two or more of
+    its GPUs ran, the interval and the flag. rows: one file's fleet rows
+    (fleet_rows); samples_of(row) -> its raw samples. Returns a DataFrame
+    sorted by class and speed (empty when no class has two GPUs)."""
+    out = []
+    rng = np.random.default_rng(seed)
+    for cls, c in rows.groupby(DEVICE_CLASS, sort=True):
+        per_pt = c.groupby("point_id")["uuid"].nunique()
+        c = c[c["point_id"].isin(per_pt[per_pt > 1].index)]
+        uuids = sorted(c["uuid"].unique())
+        if len(uuids) < 2:
+            continue
+        points = sorted(c["point_id"].unique())
+        gi = {u: i for i, u in enumerate(uuids)}
+        pi = {p: i for i, p in enumerate(points)}
+        pooled = {}
+        for _, r in c.iterrows():
+            pooled.setdefault((gi[r["uuid"]], pi[r["point_id"]]), []).append(samples_of(r))
+        keys = [k for k, v in pooled.items() if sum(map(len, v))]
+        if not keys:
+            continue
+        cells = [np.concatenate(pooled[k]) for k in keys]
+        # a big fleet without calibration points (every point, every GPU) takes fewer rounds
+        b = int(np.clip(MAX_DRAWS // (len(uuids) * len(points)), MIN_RESAMPLES, resamples))
+        boot = bootstrap_medians(cells, b, rng)
+        t = np.full((len(uuids), len(points)), np.nan)
+        tb = np.full((b, len(uuids), len(points)), np.nan)
+        for i, (g, p) in enumerate(keys):
+            t[g, p], tb[:, g, p] = np.median(cells[i]), boot[:, i]
+        speed = np.nanmedian(np.nanmedian(t, axis=0) / t, axis=1)
+        # each round: every cell's samples redrawn (tb), then the points redrawn
+        rb = np.nanmedian(tb, axis=1)[:, None, :] / tb
+        draw = rng.integers(0, len(points), (b, len(points)))
+        rb = np.take_along_axis(rb, draw[:, None, :].repeat(len(uuids), axis=1), axis=2)
+        with np.errstate(all="ignore"):
+            sb = np.nanmedian(rb, axis=2)
+        tail = (1 - level) / 2 * 100
+        lo, hi = np.nanpercentile(sb, [tail, 100 - tail], axis=0)
+        for u, g in c.groupby("uuid"):
+            i = gi[u]
+            clk = g["sm_clock_mhz"][g["sm_clock_mhz"] > 0]
+            mem = g["mem_clock_mhz"][g["mem_clock_mhz"] > 0]
+            mask = int(np.bitwise_or.reduce(g["throttle_reasons"].astype(np.uint64).to_numpy()))
+            out.append(
+                {
+                    "class": cls,
+                    "uuid": u,
+                    "host": g["host"].iloc[0],
+                    "ranks": ",".join(str(k) for k in sorted(g["rank"].unique())),
+                    "device": g["device"].iloc[0],
+                    "emulated": bool((g["backend"] == "replay").any()),
+                    "gpus": len(uuids),
+                    "points": int(np.isfinite(t[i]).sum()),
+                    "speed": float(speed[i]),
+                    "lo": float(lo[i]),
+                    "hi": float(hi[i]),
+                    "flagged": bool(hi[i] < 1 - THRESHOLD),
+                    "sm_clock_median": float(clk.median()) if len(clk) else np.nan,
+                    "mem_clock_median": float(mem.median()) if len(mem) else np.nan,
+                    "throttle": throttle_text(mask),
+                    "slowdown": bool(mask & SLOWDOWN_MASK),
+                }
+            )
+    if not out:
+        return pd.DataFrame()
+    return pd.DataFrame(out).sort_values(["class", "speed"], kind="stable").reset_index(drop=True)
+
+
+def repeats(rows: pd.DataFrame) -> pd.DataFrame:
+    """GPUs that two or more ranks shared (--share-gpu): each point ran once
+    per rank on the same GPU, and the ratio of the two ranks' median times is
+    the noise floor of the fleet figure. Per UUID: ranks, points compared, the
+    median ratio (later rank over the first) and the 95th percentile of
+    |ratio - 1|. Empty when no GPU was shared."""
+    out = []
+    for u, g in rows.groupby("uuid"):
+        ranks = sorted(g["rank"].unique())
+        if len(ranks) < 2:
+            continue
+        t = g.pivot_table(index="point_id", columns="rank", values="median_ns", aggfunc="median")
+        ratio = (t[ranks[1:]].div(t[ranks[0]], axis=0)).stack().dropna()
+        if ratio.empty:
+            continue
+        out.append(
+            {
+                "uuid": u,
+                "ranks": ",".join(map(str, ranks)),
+                "points": int(t.dropna().shape[0]),
+                "median": float(ratio.median()),
+                "p95": float(np.percentile(np.abs(ratio - 1), 95)),
+                "emulated": bool((g["backend"] == "replay").any()),
+            }
+        )
+    return pd.DataFrame(out)
