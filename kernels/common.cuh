@@ -6,6 +6,8 @@
 #ifndef SW_COMMON_CUH
 #define SW_COMMON_CUH
 
+#include <string.h>
+
 #include "kernel.h"
 
 /* The launch-shape axes (block, grid) every family that has them declares
@@ -149,6 +151,31 @@ SW_HD double sw_vsum(double v)
 SW_HD double sw_vsum(double2 v)
 {
 	return v.x + v.y;
+}
+
+/* A CPU check's comparisons k < count, each costing about terms / count
+ * input values, across the host's cores: so a long check holds neither the
+ * next point's GPU work (which waits for it) nor any core idle. The work is
+ * cut into SW_CHECK_CHUNKS fixed slices, each compared into its own part and
+ * the parts merged in order, so the row (largest error, first failure and
+ * its message) is the same as a serial check's, whatever the threads. */
+#define SW_CHECK_CHUNKS 64
+template <typename Compare>
+static inline void sw_check_parallel(struct sw_check *c, uint64_t count, uint64_t terms,
+				     Compare compare)
+{
+	struct sw_check part[SW_CHECK_CHUNKS];
+	const struct sw_check begun = *c;
+#pragma omp parallel for schedule(dynamic, 1) if (terms > (UINT64_C(1) << 20))
+	for (int j = 0; j < SW_CHECK_CHUNKS; j++) {
+		part[j] = begun;
+		for (uint64_t k = count * j / SW_CHECK_CHUNKS;
+		     k < count * (j + 1) / SW_CHECK_CHUNKS; k++)
+			compare(k, &part[j]);
+	}
+	for (int j = 0; j < SW_CHECK_CHUNKS; j++)
+		if (sw_check_record(c, part[j].max_rel_err, !part[j].ok))
+			memcpy(c->msg, part[j].msg, sizeof c->msg);
 }
 
 /* A template so that every family file including this header may have it

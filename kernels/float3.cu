@@ -243,8 +243,8 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	uint64_t floats = 3 * (uint64_t)p->axis[AXIS_N];
 	int adds = p->variant != V_COPY && p->variant != V_MEMCPY;
 	uint64_t count = sw_check_begin(c, floats, floats <= SW_CHECK_FULL_TERMS);
-	for (uint64_t k = 0; k < count; k++) {
-		uint64_t j = sw_check_pick(c, o, k, floats);
+	sw_check_parallel(c, count, count, [&](uint64_t k, struct sw_check *part) {
+		uint64_t j = sw_check_pick(part, o, k, floats);
 		double want = sw_uniform(o->seed, j);
 		if (adds)
 			want += sw_float3_addend(component_of(p, j));
@@ -252,11 +252,11 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		/* one float add: the result in [2, 5) is rounded once, by at most
 		 * 2^-24 of itself; the copies are exact */
 		const double tol = 0x1p-23;
-		if (sw_check_record(c, err, err > tol))
-			snprintf(c->msg, sizeof c->msg,
+		if (sw_check_record(part, err, err > tol))
+			snprintf(part->msg, sizeof part->msg,
 				 "element %llu (component %d): got %.9g, want %.9g",
 				 (unsigned long long)j, component_of(p, j), out[j], want);
-	}
+	});
 }
 
 static const struct sw_axis_def axes[] = {

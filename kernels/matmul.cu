@@ -341,20 +341,20 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	 * most about (n + 1) 2^-24 of itself. */
 	double tol = 1e-6 + 1.01 * (double)(n + 1) / 16777216.0;
 
-	for (uint64_t s = 0; s < count; s++) {
-		uint64_t i = sw_check_pick(c, o, s, elems);
+	sw_check_parallel(c, count, count * n, [&](uint64_t s, struct sw_check *part) {
+		uint64_t i = sw_check_pick(part, o, s, elems);
 		uint64_t row = i / n, col = i % n;
 		double want = 0;
 		for (uint64_t k = 0; k < n; k++)
 			want += (double)sw_uniform(o->seed, row * n + k) *
 				(double)sw_uniform(o->seed + 1, k * n + col);
 		double err = sw_rel_err(out[i], want);
-		if (sw_check_record(c, err, err > tol))
-			snprintf(c->msg, sizeof c->msg,
+		if (sw_check_record(part, err, err > tol))
+			snprintf(part->msg, sizeof part->msg,
 				 "element %llu (row %llu, col %llu): got %.9g, want %.9g",
 				 (unsigned long long)i, (unsigned long long)row,
 				 (unsigned long long)col, out[i], want);
-	}
+	});
 }
 
 #define SIZE_TILE ((1u << AXIS_SIZE) | (1u << AXIS_TILE))

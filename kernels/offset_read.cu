@@ -192,8 +192,8 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	/* One sum costs n / T terms: check every thread while that stays cheap. */
 	uint64_t per_thread = p->axis[AXIS_N] / sh.T + 1;
 	uint64_t count = sw_check_begin(c, n_out, n_out * per_thread <= SW_CHECK_FULL_TERMS);
-	for (uint64_t k = 0; k < count; k++) {
-		uint64_t t = sw_check_pick(c, o, k, n_out);
+	sw_check_parallel(c, count, count * per_thread, [&](uint64_t k, struct sw_check *part) {
+		uint64_t t = sw_check_pick(part, o, k, n_out);
 		uint64_t terms;
 		double want = thread_sum(p, o->seed, t, &terms);
 		double got = sh.elem_bytes == 8 ? ((const double *)o->out[1])[t]
@@ -202,8 +202,8 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		 * 2^-53 (doubles) of the running sum, so terms x that bounds the error */
 		double tol = sh.elem_bytes == 8 ? 1e-12 + 2.3e-16 * (double)terms
 						: 1e-6 + 2e-7 * (double)terms;
-		sw_check_element(c, t, got, want, tol);
-	}
+		sw_check_element(part, t, got, want, tol);
+	});
 }
 
 #define READ_AXES ((1u << SW_COUNT(axes)) - 1 - (1u << AXIS_OFFSET))

@@ -250,8 +250,8 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	/* One output costs cols terms (stream_read: its share of the matrix). */
 	uint64_t per_out = rows_of(p) * cols_of(p) / n_out + 1;
 	uint64_t count = sw_check_begin(c, n_out, n_out * per_out <= SW_CHECK_FULL_TERMS);
-	for (uint64_t k = 0; k < count; k++) {
-		uint64_t e = sw_check_pick(c, o, k, n_out);
+	sw_check_parallel(c, count, count * per_out, [&](uint64_t k, struct sw_check *part) {
+		uint64_t e = sw_check_pick(part, o, k, n_out);
 		double chain;
 		double want = want_of(p, o->seed, e, &chain);
 		/* Float sums of positive terms: the worst case, chain x 2^-24, is far
@@ -261,8 +261,8 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		 * deviations, yet 30 times smaller than the error of summing a
 		 * neighbouring row instead. */
 		double tol = 1e-6 + 8 * 0x1p-24 * sqrt(chain);
-		sw_check_element(c, e, out[e], want, tol);
-	}
+		sw_check_element(part, e, out[e], want, tol);
+	});
 }
 
 #define BOTH_AXES ((1u << AXIS_ROWS) | (1u << AXIS_COLS))

@@ -246,15 +246,15 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	/* One sum costs n / T terms: check every thread while that stays cheap. */
 	uint64_t per_thread = p->variant == V_MEMCPY ? 1 : p->axis[AXIS_N] / shape_of(p).T + 1;
 	uint64_t count = sw_check_begin(c, n_out, n_out * per_thread <= SW_CHECK_FULL_TERMS);
-	for (uint64_t k = 0; k < count; k++) {
-		uint64_t t = sw_check_pick(c, o, k, n_out);
+	sw_check_parallel(c, count, count * per_thread, [&](uint64_t k, struct sw_check *part) {
+		uint64_t t = sw_check_pick(part, o, k, n_out);
 		uint64_t terms = 1;
 		double want = p->variant == V_MEMCPY ? sw_uniform(o->seed, t)
 						     : thread_sum(p, o->seed, t, &terms);
 		double got =
 			eb == 8 ? ((const double *)o->out[1])[t] : ((const float *)o->out[1])[t];
-		sw_check_element(c, t, got, want, sum_tol(terms, eb));
-	}
+		sw_check_element(part, t, got, want, sum_tol(terms, eb));
+	});
 }
 
 #define ALL_AXES ((1u << SW_COUNT(axes)) - 1)

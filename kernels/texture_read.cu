@@ -260,11 +260,11 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	/* float accumulation: each of the 8 adds may round by 2^-24 of the sum */
 	double tol = 1e-6 + 2e-7 * SW_TEX_READS;
 
-	for (uint64_t k = 0; k < count; k++) {
-		uint64_t i = sw_check_pick(c, o, k, n_out);
+	sw_check_parallel(c, count, count * SW_TEX_READS, [&](uint64_t k, struct sw_check *part) {
+		uint64_t i = sw_check_pick(part, o, k, n_out);
 		double want = output_sum(p, o->seed, i);
-		sw_check_element(c, i, out[i], want, tol);
-	}
+		sw_check_element(part, i, out[i], want, tol);
+	});
 }
 
 #define BOTH_AXES ((1u << AXIS_PATTERN) | (1u << AXIS_SIZE))

@@ -215,14 +215,14 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	const float *out = (const float *)o->out[1];
 	uint64_t rows = p->axis[AXIS_ROWS], cols = p->axis[AXIS_COLS], n = rows * cols;
 	uint64_t count = sw_check_begin(c, n, n <= SW_CHECK_FULL_TERMS);
-	for (uint64_t k = 0; k < count; k++) {
-		uint64_t i = sw_check_pick(c, o, k, n);
+	sw_check_parallel(c, count, count, [&](uint64_t k, struct sw_check *part) {
+		uint64_t i = sw_check_pick(part, o, k, n);
 		/* out[i] of the cols x rows output is input element (i % rows, i / rows) */
 		uint64_t src = p->variant == V_COPY ? i : (i % rows) * cols + i / rows;
 		double want = sw_uniform(o->seed, src);
 		/* a copy moves bits: any difference is an error */
-		sw_check_element(c, i, out[i], want, 0);
-	}
+		sw_check_element(part, i, out[i], want, 0);
+	});
 }
 
 #define ALL_AXES 0x1fu

@@ -156,6 +156,14 @@ static void make_record(struct sw_record *r, int i, int session)
 	r->sm_clock_mhz = 1980;
 	r->mem_clock_mhz = 2619;
 	r->throttle_reasons = UINT64_C(1) << i;
+	r->alloc_s = i == 1 ? NAN : 0.001 * i;
+	r->fill_s = 0.002 * i;
+	r->check_launch_s = 0.003 * i;
+	r->warmup_s = 0.004 * i;
+	r->flush_s = 0.005 * i;
+	r->sampling_s = 0.25 * i;
+	r->check_wait_s = 0.006 * i;
+	r->check_cpu_s = 0.007 * i;
 	r->model_requests = 32.0 * i;
 	r->model_sectors_per_request = 4.0 + i;
 	r->model_moved_bytes = 4096.0 * i;
@@ -340,6 +348,14 @@ static void expect_measurements(hid_t file, const struct sw_record *recs, size_t
 	EXPECT_INT(d, recs, n, sm_clock_mhz, cols);
 	EXPECT_INT(d, recs, n, mem_clock_mhz, cols);
 	EXPECT_U64(d, recs, n, throttle_reasons, cols);
+	EXPECT_F64(d, recs, n, alloc_s, cols);
+	EXPECT_F64(d, recs, n, fill_s, cols);
+	EXPECT_F64(d, recs, n, check_launch_s, cols);
+	EXPECT_F64(d, recs, n, warmup_s, cols);
+	EXPECT_F64(d, recs, n, flush_s, cols);
+	EXPECT_F64(d, recs, n, sampling_s, cols);
+	EXPECT_F64(d, recs, n, check_wait_s, cols);
+	EXPECT_F64(d, recs, n, check_cpu_s, cols);
 	EXPECT_F64(d, recs, n, model_requests, cols);
 	EXPECT_F64(d, recs, n, model_sectors_per_request, cols);
 	EXPECT_F64(d, recs, n, model_moved_bytes, cols);
@@ -808,7 +824,7 @@ START_TEST(axis_columns_attribute)
 	write_file(path, 42, recs, 2, devs);
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	ck_assert(f >= 0);
-	ck_assert_int_eq((int)num_attr(f, "schema_version"), 5);
+	ck_assert_int_eq((int)num_attr(f, "schema_version"), SW_SCHEMA_VERSION);
 	d = open_dset(f, "measurements", &rows);
 	ft = H5Dget_type(d);
 	n_want = axis_members(ft, want, 64);

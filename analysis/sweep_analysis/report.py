@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import __version__, claims, counters, figures, fleet, modelgap
+from . import __version__, budget, claims, counters, figures, fleet, modelgap
 from .cli import ArgumentParser, emit, entry
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import atomic_dir, check_output
@@ -1035,6 +1035,7 @@ class Report:
         self.hardware_counters()
         self.metrics()
         self.ranks()
+        self.add(*budget.section(self.rows))
         self.footer()
         return self.blocks
 

@@ -28,10 +28,15 @@
 #define SW_CAPPED_MIN_SAMPLES   3
 #define MAX_LAUNCHES_PER_SAMPLE 1000
 
+/* Events at the GPU phases of a point, read back with the warm-up's end. */
+enum { EV_FILL, EV_CHECKED, EV_COPIED, N_PHASE_EVENTS };
+
 struct sw_measure {
 	struct sw_device_info dev;
 	cudaStream_t stream;
 	cudaEvent_t start[SAMPLE_BATCH], stop[SAMPLE_BATCH];
+	cudaEvent_t flushed[SAMPLE_BATCH]; /* before each sample's flush, for flush_s */
+	cudaEvent_t phase[N_PHASE_EVENTS]; /* the point's phase boundaries, for the row */
 	void *buf[SW_MAX_BUFFERS];
 	size_t cap[SW_MAX_BUFFERS];
 	void *host[2][SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
@@ -61,6 +66,21 @@ struct sw_measure {
 	uint64_t fault_id;
 };
 
+/* Host time for the phase columns: monotonic, unlike the rows' unix times. */
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Seconds between two completed events on the stream; 0 if they cannot say. */
+static double event_s(cudaEvent_t from, cudaEvent_t to)
+{
+	float ms = 0;
+	return cudaEventElapsedTime(&ms, from, to) == cudaSuccess ? ms * 1e-3 : 0;
+}
+
 static enum sw_status cuda_fail(struct sw_err *err, cudaError_t e, const char *what)
 {
 	return sw_fail(err, SW_ECUDA, "%s: %s (%s)", what, cudaGetErrorString(e),
@@ -79,7 +99,11 @@ enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_mea
 		e = cudaEventCreate(&g->start[i]);
 		if (e == cudaSuccess)
 			e = cudaEventCreate(&g->stop[i]);
+		if (e == cudaSuccess)
+			e = cudaEventCreate(&g->flushed[i]);
 	}
+	for (int i = 0; i < N_PHASE_EVENTS && e == cudaSuccess; i++)
+		e = cudaEventCreate(&g->phase[i]);
 	/* Twice the L2: a write of it leaves none of a point's data cached. */
 	g->flush_bytes = dev->l2_bytes > 0 ? 2 * (size_t)dev->l2_bytes : 0;
 	if (e == cudaSuccess && g->flush_bytes)
@@ -121,7 +145,12 @@ void sw_measure_destroy(struct sw_measure **gp)
 			cudaEventDestroy(g->start[i]);
 		if (g->stop[i])
 			cudaEventDestroy(g->stop[i]);
+		if (g->flushed[i])
+			cudaEventDestroy(g->flushed[i]);
 	}
+	for (int i = 0; i < N_PHASE_EVENTS; i++)
+		if (g->phase[i])
+			cudaEventDestroy(g->phase[i]);
 	if (g->stream)
 		cudaStreamDestroy(g->stream);
 	free(g);
@@ -268,7 +297,9 @@ static enum sw_status copy_outputs(struct sw_measure *g, const struct sw_sizes *
 {
 	*out = (struct sw_host_out){ .seed = b->seed, .sample_seed = sw_mix64(b->seed ^ 0x5eed) };
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
+		double t0 = mono_s();
 		cudaError_t e = ensure_host(g, g->set, i, sz->bytes[i]);
+		rec->alloc_s += mono_s() - t0;
 		if (e == cudaSuccess)
 			e = cudaMemcpyAsync(g->host[g->set][i], b->dev[i], sz->bytes[i],
 					    cudaMemcpyDeviceToHost, g->stream);
@@ -287,7 +318,9 @@ static void check_copied(const struct sw_family *f, const struct sw_point *p,
 	struct sw_check c = { 0 };
 	if (!f->check) /* a plug-in's check is optional: the row says "none" */
 		return;
+	double t0 = mono_s();
 	f->check(p, out, &c);
+	rec->check_cpu_s = mono_s() - t0;
 	snprintf(rec->check_mode, sizeof rec->check_mode, "%s",
 		 c.mode == SW_CHECK_FULL ? "full" : "sampled");
 	rec->checked_elems = c.checked;
@@ -339,7 +372,9 @@ static cudaError_t enqueue_sample(struct sw_measure *g, const struct sw_variant 
 				  const struct sw_point *p, const struct sw_buffers *b, int flush,
 				  int launches, int slot)
 {
-	cudaError_t e = cudaSuccess;
+	cudaError_t e = flush ? cudaEventRecord(g->flushed[slot], g->stream) : cudaSuccess;
+	if (e != cudaSuccess)
+		return e;
 	if (flush == 1 + SW_FLUSH_BY_READ)
 		e = sw_evict_l2(g->flush, g->flush_bytes, g->stream);
 	else if (flush == 1 + SW_FLUSH_BY_MEMSET)
@@ -468,6 +503,7 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 	}
 
 	struct sw_buffers b = { .sm_count = g->dev.sm_count };
+	double t0 = mono_s();
 	for (int i = 0; i < sz.n_buffers; i++) {
 		cudaError_t e = ensure_buffer(g, i, sz.bytes[i]);
 		if (e == cudaErrorMemoryAllocation) { /* fragmentation: start over once */
@@ -487,15 +523,20 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 		b.dev[i] = g->buf[i];
 		b.bytes[i] = sz.bytes[i];
 	}
+	rec->alloc_s = mono_s() - t0;
 	b.seed = sw_mix64(rec->point_id ^ g->nonce++);
 	rec->seed = b.seed;
 
 	/* Fresh input, one checked launch: the timing counts only if it is right. */
-	cudaError_t e = fill_inputs(g, f, p, &sz, &b);
+	cudaError_t e = cudaEventRecord(g->phase[EV_FILL], g->stream);
+	if (e == cudaSuccess)
+		e = fill_inputs(g, f, p, &sz, &b);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "filling the input", err);
 	if (f->prepare && (e = f->prepare(p, &b, g->stream)) != cudaSuccess)
 		return point_failed(rec, e, "preparing the point", err);
+	if ((e = cudaEventRecord(g->phase[EV_CHECKED], g->stream)) != cudaSuccess)
+		return point_failed(rec, e, "recording an event", err);
 	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, out, err);
 	if (f->release)
 		f->release(p, &b);
@@ -510,9 +551,13 @@ enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_fami
 {
 	struct sw_host_out out;
 	int checkable = 0;
+	rec->alloc_s = rec->fill_s = rec->check_launch_s = rec->warmup_s = 0;
+	rec->flush_s = rec->sampling_s = rec->check_wait_s = rec->check_cpu_s = 0;
 	enum sw_status st = gpu_part(g, f, p, cfg, rec, &out, &checkable, err);
 	/* the previous point's check ran while this point used the GPU */
+	double t0 = mono_s();
 	*done = sw_measure_settle(g);
+	rec->check_wait_s = mono_s() - t0;
 	*queued = checkable;
 	struct timespec ts; /* the rank is free for the next point from here */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -551,13 +596,15 @@ struct tally {
 	double timed_s;     /* GPU time spent sampling */
 };
 
-/* The launch whose output is checked, or the test-only fault in its place. */
+/* The launch whose output is checked, flushed and timed like a sample in
+ * slot 0 (it is the first warm-up launch), or the test-only fault in its
+ * place. */
 static cudaError_t checked_launch(const struct timing *tm, uint64_t point_id)
 {
 	struct sw_measure *g = tm->g;
 	if (g->fault_kind && g->fault_id == point_id)
 		return sw_inject_fault(g->fault_kind, g->stream);
-	return tm->v->launch(tm->p, tm->b, g->stream);
+	return enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, 1, 0);
 }
 
 /* auto: flush while the working set is under four L2 sizes (twice the
@@ -572,18 +619,25 @@ static int wants_flush(const struct sw_measure *g, const struct sw_sizes *sz,
 			    (cfg->flush_l2 == SW_FLUSH_AUTO && working_set < 2 * g->flush_bytes));
 }
 
-/* Warm-up, timed once to size the samples; its end also means the checked
- * output has reached the host (same stream). *one_s: one launch, in s. */
-static cudaError_t warm_up(const struct timing *tm, int warmup, double *one_s)
+/* The warm-up launches after the checked one (warmup counts it), then the
+ * wait for all of it; its end also means the checked output has reached the
+ * host (same stream). *one_s: the checked launch, in s, sizes the samples. */
+static cudaError_t warm_up(const struct timing *tm, int more, double *one_s, struct sw_record *rec)
 {
 	struct sw_measure *g = tm->g;
 	float ms = 0;
-	cudaError_t e = enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, warmup, 0);
+	cudaError_t e =
+		more > 0 ? enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, more, 1) : cudaSuccess;
 	if (e == cudaSuccess)
-		e = cudaEventSynchronize(g->stop[0]);
+		e = cudaEventSynchronize(more > 0 ? g->stop[1] : g->phase[EV_COPIED]);
 	if (e == cudaSuccess)
 		e = cudaEventElapsedTime(&ms, g->start[0], g->stop[0]);
-	*one_s = ms * 1e-3 / warmup;
+	*one_s = ms * 1e-3;
+	if (e == cudaSuccess) {
+		rec->fill_s = event_s(g->phase[EV_FILL], g->phase[EV_CHECKED]);
+		rec->check_launch_s = event_s(g->phase[EV_CHECKED], g->phase[EV_COPIED]);
+		rec->warmup_s = more > 0 ? event_s(g->phase[EV_COPIED], g->stop[1]) : 0;
+	}
 	return e;
 }
 
@@ -619,6 +673,8 @@ static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_re
 		t->sum += ns;
 		t->sum_sq += ns * ns;
 		t->timed_s += ms * 1e-3;
+		if (tm->flush)
+			rec->flush_s += event_s(g->flushed[s], g->start[s]);
 	}
 	return e;
 }
@@ -711,22 +767,28 @@ static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f
 	struct tally t = { 0 };
 	double one_s;
 
-	/* the test-only switch puts its fault where the checked launch goes */
+	/* The checked launch is the first warm-up launch too: a long kernel
+	 * (reduce's atomics, 0.3 s) runs once before its samples, not twice.
+	 * The test-only switch puts its fault where it goes. */
+	tm.flush = wants_flush(g, &sz, cfg) ? 1 + (int)cfg->flush_method : 0;
+	rec->l2_flushed = tm.flush != 0;
 	cudaError_t e = checked_launch(&tm, rec->point_id);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
 	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);
 	if (st != SW_OK)
 		return st;
+	if ((e = cudaEventRecord(g->phase[EV_COPIED], g->stream)) != cudaSuccess)
+		return point_failed(rec, e, "recording an event", err);
 
-	tm.flush = wants_flush(g, &sz, cfg) ? 1 + (int)cfg->flush_method : 0;
-	rec->l2_flushed = tm.flush != 0;
-	e = warm_up(&tm, cfg->warmup > 0 ? cfg->warmup : 1, &one_s);
+	e = warm_up(&tm, cfg->warmup - 1, &one_s, rec);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "running the checked launch and warm-up", err);
 	tm.launches = launches_per_sample(cfg, tm.flush, one_s);
 	rec->launches_per_sample = tm.launches;
+	double t0 = mono_s();
 	e = take_samples(&tm, cfg, rec, &t, one_s);
+	rec->sampling_s = mono_s() - t0;
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "timing", err);
 

@@ -71,6 +71,17 @@ X_NUM(sm_clock_mhz, U32, "MHz", 0)
 X_NUM(mem_clock_mhz, U32, "MHz", 0)
 X_NUM(throttle_reasons, U64, NULL, 0) /* NVML bit mask; 0 when none or unknown */
 
+/* where a point's time went (cuda backend); NaN for the other backends.
+ * Wall time minus these and timed_s is the point's idle time. */
+X_NUM(alloc_s, F64, "s", NAN)        /* host: growing device and pinned buffers */
+X_NUM(fill_s, F64, "s", NAN)         /* GPU: filling the inputs, the family's prepare */
+X_NUM(check_launch_s, F64, "s", NAN) /* GPU: the checked launch and its output copy */
+X_NUM(warmup_s, F64, "s", NAN)       /* GPU: warm-up launches and their flush */
+X_NUM(flush_s, F64, "s", NAN)        /* GPU: L2 flushes before the timed samples */
+X_NUM(sampling_s, F64, "s", NAN)     /* host: the sampling loop, timed_s and flush_s included */
+X_NUM(check_wait_s, F64, "s", NAN)   /* host: waiting for the previous point's CPU check */
+X_NUM(check_cpu_s, F64, "s", NAN)    /* host: this point's CPU check, beside the next point */
+
 /* model figures, for this row's cc; NaN when not modelled */
 X_MODEL(model_requests, F64, "requests", NAN, requests)
 /* global; sectors from CC 6.0 on */

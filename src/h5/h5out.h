@@ -21,8 +21,8 @@
 /* 2: end_unix, measure_method; 3: /sessions, and /metrics with the metrics
  * attribute under --metrics; 4: the axis_columns attribute of /measurements;
  * 5: the placement attribute, /measurements' calibration and /devices'
- * device_class */
-#define SW_SCHEMA_VERSION 5
+ * device_class; 6: the phase times of /measurements (alloc_s ... check_cpu_s) */
+#define SW_SCHEMA_VERSION 6
 
 struct sw_h5;
 struct sw_job;
