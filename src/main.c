@@ -1,6 +1,9 @@
 /* sweep: parse the command line, run the sweep, map the worst status to an exit code. */
+#define _GNU_SOURCE /* on_exit: the status an early exit() was given */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -54,6 +57,36 @@ static enum sw_status print_version(struct sw_err *err)
 	return SW_OK;
 }
 
+/* Where main is, for a process ended by someone else's exit() (a plug-in's
+ * constructor or hook, a library): only main's own return is sweep's end. */
+static struct {
+	int rank;
+	const char *stage;  /* what sweep was doing; NULL once main returns */
+	const char *output; /* the file a run may have begun; NULL before */
+} where = { 0, "starting", NULL };
+
+/* Never a success: exit(0) from a plug-in ends sweep with status 1, and
+ * says what sweep was doing and what the output holds. */
+static void ended_early(int status, void *arg)
+{
+	(void)arg;
+	if (!where.stage)
+		return;
+	fflush(stdout);
+	fprintf(stderr,
+		"sweep: rank %d ended before sweep's end: exit(%d) was called %s, by a plug-in "
+		"or a library; %s%s%s\n",
+		where.rank, status, where.stage,
+		where.output ? "the run is not complete: `--resume -o " : "nothing was run",
+		where.output ? where.output : "", where.output ? "` runs what is missing" : "");
+	_exit(status ? status : 1);
+}
+
+static void quick_ended_early(void)
+{
+	ended_early(0, NULL);
+}
+
 /* Rank 0's answer to --help, --version or --list. */
 static enum sw_status answer(const struct sw_options *opt, struct sw_err *err)
 {
@@ -71,28 +104,41 @@ int main(int argc, char **argv)
 	struct sw_options opt;
 	struct sw_job job;
 	struct sw_err err = { 0 };
-	int rank = 0;
+	static char default_out[80]; /* <job name>.h5, the file -o defaults to */
+	int rank = 0, code;
 
+	on_exit(ended_early, NULL);
+	at_quick_exit(quick_ended_early);
 	enum sw_status st = sw_mpi_init(&argc, &argv, &rank, &err);
 	if (st != SW_OK) {
 		fprintf(stderr, "sweep: %s\n", err.msg);
+		where.stage = NULL;
 		return sw_status_exit_code(st);
 	}
+	where.rank = rank;
 	st = sw_cli_parse(argc, argv, &opt, &err);
 	/* before any rank can leave: --list, --dry-run or an error on one rank
 	 * alone would leave the others waiting in a collective */
+	where.stage = "while loading the job and its plug-ins (their constructors run then)";
 	st = sw_agree_check(argc, argv, st == SW_OK ? &opt : NULL, st, &job, &err);
 	if (st == SW_OK && (opt.help || opt.version || opt.list)) {
+		where.stage = "while answering";
 		st = rank == 0 ? answer(&opt, &err) : SW_OK;
 	} else if (st == SW_OK) {
 		/* plug-ins were checked as they loaded; this is the built-ins' check */
 		st = sw_registry_check(sw_family_list(), sw_family_count(), &err);
+		where.stage = "during the run";
+		snprintf(default_out, sizeof default_out, "%s.h5", job.name);
+		where.output = opt.output ? opt.output : default_out;
 		if (st == SW_OK)
 			st = sw_run(&opt, &job, argc, argv, &err);
 	}
 	if (st != SW_OK && rank == 0)
 		fprintf(stderr, "sweep: %s\n", err.msg);
+	where.stage = "while unloading the plug-ins (their destructors run then)";
 	sw_job_fini(&job); /* loaded for --list's sake, or the run's check failed */
 	sw_cli_fini(&opt);
-	return sw_status_exit_code(sw_mpi_fini(rank, st));
+	code = sw_status_exit_code(sw_mpi_fini(rank, st));
+	where.stage = NULL; /* sweep's own end */
+	return code;
 }

@@ -304,6 +304,21 @@ static void make_plugin_job_elsewhere(void)
 	copy_plugin("plugin_strided_read.so", "p.so");
 }
 
+/* ---- makers for "Output names" ------------------------------------------ */
+
+static void make_dangling_link(void)
+{
+	ck_assert(symlink("missing.h5", "out.h5") == 0);
+}
+static void make_link_loop(void)
+{
+	ck_assert(symlink("out.h5", "out.h5") == 0);
+}
+static void make_link_to_missing_dir(void)
+{
+	ck_assert(symlink("nodir/out.h5", "out.h5") == 0);
+}
+
 /* ---- makers for "Agreement, paths and numbers" ---------------------- */
 
 /* Every FIFO here has no writer: a read that waits would hang the row
@@ -577,7 +592,8 @@ struct bad {
 	const char *job; /* when set, written to job.yaml first */
 	size_t job_len;  /* 0: strlen(job) */
 	void (*make)(void);
-	int np; /* 2: through mpirun -np 2; otherwise one process, no mpirun */
+	const char *plugin; /* when set, this test plug-in is copied to p.so first */
+	int np;             /* 2: through mpirun -np 2; otherwise one process, no mpirun */
 	/* MPMD: when set, `mpirun -np np0 sweep ARGS : -np 1 sweep ARGS2`, each
 	 * half after `--backend model`, in wdir[0] and wdir[1] when given */
 	const char *args2[MAX_ARGS];
@@ -596,6 +612,13 @@ struct bad {
 #define D10   "././././././././././"
 #define D100  D10 D10 D10 D10 D10 D10 D10 D10 D10 D10
 #define D1000 D100 D100 D100 D100 D100 D100 D100 D100 D100 D100
+/* paths at PATH_MAX: 4095 bytes with a 4-byte name (legal, but no room for
+ * the hidden temporary name beside it), and one byte more */
+#define P4095                                                                                      \
+	".//" D1000 D1000 D10 D10 D10 D10 "././././"                                               \
+	"o.h5"
+#define P4096 "." P4095
+_Static_assert(sizeof P4095 == 4096 && sizeof P4096 == 4097, "paths of 4095 and 4096 bytes");
 
 static const struct bad table[] = {
 	/* YAML */
@@ -1434,6 +1457,98 @@ static const struct bad table[] = {
 	  .np = 2,
 	  .rc = 2,
 	  .msg = "plug-in nope.so: No such file or directory" },
+	/* Plug-ins of issue 23: counts, pointers, names and units before use */
+	{ "P17 a plug-in whose constructor calls exit(0)",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_exit_ctor.so",
+	  .rc = 1,
+	  .msg = "rank 0 ended before sweep's end: exit(0) was called while loading the job and "
+		 "its plug-ins (their constructors run then), by a plug-in or a library; nothing "
+		 "was run" },
+	{ "P18 n_variants past the end of its table",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_variants_past.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': variant 1 has no name (is n_variants, 2, more "
+		 "than its table holds?)" },
+	{ "P19 n_variants of a million",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_many_variants.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile' has 1000000 variants; a family has 1 to 32" },
+	{ "P20 n_variants of a million, with --list",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_many_variants.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile' has 1000000 variants; a family has 1 to 32" },
+	{ "P21 n_axes above SW_MAX_AXES",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_many_axes.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile' has 9 axes; a family has 0 to 8 (SW_MAX_AXES)" },
+	{ "P22 a family name that points at no memory",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_name_garbage.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 0: its name is not a text of 1 to 31 bytes in the "
+		 "plug-in's memory" },
+	{ "P23 a family name that points at no memory, with --list",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_name_garbage.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 0: its name is not a text of 1 to 31 bytes" },
+	{ "P24 a sizes hook that points at data",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_hook_data.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': its sizes hook at 0x" },
+	{ "P25 a list of families that points at no memory",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_families_garbage.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: its list of 1 families is not in the plug-in's memory" },
+	{ "P26 a family name with a dot",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_dot.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 0 is named 'hostile.dot'; a name is letters, digits and "
+		 "'_', starting with a letter, so that the job file, --set and the result file "
+		 "can name it" },
+	{ "P27 a family name with a slash",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_slash.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 0 is named 'hostile/slash'; a name is letters" },
+	{ "P28 an axis named variants",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_axis_variants.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': an axis is named 'variants', the word of the "
+		 "job file and of --set FAMILY.variants=NAMES that picks variants" },
+	{ "P29 a variant name with a comma",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_variant_comma.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': variant 0 is named 'a,b'; a name is letters" },
+	{ "P30 a built-in axis name in other units, the plug-in loaded but not used",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_units.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' is in bytes, but family "
+		 "'strided_read' has it in elements; an axis name is one column of the result "
+		 "file, in one unit" },
+	{ "P31 an axis without units",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_no_units.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n': units is NULL; every text of a "
+		 "descriptor is set" },
+	{ "P32 a plug-in whose constructor calls exit(0), in the job's plugins:",
+	  { "job.yaml", O },
+	  .job = "plugins: [p.so]\nfamilies:\n  hostile:\n",
+	  .plugin = "plugin_hostile_exit_ctor.so",
+	  .rc = 1,
+	  .msg = "exit(0) was called while loading the job and its plug-ins" },
 	/* Agreement, paths and numbers (docs/bad-inputs.md) */
 	{ "A01 job file is a FIFO with no writer",
 	  { "job.yaml", O },
@@ -1497,6 +1612,43 @@ static const struct bad table[] = {
 	  { "@ci", "-o", D1000 D1000 D1000 "out.h5" },
 	  .rc = 4,
 	  .msg = "File name too long" },
+	{ "O01 output a symbolic link to nothing",
+	  { "@ci", O },
+	  .make = make_dangling_link,
+	  .rc = 4,
+	  .msg = "cannot create out.h5: it is a symbolic link to missing.h5, which does not exist; "
+		 "sweep writes a new file, not through a link: remove the link or name the file "
+		 "itself" },
+	{ "O02 output a symbolic link to nothing, with --force",
+	  { "--force", "@ci", O },
+	  .make = make_dangling_link,
+	  .rc = 4,
+	  .msg = "cannot create out.h5: it is a symbolic link to missing.h5, which does not "
+		 "exist" },
+	{ "O03 output a symbolic link into a missing directory",
+	  { "@ci", O },
+	  .make = make_link_to_missing_dir,
+	  .rc = 4,
+	  .msg = "cannot create out.h5: it is a symbolic link to nodir/out.h5, which does not "
+		 "exist" },
+	{ "O04 output a symbolic link to itself",
+	  { "@ci", O },
+	  .make = make_link_loop,
+	  .rc = 4,
+	  .msg = "cannot create out.h5: Too many levels of symbolic links" },
+	{ "O05 a 4095-byte path with a short name: no room for the temporary, the whole reason",
+	  { "@ci", "-o", P4095 },
+	  .rc = 4,
+	  .msg = "o.h5: the path is 4095 bytes, and the hidden temporary file sweep builds beside "
+		 "it (.NAME.tmpPID) needs " },
+	{ "O06 a 4096-byte path: the whole reason",
+	  { "@ci", "-o", P4096 },
+	  .rc = 4,
+	  .msg = "o.h5: File name too long (4096 bytes, at most 4095)" },
+	{ "O07 a 4095-byte path with a short name, with --force",
+	  { "--force", "@ci", "-o", P4095 },
+	  .rc = 4,
+	  .msg = "o.h5: the path is 4095 bytes, and the hidden temporary file" },
 	{ "A14 a byte order mark, then a mistake: positions past the mark",
 	  { "job.yaml", O },
 	  .job = "\xEF\xBB\xBF"
@@ -1973,6 +2125,8 @@ START_TEST(test_bad_inputs)
 			write_file("job.yaml", c->job, c->job_len ? c->job_len : strlen(c->job));
 		if (c->make)
 			c->make();
+		if (c->plugin)
+			copy_plugin(c->plugin, "p.so");
 		ck_assert(chdir(tmpdir) == 0);
 		snap(o[i].dir, &o[i].before);
 	}
@@ -2146,9 +2300,43 @@ static void expect_rank_1(const char *dir, int rc, const char *msg)
 	free(err);
 }
 
+/* The same plug-in file in a/ and b/, each beside its own build of the
+ * library it links ($ORIGIN): dep_a's in a/, dep_b's (other) or dep_a's in b/. */
+static void make_mpmd_dep_dir(const char *dir, const char *dep_b)
+{
+	char from[1024];
+	ck_assert(mkdir(dir, 0755) == 0);
+	ck_assert(chdir(dir) == 0);
+	ck_assert(mkdir("a", 0755) == 0 && mkdir("b", 0755) == 0);
+	write_text("a/hostile.yaml", "families:\n  hostile:\n");
+	copy_plugin("plugin_hostile_dep.so", "a/p.so");
+	copy_plugin("plugin_hostile_dep.so", "b/p.so");
+	copy_plugin("dep_a/libswdep.so", "a/libswdep.so");
+	snprintf(from, sizeof from, "%s/libswdep.so", dep_b);
+	copy_plugin(from, "b/libswdep.so");
+	ck_assert(chdir(tmpdir) == 0);
+}
+
 START_TEST(test_plugins_differ_between_ranks)
 {
 	char dir[600];
+
+	/* P33: the same .so, another build of the library it links on rank 1 */
+	snprintf(dir, sizeof dir, "%s/mpmd_dependency_other", tmpdir);
+	make_mpmd_dep_dir(dir, "dep_b");
+	expect_rank_1(dir,
+		      run_mpmd(dir, "--plugin a/p.so a/hostile.yaml -o out.h5",
+			       "--plugin b/p.so a/hostile.yaml -o out.h5"),
+		      "rank 1 differs from rank 0 in its plug-ins");
+
+	/* P34: the same library in two places agrees, and runs */
+	snprintf(dir, sizeof dir, "%s/mpmd_dependency_same", tmpdir);
+	make_mpmd_dep_dir(dir, "dep_a");
+	int rc = run_mpmd(dir, "--plugin a/p.so a/hostile.yaml -o out.h5",
+			  "--plugin b/p.so a/hostile.yaml -o out.h5");
+	char err_path[700];
+	snprintf(err_path, sizeof err_path, "%s/err", dir);
+	ck_assert_msg(rc == 0, "exit code %d: %s", rc, slurp(err_path));
 
 	snprintf(dir, sizeof dir, "%s/mpmd_job_missing", tmpdir);
 	make_mpmd_dir(dir, NULL);
@@ -2205,6 +2393,40 @@ START_TEST(test_long_output_name)
 }
 END_TEST
 
+/* O08: a legal path of 4095 bytes (PATH_MAX with its NUL) and a long name:
+ * the temporary name beside it gives up the name's end, not the run. */
+START_TEST(test_long_output_path)
+{
+	static char path[4096];
+	char dir[512], full[4700];
+	size_t name = 203, n = 0;
+	snprintf(dir, sizeof dir, "%s/longpath", tmpdir);
+	ck_assert(mkdir(dir, 0755) == 0);
+	while (n < sizeof path - 1 - name)
+		n += (size_t)sprintf(path + n, "./");
+	memset(path + n, 'a', name - 3);
+	memcpy(path + n + name - 3, ".h5", 4);
+	ck_assert_uint_eq(strlen(path), 4095);
+	static struct bad run = { .what = "O08", .args = { "-q", "@ci", "-o", NULL } };
+	run.args[3] = path;
+	struct outcome o = { 0 };
+	snprintf(o.dir, sizeof o.dir, "%s", dir);
+	snprintf(o.out_log, sizeof o.out_log, "%s/longpath.out", tmpdir);
+	snprintf(o.err_log, sizeof o.err_log, "%s/longpath.err", tmpdir);
+	snprintf(o.session_dir, sizeof o.session_dir, "%s", tmpdir);
+	int status;
+	waitpid(launch(&run, &o), &status, 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", slurp(o.err_log));
+	snprintf(full, sizeof full, "%s/%s", dir, path + n);
+	hid_t f = H5Fopen(full, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "no file %s", full);
+	H5Fclose(f);
+	struct snapshot after;
+	snap(dir, &after);
+	ck_assert_int_eq(after.n, 1); /* no temporary left beside it */
+}
+END_TEST
+
 int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -2230,6 +2452,7 @@ int main(void)
 	tcase_add_test(tc, test_largest_sizes_in_64_bit);
 	tcase_add_test(tc, test_plugins_differ_between_ranks);
 	tcase_add_test(tc, test_long_output_name);
+	tcase_add_test(tc, test_long_output_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

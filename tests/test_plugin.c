@@ -4,13 +4,16 @@
  * the digest over names and contents), the job's plugins: key, and through
  * the real binary a plug-in built from strided_read's own source under
  * another name: --list shows it, and on the model backend its rows match the
- * built-in's in every column the family fills. Paths come from ctest.
+ * built-in's in every column the family fills. And plug-ins that end the
+ * process (exit(0) at load or in a hook) or swap the output: never exit 0
+ * (docs/bad-inputs.md, X01 to X05). Paths come from ctest.
  */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -197,6 +200,88 @@ START_TEST(test_plugin_rows_match_builtin)
 }
 END_TEST
 
+/* ---- plug-ins that end the process or the run's file (issue 23, cause 1) */
+
+static char hostile_job[600];
+
+/* Runs the job of family `hostile` on np ranks with plugin_hostile_<which>.so,
+ * writing out; the exit code, the log in log. */
+static int run_hostile(int np, const char *which, const char *out, const char *log, const char *set)
+{
+	char plugin_path[600];
+	snprintf(plugin_path, sizeof plugin_path, "%s/plugin_hostile%s%s.so",
+		 launch_env("SW_TEST_PLUGINS"), which[0] ? "_" : "", which);
+	const char *args[] = { "--backend",          "model",     "-q", "--plugin",
+			       plugin_path,          hostile_job, "-o", out,
+			       set ? "--set" : NULL, set,         NULL };
+	return launch_run(np, log, args);
+}
+
+/* X01, X02: exit(0) in a constructor, at dlopen during the agreement. */
+START_TEST(test_exit_at_load_is_no_success)
+{
+	char out[600], log[600];
+	for (int np = 1; np <= 2; np++) {
+		snprintf(out, sizeof out, "%s/ctor%d.h5", dir, np);
+		snprintf(log, sizeof log, "%s/ctor%d.log", dir, np);
+		int rc = run_hostile(np, "exit_ctor", out, log, NULL);
+		const char *said = launch_slurp(log);
+		ck_assert_msg(rc == 1, "np %d: exit code %d, expected 1: %s", np, rc, said);
+		ck_assert_msg(strstr(said, "ended before sweep's end: exit(0) was called while "
+					   "loading the job and its plug-ins") &&
+				      strstr(said, "nothing was run"),
+			      "np %d: %s", np, said);
+		ck_assert_msg(access(out, F_OK) != 0, "np %d: %s was written", np, out);
+	}
+}
+END_TEST
+
+/* X03, X04: exit(0) in a hook midway: part of the points in the file, and
+ * the status and the message say so. */
+START_TEST(test_exit_in_a_hook_is_no_success)
+{
+	char out[600], log[600], want[700];
+	for (int np = 1; np <= 2; np++) {
+		snprintf(out, sizeof out, "%s/hook%d.h5", dir, np);
+		snprintf(log, sizeof log, "%s/hook%d.log", dir, np);
+		int rc = run_hostile(np, "exit_hook", out, log, NULL);
+		const char *said = launch_slurp(log);
+		snprintf(want, sizeof want,
+			 "ended before sweep's end: exit(0) was called during the run, by a "
+			 "plug-in or a library; the run is not complete: `--resume -o %s`",
+			 out);
+		ck_assert_msg(rc == 1, "np %d: exit code %d, expected 1: %s", np, rc, said);
+		ck_assert_msg(strstr(said, want), "np %d: %s", np, said);
+		ck_assert_msg(!strstr(said, "rows written"), "np %d: a summary: %s", np, said);
+		hssize_t rows = launch_rows_swmr(out, "/measurements", NULL);
+		ck_assert_msg(rows >= 0 && rows < 24, "np %d: %lld rows of 24", np,
+			      (long long)rows);
+	}
+}
+END_TEST
+
+/* X05: the summary reads the file back and finds this run's points missing
+ * (the hook put a smaller run's file, early.h5, in the output's place): the
+ * count sets the status, not only the message. */
+START_TEST(test_summary_count_sets_the_status)
+{
+	char here[600], sub[600];
+	ck_assert_ptr_nonnull(getcwd(here, sizeof here));
+	snprintf(sub, sizeof sub, "%s/swap", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(chdir(sub), 0);
+	int early = run_hostile(1, "", "early.h5", "early.log", "hostile.n=1K");
+	ck_assert_msg(early == 0, "%s", launch_slurp("early.log"));
+	int rc = run_hostile(1, "swap_output", "out.h5", "swap.log", NULL);
+	const char *said = launch_slurp("swap.log");
+	ck_assert_int_eq(chdir(here), 0);
+	ck_assert_msg(rc == 4, "exit code %d, expected 4: %s", rc, said);
+	ck_assert_msg(strstr(said, "sweep: 18 of the 24 points of this run are not in out.h5; "
+				   "`--resume -o out.h5` completes it"),
+		      "%s", said);
+}
+END_TEST
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/sw_test_plugin.XXXXXX");
@@ -204,6 +289,10 @@ int main(void)
 		return 1;
 	snprintf(plugin, sizeof plugin, "%s/%s.so", launch_env("SW_TEST_PLUGINS"), PLUGIN_NAME);
 	snprintf(other, sizeof other, "%s/other/%s.so", launch_env("SW_TEST_PLUGINS"), PLUGIN_NAME);
+	snprintf(hostile_job, sizeof hostile_job, "%s/hostile.yaml", dir);
+	FILE *job = fopen(hostile_job, "w");
+	if (!job || fputs("families:\n  hostile:\n", job) < 0 || fclose(job) != 0)
+		return 1;
 	Suite *s = suite_create("plugin");
 	TCase *tc = tcase_create("plugin");
 	tcase_set_timeout(tc, 240);
@@ -211,6 +300,9 @@ int main(void)
 	tcase_add_test(tc, test_job_key_resolves_against_the_job);
 	tcase_add_test(tc, test_list_shows_plugin_families);
 	tcase_add_test(tc, test_plugin_rows_match_builtin);
+	tcase_add_test(tc, test_exit_at_load_is_no_success);
+	tcase_add_test(tc, test_exit_in_a_hook_is_no_success);
+	tcase_add_test(tc, test_summary_count_sets_the_status);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, dir);
 }

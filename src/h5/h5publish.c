@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,26 +40,71 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
-/* A name the file system takes: 255 bytes (NAME_MAX on Linux file systems). */
+/* A name the file system takes: 255 bytes (NAME_MAX on Linux file systems),
+ * and a path: PATH_MAX with its NUL. */
 #define NAME_BYTES 255
+#define PATH_BYTES (PATH_MAX - 1)
 
 /* Where the file is built before it takes its name: same directory, hidden.
  * A long legal name gives the temporary one only the start of it, so that
- * ".", ".tmp" and the pid never push it past NAME_BYTES. */
+ * ".", ".tmp" and the pid never push it past NAME_BYTES, nor the whole
+ * path past PATH_BYTES while the name's start has room to give. */
 char *sw_h5_temp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
 	size_t len = strlen(path) + 48, base = strlen(path + dir_len);
 	char pid[24], *tmp = malloc(len);
-	int room;
+	long room, path_room;
 
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
-	room = NAME_BYTES - 5 - (int)strlen(pid);
+	room = NAME_BYTES - 5 - (long)strlen(pid);
+	path_room = PATH_BYTES - (long)dir_len - 5 - (long)strlen(pid);
+	if (path_room < room)
+		room = path_room > 0 ? path_room : 0;
 	if (tmp)
 		snprintf(tmp, len, "%.*s.%.*s.tmp%s", (int)dir_len, path,
-			 base > (size_t)room ? room : (int)base, path + dir_len, pid);
+			 base > (size_t)room ? (int)room : (int)base, path + dir_len, pid);
 	return tmp;
+}
+
+/* The temporary name beside path fits a path (PATH_BYTES), or why not. */
+static enum sw_status check_temp_room(const char *path, const char *name, struct sw_err *err)
+{
+	char *tmp = sw_h5_temp_name(path);
+	size_t tmp_len;
+
+	if (!tmp)
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	tmp_len = strlen(tmp);
+	free(tmp);
+	if (tmp_len <= PATH_BYTES)
+		return SW_OK;
+	return sw_fail(err, SW_EIO,
+		       "cannot create %s: the path is %zu bytes, and the hidden temporary file "
+		       "sweep builds beside it (.NAME.tmpPID) needs %zu, more than a path may "
+		       "hold (%d); use a shorter path",
+		       name, strlen(path), tmp_len, PATH_BYTES);
+}
+
+/* A path that does not exist but names a symbolic link: one to nothing.
+ * Refused: creating the file would fail at its last step, and another
+ * sweep's file is not what is there. */
+static enum sw_status refuse_dangling_link(const char *path, const char *name, struct sw_err *err)
+{
+	char target[PATH_MAX], brief[160];
+	struct stat sb;
+	ssize_t n;
+
+	if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode))
+		return SW_OK;
+	n = readlink(path, target, sizeof target - 1);
+	target[n > 0 ? n : 0] = '\0';
+	return sw_fail(err, SW_EIO,
+		       "cannot create %s: it is a symbolic link to %s, which does not exist; sweep "
+		       "writes a new file, not through a link: remove the link or name the "
+		       "file itself",
+		       name, sw_safe_open_brief(target, brief, sizeof brief));
 }
 
 enum sw_status sw_h5_check_target(const char *path, int force, const char *job_path,
@@ -99,12 +145,12 @@ enum sw_status sw_h5_check_target(const char *path, int force, const char *job_p
 		goto free_dir;
 	}
 	gone = stat(path, &sb) != 0;
-	if (gone && errno != ENOENT) {
+	if (gone && errno == ENOENT) {
+		st = refuse_dangling_link(path, name, err);
+	} else if (gone) {
 		/* too long a name, say: refused here, not by HDF5 in a cut message */
 		st = sw_fail(err, SW_EIO, "cannot create %s: %s", name, strerror(errno));
-		goto free_dir;
-	}
-	if (!gone) {
+	} else {
 		/* --force replaces a results file, never the job or a device or FIFO */
 		if (S_ISDIR(sb.st_mode))
 			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", name);
@@ -121,6 +167,8 @@ enum sw_status sw_h5_check_target(const char *path, int force, const char *job_p
 				     "to continue it",
 				     name);
 	}
+	if (st == SW_OK)
+		st = check_temp_room(path, name, err);
 free_dir:
 	free(dir);
 	return st;
@@ -172,15 +220,16 @@ enum sw_status sw_h5_hold_old_file(const char *path, int *replace, int *fd, stru
 enum sw_status sw_h5_make_locked_temp(const char *tmp, int *lock_fd, struct sw_err *err)
 {
 	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
+	char brief[160]; /* a long name quoted short, the reason whole */
 	enum sw_h5_lock lock;
 
+	sw_safe_open_brief(tmp, brief, sizeof brief);
 	if (fd < 0)
-		return sw_fail(err, SW_EIO, "cannot create %s: %s", tmp, strerror(errno));
+		return sw_fail(err, SW_EIO, "cannot create %s: %s", brief, strerror(errno));
 	lock = sw_h5_lock_fd(fd, 1, lock_fd);
 	if (lock == LOCK_OURS || lock == LOCK_NONE) /* no locks here: the name alone decides */
 		return SW_OK;
-	sw_fail(err, SW_EIO, "cannot lock %s: %s", tmp, strerror(errno));
+	sw_fail(err, SW_EIO, "cannot lock %s: %s", brief, strerror(errno));
 	unlink(tmp);
 	return SW_EIO;
 }
@@ -206,12 +255,15 @@ static void fault_publish_wait(void)
  * a --force that found no file creates with link() like any other. */
 enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, struct sw_err *err)
 {
+	char tname[120], pname[160]; /* long names quoted short, the reason whole */
 	int e;
 
+	sw_safe_open_brief(tmp, tname, sizeof tname);
+	sw_safe_open_brief(path, pname, sizeof pname);
 	fault_publish_wait();
 	if (replace) {
 		if (rename(tmp, path) != 0)
-			return sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tmp, path,
+			return sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tname, pname,
 				       strerror(errno));
 		return SW_OK;
 	}
@@ -220,7 +272,7 @@ enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, str
 			return SW_OK;
 		e = errno;
 		unlink(path); /* ours alone still: a failed creation leaves nothing */
-		return sw_fail(err, SW_EIO, "cannot remove %s: %s", tmp, strerror(e));
+		return sw_fail(err, SW_EIO, "cannot remove %s: %s", tname, strerror(e));
 	}
 	e = errno;
 	/* A file system without hard links may still rename without replacing. */
@@ -234,6 +286,6 @@ enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, str
 		return sw_fail(err, SW_EIO,
 			       "%s already exists: another sweep created it while this one "
 			       "was starting; nothing was run",
-			       path);
-	return sw_fail(err, SW_EIO, "cannot give %s its name %s: %s", tmp, path, strerror(e));
+			       pname);
+	return sw_fail(err, SW_EIO, "cannot give %s its name %s: %s", tname, pname, strerror(e));
 }

@@ -1,9 +1,10 @@
 /*
  * Plug-in loading: each file is opened once without blocking and checked to
  * be a regular ELF file, hashed from that descriptor, then dlopen'ed by the
- * same resolved path; its sweep_plugin is checked before any family enters
- * the registry. Families stay registered for the process: they are in the
- * plan and in every record. Pure but for the file system and the loader.
+ * same resolved path; the libraries that brought in are hashed too, and its
+ * sweep_plugin is checked (plugin_check.c) before any family enters the
+ * registry. Families stay registered for the process: they are in the plan
+ * and in every record. Pure but for the file system and the loader.
  */
 #define _GNU_SOURCE
 #include "job/plugin.h"
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 
 #include "kernel.h"
 #include "core/record.h"
+#include "job/plugin_check.h"
 
 static struct sw_plugin_info plugins[SW_MAX_PLUGINS];
 static void *handles[SW_MAX_PLUGINS];
@@ -113,33 +116,12 @@ static void owner_of(int i, char *buf, size_t len)
 	snprintf(buf, len, "a built-in family");
 }
 
-/* The first hook the harness calls without asking that f leaves NULL, or
- * NULL when it has all of them (check, requests and the rest are optional). */
-static const char *missing_hook(const struct sw_family *f)
-{
-	if (!f->sizes)
-		return "sizes";
-	if (!f->refuse)
-		return "refuse";
-	if (!f->useful_bytes)
-		return "useful_bytes";
-	if (!f->flops)
-		return "flops";
-	if (f->n_axes > 0 && !f->axes)
-		return "axes";
-	if (f->n_variants > 0 && !f->variants)
-		return "variants";
-	for (int v = 0; v < f->n_variants; v++)
-		if (!f->variants[v].launch)
-			return "a variant's launch";
-	return NULL;
-}
-
-/* The plug-in's descriptor: the right API, and families with names no
- * other registered family has. */
+/* The plug-in's descriptor: the right API, a descriptor sweep can read
+ * (plugin_check.c), and families with names no other registered family has. */
 static enum sw_status check_plugin(const struct sw_plugin *p, const char *path, struct sw_err *err)
 {
 	char who[4200];
+	enum sw_status st;
 
 	if (p->api_version != SW_API_VERSION)
 		return sw_fail(err, SW_EINVAL,
@@ -152,25 +134,20 @@ static enum sw_status check_plugin(const struct sw_plugin *p, const char *path, 
 			       "plug-in %s: its struct sw_family is %d bytes, this sweep's %d "
 			       "(a <sweep/family.h> of another build): rebuild it",
 			       path, p->family_bytes, (int)sizeof(struct sw_family));
-	if (p->n_families < 1 || !p->families)
-		return sw_fail(err, SW_EINVAL, "plug-in %s exports no family", path);
+	st = sw_plugin_check(p, path, err);
+	if (st != SW_OK)
+		return st;
 	if (sw_family_count() + p->n_families > SW_MAX_FAMILIES)
 		return sw_fail(err, SW_EINVAL, "plug-in %s: more than %d families in all", path,
 			       SW_MAX_FAMILIES);
 	for (int i = 0; i < p->n_families; i++) {
 		const struct sw_family *f = p->families[i];
-		const struct sw_family *old = f && f->name ? sw_family_find(f->name) : NULL;
-		if (!f || !f->name || !f->name[0])
-			return sw_fail(err, SW_EINVAL, "plug-in %s: family %d has no name", path,
-				       i);
+		const struct sw_family *old = sw_family_find(f->name);
 		for (int j = 0; j < i && !old; j++)
-			if (p->families[j]->name && !strcmp(p->families[j]->name, f->name))
+			if (!strcmp(p->families[j]->name, f->name))
 				return sw_fail(err, SW_EINVAL,
 					       "plug-in %s: two families named '%.*s'", path,
 					       SW_NAME_LEN, f->name);
-		if (missing_hook(f))
-			return sw_fail(err, SW_EINVAL, "plug-in %s: family '%.*s' has no %s", path,
-				       SW_NAME_LEN, f->name, missing_hook(f));
 		if (old) {
 			owner_of(sw_family_index(old), who, sizeof who);
 			return sw_fail(err, SW_EINVAL,
@@ -199,6 +176,94 @@ static enum sw_status register_families(const struct sw_plugin *p, const char *p
 	return SW_OK;
 }
 
+/* The objects the loader holds (their load addresses), to tell afterwards
+ * which ones a dlopen brought in. */
+struct objects {
+	uintptr_t *base;
+	int n, cap, oom;
+};
+
+static int note_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct objects *o = data;
+
+	(void)size;
+	if (o->n == o->cap) {
+		int cap = o->cap ? 2 * o->cap : 64;
+		uintptr_t *b = realloc(o->base, (size_t)cap * sizeof *b);
+
+		if (!b) {
+			o->oom = 1;
+			return 1;
+		}
+		o->base = b;
+		o->cap = cap;
+	}
+	o->base[o->n++] = info->dlpi_addr;
+	return 0;
+}
+
+/* What one dlopen added besides the plug-in itself: the libraries it links
+ * (and any its constructor loads) that were not loaded yet. */
+struct deps {
+	const struct objects *before;
+	uintptr_t self; /* the plug-in's own load address */
+	const char *path;
+	uint64_t hash;
+	enum sw_status st;
+	struct sw_err *err;
+};
+
+static int was_loaded(const struct objects *o, uintptr_t base)
+{
+	for (int i = 0; i < o->n; i++)
+		if (o->base[i] == base)
+			return 1;
+	return 0;
+}
+
+/* Hashes a new object's file, as the plug-in's own file is hashed. */
+static int hash_new_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct deps *d = data;
+	uint64_t h = 0;
+	int fd, elf;
+
+	(void)size;
+	if (d->st != SW_OK || !info->dlpi_name[0] || info->dlpi_addr == d->self ||
+	    was_loaded(d->before, info->dlpi_addr))
+		return 0;
+	fd = open(info->dlpi_name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		d->st = sw_fail(d->err, SW_EINVAL,
+				"plug-in %s: cannot read the library %s it loaded: %s", d->path,
+				info->dlpi_name, strerror(errno));
+		return 1;
+	}
+	d->st = hash_file(fd, info->dlpi_name, &h, &elf, d->err);
+	close(fd);
+	d->hash = sw_mix64(d->hash ^ h);
+	return d->st != SW_OK;
+}
+
+/* The digest of what loading h added to the process besides the plug-in:
+ * the ranks compare it, so a dependency that differs on one rank is seen. */
+static enum sw_status hash_dependencies(void *h, const struct objects *before, const char *path,
+					uint64_t *hash, struct sw_err *err)
+{
+	struct link_map *lm = NULL;
+	struct deps d = { .before = before, .path = path, .err = err };
+
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+		return sw_fail(err, SW_EINVAL,
+			       "plug-in %s: the loader does not say where it is: %s", path,
+			       dlerror());
+	d.self = lm->l_addr;
+	dl_iterate_phdr(hash_new_object, &d);
+	*hash = d.hash;
+	return d.st;
+}
+
 static int already_loaded(const char *real, uint64_t hash)
 {
 	for (int i = 0; i < n_plugins; i++)
@@ -212,7 +277,8 @@ enum sw_status sw_plugin_load(const char *path, struct sw_err *err)
 	char real[PATH_MAX];
 	const struct sw_plugin *p;
 	struct sw_plugin_info *info = &plugins[n_plugins];
-	uint64_t hash = 0;
+	struct objects before = { 0 };
+	uint64_t hash = 0, deps = 0;
 	enum sw_status st;
 	void *h;
 
@@ -222,10 +288,21 @@ enum sw_status sw_plugin_load(const char *path, struct sw_err *err)
 	if (n_plugins == SW_MAX_PLUGINS)
 		return sw_fail(err, SW_EINVAL, "plug-in %s: more than %d plug-ins", path,
 			       SW_MAX_PLUGINS);
+	dl_iterate_phdr(note_object, &before);
+	if (before.oom) {
+		free(before.base);
+		return sw_fail(err, SW_ENOMEM, "plug-in %s: no memory to load it", path);
+	}
 	/* RTLD_NOW: an unresolved symbol fails here, not in the middle of a run. */
 	h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
+	if (!h) {
+		free(before.base);
 		return sw_fail(err, SW_EINVAL, "plug-in %s: cannot load: %s", path, dlerror());
+	}
+	st = hash_dependencies(h, &before, path, &deps, err);
+	free(before.base);
+	if (st != SW_OK)
+		goto fail;
 	p = (const struct sw_plugin *)dlsym(h, "sweep_plugin");
 	if (!p) {
 		st = sw_fail(err, SW_EINVAL,
@@ -243,6 +320,7 @@ enum sw_status sw_plugin_load(const char *path, struct sw_err *err)
 	snprintf(info->path, sizeof info->path, "%s", real);
 	snprintf(info->name, sizeof info->name, "%s", strrchr(real, '/') + 1);
 	info->content_hash = hash;
+	info->deps_hash = deps;
 	info->first_family = sw_family_count() - p->n_families;
 	info->n_families = p->n_families;
 	handles[n_plugins++] = h;
@@ -283,6 +361,7 @@ uint64_t sw_plugins_digest(void)
 		return 0;
 	for (int i = 0; i < n_plugins; i++) {
 		d = sw_mix64(d ^ plugins[i].content_hash);
+		d = sw_mix64(d ^ plugins[i].deps_hash);
 		for (int f = 0; f < plugins[i].n_families; f++)
 			for (const char *c = sw_family_at(plugins[i].first_family + f)->name; *c;
 			     c++)

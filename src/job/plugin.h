@@ -2,7 +2,8 @@
  * Plug-ins: shared objects that add families at run time (--plugin, the
  * job's `plugins:`). Loading checks the file before dlopen (a regular ELF
  * file, opened without blocking), its `sweep_plugin` symbol, its API version
- * and its family names, then appends the families to the registry. Not
+ * and every count, pointer, name and unit of its descriptor (plugin_check.h),
+ * then appends the families to the registry. Not
  * collective: comparing ranks is the caller's (sw_plugins_digest). Never prints.
  */
 #ifndef SW_PLUGIN_H
@@ -19,6 +20,7 @@ struct sw_plugin_info {
 	char path[4096];       /* the resolved path that was checked and loaded */
 	char name[64];         /* the file name, for messages */
 	uint64_t content_hash; /* of the file's bytes */
+	uint64_t deps_hash;    /* of the files of the libraries loading it added */
 	int first_family;      /* its families' registry indices: first .. + n_families */
 	int n_families;
 };
@@ -27,8 +29,10 @@ struct sw_plugin_info {
  * registers its families after those already there. Loading the same file
  * again (same resolved path and content) does nothing. SW_EINVAL, naming
  * the file: missing, not a regular file, not a shared object, no
- * sweep_plugin symbol, another API version, a family name already
- * registered, or families the record cannot hold; nothing is registered then. */
+ * sweep_plugin symbol, another API version, a descriptor sweep cannot read
+ * or address (plugin_check.h), a family name already registered, or
+ * families the record cannot hold; nothing is registered then. A plug-in
+ * whose constructor ends the process ends it here (main.c says so). */
 enum sw_status sw_plugin_load(const char *path, struct sw_err *err);
 
 /* Like sw_plugin_load, for a path from a job file: a relative path is taken
@@ -38,9 +42,11 @@ enum sw_status sw_plugin_load_from(const char *job_path, const char *path, struc
 int sw_plugin_count(void);
 const struct sw_plugin_info *sw_plugin_at(int i); /* NULL out of range */
 
-/* A hash over every loaded plug-in's content hash and each of its family
- * names, in load order; 0 when none is loaded. Ranks that loaded the same
- * plug-ins (by content, wherever they lie) have the same digest. */
+/* A hash over every loaded plug-in's content hash, the content of the
+ * libraries its loading added (those sweep had not loaded already), and each
+ * of its family names, in load order; 0 when none is loaded. Ranks that
+ * loaded the same plug-ins and dependencies (by content, wherever they lie)
+ * have the same digest. */
 uint64_t sw_plugins_digest(void);
 
 /* Forgets every plug-in's families and closes the libraries (tests). */

@@ -163,24 +163,31 @@ static enum sw_status close_output(struct sw_rank_ctx *r, struct sw_err *err)
 }
 
 /* Rank 0, after the close: what the file holds of this run, read back from
- * it, so a disk that filled up cannot make the summary claim rows it lost. */
-static void summarise(const struct sw_rank_ctx *r, const struct sw_coord_totals *t, double wall,
-		      enum sw_status st)
+ * it, so a disk that filled up cannot make the summary claim rows it lost.
+ * Its count sets the status: a run whose points are not all in the file,
+ * or cannot be counted there, has not succeeded (SW_EIO, in err). */
+static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coord_totals *t,
+				double wall, enum sw_status st, struct sw_err *err)
 {
 	struct sw_h5_rows in = { 0 };
 	struct sw_err rerr = { 0 };
 	if (sw_h5_count_session(r->path, r->session, &in, &rerr) != SW_OK) {
+		if (st == SW_OK)
+			return sw_fail(err, SW_EIO, "%zu rows were handed to the writer, but %s",
+				       t->written, rerr.msg);
 		if (t->written)
 			fprintf(stderr, "sweep: %zu rows were handed to the writer, but %s\n",
 				t->written, rerr.msg);
-		return;
+		return st;
 	}
-	if (!r->opt->quiet || st != SW_OK)
+	int missing = in.rows < r->n_todo;
+	if (!r->opt->quiet || st != SW_OK || missing)
 		fprintf(stderr,
 			"sweep: %llu rows %s %s: %llu ok, %llu skipped, %llu invalid, %llu "
 			"failed\n",
 			(unsigned long long)in.rows,
-			st == SW_OK || st == SW_ECUDA ? "written to" : "of this run are safe in",
+			(st == SW_OK || st == SW_ECUDA) && !missing ? "written to"
+								    : "of this run are safe in",
 			r->path, (unsigned long long)in.by_status[SW_ROW_OK],
 			(unsigned long long)in.by_status[SW_ROW_SKIPPED],
 			(unsigned long long)in.by_status[SW_ROW_INVALID],
@@ -191,21 +198,33 @@ static void summarise(const struct sw_rank_ctx *r, const struct sw_coord_totals 
 			"%.2f\n",
 			t->timed_s, wall, r->size, r->size == 1 ? "" : "s",
 			t->timed_s / (wall * r->size));
-	if (in.rows < r->n_todo)
-		fprintf(stderr, "sweep: %zu %s not in the file; `--resume -o %s` completes it%s\n",
-			r->n_todo - (size_t)in.rows, placed(r) ? "runs" : "points", r->path,
-			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
-				     : "");
 	if (t->unrun && !sw_run_interrupted)
 		fprintf(stderr,
 			"sweep: %zu runs were left by a rank that stopped, with no rank to take "
 			"them: its calibration points%s wait for --resume, on that GPU once it "
-			"works\n",
+			"works
+			",
 			t->unrun,
 			r->placement == SW_PLACE_EVERY_GPU ? " and every point it owed"
 			: r->placement == SW_PLACE_PER_CLASS
 				? ", and its class's points once no rank of its class was left,"
 				: "");
+	const char *what = placed(r) ? "runs" : "points";
+	if (missing && st == SW_OK && !sw_run_interrupted) /* a stop says so itself */
+		return sw_fail(err, SW_EIO,
+			       "%zu of the %zu %s of this run are not in %s; `--resume -o %s` "
+			       "completes it",
+			       r->n_todo - (size_t)in.rows, r->n_todo, what, r->path, r->path);
+	if (missing)
+		fprintf(stderr,
+			"sweep: %zu %s not in the file; `--resume -o %s` completes it%s
+			",
+				r->n_todo -
+				(size_t)in.rows,
+			what, r->path,
+			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
+				     : "");
+	return st;
 }
 
 /* Rows that did not measure make the exit status say so; so does a stop. */
@@ -246,7 +265,7 @@ static enum sw_status measure_and_close(struct sw_rank_ctx *r, struct sw_err *er
 			*err = cerr;
 			sw_wrap(err, "rank 0, %s", sw_stage_name(SW_STAGE_CLOSE));
 		}
-		summarise(r, &t, now_s() - t0, st);
+		st = summarise(r, &t, now_s() - t0, st, err);
 	}
 	st = sw_mpi_worst(st);
 	if (st == SW_OK)

@@ -1,0 +1,166 @@
+/*
+ * A small plug-in family, `hostile`, in plain C (no kernel: it runs on the
+ * model backend only), and the ways a hostile or careless plug-in can go
+ * wrong, one per build: tests/CMakeLists.txt builds it once per HOSTILE_*
+ * switch (plugin_hostile_<switch>.so), and tests/test_bad_input.c and
+ * tests/test_plugin.c load them (docs/bad-inputs.md, "Plug-ins").
+ * Without a switch it is a good plug-in.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <sweep/family.h>
+
+#ifdef HOSTILE_DEP
+int sw_test_dep_value(void); /* tests/plugins/dep.c, another build on each rank */
+#define SCALE sw_test_dep_value()
+#else
+#define SCALE 1
+#endif
+
+#ifdef HOSTILE_EXIT_CTOR
+/* Runs at dlopen, while the ranks agree on their plug-ins. */
+__attribute__((constructor)) static void leave_at_load(void)
+{
+	exit(0);
+}
+#endif
+
+static cudaError_t launch(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
+{
+	(void)p, (void)b, (void)s;
+	return cudaSuccess; /* never called: the model backend runs no kernel */
+}
+
+#if defined(HOSTILE_EXIT_HOOK) || defined(HOSTILE_SWAP_OUTPUT)
+/* The hostile act, at the point n = 3K (the model asks for its requests
+ * during the run, never while the run is planned). */
+static void act(const struct sw_point *p)
+{
+	static int done;
+
+	if (p->axis[0] != 3072 || done++)
+		return;
+#ifdef HOSTILE_EXIT_HOOK
+	exit(0);
+#else
+	/* the output is replaced by the test's early.h5, a complete sweep
+	 * file of a smaller run: the summary finds this run's points missing */
+	if (rename("out.h5", "moved.h5") != 0 || link("early.h5", "out.h5") != 0)
+		abort();
+#endif
+}
+#else
+#define act(p) ((void)(p))
+#endif
+
+/* One float per element, read once: n / 32 warp loads of 128 bytes. */
+static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	act(p);
+	if (!req) /* the model asks for the count first */
+		return (uint64_t)p->axis[0] / 32;
+	sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
+	for (unsigned l = 0; l < 32; l++)
+		sw_request_lane(req, l, (r * 32 + l) * 4, 1);
+	return (uint64_t)p->axis[0] / 32;
+}
+
+static void sizes(const struct sw_point *p, struct sw_sizes *s)
+{
+	s->n_buffers = 1;
+	s->n_inputs = 1;
+	s->bytes[0] = (size_t)p->axis[0] * 4;
+}
+
+static int refuse(const struct sw_point *p, char *why, size_t len)
+{
+	(void)p, (void)why, (void)len;
+	return 0;
+}
+
+static double useful_bytes(const struct sw_point *p)
+{
+	return 4.0 * (double)p->axis[0] * SCALE;
+}
+
+static double flops(const struct sw_point *p)
+{
+	(void)p;
+	return 0;
+}
+
+#ifndef HOSTILE_AXIS_NAME
+#define HOSTILE_AXIS_NAME "n"
+#endif
+#ifndef HOSTILE_AXIS_UNITS
+#define HOSTILE_AXIS_UNITS "elements"
+#endif
+#ifndef HOSTILE_VARIANT_NAME
+#define HOSTILE_VARIANT_NAME "plain"
+#endif
+#ifndef HOSTILE_NAME
+#define HOSTILE_NAME "hostile"
+#endif
+
+static const struct sw_axis_def axes[] = {
+	{ HOSTILE_AXIS_NAME, HOSTILE_AXIS_UNITS, 1024, INT64_C(1) << 20, "1K,2K,3K,4K",
+	  "elements read" },
+};
+
+/* Room after the one real variant, all zeros: a count past the table reads
+ * a variant with no name and no launch. */
+static const struct sw_variant variants[4] = {
+	{ HOSTILE_VARIANT_NAME, "reads every element once", launch, requests, 1u, 0 },
+};
+
+#ifdef HOSTILE_VARIANTS_PAST
+#define N_VARIANTS 2 /* one more than the table holds */
+#elif defined(HOSTILE_MANY_VARIANTS)
+#define N_VARIANTS 1000000
+#else
+#define N_VARIANTS 1
+#endif
+#ifdef HOSTILE_MANY_AXES
+#define N_AXES 9
+#else
+#define N_AXES 1
+#endif
+#ifdef HOSTILE_NAME_GARBAGE
+#define NAME ((const char *)(uintptr_t)0x1000) /* no page is mapped there */
+#else
+#define NAME HOSTILE_NAME
+#endif
+#ifdef HOSTILE_HOOK_DATA
+static const char not_code[] = "data, not code";
+#define SIZES ((void (*)(const struct sw_point *, struct sw_sizes *))(uintptr_t)not_code)
+#else
+#define SIZES sizes
+#endif
+
+static const struct sw_family hostile __attribute__((unused)) = {
+	.name = NAME,
+	.about = "a test plug-in that reads an array once",
+	.axes = axes,
+	.n_axes = N_AXES,
+	.variants = variants,
+	.n_variants = N_VARIANTS,
+	.sizes = SIZES,
+	.refuse = refuse,
+	.useful_bytes = useful_bytes,
+	.flops = flops,
+};
+
+#ifdef HOSTILE_FAMILIES_GARBAGE
+/* A list pointer that points nowhere: written out, as SW_PLUGIN never would. */
+SW_PLUGIN_EXPORT const struct sw_plugin sweep_plugin = {
+	SW_API_VERSION,
+	(int)sizeof(struct sw_family),
+	1,
+	(const struct sw_family *const *)(uintptr_t)0x1000,
+};
+#else
+SW_PLUGIN(hostile);
+#endif
