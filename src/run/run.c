@@ -202,8 +202,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 		fprintf(stderr,
 			"sweep: %zu runs were left by a rank that stopped, with no rank to take "
 			"them: its calibration points%s wait for --resume, on that GPU once it "
-			"works
-			",
+			"works\n",
 			t->unrun,
 			r->placement == SW_PLACE_EVERY_GPU ? " and every point it owed"
 			: r->placement == SW_PLACE_PER_CLASS
@@ -216,12 +215,8 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			       "completes it",
 			       r->n_todo - (size_t)in.rows, r->n_todo, what, r->path, r->path);
 	if (missing)
-		fprintf(stderr,
-			"sweep: %zu %s not in the file; `--resume -o %s` completes it%s
-			",
-				r->n_todo -
-				(size_t)in.rows,
-			what, r->path,
+		fprintf(stderr, "sweep: %zu %s not in the file; `--resume -o %s` completes it%s\n",
+			r->n_todo - (size_t)in.rows, what, r->path,
 			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
 				     : "");
 	return st;
