@@ -2,7 +2,8 @@
  * Issue 21's "Done when" on emulated devices: real mpirun launches of the
  * replay backend (--replay-devices) on a real H200 result file. per_class
  * over two classes has each point once per class, under the right class
- * names; every_gpu over three GPUs has each point once on each UUID; a
+ * names, also with --costs of such a file (times per class), dynamic and
+ * static; every_gpu over three GPUs has each point once on each UUID; a
  * kill -9 midway then --resume gives exactly the pairs of an uninterrupted
  * run; a calibrate job on four GPUs, one at 0.8 speed, has each calibration
  * point once on each GPU and the rest once; --extend adds calibration
@@ -202,6 +203,14 @@ START_TEST(test_per_class_two_classes)
 		ck_assert_str_eq(cls[i], rank[i] < 2 ? "A" : "B");
 	free(rank);
 	free(cls);
+	/* --costs of that file: its times per class order each class's points,
+	 * dynamic and static; the pairs are the same */
+	const char *dyn[] = { "--costs", in_tmp("pc.h5"), NULL };
+	const char *stat[] = { "--costs", in_tmp("pc.h5"), "--schedule", "static", NULL };
+	sweep(4, "A:2,B:2:0.5", "per_class", "100", dyn, seeds, in_tmp("pc-costs.h5"));
+	assert_pairs(in_tmp("pc-costs.h5"), &plan, BY_CLASS, classes_ab, 1);
+	sweep(4, "A:2,B:2:0.5", "per_class", "100", stat, seeds, in_tmp("pc-static.h5"));
+	assert_pairs(in_tmp("pc-static.h5"), &plan, BY_CLASS, classes_ab, 1);
 	sw_plan_fini(&plan);
 }
 END_TEST
