@@ -8,8 +8,16 @@ over the speed, TN = last end_unix - first start_unix of the output file,
 efficiency T1 / (N x TN), and the bound T1 / (N x max(T1/N, longest)).
 --serve measures how many points a second rank 0 can serve: a job of
 103,200 points that take no time at all, at the given rank counts.
+--hetero replays a real H200 file (--hetero-file, its job --hetero-job) on
+emulated devices of 2 and 4 classes (--replay-devices) under per_class, and
+prints each class against its own bound, from the output's rows of that
+class's ranks: T1_C = sum of end_unix - start_unix, TN_C = last end_unix -
+first start_unix, efficiency T1_C / (N_C x TN_C), bound T1_C / (N_C x
+max(T1_C / N_C, longest row)); each SPEC runs without --costs, then with
+--costs of that first run's file (its times per class).
 
     build/venv/bin/python scripts/replay-scaling.py --ranks 2,4,8,16,64
+    build/venv/bin/python scripts/replay-scaling.py --ranks '' --hetero --speed 4
 """
 
 import argparse
@@ -58,6 +66,65 @@ def figures(out, table, speed, np_):
     return len(m), t1, tn, t1 / (np_ * tn), bound
 
 
+HETERO_SPECS = [
+    "A:2,B:2:0.5",
+    "A:4,B:4:0.5",
+    "A:8,B:8:0.5",
+    "A:1,B:1:0.5,C:1:2,D:1:0.8",
+    "A:2,B:2:0.5,C:2:2,D:2:0.8",
+    "A:4,B:4:0.5,C:4:2,D:4:0.8",
+]
+
+
+def run_devices(sweep, spec, job, recorded, out, speed, costs):
+    n = sum(int(part.split(":")[1]) for part in spec.split(","))
+    cmd = ["mpirun", "-np", str(n), "--oversubscribe", "--bind-to", "none", sweep, "-q"]
+    cmd += ["--backend", f"replay={recorded}", "--replay-devices", spec]
+    cmd += ["--replay-speed", str(speed), "--placement", "per_class", "-o", out, job]
+    if costs:
+        cmd += ["--costs", costs]
+    subprocess.run(cmd, check=True)
+
+
+def class_figures(out):
+    """Each class's (label, ranks, rows, T1, TN, efficiency, bound) from out's rows."""
+    with h5py.File(out, "r") as f:
+        m = f["measurements"][:]
+        dev = f["devices"][:]
+    label = {int(d["rank"]): d["device_class"].decode() for d in dev}
+    rows = []
+    for cls in sorted(set(label.values())):
+        ranks = [r for r, c in label.items() if c == cls]
+        mine = m[np.isin(m["rank"], ranks)]
+        d = mine["end_unix"] - mine["start_unix"]
+        t1, n = d.sum(), len(ranks)
+        tn = mine["end_unix"].max() - mine["start_unix"].min()
+        bound = t1 / (n * max(t1 / n, d.max()))
+        rows.append((cls, n, len(mine), t1, tn, t1 / (n * tn), bound))
+    return rows
+
+
+def hetero(a, tmp):
+    print(
+        "| SPEC | ranks | --costs | class | class ranks | rows | T1_C (s) | TN_C (s) "
+        "| efficiency | bound | ratio |"
+    )
+    print("|---|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for i, spec in enumerate(HETERO_SPECS):
+        n = sum(int(part.split(":")[1]) for part in spec.split(","))
+        first = None
+        for costs in ("no", "per class"):
+            out = os.path.join(tmp, f"hetero-{i}-{costs[0]}.h5")
+            run_devices(a.sweep, spec, a.hetero_job, a.hetero_file, out, a.speed, first)
+            first = first or out
+            for cls, nc, rows, t1, tn, eff, bound in class_figures(out):
+                print(
+                    f"| `{spec}` | {n} | {costs} | {cls} | {nc} | {rows} | {t1:.2f} "
+                    f"| {tn:.2f} | {eff:.3f} | {bound:.3f} | {eff / bound:.3f} |",
+                    flush=True,
+                )
+
+
 def short_job(tmp):
     """The short job's file; its point ids come from a dry run (--points)."""
     job = os.path.join(tmp, "short.yaml")
@@ -72,9 +139,19 @@ def main():
     ap.add_argument("--ranks", default="2,4,8,16")
     ap.add_argument("--speed", type=float, default=10)
     ap.add_argument("--serve", default="", help="rank counts for the serving-rate runs")
+    ap.add_argument("--hetero", action="store_true", help="the heterogeneous per_class table")
+    ap.add_argument(
+        "--hetero-file",
+        default=os.path.join(TOP, "docs/results/h200-check-2b86d9f/seeds-gpu-1.h5"),
+    )
+    ap.add_argument("--hetero-job", default=os.path.join(TOP, "jobs/seeds.yaml"))
     a = ap.parse_args()
     table = durations(FIXTURE)
     with tempfile.TemporaryDirectory() as tmp:
+        if a.hetero:
+            hetero(a, tmp)
+        if not a.ranks:
+            return 0
         print("| ranks | --costs | T1 (s) | TN (s) | efficiency | bound | ratio |")
         print("|---:|:---:|---:|---:|---:|---:|---:|")
         for n in [int(x) for x in a.ranks.split(",") if x]:

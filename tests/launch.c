@@ -239,3 +239,33 @@ int launch_run_suite(Suite *s, const char *dir)
 		fprintf(stderr, "could not remove %s\n", dir);
 	return failed ? 1 : 0;
 }
+
+void *launch_column(const char *path, const char *table, const char *name, hid_t type, size_t elem,
+		    size_t *n)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "cannot open %s", path);
+	hid_t d = H5Dopen2(f, table, H5P_DEFAULT);
+	ck_assert_msg(d >= 0, "%s has no %s", path, table);
+	hid_t s = H5Dget_space(d);
+	hsize_t rows = 0;
+	H5Sget_simple_extent_dims(s, &rows, NULL);
+	H5Sclose(s);
+	hid_t t = type;
+	if (type < 0) { /* a string */
+		t = H5Tcopy(H5T_C_S1);
+		H5Tset_size(t, elem);
+	}
+	hid_t one = H5Tcreate(H5T_COMPOUND, elem);
+	H5Tinsert(one, name, 0, t);
+	void *buf = calloc(rows ? rows : 1, elem);
+	ck_assert_msg(H5Dread(d, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0,
+		      "%s: cannot read %s.%s", path, table, name);
+	H5Tclose(one);
+	if (type < 0)
+		H5Tclose(t);
+	H5Dclose(d);
+	H5Fclose(f);
+	*n = (size_t)rows;
+	return buf;
+}

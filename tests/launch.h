@@ -55,6 +55,12 @@ hssize_t launch_rows_seen(const char *path);
  * reader no row at all. */
 hssize_t launch_wait_for_rows(const char *path, hssize_t min, pid_t run);
 
+/* One column of a table, every row, into a new buffer of elem bytes a row
+ * (caller frees): type a native number type, or H5I_INVALID_HID for a fixed
+ * string of elem bytes; *n rows. Fails the test when it cannot be read. */
+void *launch_column(const char *path, const char *table, const char *name, hid_t type, size_t elem,
+		    size_t *n);
+
 /* 1 when a plain read-only open of path fails: the consistency flags of a
  * live or killed writer are set. One try, no waiting. */
 int launch_flags_set(const char *path);

@@ -1,5 +1,5 @@
 /* The cost model: a point's own duration by id (the latest row of an id),
- * else its variant's median rate per byte or per flop, else the nominal
+ * on the class asked about first (the latest row of that pair), else its variant's median rate per byte or per flop, else the nominal
  * rate; which rows teach rates; the source of every estimate and the
  * counts per source over a plan. */
 #include <check.h>
@@ -126,6 +126,68 @@ START_TEST(test_measured)
 	ck_assert_uint_eq(m.n_known, 0);
 	ck_assert_uint_gt(m.n_rates, 0);
 	ck_assert_int_eq(sw_cost_point(&m, p0).source, SW_COST_LEARNED);
+	sw_cost_fini(&m);
+}
+END_TEST
+
+static struct sw_duration on(struct sw_duration d, const char *cls)
+{
+	snprintf(d.device_class, sizeof d.device_class, "%s", cls);
+	return d;
+}
+
+/* Per class: a point's time on a GPU of the class asked about, the latest
+ * row of that pair; else its time on any class (the latest row of its id,
+ * whatever class); else its variant's rate; else the nominal rate. A class
+ * the table never names, NULL and "" are any class. */
+START_TEST(test_measured_per_class)
+{
+	const struct sw_plan_point *p0 = &plan.points[0], *p1 = &plan.points[1];
+	const struct sw_plan_point *p2 = &plan.points[2], *p8 = &plan.points[8];
+	struct sw_duration rows[] = {
+		on(dur(p0->id, "strided_read", "course", SW_ROW_OK, 1, 0, 1.0), "A"),
+		on(dur(p0->id, "strided_read", "course", SW_ROW_OK, 1, 0, 2.0), "B"),
+		on(dur(p1->id, "strided_read", "course", SW_ROW_OK, 1, 0, 3.0), "A"),
+		on(dur(p0->id, "strided_read", "course", SW_ROW_OK, 1, 0, 4.0), "A"), /* later */
+		dur(p2->id, "strided_read", "course", SW_ROW_OK, 1, 0, 5.0),          /* no class */
+		on(dur(p2->id, "strided_read", "course", SW_ROW_OK, 1, 0, NAN), "B"), /* no time */
+	};
+	struct sw_cost_model m;
+	struct sw_err err = { 0 };
+	double expected[12];
+
+	ck_assert_int_eq(sw_cost_init(&m, rows, 6, &err), SW_OK);
+	ck_assert_uint_eq(m.n_classes, 2);
+	ck_assert_uint_eq(m.n_class_known, 3);
+	ck_assert(sw_cost_knows_class(&m, "A") && sw_cost_knows_class(&m, "B"));
+	ck_assert(!sw_cost_knows_class(&m, "C") && !sw_cost_knows_class(&m, "") &&
+		  !sw_cost_knows_class(&m, NULL));
+	ck_assert_double_eq(sw_cost_point_on(&m, "A", p0).expected_s, 4.0);
+	ck_assert_double_eq(sw_cost_point_on(&m, "B", p0).expected_s, 2.0);
+	ck_assert_int_eq(sw_cost_point_on(&m, "B", p0).source, SW_COST_MEASURED);
+	/* any class: the latest row of the id, as without classes */
+	ck_assert_double_eq(sw_cost_point_on(&m, "C", p0).expected_s, 4.0);
+	ck_assert_double_eq(sw_cost_point_on(&m, NULL, p0).expected_s, 4.0);
+	ck_assert_double_eq(sw_cost_point(&m, p0).expected_s, 4.0);
+	/* p1 only on A: B falls back to its time on A */
+	ck_assert_double_eq(sw_cost_point_on(&m, "B", p1).expected_s, 3.0);
+	ck_assert_int_eq(sw_cost_point_on(&m, "B", p1).source, SW_COST_MEASURED);
+	/* p2: no time on B, the row without a class */
+	ck_assert_double_eq(sw_cost_point_on(&m, "B", p2).expected_s, 5.0);
+	/* p8 nowhere: the variant's rate, or the nominal, as without a class */
+	ck_assert_double_eq(sw_cost_point_on(&m, "A", p8).expected_s,
+			    sw_cost_point(&m, p8).expected_s);
+	ck_assert_int_ne(sw_cost_point_on(&m, "A", p8).source, SW_COST_MEASURED);
+	sw_cost_todo_on(&m, "B", &plan, NULL, 0, expected, NULL);
+	ck_assert_double_eq(expected[0], 2.0);
+	ck_assert_double_eq(expected[1], 3.0);
+	sw_cost_fini(&m);
+	ck_assert_ptr_null(m.classes);
+	ck_assert_uint_eq(m.n_class_known, 0);
+	/* rates alone know no class */
+	ck_assert_int_eq(sw_cost_init_rates(&m, rows, 6, &err), SW_OK);
+	ck_assert(!sw_cost_knows_class(&m, "A"));
+	ck_assert_int_ne(sw_cost_point_on(&m, "A", p0).source, SW_COST_MEASURED);
 	sw_cost_fini(&m);
 }
 END_TEST
@@ -269,6 +331,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_nominal);
 	tcase_add_test(tc, test_measured);
+	tcase_add_test(tc, test_measured_per_class);
 	tcase_add_test(tc, test_learned_per_byte);
 	tcase_add_test(tc, test_learned_per_flop);
 	tcase_add_test(tc, test_todo_counts);

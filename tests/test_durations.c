@@ -261,6 +261,78 @@ START_TEST(end_unix)
 }
 END_TEST
 
+/* /devices beside the rows: rank 0 and 1 of session 0, rank 0 of session
+ * 1, each with a name and, with_class, a device_class (schema 5). */
+struct tdev {
+	int32_t rank, session;
+	char name[64], device_class[96];
+};
+
+static void write_devices(const char *path, int with_class)
+{
+	static const struct tdev devs[] = {
+		{ 0, 0, "NVIDIA H200", "H200" },
+		{ 1, 0, "NVIDIA A100-SXM4-40GB", "A100 (40 GiB)" },
+		{ 0, 1, "NVIDIA H200", "H200 (cc 9.0)" },
+	};
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct tdev));
+	hid_t s64 = H5Tcopy(H5T_C_S1), s96 = H5Tcopy(H5T_C_S1);
+	hsize_t dims[1] = { 3 };
+	hid_t space = H5Screate_simple(1, dims, NULL);
+
+	ck_assert(f >= 0 && H5Tset_size(s64, 64) >= 0 && H5Tset_size(s96, 96) >= 0);
+	H5Tinsert(t, "rank", offsetof(struct tdev, rank), H5T_NATIVE_INT32);
+	H5Tinsert(t, "session", offsetof(struct tdev, session), H5T_NATIVE_INT32);
+	H5Tinsert(t, "name", offsetof(struct tdev, name), s64);
+	if (with_class)
+		H5Tinsert(t, "device_class", offsetof(struct tdev, device_class), s96);
+	hid_t d = H5Dcreate2(f, "devices", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	ck_assert(d >= 0 && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, devs) >= 0);
+	H5Dclose(d);
+	H5Sclose(space);
+	H5Tclose(s64);
+	H5Tclose(s96);
+	H5Tclose(t);
+	H5Fclose(f);
+}
+
+/* Each row's class: its rank and session's /devices device_class, else
+ * that row's name (a file before schema 5), else "" (no /devices). */
+START_TEST(device_classes)
+{
+	static const char *const with_class[N_GAP] = { "H200",          "A100 (40 GiB)",
+						       "H200",          "H200",
+						       "A100 (40 GiB)", "H200 (cc 9.0)",
+						       "H200 (cc 9.0)" };
+	static const char *const by_name[N_GAP] = {
+		"NVIDIA H200",           "NVIDIA A100-SXM4-40GB", "NVIDIA H200", "NVIDIA H200",
+		"NVIDIA A100-SXM4-40GB", "NVIDIA H200",           "NVIDIA H200"
+	};
+	const char *const *want[] = { NULL, by_name, with_class };
+	struct trow r[N_ROWS];
+	struct variation v = { 0 };
+
+	rows_fixture(r);
+	for (int kind = 0; kind < 3; kind++) {
+		const char *path = in_dir(kind == 0   ? "nodev.h5"
+					  : kind == 1 ? "name.h5"
+						      : "cls.h5");
+		struct sw_durations d;
+		struct sw_err e = { 0 };
+
+		write_file(path, r, N_ROWS, &v);
+		if (kind)
+			write_devices(path, kind == 2);
+		ck_assert_msg(sw_durations_read(path, &d, &e) == SW_OK, "%s", e.msg);
+		ck_assert_uint_eq(d.n, N_GAP);
+		for (size_t i = 0; i < N_GAP; i++)
+			ck_assert_str_eq(d.rows[i].device_class, want[kind] ? want[kind][i] : "");
+		sw_durations_fini(&d);
+	}
+}
+END_TEST
+
 START_TEST(empty_table)
 {
 	struct variation v = { 0 };
@@ -553,6 +625,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, gap_rule);
 		tcase_add_test(tc, gap_rule_v18);
 		tcase_add_test(tc, end_unix);
+		tcase_add_test(tc, device_classes);
 		tcase_add_test(tc, empty_table);
 		tcase_add_test(tc, refuse_missing_and_not_hdf5);
 		tcase_add_test(tc, refuse_no_measurements);

@@ -23,38 +23,6 @@ static char job[1024];      /* jobs/seeds.yaml */
 static char recorded[1024]; /* its run on one H200 */
 static char backend[1100];  /* replay=<recorded> */
 
-/* One column of a table, every row, into a new buffer of elem bytes each
- * (type: a native number, or a fixed string of elem bytes); *n rows. */
-static void *column(const char *path, const char *table, const char *name, hid_t type, size_t elem,
-		    size_t *n)
-{
-	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	ck_assert_msg(f >= 0, "cannot open %s", path);
-	hid_t d = H5Dopen2(f, table, H5P_DEFAULT);
-	ck_assert_msg(d >= 0, "%s has no %s", path, table);
-	hid_t s = H5Dget_space(d);
-	hsize_t rows = 0;
-	H5Sget_simple_extent_dims(s, &rows, NULL);
-	H5Sclose(s);
-	hid_t t = type;
-	if (type < 0) { /* a string */
-		t = H5Tcopy(H5T_C_S1);
-		H5Tset_size(t, elem);
-	}
-	hid_t one = H5Tcreate(H5T_COMPOUND, elem);
-	H5Tinsert(one, name, 0, t);
-	void *buf = calloc(rows ? rows : 1, elem);
-	ck_assert_msg(H5Dread(d, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0,
-		      "%s: cannot read %s.%s", path, table, name);
-	H5Tclose(one);
-	if (type < 0)
-		H5Tclose(t);
-	H5Dclose(d);
-	H5Fclose(f);
-	*n = (size_t)rows;
-	return buf;
-}
-
 static double *all_samples(const char *path, size_t *n)
 {
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -85,13 +53,13 @@ static struct rows read_rows(const char *path)
 {
 	struct rows r;
 	size_t n, k;
-	r.id = column(path, "measurements", "point_id", H5T_NATIVE_UINT64, 8, &r.n);
-	r.offset = column(path, "measurements", "sample_offset", H5T_NATIVE_UINT64, 8, &n);
-	r.rank = column(path, "measurements", "rank", H5T_NATIVE_INT32, 4, &n);
-	r.status = column(path, "measurements", "status", H5T_NATIVE_INT32, 4, &n);
-	r.n_samples = column(path, "measurements", "n_samples", H5T_NATIVE_UINT32, 4, &n);
-	r.median = column(path, "measurements", "median_ns", H5T_NATIVE_DOUBLE, 8, &n);
-	r.backend = column(path, "measurements", "backend", H5I_INVALID_HID, 8, &n);
+	r.id = launch_column(path, "measurements", "point_id", H5T_NATIVE_UINT64, 8, &r.n);
+	r.offset = launch_column(path, "measurements", "sample_offset", H5T_NATIVE_UINT64, 8, &n);
+	r.rank = launch_column(path, "measurements", "rank", H5T_NATIVE_INT32, 4, &n);
+	r.status = launch_column(path, "measurements", "status", H5T_NATIVE_INT32, 4, &n);
+	r.n_samples = launch_column(path, "measurements", "n_samples", H5T_NATIVE_UINT32, 4, &n);
+	r.median = launch_column(path, "measurements", "median_ns", H5T_NATIVE_DOUBLE, 8, &n);
+	r.backend = launch_column(path, "measurements", "backend", H5I_INVALID_HID, 8, &n);
 	r.samples = all_samples(path, &k);
 	return r;
 }
@@ -125,17 +93,17 @@ static const char *const names4[] = { "A", "A", "B", "B" };
 static void check_devices(const char *path, size_t n_dev)
 {
 	size_t n, m;
-	char(*name)[64] = column(path, "devices", "name", H5I_INVALID_HID, 64, &n);
-	char(*uuid)[48] = column(path, "devices", "uuid", H5I_INVALID_HID, 48, &n);
-	char(*pci)[32] = column(path, "devices", "pci_bus_id", H5I_INVALID_HID, 32, &n);
-	char(*be)[8] = column(path, "devices", "backend", H5I_INVALID_HID, 8, &n);
-	int32_t *rank = column(path, "devices", "rank", H5T_NATIVE_INT32, 4, &n);
-	int32_t *cc = column(path, "devices", "cc", H5T_NATIVE_INT32, 4, &n);
-	int32_t *sms = column(path, "devices", "sm_count", H5T_NATIVE_INT32, 4, &n);
-	int64_t *mem = column(path, "devices", "mem_bytes", H5T_NATIVE_INT64, 8, &n);
-	int32_t *rcc = column(recorded, "devices", "cc", H5T_NATIVE_INT32, 4, &m);
-	int32_t *rsms = column(recorded, "devices", "sm_count", H5T_NATIVE_INT32, 4, &m);
-	int64_t *rmem = column(recorded, "devices", "mem_bytes", H5T_NATIVE_INT64, 8, &m);
+	char(*name)[64] = launch_column(path, "devices", "name", H5I_INVALID_HID, 64, &n);
+	char(*uuid)[48] = launch_column(path, "devices", "uuid", H5I_INVALID_HID, 48, &n);
+	char(*pci)[32] = launch_column(path, "devices", "pci_bus_id", H5I_INVALID_HID, 32, &n);
+	char(*be)[8] = launch_column(path, "devices", "backend", H5I_INVALID_HID, 8, &n);
+	int32_t *rank = launch_column(path, "devices", "rank", H5T_NATIVE_INT32, 4, &n);
+	int32_t *cc = launch_column(path, "devices", "cc", H5T_NATIVE_INT32, 4, &n);
+	int32_t *sms = launch_column(path, "devices", "sm_count", H5T_NATIVE_INT32, 4, &n);
+	int64_t *mem = launch_column(path, "devices", "mem_bytes", H5T_NATIVE_INT64, 8, &n);
+	int32_t *rcc = launch_column(recorded, "devices", "cc", H5T_NATIVE_INT32, 4, &m);
+	int32_t *rsms = launch_column(recorded, "devices", "sm_count", H5T_NATIVE_INT32, 4, &m);
+	int64_t *rmem = launch_column(recorded, "devices", "mem_bytes", H5T_NATIVE_INT64, 8, &m);
 
 	ck_assert_uint_eq(n, n_dev);
 	ck_assert_int_eq(rcc[0], 90); /* an H200's */
@@ -273,7 +241,7 @@ START_TEST(test_resume_same_gpus)
 	ck_assert_msg(launch_run(4, log, again) == 0, "%s", launch_slurp(log));
 	check_devices(out, 8);
 	size_t n;
-	int32_t *session = column(out, "devices", "session", H5T_NATIVE_INT32, 4, &n);
+	int32_t *session = launch_column(out, "devices", "session", H5T_NATIVE_INT32, 4, &n);
 	ck_assert_int_eq(session[0], 0);
 	ck_assert_int_eq(session[7], 1);
 	free(session);

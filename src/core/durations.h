@@ -14,6 +14,9 @@
 #include "core/record.h"
 #include "core/status.h"
 
+/* A device class label's room: /devices' device_class (device_info.h). */
+#define SW_DURATION_CLASS_LEN 96
+
 struct sw_duration {
 	uint64_t point_id;
 	char family[SW_TEXT_LEN];
@@ -22,6 +25,10 @@ struct sw_duration {
 	double useful_bytes; /* bytes, as the row recorded them */
 	double flops;        /* flop */
 	double wall_s;       /* s: how long the point held its rank */
+	/* the class of the GPU it ran on: /devices' device_class of its rank
+	 * and session, or that row's name in a file before schema 5; "" when
+	 * the file says nothing (no /devices row, a .csv table) */
+	char device_class[SW_DURATION_CLASS_LEN];
 };
 
 struct sw_durations {
@@ -41,6 +48,11 @@ struct sw_durations {
  * both are finite; otherwise the gap to the next start_unix of the same
  * rank and session (rows ordered by start_unix, ties in file order), and
  * for a rank's last row of a session its timed_s (0 when NaN).
+ *
+ * device_class is the label of the row's rank and session in /devices
+ * (its device_class column, else its name); "" where /devices is missing
+ * or has no such row. /devices is read only for that: a file without it,
+ * or with one this reader cannot read, still gives every duration.
  *
  * Returns SW_OK; SW_EIO when path is missing or unreadable; SW_EINVAL when
  * it is not HDF5, HDF5 cannot open it, or it has no /measurements table or

@@ -2,8 +2,9 @@
  * Per-point wall durations from a result file (durations.h), opened by the
  * one read-only open (h5open.c: a SWMR reader without HDF5's lock, as
  * sweep_analysis opens it), so a running sweep is not disturbed.
- * It reads the few columns it needs by name and checks their types; it does
- * not check the schema version or anything else the writer owns.
+ * It reads the few columns it needs by name and checks their types, and
+ * /devices' labels where it can (a row's class); it does not check the
+ * schema version or anything else the writer owns.
  */
 #include "core/durations.h"
 
@@ -14,7 +15,11 @@
 
 #include <hdf5.h>
 
+#include "core/device_info.h"
 #include "h5/h5internal.h"
+
+_Static_assert(sizeof(((struct sw_device_info *)0)->device_class) == SW_DURATION_CLASS_LEN,
+	       "a duration's class holds a /devices label");
 
 /* The columns read, in memory. */
 struct in_row {
@@ -158,6 +163,84 @@ static enum sw_status build_mem_type(hid_t dset, hid_t *mtype, int *has_end, con
 	return st;
 }
 
+/* ---- the classes ------------------------------------------------------ */
+
+/* A /devices row: whose (rank, session) and its class label. */
+struct in_dev {
+	int32_t rank, session;
+	char label[SW_DURATION_CLASS_LEN];
+};
+
+/* The memory type of struct in_dev from /devices' type ftype: the label
+ * from device_class (schema 5), else name; -1 when a column is missing. */
+static hid_t dev_mem_type(hid_t ftype)
+{
+	const char *label =
+		H5Tget_member_index(ftype, "device_class") >= 0 ? "device_class" : "name";
+	hid_t t, s;
+
+	if (H5Tget_member_index(ftype, label) < 0 || H5Tget_member_index(ftype, "rank") < 0 ||
+	    H5Tget_member_index(ftype, "session") < 0)
+		return H5I_INVALID_HID;
+	t = H5Tcreate(H5T_COMPOUND, sizeof(struct in_dev));
+	s = sw_h5_str_type(SW_DURATION_CLASS_LEN, NULL);
+	if (t < 0 || s < 0 ||
+	    H5Tinsert(t, "rank", offsetof(struct in_dev, rank), H5T_NATIVE_INT32) < 0 ||
+	    H5Tinsert(t, "session", offsetof(struct in_dev, session), H5T_NATIVE_INT32) < 0 ||
+	    H5Tinsert(t, label, offsetof(struct in_dev, label), s) < 0) {
+		if (t >= 0)
+			H5Tclose(t);
+		t = H5I_INVALID_HID;
+	}
+	if (s >= 0)
+		H5Tclose(s);
+	return t;
+}
+
+/* /devices' rows into *devs (*n), or none: only labels come from there, so
+ * a file without a /devices this can read still gives every duration. */
+static void read_devices(hid_t file, struct in_dev **devs, size_t *n)
+{
+	hid_t d, ftype, space, mtype = H5I_INVALID_HID;
+	hsize_t rows = 0;
+
+	*devs = NULL;
+	*n = 0;
+	if (H5Lexists(file, "devices", H5P_DEFAULT) <= 0 ||
+	    (d = H5Dopen2(file, "devices", H5P_DEFAULT)) < 0)
+		return;
+	ftype = H5Dget_type(d);
+	space = H5Dget_space(d);
+	if (ftype >= 0 && H5Tget_class(ftype) == H5T_COMPOUND)
+		mtype = dev_mem_type(ftype);
+	if (mtype >= 0 && space >= 0 && H5Sget_simple_extent_ndims(space) == 1 &&
+	    H5Sget_simple_extent_dims(space, &rows, NULL) >= 0 && rows &&
+	    (*devs = calloc(rows, sizeof **devs)) != NULL) {
+		if (H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *devs) >= 0) {
+			*n = (size_t)rows;
+		} else {
+			free(*devs);
+			*devs = NULL;
+		}
+	}
+	if (mtype >= 0)
+		H5Tclose(mtype);
+	if (space >= 0)
+		H5Sclose(space);
+	if (ftype >= 0)
+		H5Tclose(ftype);
+	H5Dclose(d);
+}
+
+/* The label of rank and session among devs, or "". */
+static const char *label_of(const struct in_dev *devs, size_t n, int32_t rank, int32_t session)
+{
+	for (size_t i = 0; i < n; i++)
+		if (devs[i].rank == rank && devs[i].session == session)
+			return devs[i].label;
+	return "";
+}
+
 /* ---- reading --------------------------------------------------------- */
 
 static enum sw_status read_rows(hid_t dset, hid_t mtype, struct in_row **rows, size_t *n,
@@ -195,7 +278,7 @@ static enum sw_status read_rows(hid_t dset, hid_t mtype, struct in_row **rows, s
 }
 
 static enum sw_status read_table(const char *path, struct in_row **rows, size_t *n, int *has_end,
-				 struct sw_err *err)
+				 struct in_dev **devs, size_t *n_devs, struct sw_err *err)
 {
 	enum sw_status st;
 	hid_t file, dset, mtype;
@@ -220,6 +303,8 @@ static enum sw_status read_table(const char *path, struct in_row **rows, size_t 
 		H5Tclose(mtype);
 	}
 	H5Dclose(dset);
+	if (st == SW_OK)
+		read_devices(file, devs, n_devs);
 close_file:
 	H5Fclose(file);
 	return st;
@@ -280,8 +365,8 @@ static enum sw_status wall_times(const struct in_row *in, size_t n, double *wall
 
 /* ---- the table ------------------------------------------------------- */
 
-static enum sw_status fill_table(const struct in_row *in, size_t n, struct sw_durations *out,
-				 struct sw_err *err)
+static enum sw_status fill_table(const struct in_row *in, size_t n, const struct in_dev *devs,
+				 size_t n_devs, struct sw_durations *out, struct sw_err *err)
 {
 	double *wall = malloc((n ? n : 1) * sizeof *wall);
 	enum sw_status st;
@@ -304,6 +389,8 @@ static enum sw_status fill_table(const struct in_row *in, size_t n, struct sw_du
 		d->useful_bytes = in[i].useful_bytes;
 		d->flops = in[i].flops;
 		d->wall_s = wall[i];
+		snprintf(d->device_class, sizeof d->device_class, "%s",
+			 label_of(devs, n_devs, in[i].rank, in[i].session));
 		out->n++;
 	}
 	free(wall);
@@ -313,18 +400,20 @@ static enum sw_status fill_table(const struct in_row *in, size_t n, struct sw_du
 enum sw_status sw_durations_read(const char *path, struct sw_durations *out, struct sw_err *err)
 {
 	struct in_row *in = NULL;
+	struct in_dev *devs = NULL;
 	enum sw_status st;
-	size_t n = 0, len = path ? strlen(path) : 0;
+	size_t n = 0, n_devs = 0, len = path ? strlen(path) : 0;
 	int has_end = 0;
 
 	memset(out, 0, sizeof *out);
 	/* the text table checks its file the same way (durations_csv.c) */
 	if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
 		return sw_durations_read_csv(path, out, err);
-	st = read_table(path, &in, &n, &has_end, err);
+	st = read_table(path, &in, &n, &has_end, &devs, &n_devs, err);
 	if (st == SW_OK)
-		st = fill_table(in, n, out, err);
+		st = fill_table(in, n, devs, n_devs, out, err);
 	free(in);
+	free(devs);
 	if (st)
 		sw_durations_fini(out);
 	else

@@ -489,8 +489,8 @@ static enum sw_status init_one(struct sw_coord *co, struct sw_dispenser *d, int3
 	for (size_t i = 0; dynamic && i < r->n_todo; i++)
 		if (r->owner[i] == o)
 			buf[n++] = r->todo[i];
-	/* longest expected first */
-	return sw_dispenser_init_cost(d, buf, n, r->cost_s, r->plan.n);
+	/* longest expected first, on the owner's class */
+	return sw_dispenser_init_cost(d, buf, n, sw_rank_costs(r, o), r->plan.n);
 }
 
 static enum sw_status fill_dispensers(struct sw_coord *co, int dynamic)

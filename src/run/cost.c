@@ -3,6 +3,7 @@
 #include "run/cost.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,98 @@ static int cmp_known(const void *key, const void *elem)
 		 other = ((const struct sw_cost_known *)elem)->point_id;
 
 	return (id > other) - (id < other);
+}
+
+/* ---- known durations by class ---------------------------------------- */
+
+struct by_class {
+	uint32_t cls;
+	uint64_t id;
+	size_t row; /* file order: the later row of a pair wins */
+	double wall_s;
+};
+
+static int cmp_by_class(const void *pa, const void *pb)
+{
+	const struct by_class *a = pa, *b = pb;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->row > b->row) - (a->row < b->row);
+}
+
+/* The index of label among m's classes, or -1. */
+static long find_class(const struct sw_cost_model *m, const char *label)
+{
+	for (size_t c = 0; c < m->n_classes; c++)
+		if (!strncmp(m->classes[c], label, SW_DURATION_CLASS_LEN))
+			return (long)c;
+	return -1;
+}
+
+/* The index of label, added when new; -1 without memory. */
+static long class_index(struct sw_cost_model *m, const char *label, size_t *cap)
+{
+	long c = find_class(m, label);
+
+	if (c >= 0)
+		return c;
+	if (m->n_classes == *cap) {
+		size_t n = *cap ? 2 * *cap : 4;
+		char(*more)[SW_DURATION_CLASS_LEN] = realloc(m->classes, n * sizeof *more);
+		if (!more)
+			return -1;
+		m->classes = more;
+		*cap = n;
+	}
+	snprintf(m->classes[m->n_classes], SW_DURATION_CLASS_LEN, "%s", label);
+	return (long)m->n_classes++;
+}
+
+/* The rows' (class, id) pairs of known duration, classes[] and
+ * class_known[] of m. */
+static enum sw_status build_class_known(struct sw_cost_model *m, const struct sw_duration *rows,
+					size_t n, struct sw_err *err)
+{
+	struct by_class *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	size_t k = 0, cap = 0;
+	int oom = !tmp;
+
+	for (size_t i = 0; !oom && i < n; i++) {
+		long c;
+		if (!rows[i].device_class[0] || !isfinite(rows[i].wall_s) || rows[i].wall_s < 0)
+			continue;
+		c = class_index(m, rows[i].device_class, &cap);
+		oom = c < 0;
+		if (!oom)
+			tmp[k++] = (struct by_class){ (uint32_t)c, rows[i].point_id, i,
+						      rows[i].wall_s };
+	}
+	if (!oom)
+		m->class_known = malloc((k ? k : 1) * sizeof *m->class_known);
+	if (oom || !m->class_known) {
+		free(tmp);
+		return sw_fail(err, SW_ENOMEM, "out of memory for %zu durations by class", n);
+	}
+	qsort(tmp, k, sizeof *tmp, cmp_by_class);
+	for (size_t i = 0; i < k; i++)
+		if (i + 1 == k || tmp[i + 1].cls != tmp[i].cls || tmp[i + 1].id != tmp[i].id)
+			m->class_known[m->n_class_known++] =
+				(struct sw_cost_class_known){ tmp[i].cls, tmp[i].id,
+							      tmp[i].wall_s };
+	free(tmp);
+	return SW_OK;
+}
+
+static int cmp_class_known(const void *key, const void *elem)
+{
+	const struct sw_cost_class_known *a = key, *b = elem;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	return (a->point_id > b->point_id) - (a->point_id < b->point_id);
 }
 
 /* ---- learned rates --------------------------------------------------- */
@@ -187,6 +280,8 @@ enum sw_status sw_cost_init(struct sw_cost_model *m, const struct sw_duration *r
 	memset(m, 0, sizeof *m);
 	st = build_known(m, rows, n, err);
 	if (st == SW_OK)
+		st = build_class_known(m, rows, n, err);
+	if (st == SW_OK)
 		st = build_rates(m, rows, n, err);
 	if (st)
 		sw_cost_fini(m);
@@ -206,6 +301,8 @@ enum sw_status sw_cost_init_rates(struct sw_cost_model *m, const struct sw_durat
 void sw_cost_fini(struct sw_cost_model *m)
 {
 	free(m->known);
+	free(m->classes);
+	free(m->class_known);
 	free(m->rates);
 	memset(m, 0, sizeof *m);
 }
@@ -239,24 +336,56 @@ struct sw_cost sw_cost_estimate(const struct sw_cost_model *m, uint64_t point_id
 				 SW_COST_NOMINAL };
 }
 
-struct sw_cost sw_cost_point(const struct sw_cost_model *m, const struct sw_plan_point *pt)
+struct sw_cost sw_cost_estimate_on(const struct sw_cost_model *m, const char *cls,
+				   uint64_t point_id, const char *family, const char *variant,
+				   double useful_bytes, double flops)
+{
+	long c = cls && cls[0] && m->n_class_known ? find_class(m, cls) : -1;
+	struct sw_cost_class_known key = { (uint32_t)c, point_id, 0 }, *hit = NULL;
+
+	if (c >= 0)
+		hit = bsearch(&key, m->class_known, m->n_class_known, sizeof *hit, cmp_class_known);
+	if (hit)
+		return (struct sw_cost){ hit->wall_s, SW_COST_MEASURED };
+	return sw_cost_estimate(m, point_id, family, variant, useful_bytes, flops);
+}
+
+int sw_cost_knows_class(const struct sw_cost_model *m, const char *cls)
+{
+	return cls && cls[0] && find_class(m, cls) >= 0;
+}
+
+struct sw_cost sw_cost_point_on(const struct sw_cost_model *m, const char *cls,
+				const struct sw_plan_point *pt)
 {
 	const struct sw_family *f = sw_family_at(pt->family);
 	double bytes = f->useful_bytes ? f->useful_bytes(&pt->p) : 0.0;
 	double flops = f->flops ? f->flops(&pt->p) : 0.0;
 
-	return sw_cost_estimate(m, pt->id, f->name, f->variants[pt->p.variant].name, bytes, flops);
+	return sw_cost_estimate_on(m, cls, pt->id, f->name, f->variants[pt->p.variant].name, bytes,
+				   flops);
+}
+
+struct sw_cost sw_cost_point(const struct sw_cost_model *m, const struct sw_plan_point *pt)
+{
+	return sw_cost_point_on(m, NULL, pt);
 }
 
 void sw_cost_todo(const struct sw_cost_model *m, const struct sw_plan *plan, const uint32_t *todo,
 		  size_t n, double *expected_s, size_t *n_by_source)
+{
+	sw_cost_todo_on(m, NULL, plan, todo, n, expected_s, n_by_source);
+}
+
+void sw_cost_todo_on(const struct sw_cost_model *m, const char *cls, const struct sw_plan *plan,
+		     const uint32_t *todo, size_t n, double *expected_s, size_t *n_by_source)
 {
 	if (!todo)
 		n = plan->n;
 	if (n_by_source)
 		memset(n_by_source, 0, SW_COST_N_SOURCES * sizeof *n_by_source);
 	for (size_t i = 0; i < n; i++) {
-		struct sw_cost c = sw_cost_point(m, &plan->points[todo ? todo[i] : i]);
+		struct sw_cost c = sw_cost_point_on(m, cls, &plan->points[todo ? todo[i] : i]);
 
 		expected_s[i] = c.expected_s;
 		if (n_by_source)

@@ -1,6 +1,7 @@
 /*
  * Expected wall seconds of plan points, so a schedule can balance them:
- * a point's own duration from a durations table (--costs FILE), else its
+ * a point's own duration from a durations table (--costs FILE) on a GPU of
+ * the class asked about, else its duration there on any class, else its
  * variant's rate learned from any durations table, else its useful bytes
  * and flops at a nominal rate. Pure: reads no file and measures nothing;
  * each estimate says which of the three it came from.
@@ -57,9 +58,22 @@ struct sw_cost_rate {
 	double s_per_byte, s_per_flop;
 };
 
+/* A point's duration on one class: the model's classes[cls]. */
+struct sw_cost_class_known {
+	uint32_t cls;
+	uint64_t point_id;
+	double wall_s;
+};
+
 struct sw_cost_model {
 	struct sw_cost_known *known; /* owned, sorted by point id, ids distinct */
 	size_t n_known;
+	/* owned: the class labels of the table's rows ("" left out), and the
+	 * durations by class, sorted by class then point id, pairs distinct */
+	char (*classes)[SW_DURATION_CLASS_LEN];
+	size_t n_classes;
+	struct sw_cost_class_known *class_known;
+	size_t n_class_known;
 	struct sw_cost_rate *rates; /* owned, sorted by family, then variant */
 	size_t n_rates;
 };
@@ -67,7 +81,8 @@ struct sw_cost_model {
 /*
  * Builds the model from rows (a durations table; concatenate tables to use
  * several, later rows win for a point id). Every row with a finite wall_s
- * >= 0 is known by id, skipped rows too (a refused point costs what it did);
+ * >= 0 is known by id, and by id on its device_class when it has one,
+ * skipped rows too (a refused point costs what it did);
  * only ok rows with wall_s > 0 teach rates. rows may be NULL when n is 0:
  * then every estimate is nominal. SW_OK or SW_ENOMEM (m is then empty).
  */
@@ -93,9 +108,23 @@ struct sw_cost sw_cost_estimate(const struct sw_cost_model *m, uint64_t point_id
 				const char *family, const char *variant, double useful_bytes,
 				double flops);
 
-/* sw_cost_estimate of a plan point, with the family's useful_bytes and
- * flops formulas (a formula left NULL counts 0). */
+/*
+ * The same on a GPU of class cls (a /devices device_class label; NULL or
+ * "" is any class): the duration of point_id on that class when the table
+ * has one, else as sw_cost_estimate. Both say SW_COST_MEASURED.
+ */
+struct sw_cost sw_cost_estimate_on(const struct sw_cost_model *m, const char *cls,
+				   uint64_t point_id, const char *family, const char *variant,
+				   double useful_bytes, double flops);
+
+/* Whether the table knows some point's duration on class cls. */
+int sw_cost_knows_class(const struct sw_cost_model *m, const char *cls);
+
+/* sw_cost_estimate(_on class cls) of a plan point, with the family's
+ * useful_bytes and flops formulas (a formula left NULL counts 0). */
 struct sw_cost sw_cost_point(const struct sw_cost_model *m, const struct sw_plan_point *pt);
+struct sw_cost sw_cost_point_on(const struct sw_cost_model *m, const char *cls,
+				const struct sw_plan_point *pt);
 
 /*
  * expected_s[i] of plan point todo[i] for i < n (todo NULL: every point of
@@ -105,6 +134,9 @@ struct sw_cost sw_cost_point(const struct sw_cost_model *m, const struct sw_plan
  */
 void sw_cost_todo(const struct sw_cost_model *m, const struct sw_plan *plan, const uint32_t *todo,
 		  size_t n, double *expected_s, size_t *n_by_source);
+/* The same on class cls. */
+void sw_cost_todo_on(const struct sw_cost_model *m, const char *cls, const struct sw_plan *plan,
+		     const uint32_t *todo, size_t n, double *expected_s, size_t *n_by_source);
 
 /* "from --costs", "learned rates", "bytes and flops": for a dry run. */
 const char *sw_cost_source_name(enum sw_cost_source s);

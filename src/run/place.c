@@ -181,6 +181,21 @@ void sw_place_done_rows(const uint64_t *ids, const int32_t *ranks, const int32_t
 	free(by_dev);
 }
 
+int sw_place_owner_class(const struct sw_place *pl, int32_t owner)
+{
+	int c = -1;
+	if (owner < 0)
+		return pl->class_of[-(owner + 1)];
+	for (int k = 0; k < pl->n_ranks; k++) {
+		if (pl->group_of[k] != owner)
+			continue;
+		if (c >= 0 && pl->class_of[k] != c)
+			return -1;
+		c = pl->class_of[k];
+	}
+	return c;
+}
+
 static int cmp_done(const void *a, const void *b)
 {
 	const struct sw_place_done *x = a, *y = b;

@@ -40,6 +40,10 @@ enum sw_status sw_place_init(struct sw_place *pl, enum sw_placement mode,
 			     struct sw_device_info *devs, int n, struct sw_err *err);
 void sw_place_fini(struct sw_place *pl);
 
+/* The class whose ranks run owner's pairs (a group, or SW_PLACE_OWN(k)):
+ * the class of all its ranks, or -1 when they span classes (once). */
+int sw_place_owner_class(const struct sw_place *pl, int32_t owner);
+
 /* The key of rank k's GPU among devs[0..n) (one session's ranks): "host
  * uuid#slot", slot counting the ranks before k that share the GPU
  * (--share-gpu); for a backend without UUIDs, "host local-rank L". */

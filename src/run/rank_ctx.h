@@ -19,6 +19,7 @@
 #include "run/place.h"
 
 struct sw_h5;
+struct sw_cost_model;
 
 struct sw_rank_ctx {
 	const struct sw_options *opt;
@@ -40,11 +41,24 @@ struct sw_rank_ctx {
 	size_t n_todo;
 	size_t gpus_absent, gpus_new; /* rank 0, a resume: place.h, sw_place_gpu_changes */
 	double *cost_s; /* expected seconds of each plan point (cost.h), the same everywhere */
-	size_t cost_sources[3]; /* rank 0: estimates by enum sw_cost_source */
-	char path[4096];        /* the output */
-	char cmdline[4096];     /* for the file's command_line attribute */
-	struct sw_h5 *h5;       /* rank 0 */
+	/* after binding, when --costs has times of some class of the run: each
+	 * class's row of plan.n expected seconds on a GPU of it (cost.h), the
+	 * same everywhere; NULL: cost_s for every class */
+	double *class_cost_s;
+	struct sw_cost_model *costs; /* rank 0, until binding: the model of cost_s */
+	size_t cost_sources[3];      /* rank 0: estimates by enum sw_cost_source */
+	char path[4096];             /* the output */
+	char cmdline[4096];          /* for the file's command_line attribute */
+	struct sw_h5 *h5;            /* rank 0 */
 };
+
+/* The expected seconds of plan points for the ranks of owner (place.h):
+ * its class's when it has one and they are known, else cost_s. */
+static inline const double *sw_rank_costs(const struct sw_rank_ctx *r, int32_t owner)
+{
+	int c = r->class_cost_s ? sw_place_owner_class(&r->place, owner) : -1;
+	return c >= 0 ? r->class_cost_s + (size_t)c * r->plan.n : r->cost_s;
+}
 
 /* Set by SIGINT/SIGTERM (and by rank 0 when the file cannot take rows):
  * stop taking points, keep what was measured. */

@@ -188,15 +188,71 @@ enum sw_status sw_setup_costs(struct sw_rank_ctx *r, struct sw_err *err)
 	if (!r->cost_s)
 		st = sw_fail(err, SW_ENOMEM, "no memory for the points' expected times");
 	if (st == SW_OK && r->rank == 0) {
-		struct sw_cost_model m = { 0 };
-		st = load_costs(r, &m, err);
+		/* kept until binding, which knows the classes (class_costs) */
+		r->costs = calloc(1, sizeof *r->costs);
+		st = r->costs ? load_costs(r, r->costs, err)
+			      : sw_fail(err, SW_ENOMEM, "no memory for the cost model");
 		if (st == SW_OK)
-			sw_cost_todo(&m, &r->plan, NULL, r->plan.n, r->cost_s, r->cost_sources);
-		sw_cost_fini(&m);
+			sw_cost_todo(r->costs, &r->plan, NULL, r->plan.n, r->cost_s,
+				     r->cost_sources);
 	}
 	if ((st = sw_mpi_worst(st)) != SW_OK)
 		return st;
 	MUST_MPI(MPI_Bcast(r->cost_s, (int)r->plan.n, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	return SW_OK;
+}
+
+static void free_costs(struct sw_rank_ctx *r)
+{
+	if (r->costs)
+		sw_cost_fini(r->costs);
+	free(r->costs);
+	r->costs = NULL;
+}
+
+/* Rank 0: each class's expected times, when --costs knows some point's
+ * time on a GPU of a class of the run; NULL else. */
+static double *class_table(const struct sw_rank_ctx *r)
+{
+	const struct sw_place *pl = &r->place;
+	int known = 0;
+	for (int k = 0; k < r->size; k++)
+		known |= sw_cost_knows_class(r->costs, r->devices[k].device_class);
+	double *t = known ? malloc((size_t)pl->n_classes * r->plan.n * sizeof *t) : NULL;
+	for (int c = 0; t && c < pl->n_classes; c++) {
+		int k = 0;
+		while (pl->class_of[k] != c)
+			k++;
+		sw_cost_todo_on(r->costs, r->devices[k].device_class, &r->plan, NULL, r->plan.n,
+				t + (size_t)c * r->plan.n, NULL);
+	}
+	return t;
+}
+
+/* After the classes: each class's expected times on every rank (rank 0
+ * reckons them from --costs), so each class's dispenser and static split
+ * order its points by what they cost there. */
+static enum sw_status class_costs(struct sw_rank_ctx *r, struct sw_err *err)
+{
+	int have = 0;
+	if (r->rank == 0 && r->costs && r->plan.n) {
+		r->class_cost_s = class_table(r);
+		have = r->class_cost_s != NULL;
+	}
+	free_costs(r);
+	MUST_MPI(MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	if (!have)
+		return SW_OK;
+	size_t n = (size_t)r->place.n_classes * r->plan.n;
+	if (r->rank != 0)
+		r->class_cost_s = malloc(n * sizeof *r->class_cost_s);
+	/* a rank without the memory receives nothing: all of them fail */
+	enum sw_status st = r->class_cost_s ? SW_OK
+					    : sw_fail(err, SW_ENOMEM,
+						      "no memory for the classes' expected times");
+	if ((st = sw_mpi_worst(st)) != SW_OK)
+		return st;
+	MUST_MPI(MPI_Bcast(r->class_cost_s, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 	return SW_OK;
 }
 
@@ -307,7 +363,9 @@ enum sw_status sw_setup_bind(struct sw_rank_ctx *r, struct sw_err *err)
 	if (st == SW_OK)
 		memcpy(r->dev.device_class, r->devices[r->rank].device_class,
 		       sizeof r->dev.device_class);
-	return stage_end(r, SW_STAGE_BIND, st, err);
+	if ((st = stage_end(r, SW_STAGE_BIND, st, err)) != SW_OK)
+		return st;
+	return stage_end(r, SW_STAGE_BIND, class_costs(r, err), err);
 }
 
 static double unix_s(void)
@@ -660,7 +718,9 @@ void sw_setup_fini(struct sw_rank_ctx *r)
 	r->owner = NULL;
 	sw_place_fini(&r->place);
 	free(r->cost_s);
-	r->cost_s = NULL;
+	free(r->class_cost_s);
+	free_costs(r);
+	r->cost_s = r->class_cost_s = NULL;
 	r->devices = NULL;
 	r->todo = NULL;
 	sw_plan_fini(&r->plan);

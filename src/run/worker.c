@@ -149,12 +149,12 @@ static void drain(struct worker *w)
 }
 
 /* The points a static schedule gives this rank: its calibration points,
- * then its part of its group's (LPT by expected time, the same on every
- * rank), in to-do order; -1 without memory. */
+ * then its part of its group's (LPT by expected time on the group's class,
+ * the same on every rank), in to-do order; -1 without memory. */
 static long static_share(const struct sw_rank_ctx *r, uint32_t *queue)
 {
-	return sw_place_static_share(&r->place, r->cost_s, r->todo, r->owner, r->n_todo, r->rank,
-				     queue);
+	return sw_place_static_share(&r->place, sw_rank_costs(r, r->place.group_of[r->rank]),
+				     r->todo, r->owner, r->n_todo, r->rank, queue);
 }
 
 struct queue {
@@ -166,9 +166,10 @@ struct queue {
 /* Expected seconds queued past the point running. */
 static double queued_s(const struct worker *w, const struct queue *q)
 {
+	const double *cost_s = sw_rank_costs(w->r, SW_PLACE_OWN(w->r->rank));
 	double s = 0;
 	for (size_t i = q->head; i < q->n; i++)
-		s += w->r->cost_s[q->idx[i]];
+		s += cost_s[q->idx[i]];
 	return s;
 }
 
@@ -213,7 +214,9 @@ static void loop(struct worker *w, struct queue *q, int dynamic)
 		take_reply(w, q, q->head == q->n);
 		if (sw_run_interrupted || w->dead || (q->head == q->n && q->no_more))
 			break;
-		if (q->head < q->n && w->r->cost_s[q->idx[q->head]] >= SW_WORKER_AHEAD_S)
+		if (q->head < q->n &&
+		    sw_rank_costs(w->r, SW_PLACE_OWN(w->r->rank))[q->idx[q->head]] >=
+			    SW_WORKER_AHEAD_S)
 			w->ch->ops->flush(w->ch->impl); /* a long point: send what is done first */
 		if (q->head < q->n)
 			run_point(w, q->idx[q->head++]);
