@@ -148,8 +148,8 @@ if ((het > 1)); then
 	say "heterogeneous job, $het components; ranks are numbered component by component from 0:"
 	first=0
 	for ((k = 0; k < het; k++)); do
-		n=$(het_var NTASKS "$k")
-		say "component $k: partition $(het_var JOB_PARTITION "$k"), nodes ($(het_var JOB_NUM_NODES "$k")): $(het_var JOB_NODELIST "$k"), tasks ${n:-?} (ranks $first-$((first + ${n:-1} - 1))), GPUs per task $(het_var GPUS_PER_TASK "$k"), CPUs per task $(het_var CPUS_PER_TASK "$k")"
+		n=$(het_var NTASKS "$k") g=$(het_var GPUS_PER_TASK "$k") c=$(het_var CPUS_PER_TASK "$k")
+		say "component $k: partition $(het_var JOB_PARTITION "$k"), nodes ($(het_var JOB_NUM_NODES "$k")): $(het_var JOB_NODELIST "$k"), tasks ${n:-?} (ranks $first-$((first + ${n:-1} - 1))), GPUs per task ${g:-none}, CPUs per task ${c:-none}"
 		first=$((first + ${n:-1}))
 	done
 else
