@@ -4,6 +4,15 @@
 #
 #   sbatch slurm/sweep.sh [JOB.yaml [OUTPUT.h5 [SWEEP OPTIONS...]]]
 #   sbatch -N 4 slurm/sweep.sh jobs/seeds.yaml seeds.h5    # 4 nodes x 8 GPUs
+#   sbatch -N 4 slurm/sweep.sh jobs/fleet.yaml fleet.h5    # fleet check: every GPU
+#   sbatch -N 2 slurm/sweep.sh jobs/seeds.yaml seeds.h5 --placement every_gpu
+#
+# A heterogeneous job (#SBATCH hetjob, e.g. A100 nodes and H100 nodes): remove
+# one '#' from each line of the block below the site lines. The script then
+# starts one MPI job across all components (srun --het-group=0 ... :
+# --het-group=1 ..., one MPI_COMM_WORLD, ranks of component 0 first); add
+# --placement per_class to run every point once on each GPU model, or
+# every_gpu on each GPU (slurm/README.md).
 #
 # Requeue-safe: when OUTPUT exists (Slurm requeued the job, or the same
 # command is submitted again after a time limit, a node failure or scancel),
@@ -38,6 +47,14 @@
 #SBATCH --requeue
 ##SBATCH --partition=gpu
 ##SBATCH --account=myproject
+# --- heterogeneous job: the lines above are component 0, these component 1 --
+##SBATCH hetjob
+##SBATCH --partition=h100
+##SBATCH --nodes=1
+##SBATCH --ntasks-per-node=8
+##SBATCH --gpus-per-task=1
+##SBATCH --cpus-per-task=4
+##SBATCH --time=02:00:00
 set -euo pipefail
 
 # --- site: modules and environment --------------------------------------------
@@ -73,6 +90,12 @@ if [ -e "$out" ]; then
 fi
 [ "$resume" = 0 ] || args+=(--resume)
 
+# A heterogeneous job's components, 1 for any other job. The batch script
+# runs in component 0, whose SLURM_NTASKS and SLURM_JOB_NODELIST it sees;
+# each component's are in SLURM_*_HET_GROUP_<k>.
+het=${SLURM_HET_SIZE:-1}
+het_var() { local v="SLURM_$1_HET_GROUP_$2"; echo "${!v:-}"; }
+
 # srun starts the ranks through PMIx where this Slurm offers it; mpirun reads
 # the allocation itself. (The list is captured first: grep -q would end the
 # pipe early and pipefail would call that a failure.)
@@ -83,14 +106,36 @@ if [ "$launcher" = auto ]; then
 		launcher=srun
 	fi
 fi
+# mpirun would read component 0's nodes and tasks only.
+if ((het > 1)) && [ "$launcher" != srun ]; then
+	say "a heterogeneous job ($het components) needs srun with PMIx, not $launcher" \
+		"(SWEEP_LAUNCHER=${SWEEP_LAUNCHER:-auto}; srun --mpi=list must name pmix): mpirun would see component 0 only"
+	exit 2
+fi
 # Each rank's cores: srun no longer passes sbatch's --cpus-per-task on
 # (Slurm 22.05), so it is named again; mpirun would bind each rank to one
 # core, so it binds none and leaves placement to the kernel.
 cpus=${SLURM_CPUS_PER_TASK:-}
+omp_user=${OMP_NUM_THREADS:-}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-${cpus:-}}
 [ -n "$OMP_NUM_THREADS" ] || unset OMP_NUM_THREADS
 case $launcher in
-srun) cmd=(srun --mpi=pmix ${cpus:+--cpus-per-task="$cpus"} "$bin" "${args[@]}" "$job") ;;
+srun)
+	if ((het == 1)); then
+		cmd=(srun --mpi=pmix ${cpus:+--cpus-per-task="$cpus"} "$bin" "${args[@]}" "$job")
+	else
+		# One heterogeneous step, a part per component with that
+		# component's cores and threads: one MPI_COMM_WORLD.
+		cmd=(srun --mpi=pmix)
+		for ((k = 0; k < het; k++)); do
+			c=$(het_var CPUS_PER_TASK "$k")
+			omp=${omp_user:-$c}
+			((k == 0)) || cmd+=(:)
+			cmd+=(--het-group="$k" ${c:+--cpus-per-task="$c"} ${omp:+--export=ALL,OMP_NUM_THREADS="$omp"}
+				"$bin" "${args[@]}" "$job")
+		done
+	fi
+	;;
 mpirun) cmd=(mpirun ${SLURM_NTASKS:+-np "$SLURM_NTASKS"} --bind-to none "$bin" "${args[@]}" "$job") ;;
 *)
 	say "SWEEP_LAUNCHER=$launcher: expected srun, mpirun or auto"
@@ -99,8 +144,18 @@ mpirun) cmd=(mpirun ${SLURM_NTASKS:+-np "$SLURM_NTASKS"} --bind-to none "$bin" "
 esac
 
 say "job ${SLURM_JOB_ID:-(not under Slurm)} restart ${SLURM_RESTART_COUNT:-0}, $(date '+%F %T'), in $PWD"
-say "nodes (${SLURM_JOB_NUM_NODES:-1}): ${SLURM_JOB_NODELIST:-$(hostname)}"
-say "tasks ${SLURM_NTASKS:-?}, per node ${SLURM_TASKS_PER_NODE:-?}, GPUs per task ${SLURM_GPUS_PER_TASK:-?}"
+if ((het > 1)); then
+	say "heterogeneous job, $het components; ranks are numbered component by component from 0:"
+	first=0
+	for ((k = 0; k < het; k++)); do
+		n=$(het_var NTASKS "$k") g=$(het_var GPUS_PER_TASK "$k") c=$(het_var CPUS_PER_TASK "$k")
+		say "component $k: partition $(het_var JOB_PARTITION "$k"), nodes ($(het_var JOB_NUM_NODES "$k")): $(het_var JOB_NODELIST "$k"), tasks ${n:-?} (ranks $first-$((first + ${n:-1} - 1))), GPUs per task ${g:-none}, CPUs per task ${c:-none}"
+		first=$((first + ${n:-1}))
+	done
+else
+	say "nodes (${SLURM_JOB_NUM_NODES:-1}): ${SLURM_JOB_NODELIST:-$(hostname)}"
+	say "tasks ${SLURM_NTASKS:-?}, per node ${SLURM_TASKS_PER_NODE:-?}, GPUs per task ${SLURM_GPUS_PER_TASK:-?}"
+fi
 if command -v nvidia-smi >/dev/null 2>&1; then
 	say "GPUs of $(hostname) (the table below says which rank took which):"
 	nvidia-smi -L || true

@@ -10,12 +10,24 @@
 #   cluster.sh stop DIR    cancel the cluster's jobs and stop its daemons
 #
 # Needs root: the daemons run as root (SlurmUser=root) and mknod makes the
-# fake GPU devices. Environment: SW_SLURM_CPUS (CPUs the node claims,
-# default 8, more than the machine has: config_overrides lets it),
-# SW_SLURM_GPUS (fake GPUs, default 4), SW_SLURM_TIMEOUT (seconds to wait
-# for the node, default 30). Written for Debian 12's Slurm 22.05 and
-# munge 0.5; the pitfalls behind it are in ../shared/slurm/NOTES.md (from the
-# repository's root).
+# fake GPU devices. Environment: SW_SLURM_CPUS (CPUs each node claims,
+# default 16, more than the machine has: config_overrides lets it),
+# SW_SLURM_GPUS (fake GPUs of each node, default 4), SW_SLURM_NODES (nodes,
+# default 1), SW_SLURM_TIMEOUT (seconds to wait for the nodes, default 30).
+#
+# Nodes: one node, "localhost", the default partition "test". With
+# SW_SLURM_NODES=N > 1 the nodes are n0 .. n(N-1) instead (Slurm 22.05
+# refuses a node named localhost beside another: "Duplicated NodeHostName"),
+# each a slurmd of its own on this machine (its own port, spool, pid file,
+# log and TmpFS, named by %n) in a UTS namespace whose host name is the
+# node's name, so the tasks it starts see that name in gethostname().
+# Partition "test" is n0, "all" every node; partition pK holds node nK
+# alone: a heterogeneous job puts a component on each (Slurm 22.05's backfill
+# plans each pending component on whole nodes, so the components of a
+# heterogeneous job never start on one node: slurm/README.md).
+#
+# Written for Debian 12's Slurm 22.05 and munge 0.5; the pitfalls behind it
+# are in ../shared/slurm/NOTES.md (from the repository's root).
 set -euo pipefail
 
 say() { echo "cluster.sh: $*" >&2; }
@@ -75,36 +87,60 @@ stop() {
 			done
 		fi
 	fi
-	stop_daemon "$dir/slurmd.pid" slurmd
+	local pidfile
+	for pidfile in "$dir"/slurmd-*.pid; do
+		[ -e "$pidfile" ] && stop_daemon "$pidfile" slurmd
+	done
 	stop_daemon "$dir/slurmctld.pid" slurmctld
 	stop_daemon "$dir/munge/munged.pid" munged
 }
 
-# Two free TCP ports on loopback, for slurmctld and slurmd: a Slurm of the
-# system may hold the usual 6817 and 6818.
+# The first of COUNT free TCP ports in a row on loopback, for slurmctld and
+# each slurmd: a Slurm of the system may hold the usual 6817 and 6818.
 free_ports() {
-	local p
-	for ((p = 6817; p < 6917; p += 2)); do
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null &&
-			! (exec 3<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null; then
-			echo "$p $((p + 1))"
+	local count=$1 p k
+	for ((p = 6817; p + count <= 6917; p += count)); do
+		for ((k = 0; k < count; k++)); do
+			(exec 3<>"/dev/tcp/127.0.0.1/$((p + k))") 2>/dev/null && break
+		done
+		if ((k == count)); then
+			echo "$p"
 			return 0
 		fi
 	done
 	return 1
 }
 
+# The nodes' names, node 0 first.
+node_names() {
+	local n nodes=${SW_SLURM_NODES:-1}
+	if ((nodes == 1)); then
+		echo localhost
+	else
+		for ((n = 0; n < nodes; n++)); do echo "n$n"; done
+	fi
+}
+
 start() {
 	local dir=$1
 	# 16 CPUs: 4 tasks of slurm/sweep.sh, 4 CPUs each
 	local cpus=${SW_SLURM_CPUS:-16} gpus=${SW_SLURM_GPUS:-4} timeout=${SW_SLURM_TIMEOUT:-30}
-	local missing=() cmd pmix ports ctld_port slurmd_port mem state i t
+	local nodes=${SW_SLURM_NODES:-1}
+	local missing=() cmd pmix ctld_port mem states i t name names=() idle
+	case $nodes in
+	[1-9]) ;;
+	*)
+		say "SW_SLURM_NODES=$nodes: expected 1 to 9"
+		return 1
+		;;
+	esac
+	mapfile -t names < <(node_names)
 
 	[ "$(id -u)" = 0 ] || {
 		say "needs root (the daemons run as root, mknod makes the fake GPUs)"
 		return 1
 	}
-	for cmd in munged mungekey munge unmunge slurmctld slurmd sbatch srun squeue sinfo scontrol scancel; do
+	for cmd in munged mungekey munge unmunge slurmctld slurmd sbatch srun squeue sinfo scontrol scancel unshare; do
 		command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd")
 	done
 	# srun --mpi=pmix: Slurm's plugin dlopen()s the unversioned libpmix.so,
@@ -116,11 +152,10 @@ start() {
 			"(scripts/bootstrap.sh installs them)"
 		return 1
 	fi
-	ports=$(free_ports) || {
-		say "no two free TCP ports in 6817..6916"
+	ctld_port=$(free_ports $((nodes + 1))) || {
+		say "no $((nodes + 1)) free TCP ports in a row in 6817..6916"
 		return 1
 	}
-	read -r ctld_port slurmd_port <<<"$ports"
 
 	# munged wants every directory on its socket path open to all.
 	chmod 0755 "$dir"
@@ -131,7 +166,8 @@ start() {
 			return 1
 		fi
 	done
-	mkdir -p "$dir"/{munge,state,spool,log,dev,tmp}
+	mkdir -p "$dir"/{munge,state,log,dev}
+	for name in "${names[@]}"; do mkdir -p "$dir/spool/$name" "$dir/tmp/$name"; done
 	chmod 0755 "$dir/munge"
 
 	# --- munge: a private daemon with its own key and socket ---------------
@@ -157,10 +193,13 @@ start() {
 			return 1
 		}
 	done
-	cat >"$dir/gres.conf" <<-EOF
-		AutoDetect=off
-		NodeName=localhost Name=gpu File=$dir/dev/nvidia[0-$((gpus - 1))]
-	EOF
+	# Every node names the same files: nothing opens them.
+	{
+		echo AutoDetect=off
+		for name in "${names[@]}"; do
+			echo "NodeName=$name Name=gpu File=$dir/dev/nvidia[0-$((gpus - 1))]"
+		done
+	} >"$dir/gres.conf"
 
 	# --- slurm.conf ---------------------------------------------------------
 	# RealMemory as slurmd detects it, so the node is never drained for it.
@@ -170,7 +209,7 @@ start() {
 		ClusterName=swtest
 		SlurmctldHost=localhost(127.0.0.1)
 		SlurmctldPort=$ctld_port
-		SlurmdPort=$slurmd_port
+		SlurmdPort=$((ctld_port + 1))
 		SlurmUser=root
 		SlurmdUser=root
 		AuthType=auth/munge
@@ -185,8 +224,10 @@ start() {
 		SwitchType=switch/none
 		MailProg=/bin/true
 		SchedulerType=sched/backfill
-		# Start batch jobs at once, not up to 3 s after the last scheduling pass.
-		SchedulerParameters=batch_sched_delay=0
+		# Start batch jobs at once, not up to 3 s after the last scheduling pass;
+		# heterogeneous jobs start only from the backfill scheduler, every
+		# bf_interval seconds (default 30).
+		SchedulerParameters=batch_sched_delay=0,bf_interval=1
 		SelectType=select/cons_tres
 		SelectTypeParameters=CR_CPU
 		# Believe the CPUs and GPUs below, not the hardware.
@@ -200,18 +241,30 @@ start() {
 		InactiveLimit=0
 		Waittime=0
 		StateSaveLocation=$dir/state
-		SlurmdSpoolDir=$dir/spool
-		TmpFS=$dir/tmp
+		# One of each per node (%n): srun --mpi=pmix's directories of a step
+		# are named by job and step only, so two nodes' steps of one
+		# heterogeneous step collide in a shared TmpFS ("File exists").
+		SlurmdSpoolDir=$dir/spool/%n
+		TmpFS=$dir/tmp/%n
 		SlurmctldPidFile=$dir/slurmctld.pid
-		SlurmdPidFile=$dir/slurmd.pid
+		SlurmdPidFile=$dir/slurmd-%n.pid
 		SlurmctldLogFile=$dir/log/slurmctld.log
-		SlurmdLogFile=$dir/log/slurmd.log
+		SlurmdLogFile=$dir/log/slurmd-%n.log
 		SlurmctldDebug=info
 		SlurmdDebug=info
 		GresTypes=gpu
-		NodeName=localhost NodeAddr=127.0.0.1 NodeHostname=localhost CPUs=$cpus RealMemory=${mem:-1000} Gres=gpu:$gpus State=UNKNOWN
-		PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 	EOF
+	for i in "${!names[@]}"; do
+		echo "NodeName=${names[i]} NodeAddr=127.0.0.1 NodeHostname=localhost Port=$((ctld_port + 1 + i))" \
+			"CPUs=$cpus RealMemory=${mem:-1000} Gres=gpu:$gpus State=UNKNOWN"
+	done >>"$dir/slurm.conf"
+	echo "PartitionName=test Nodes=${names[0]} Default=YES MaxTime=INFINITE State=UP" >>"$dir/slurm.conf"
+	if ((nodes > 1)); then
+		for i in "${!names[@]}"; do
+			echo "PartitionName=p$i Nodes=${names[i]} MaxTime=INFINITE State=UP"
+		done >>"$dir/slurm.conf"
+		echo "PartitionName=all Nodes=n[0-$((nodes - 1))] MaxTime=INFINITE State=UP" >>"$dir/slurm.conf"
+	fi
 	export SLURM_CONF=$dir/slurm.conf
 
 	# --- daemons ------------------------------------------------------------
@@ -223,31 +276,39 @@ start() {
 		scontrol ping 2>/dev/null | grep -q 'is UP' && break
 		sleep 0.05
 	done
-	slurmd -N localhost
+	if ((nodes == 1)); then
+		slurmd -N localhost
+	else
+		for name in "${names[@]}"; do
+			# shellcheck disable=SC2016 # $1 is the inner shell's
+			unshare --uts -- sh -c 'hostname "$1" && exec slurmd -N "$1"' sh "$name"
+		done
+	fi
 	for ((t = 0; t < timeout * 5; t++)); do
-		state=$(sinfo -h -n localhost -o %T 2>/dev/null | head -n 1) || state=""
-		case $state in
-		idle) break ;;
-		drain* | down* | fail*)
-			say "node is $state: $(scontrol show node localhost | grep -i reason)"
+		states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u) || states=""
+		idle=$(grep -c ' idle$' <<<"$states") || true
+		((idle == nodes)) && break
+		if grep -E ' (drain|down|fail)' <<<"$states" >&2; then
+			say "a node is down: $(scontrol show node | grep -i reason)"
 			return 1
-			;;
-		esac
+		fi
 		sleep 0.2
 	done
-	if [ "$state" != idle ]; then
-		say "node not idle after $timeout s (state '$state')"
+	if ((idle != nodes)); then
+		say "$idle of $nodes nodes idle after $timeout s: $(tr '\n' ' ' <<<"$states")"
 		return 1
 	fi
 	[ -n "$(our_pid "$dir/slurmctld.pid" slurmctld)" ] || {
 		say "slurmctld is not running"
 		return 1
 	}
-	[ -n "$(our_pid "$dir/slurmd.pid" slurmd)" ] || {
-		say "slurmd is not running"
-		return 1
-	}
-	say "up: node localhost idle, $cpus CPUs, $gpus GPUs, ports $ctld_port $slurmd_port, in $dir"
+	for name in "${names[@]}"; do
+		[ -n "$(our_pid "$dir/slurmd-$name.pid" slurmd)" ] || {
+			say "slurmd of $name is not running"
+			return 1
+		}
+	done
+	say "up: ${names[*]} idle, $cpus CPUs and $gpus GPUs each, ports $ctld_port to $((ctld_port + nodes)), in $dir"
 }
 
 # A start that fails shows the daemons' logs and stops what it started.
