@@ -29,7 +29,6 @@ from .output import atomic_dir, check_output
 from .reader import DEVICE_CLASS, STATUS_NAMES, cc_text, class_rows, latest_per_gpu, read
 from .stats import median_ci
 from .tables import (
-    at_point,
     axes_text,
     device_groups,
     device_spread,
@@ -376,10 +375,7 @@ class Report:
             headers += [f"{v} x {primary}" for v in variants]
         headers += [f"{v} / {base}" for v in variants[1:]]
         ratio = ratios[primary] if primary else None
-        rows = [
-            _variant_cells(nonref, k, ax, variants, col, ratio)
-            for _, k in _row_keys(nonref, ax).iterrows()
-        ]
+        rows = _variant_rows(nonref, _row_keys(nonref, ax), ax, variants, col, ratio)
         return Table(
             headers,
             rows,
@@ -1092,33 +1088,48 @@ def _row_keys(nonref, ax) -> pd.DataFrame:
     if not ax:
         return pd.DataFrame([{}])
     combos = nonref[ax].drop_duplicates().to_numpy()
+    covered = np.zeros(len(combos), dtype=bool)
+    for s in range(0, len(combos), 256):  # c is covered by a d != c it fits
+        c = combos[s : s + 256, None, :]
+        d = combos[None, :, :]
+        fits = ((c == -1) | (c == d)).all(axis=2) & (c != d).any(axis=2)
+        covered[s : s + 256] = fits.any(axis=1)
+    return pd.DataFrame(combos[~covered], columns=ax).sort_values(ax)
 
-    def covered(c):
-        return any((d != c).any() and ((c == -1) | (c == d)).all() for d in combos)
 
-    keep = [c for c in combos if not covered(c)]
-    return pd.DataFrame(keep, columns=ax).sort_values(ax)
+def _nanmedian(x) -> float:
+    """The median of the non-NaN values (as pandas' median), NaN without one."""
+    x = x[~np.isnan(x)]
+    return float(np.median(x)) if len(x) else np.nan
 
 
-def _variant_cells(nonref, k, ax, variants, col, ratio):
-    """A row of the side-by-side table at point k: each variant's throughput,
-    its ratio to the first reference (ratio: that column of reference_ratios,
-    None without one) and its speedup over the first variant."""
-    sel = at_point(nonref, {a: k[a] for a in ax})
-    cells = [fmt_int(k[a]) if k[a] != -1 else "-" for a in ax]
-    vals = {v: sel[sel["variant"] == v] for v in variants}
-    cells += [fmt(vals[v][col].median()) if len(vals[v]) else "-" for v in variants]
-    if ratio is not None:
+def _variant_rows(nonref, keys, ax, variants, col, ratio):
+    """The rows of the side-by-side table, one per key (a row of keys): each
+    variant's throughput, its ratio to the first reference (ratio: that column
+    of reference_ratios, None without one) and its speedup over the first
+    variant. A row without an axis (-1) fits every value of it (at_point)."""
+    vals = nonref[ax].to_numpy() if ax else np.zeros((len(nonref), 0))
+    var = nonref["variant"].to_numpy()
+    thr = nonref[col].to_numpy(dtype=float)
+    ns = nonref["median_ns"].to_numpy(dtype=float)
+    rat = None if ratio is None else ratio.reindex(nonref.index).to_numpy(dtype=float)
+    of = {v: var == v for v in variants}
+    out = []
+    for k in keys[ax].to_numpy() if ax else [np.zeros(0)]:
+        fit = ((vals == k) | (vals == -1)).all(axis=1)
+        sel = {v: fit & of[v] for v in variants}
+        has = {v: bool(sel[v].any()) for v in variants}
+        cells = [fmt_int(x) if x != -1 else "-" for x in k]
+        cells += [fmt(_nanmedian(thr[sel[v]])) if has[v] else "-" for v in variants]
+        if rat is not None:
+            cells += [fmt(_nanmedian(rat[sel[v]]), 3) if has[v] else "-" for v in variants]
+        b = _nanmedian(ns[sel[variants[0]]]) if has[variants[0]] else np.nan
         cells += [
-            fmt(ratio.loc[vals[v].index].median(), 3) if len(vals[v]) else "-" for v in variants
+            fmt(b / _nanmedian(ns[sel[v]]), 3) + "x" if has[v] and np.isfinite(b) else "-"
+            for v in variants[1:]
         ]
-    base = vals[variants[0]]
-    b = base["median_ns"].median() if len(base) else np.nan
-    cells += [
-        fmt(b / vals[v]["median_ns"].median(), 3) + "x" if len(vals[v]) and np.isfinite(b) else "-"
-        for v in variants[1:]
-    ]
-    return cells
+        out.append(cells)
+    return out
 
 
 def _point_cells(r, axes, col, ratios):
