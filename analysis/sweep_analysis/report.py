@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import __version__, budget, claims, counters, figures, fleet, modelgap
+from . import __version__, budget, claims, counters, figures, fleet, modelgap, summary
 from .cli import ArgumentParser, emit, entry
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import atomic_dir, check_output
@@ -62,6 +62,9 @@ class Report:
         self.progress = progress
         self.blocks = []
         self.n_fig = 0
+        self.headlines = {}  # family -> its Summary line
+        self.claim_results, self.full_claims = [], []
+        self.fleet_line = "not compared (no device class with two GPUs)"
         self.units = {}
         for r in runs:
             self.units.update(r.units)
@@ -191,18 +194,38 @@ class Report:
             ),
         )
         heads = ["claim", "statement", "course", "measured", "on the GPU", "model", "on the model"]
-        table = Table([*heads, "verdict", "basis", "rule"], [])
+        table = Table([*heads, "verdict", "basis", "rule"], [], folded=True)
+        short = Table([*heads, "verdict", "basis"], [])
         col = {"holds": "holds", "differs": "differs"}
         results = claims.evaluate(self.rows, {r.label: r.samples for r in self.runs})
+        self.claim_results = results
+        full = f"[{summary.FULL_CLAIMS}](#{Heading(2, summary.FULL_CLAIMS).anchor})"
         for i, (c, v) in enumerate(results):
             table.rows.append(
                 [c.id, c.statement, c.course, v.measured, v.on_gpu, v.model, v.on_model]
                 + [v.verdict, v.basis, c.rule]
             )
+            short.rows.append(
+                [c.id, c.statement, c.course, summary.compact(v.measured), v.on_gpu]
+                + [summary.compact(v.model), v.on_model, v.verdict, v.basis]
+            )
             for k, said in ((4, v.on_gpu), (6, v.on_model), (7, v.verdict)):
                 table.classes[(i, k)] = col.get(said, "absent")
+                short.classes[(i, k)] = col.get(said, "absent")
         line = _claims_line([v for _, v in results])
-        self.add(Para(f"**{line}**"), table)
+        short.caption = (
+            f"Each cell gives the range of its figures and the weakest case; every figure and "
+            f"each claim's rule: section {full}"
+        )
+        self.add(Para(f"**{line}**"), short)
+        self.full_claims = [
+            Heading(2, summary.FULL_CLAIMS),
+            Para(
+                "The course claims with every figure the verdicts rest on and the rule of each "
+                "(the section *Course claims* gives their ranges and weakest cases)."
+            ),
+            table,
+        ]
         self.progress(f"claims: {line}")
 
     def families(self):
@@ -328,6 +351,7 @@ class Report:
         ratios = reference_ratios(ok, self.axes, col)
         refs = list(ratios.columns)
         nonref = ok[ok["is_reference"] == 0]
+        self.headline(fam, dev, nonref, ratios, col, units)
         if variant_order(nonref):
             self.add(self.variants_table(f"{fam} on {dev}", nonref, ratios, col, units))
         detail = [
@@ -357,6 +381,23 @@ class Report:
                     folded=True,
                 )
             )
+
+    def headline(self, fam, dev, nonref, ratios, col, units):
+        """The Summary's line for a family (its first measured device): each
+        variant's median ratio to the first reference over its points, or its
+        median throughput without a reference."""
+        if fam in self.headlines or nonref.empty:
+            return
+        parts = []
+        for v in variant_order(nonref):
+            idx = nonref.index[nonref["variant"] == v]
+            if len(ratios.columns):
+                parts.append(f"{v} {fmt(ratios[ratios.columns[0]].loc[idx].median(), 3)}")
+            else:
+                parts.append(f"{v} {fmt(nonref.loc[idx, col].median())} {units}")
+        what = f"x {ratios.columns[0]}" if len(ratios.columns) else "median"
+        shown = parts[:6] + ([f"+{len(parts) - 6} more"] if len(parts) > 6 else [])
+        self.headlines[fam] = f"**{fam}** on {dev} ({what}): {', '.join(shown)}"
 
     def variants_table(self, what, nonref, ratios, col, units):
         """A row per point, a column per variant: throughput, the ratio to the
@@ -874,8 +915,13 @@ class Report:
         flagged = s[s["flagged"]]
         if len(flagged):
             self.add(Bullets([_flag_line(g, several) for _, g in flagged.iterrows()]))
+            self.fleet_line = f"{len(flagged)} of {len(s)} GPUs flagged: " + ", ".join(
+                f"`{g['uuid']}` ({g['host']}, speed {g['speed']:.3f})"
+                for _, g in flagged.iterrows()
+            )
         else:
             self.add(Para(f"No GPU flagged among {len(s)} GPUs compared."))
+            self.fleet_line = f"none flagged among {len(s)} GPUs compared"
         rows = []
         for _, g in s.iterrows():
             rows.append(
@@ -1032,8 +1078,43 @@ class Report:
         self.metrics()
         self.ranks()
         self.add(*budget.section(self.rows))
+        self.add(*self.full_claims)
         self.footer()
+        self.blocks[1:1] = self.summary()
         return self.blocks
+
+    def summary(self) -> list:
+        """The opening section: one screen (summary.SUMMARY_LINES lines of report.md)."""
+        line, bad = summary.claims_line(self.claim_results)
+        items = [line] + [f"not holding: {b}" for b in bad]
+        fams = list(self.headlines.values())
+        gaps = int((self.gaps["flag"] != "").sum()) if len(self.gaps) else 0
+        items.append(
+            f"**Model gap**: {gaps} measured point(s) part from the model "
+            f"(section *Where model and hardware part*)."
+        )
+        items.append(f"**Fleet**: {self.fleet_line}.")
+        items += [f"**Time budget**: {b}" for b in summary.budget_lines(self.rows)] or [
+            "**Time budget**: no measured rows."
+        ]
+        # heading, blank, the bullets, blank, the closing line: what is left is for families
+        room = summary.SUMMARY_LINES - 5 - len(items) - 1
+        if len(fams) > room:
+            left = len(fams) - room + 1
+            fams = fams[: room - 1] + [f"+{left} more families (section *Families*)"]
+        if fams:
+            items[1 + len(bad) : 1 + len(bad)] = [
+                "**Headline ratios** (median over each variant's points; the family's first "
+                "device):"
+            ] + fams
+        return [
+            Heading(2, "Summary"),
+            Bullets(items),
+            Para(
+                "Details follow: the runs and devices, the fleet, the claims, each family, "
+                "the model, the time budget and every claim's figures."
+            ),
+        ]
 
 
 def _flag_line(g, several) -> str:
