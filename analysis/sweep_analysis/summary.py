@@ -84,10 +84,10 @@ def compact(text: str, limit: int = CELL) -> str:
         label = label if len(label) <= 40 else label[:39] + "…"
         label = f" {label}:" if label else ""
         return f"{head}{n} cases, {min(ratios):g}x..{max(ratios):g}x; weakest{label} {wm.group(0)}"
-    whole = _collapse_runs(body)
-    if len(whole) <= 1.8 * limit and not hidden:  # one case, its runs of numbers as ranges
-        return whole
     parts = _merge_ccs([_collapse_runs(p) for p in parts])
+    whole = "; ".join(parts)
+    if len(whole) <= 1.8 * limit and not hidden:  # its runs of numbers as ranges, CCs merged
+        return whole
     out, n = [], len(parts) + hidden
     for p in parts:
         if len("; ".join([*out, p])) > limit - 12 and out:
