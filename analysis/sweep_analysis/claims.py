@@ -190,8 +190,15 @@ def _ccs(r):
     return sorted(int(c) for c in r["cc"].unique())
 
 
+# Parts of a cell listed before "(+N more)": every one, up to this many (the
+# report's claims table compacts each cell to a range and its weakest case,
+# summary.compact; the section "Course claims in full" keeps the list).
+JOIN_LIMIT = 200
+
+
 def _join(parts, limit=4):
     parts = list(parts)
+    limit = max(limit, JOIN_LIMIT)
     more = f" (+{len(parts) - limit} more)" if len(parts) > limit else ""
     return "; ".join(parts[:limit]) + more
 

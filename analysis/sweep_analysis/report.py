@@ -22,14 +22,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import __version__, budget, claims, counters, figures, fleet, modelgap
+from . import __version__, budget, claims, counters, figures, fleet, modelgap, summary
 from .cli import ArgumentParser, emit, entry
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import atomic_dir, check_output
 from .reader import DEVICE_CLASS, STATUS_NAMES, cc_text, class_rows, latest_per_gpu, read
 from .stats import median_ci
 from .tables import (
-    at_point,
     axes_text,
     device_groups,
     device_spread,
@@ -63,6 +62,9 @@ class Report:
         self.progress = progress
         self.blocks = []
         self.n_fig = 0
+        self.headlines = {}  # family -> its Summary line
+        self.claim_results, self.full_claims = [], []
+        self.fleet_line = "not compared (no device class with two GPUs)"
         self.units = {}
         for r in runs:
             self.units.update(r.units)
@@ -192,18 +194,38 @@ class Report:
             ),
         )
         heads = ["claim", "statement", "course", "measured", "on the GPU", "model", "on the model"]
-        table = Table([*heads, "verdict", "basis", "rule"], [])
+        table = Table([*heads, "verdict", "basis", "rule"], [], folded=True)
+        short = Table([*heads, "verdict", "basis"], [])
         col = {"holds": "holds", "differs": "differs"}
         results = claims.evaluate(self.rows, {r.label: r.samples for r in self.runs})
+        self.claim_results = results
+        full = f"[{summary.FULL_CLAIMS}](#{Heading(2, summary.FULL_CLAIMS).anchor})"
         for i, (c, v) in enumerate(results):
             table.rows.append(
                 [c.id, c.statement, c.course, v.measured, v.on_gpu, v.model, v.on_model]
                 + [v.verdict, v.basis, c.rule]
             )
+            short.rows.append(
+                [c.id, c.statement, c.course, summary.compact(v.measured), v.on_gpu]
+                + [summary.compact(v.model), v.on_model, v.verdict, v.basis]
+            )
             for k, said in ((4, v.on_gpu), (6, v.on_model), (7, v.verdict)):
                 table.classes[(i, k)] = col.get(said, "absent")
+                short.classes[(i, k)] = col.get(said, "absent")
         line = _claims_line([v for _, v in results])
-        self.add(Para(f"**{line}**"), table)
+        short.caption = (
+            f"Each cell gives the range of its figures and the weakest case; every figure and "
+            f"each claim's rule: section {full}"
+        )
+        self.add(Para(f"**{line}**"), short)
+        self.full_claims = [
+            Heading(2, summary.FULL_CLAIMS),
+            Para(
+                "The course claims with every figure the verdicts rest on and the rule of each "
+                "(the section *Course claims* gives their ranges and weakest cases)."
+            ),
+            table,
+        ]
         self.progress(f"claims: {line}")
 
     def families(self):
@@ -329,6 +351,7 @@ class Report:
         ratios = reference_ratios(ok, self.axes, col)
         refs = list(ratios.columns)
         nonref = ok[ok["is_reference"] == 0]
+        self.headline(fam, dev, nonref, ratios, col, units)
         if variant_order(nonref):
             self.add(self.variants_table(f"{fam} on {dev}", nonref, ratios, col, units))
         detail = [
@@ -359,6 +382,23 @@ class Report:
                 )
             )
 
+    def headline(self, fam, dev, nonref, ratios, col, units):
+        """The Summary's line for a family (its first measured device): each
+        variant's median ratio to the first reference over its points, or its
+        median throughput without a reference."""
+        if fam in self.headlines or nonref.empty:
+            return
+        parts = []
+        for v in variant_order(nonref):
+            idx = nonref.index[nonref["variant"] == v]
+            if len(ratios.columns):
+                parts.append(f"{v} {fmt(ratios[ratios.columns[0]].loc[idx].median(), 3)}")
+            else:
+                parts.append(f"{v} {fmt(nonref.loc[idx, col].median())} {units}")
+        what = f"x {ratios.columns[0]}" if len(ratios.columns) else "median"
+        shown = parts[:6] + ([f"+{len(parts) - 6} more"] if len(parts) > 6 else [])
+        self.headlines[fam] = f"**{fam}** on {dev} ({what}): {', '.join(shown)}"
+
     def variants_table(self, what, nonref, ratios, col, units):
         """A row per point, a column per variant: throughput, the ratio to the
         first reference and the speedup over the first variant."""
@@ -376,10 +416,7 @@ class Report:
             headers += [f"{v} x {primary}" for v in variants]
         headers += [f"{v} / {base}" for v in variants[1:]]
         ratio = ratios[primary] if primary else None
-        rows = [
-            _variant_cells(nonref, k, ax, variants, col, ratio)
-            for _, k in _row_keys(nonref, ax).iterrows()
-        ]
+        rows = _variant_rows(nonref, _row_keys(nonref, ax), ax, variants, col, ratio)
         return Table(
             headers,
             rows,
@@ -878,8 +915,13 @@ class Report:
         flagged = s[s["flagged"]]
         if len(flagged):
             self.add(Bullets([_flag_line(g, several) for _, g in flagged.iterrows()]))
+            self.fleet_line = f"{len(flagged)} of {len(s)} GPUs flagged: " + ", ".join(
+                f"`{g['uuid']}` ({g['host']}, speed {g['speed']:.3f})"
+                for _, g in flagged.iterrows()
+            )
         else:
             self.add(Para(f"No GPU flagged among {len(s)} GPUs compared."))
+            self.fleet_line = f"none flagged among {len(s)} GPUs compared"
         rows = []
         for _, g in s.iterrows():
             rows.append(
@@ -1036,8 +1078,43 @@ class Report:
         self.metrics()
         self.ranks()
         self.add(*budget.section(self.rows))
+        self.add(*self.full_claims)
         self.footer()
+        self.blocks[1:1] = self.summary()
         return self.blocks
+
+    def summary(self) -> list:
+        """The opening section: one screen (summary.SUMMARY_LINES lines of report.md)."""
+        line, bad = summary.claims_line(self.claim_results)
+        items = [line] + [f"not holding: {b}" for b in bad]
+        fams = list(self.headlines.values())
+        gaps = int((self.gaps["flag"] != "").sum()) if len(self.gaps) else 0
+        items.append(
+            f"**Model gap**: {gaps} measured point(s) part from the model "
+            f"(section *Where model and hardware part*)."
+        )
+        items.append(f"**Fleet**: {self.fleet_line}.")
+        items += [f"**Time budget**: {b}" for b in summary.budget_lines(self.rows)] or [
+            "**Time budget**: no measured rows."
+        ]
+        # heading, blank, the bullets, blank, the closing line: what is left is for families
+        room = summary.SUMMARY_LINES - 5 - len(items) - 1
+        if len(fams) > room:
+            left = len(fams) - room + 1
+            fams = fams[: room - 1] + [f"+{left} more families (section *Families*)"]
+        if fams:
+            items[1 + len(bad) : 1 + len(bad)] = [
+                "**Headline ratios** (median over each variant's points; the family's first "
+                "device):"
+            ] + fams
+        return [
+            Heading(2, "Summary"),
+            Bullets(items),
+            Para(
+                "Details follow: the runs and devices, the fleet, the claims, each family, "
+                "the model, the time budget and every claim's figures."
+            ),
+        ]
 
 
 def _flag_line(g, several) -> str:
@@ -1092,33 +1169,48 @@ def _row_keys(nonref, ax) -> pd.DataFrame:
     if not ax:
         return pd.DataFrame([{}])
     combos = nonref[ax].drop_duplicates().to_numpy()
+    covered = np.zeros(len(combos), dtype=bool)
+    for s in range(0, len(combos), 256):  # c is covered by a d != c it fits
+        c = combos[s : s + 256, None, :]
+        d = combos[None, :, :]
+        fits = ((c == -1) | (c == d)).all(axis=2) & (c != d).any(axis=2)
+        covered[s : s + 256] = fits.any(axis=1)
+    return pd.DataFrame(combos[~covered], columns=ax).sort_values(ax)
 
-    def covered(c):
-        return any((d != c).any() and ((c == -1) | (c == d)).all() for d in combos)
 
-    keep = [c for c in combos if not covered(c)]
-    return pd.DataFrame(keep, columns=ax).sort_values(ax)
+def _nanmedian(x) -> float:
+    """The median of the non-NaN values (as pandas' median), NaN without one."""
+    x = x[~np.isnan(x)]
+    return float(np.median(x)) if len(x) else np.nan
 
 
-def _variant_cells(nonref, k, ax, variants, col, ratio):
-    """A row of the side-by-side table at point k: each variant's throughput,
-    its ratio to the first reference (ratio: that column of reference_ratios,
-    None without one) and its speedup over the first variant."""
-    sel = at_point(nonref, {a: k[a] for a in ax})
-    cells = [fmt_int(k[a]) if k[a] != -1 else "-" for a in ax]
-    vals = {v: sel[sel["variant"] == v] for v in variants}
-    cells += [fmt(vals[v][col].median()) if len(vals[v]) else "-" for v in variants]
-    if ratio is not None:
+def _variant_rows(nonref, keys, ax, variants, col, ratio):
+    """The rows of the side-by-side table, one per key (a row of keys): each
+    variant's throughput, its ratio to the first reference (ratio: that column
+    of reference_ratios, None without one) and its speedup over the first
+    variant. A row without an axis (-1) fits every value of it (at_point)."""
+    vals = nonref[ax].to_numpy() if ax else np.zeros((len(nonref), 0))
+    var = nonref["variant"].to_numpy()
+    thr = nonref[col].to_numpy(dtype=float)
+    ns = nonref["median_ns"].to_numpy(dtype=float)
+    rat = None if ratio is None else ratio.reindex(nonref.index).to_numpy(dtype=float)
+    of = {v: var == v for v in variants}
+    out = []
+    for k in keys[ax].to_numpy() if ax else [np.zeros(0)]:
+        fit = ((vals == k) | (vals == -1)).all(axis=1)
+        sel = {v: fit & of[v] for v in variants}
+        has = {v: bool(sel[v].any()) for v in variants}
+        cells = [fmt_int(x) if x != -1 else "-" for x in k]
+        cells += [fmt(_nanmedian(thr[sel[v]])) if has[v] else "-" for v in variants]
+        if rat is not None:
+            cells += [fmt(_nanmedian(rat[sel[v]]), 3) if has[v] else "-" for v in variants]
+        b = _nanmedian(ns[sel[variants[0]]]) if has[variants[0]] else np.nan
         cells += [
-            fmt(ratio.loc[vals[v].index].median(), 3) if len(vals[v]) else "-" for v in variants
+            fmt(b / _nanmedian(ns[sel[v]]), 3) + "x" if has[v] and np.isfinite(b) else "-"
+            for v in variants[1:]
         ]
-    base = vals[variants[0]]
-    b = base["median_ns"].median() if len(base) else np.nan
-    cells += [
-        fmt(b / vals[v]["median_ns"].median(), 3) + "x" if len(vals[v]) and np.isfinite(b) else "-"
-        for v in variants[1:]
-    ]
-    return cells
+        out.append(cells)
+    return out
 
 
 def _point_cells(r, axes, col, ratios):

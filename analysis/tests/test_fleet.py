@@ -61,7 +61,8 @@ def test_slow_gpu_flagged_with_its_uuid_alone(tmp_path, emulated):
     lines = _flag_lines(md)
     with_slow = [ln for ln in lines if slow in ln]
     assert with_slow, "the slow GPU is on no line with 'flagged'"
-    bullet = next(ln for ln in with_slow if ln.startswith("- "))
+    # the Fleet section's bullet (the Summary's one-line **Fleet** item names the UUID too)
+    bullet = next(ln for ln in with_slow if ln.startswith("- **flagged**"))
     for what in ("host node1", "rank 2", "SM clock", "memory clock", "throttle reasons"):
         assert what in bullet
     assert ("emulated" in bullet) == emulated
