@@ -9,7 +9,6 @@
 #include "backend/measure.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +16,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include "backend/checks.h"
 #include "backend/counters.h"
 #include <sweep/family.h>
 #include "core/stats.h"
 
 #define SAMPLE_BATCH 16
+_Static_assert(SW_CHECK_SETS + 1 <= SW_MEASURE_MAX_DONE,
+	       "a call completes at most every slot and one");
 /* The fewest samples a point takes when time_cap_s stops it: three give a
  * median and a spread; nvbench's ten would cost the H200 full job about 450
  * s where three cost about 370 (one launch of its atomics takes 1.9 s). */
@@ -31,22 +33,6 @@
 /* Events at the GPU phases of a point, read back with the warm-up's end. */
 enum { EV_FILL, EV_CHECKED, EV_COPIED, N_PHASE_EVENTS };
 
-/* An output that came back in part (sw_sizes.sampled_elem): the sampled
- * elements, packed in pick order, to put back into the full-size host view
- * the check reads before it runs. */
-struct packed_out {
-	const void *packed; /* NULL: the whole output came back */
-	void *view;
-	size_t elem;
-	uint64_t n;
-};
-
-/* A point's outputs on the host, as its check will read them. */
-struct outcopy {
-	struct sw_host_out out;
-	struct packed_out part[SW_MAX_BUFFERS];
-};
-
 struct sw_measure {
 	struct sw_device_info dev;
 	cudaStream_t stream;
@@ -55,22 +41,16 @@ struct sw_measure {
 	cudaEvent_t phase[N_PHASE_EVENTS]; /* the point's phase boundaries, for the row */
 	void *buf[SW_MAX_BUFFERS];
 	size_t cap[SW_MAX_BUFFERS];
-	void *host[2][SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
-	size_t host_cap[2][SW_MAX_BUFFERS];
-	void *view[2][SW_MAX_BUFFERS]; /* pageable full-size views of sampled outputs */
-	size_t view_cap[2][SW_MAX_BUFFERS];
+	/* pinned copies of outputs, for checks: one set per check slot */
+	void *host[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	size_t host_cap[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	/* pageable full-size views of sampled outputs, likewise */
+	void *view[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	size_t view_cap[SW_CHECK_SETS][SW_MAX_BUFFERS];
 	void *gather[SW_MAX_BUFFERS]; /* the sampled elements on the device, packed */
 	size_t gather_cap[SW_MAX_BUFFERS];
-	int set; /* host set the next point copies into */
-	/* the check running on its thread, and the record it completes */
-	struct pending {
-		int active;
-		pthread_t thread;
-		const struct sw_family *f;
-		struct sw_point p;
-		struct outcopy oc;
-		struct sw_record *rec;
-	} pending;
+	/* the checks running beside the GPU; checks.next: the next point's set */
+	struct sw_checks checks;
 	void *flush; /* written before a sample to evict L2 */
 	size_t flush_bytes;
 	uint64_t nonce;
@@ -151,16 +131,17 @@ void sw_measure_destroy(struct sw_measure **gp)
 	struct sw_measure *g = *gp;
 	if (!g)
 		return;
-	sw_measure_settle(g);
+	while (sw_measure_settle(g))
+		;
 	sw_counters_destroy(&g->counters);
 	sw_counters_destroy(&g->metrics);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
-		cudaFreeHost(g->host[0][i]);
-		cudaFreeHost(g->host[1][i]);
+		for (int set = 0; set < SW_CHECK_SETS; set++) {
+			cudaFreeHost(g->host[set][i]);
+			free(g->view[set][i]);
+		}
 		cudaFree(g->gather[i]);
-		free(g->view[0][i]);
-		free(g->view[1][i]);
 	}
 	cudaFree(g->flush);
 	for (int i = 0; i < SAMPLE_BATCH; i++) {
@@ -354,18 +335,19 @@ static cudaError_t copy_sampled(struct sw_measure *g, const struct sw_sizes *sz,
 	double t0 = mono_s();
 	cudaError_t e = ensure_gather(g, i, packed);
 	if (e == cudaSuccess)
-		e = ensure_host(g, g->set, i, packed);
+		e = ensure_host(g, g->checks.next, i, packed);
 	if (e == cudaSuccess)
-		e = ensure_view(g, g->set, i, sz->bytes[i]);
+		e = ensure_view(g, g->checks.next, i, sz->bytes[i]);
 	rec->alloc_s += mono_s() - t0;
 	if (e == cudaSuccess)
 		e = sw_gather_sampled(b->dev[i], eb, n, oc->out.sample_seed, SW_CHECK_SAMPLES,
 				      g->gather[i], g->stream);
 	if (e == cudaSuccess)
-		e = cudaMemcpyAsync(g->host[g->set][i], g->gather[i], packed,
+		e = cudaMemcpyAsync(g->host[g->checks.next][i], g->gather[i], packed,
 				    cudaMemcpyDeviceToHost, g->stream);
-	oc->part[i] = (struct packed_out){ g->host[g->set][i], g->view[g->set][i], eb, n };
-	oc->out.out[i] = g->view[g->set][i];
+	oc->part[i] = (struct packed_out){ g->host[g->checks.next][i], g->view[g->checks.next][i],
+					   eb, n };
+	oc->out.out[i] = g->view[g->checks.next][i];
 	return e;
 }
 
@@ -384,82 +366,18 @@ static enum sw_status copy_outputs(struct sw_measure *g, const struct sw_sizes *
 			e = copy_sampled(g, sz, b, i, oc, rec);
 		} else {
 			double t0 = mono_s();
-			e = ensure_host(g, g->set, i, sz->bytes[i]);
+			e = ensure_host(g, g->checks.next, i, sz->bytes[i]);
 			rec->alloc_s += mono_s() - t0;
 			if (e == cudaSuccess)
-				e = cudaMemcpyAsync(g->host[g->set][i], b->dev[i], sz->bytes[i],
-						    cudaMemcpyDeviceToHost, g->stream);
-			oc->out.out[i] = g->host[g->set][i];
+				e = cudaMemcpyAsync(g->host[g->checks.next][i], b->dev[i],
+						    sz->bytes[i], cudaMemcpyDeviceToHost,
+						    g->stream);
+			oc->out.out[i] = g->host[g->checks.next][i];
 		}
 		if (e != cudaSuccess)
 			return point_failed(rec, e, "copying the output back", err);
 	}
 	return SW_OK;
-}
-
-/* Puts the packed sampled elements where the check reads them. */
-static void unpack(const struct outcopy *oc)
-{
-	for (int i = 0; i < SW_MAX_BUFFERS; i++)
-		if (oc->part[i].packed)
-			sw_scatter_sampled(oc->part[i].packed, oc->part[i].elem, oc->part[i].n,
-					   oc->out.sample_seed, SW_CHECK_SAMPLES, oc->part[i].view);
-}
-
-/* Runs the family's CPU check on copies already on the host. */
-static void check_copied(const struct sw_family *f, const struct sw_point *p,
-			 const struct outcopy *oc, struct sw_record *rec)
-{
-	struct sw_check c = { 0 };
-	if (!f->check) /* a plug-in's check is optional: the row says "none" */
-		return;
-	double t0 = mono_s();
-	unpack(oc);
-	f->check(p, &oc->out, &c);
-	rec->check_cpu_s = mono_s() - t0;
-	snprintf(rec->check_mode, sizeof rec->check_mode, "%s",
-		 c.mode == SW_CHECK_FULL ? "full" : "sampled");
-	rec->checked_elems = c.checked;
-	rec->max_rel_err = c.max_rel_err;
-	if (!c.ok) {
-		/* recorded as such, and its timings do not count */
-		rec->status = SW_ROW_INVALID;
-		snprintf(rec->message, sizeof rec->message,
-			 "output differs from the CPU reference: %s", c.msg);
-		rec->median_ns = rec->min_ns = rec->mean_ns = rec->stddev_ns = rec->rse = NAN;
-		rec->gbps = rec->gflops = NAN;
-	}
-}
-
-static void *check_thread(void *arg)
-{
-	struct pending *q = arg;
-	check_copied(q->f, &q->p, &q->oc, q->rec);
-	return NULL;
-}
-
-struct sw_record *sw_measure_settle(struct sw_measure *g)
-{
-	if (!g || !g->pending.active)
-		return NULL;
-	pthread_join(g->pending.thread, NULL);
-	g->pending.active = 0;
-	return g->pending.rec;
-}
-
-/* Hands the point's check to a thread; runs it here if no thread starts. */
-static void queue_check(struct sw_measure *g, const struct sw_family *f, const struct sw_point *p,
-			const struct outcopy *oc, struct sw_record *rec)
-{
-	struct pending *q = &g->pending;
-	q->f = f;
-	q->p = *p;
-	q->oc = *oc;
-	q->rec = rec;
-	q->active = pthread_create(&q->thread, NULL, check_thread, q) == 0;
-	if (!q->active)
-		check_copied(f, p, oc, rec);
-	g->set ^= 1; /* the next point copies into the other host set */
 }
 
 /* Enqueues one sample: an optional flush, then the timed launches. flush:
@@ -639,9 +557,14 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 	return st;
 }
 
+struct sw_record *sw_measure_settle(struct sw_measure *g)
+{
+	return g ? sw_checks_settle(&g->checks) : NULL;
+}
+
 enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_family *f,
 				      const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				      struct sw_record *rec, int *queued, struct sw_record **done,
+				      struct sw_record *rec, struct sw_record **done, int *n_done,
 				      struct sw_err *err)
 {
 	struct outcopy oc;
@@ -649,16 +572,21 @@ enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_fami
 	rec->alloc_s = rec->fill_s = rec->check_launch_s = rec->warmup_s = 0;
 	rec->flush_s = rec->sampling_s = rec->check_wait_s = rec->check_cpu_s = 0;
 	enum sw_status st = gpu_part(g, f, p, cfg, rec, &oc, &checkable, err);
-	/* the previous point's check ran while this point used the GPU */
+	/* the checks queued ran while this point used the GPU; the oldest
+	 * holds the host set the next point needs only after SW_CHECKS_IN_FLIGHT */
+	*n_done = 0;
 	double t0 = mono_s();
-	*done = sw_measure_settle(g);
+	if (sw_checks_next_held(&g->checks))
+		done[(*n_done)++] = sw_checks_settle(&g->checks);
 	rec->check_wait_s = mono_s() - t0;
-	*queued = checkable;
 	struct timespec ts; /* the rank is free for the next point from here */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->end_unix = ts.tv_sec + ts.tv_nsec * 1e-9;
-	if (checkable)
-		queue_check(g, f, p, &oc, rec);
+	/* every record takes its turn, checked or not: they complete in order */
+	sw_checks_queue(&g->checks, checkable ? f : NULL, p, &oc, rec);
+	struct sw_record *ready;
+	while ((ready = sw_checks_ready(&g->checks)))
+		done[(*n_done)++] = ready;
 	return st;
 }
 
@@ -666,11 +594,11 @@ enum sw_status sw_measure_run_point(struct sw_measure *g, const struct sw_family
 				    const struct sw_point *p, const struct sw_measure_cfg *cfg,
 				    struct sw_record *rec, struct sw_err *err)
 {
-	int queued;
-	struct sw_record *earlier;
-	enum sw_status st = sw_measure_start_point(g, f, p, cfg, rec, &queued, &earlier, err);
-	if (queued)
-		sw_measure_settle(g);
+	struct sw_record *done[SW_MEASURE_MAX_DONE];
+	int n_done;
+	enum sw_status st = sw_measure_start_point(g, f, p, cfg, rec, done, &n_done, err);
+	while (sw_measure_settle(g))
+		;
 	return st;
 }
 
