@@ -4,6 +4,7 @@ not hold and a flagged GPU's UUID (or says none is flagged); the claims
 table's cells give a range and the weakest case, not lists of figures, and
 link to the section that keeps every figure."""
 
+import os
 import re
 
 import pytest
@@ -30,9 +31,9 @@ def _sections(md):
 def seeds_md(sweep_bin, tmp_path_factory):
     d = tmp_path_factory.mktemp("summary")
     model = d / "model.h5"
-    from conftest import _sweep
+    from conftest import SOURCE, _sweep
 
-    _sweep(sweep_bin, "jobs/seeds.yaml", str(model))
+    _sweep(sweep_bin, os.path.join(SOURCE, "jobs", "seeds.yaml"), str(model))
     make_report([SEEDS4, str(model)], str(d / "rep"), force=True)
     return (d / "rep" / "report.md").read_text()
 
