@@ -9,7 +9,6 @@
 #include "backend/measure.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +16,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include "backend/checks.h"
 #include "backend/counters.h"
 #include <sweep/family.h>
 #include "core/stats.h"
 
 #define SAMPLE_BATCH 16
+_Static_assert(SW_CHECK_SETS + 1 <= SW_MEASURE_MAX_DONE,
+	       "a call completes at most every slot and one");
 /* The fewest samples a point takes when time_cap_s stops it: three give a
  * median and a spread; nvbench's ten would cost the H200 full job about 450
  * s where three cost about 370 (one launch of its atomics takes 1.9 s). */
@@ -39,18 +41,16 @@ struct sw_measure {
 	cudaEvent_t phase[N_PHASE_EVENTS]; /* the point's phase boundaries, for the row */
 	void *buf[SW_MAX_BUFFERS];
 	size_t cap[SW_MAX_BUFFERS];
-	void *host[2][SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
-	size_t host_cap[2][SW_MAX_BUFFERS];
-	int set; /* host set the next point copies into */
-	/* the check running on its thread, and the record it completes */
-	struct pending {
-		int active;
-		pthread_t thread;
-		const struct sw_family *f;
-		struct sw_point p;
-		struct sw_host_out out;
-		struct sw_record *rec;
-	} pending;
+	/* pinned copies of outputs, for checks: one set per check slot */
+	void *host[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	size_t host_cap[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	/* pageable full-size views of sampled outputs, likewise */
+	void *view[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	size_t view_cap[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	void *gather[SW_MAX_BUFFERS]; /* the sampled elements on the device, packed */
+	size_t gather_cap[SW_MAX_BUFFERS];
+	/* the checks running beside the GPU; checks.next: the next point's set */
+	struct sw_checks checks;
 	void *flush; /* written before a sample to evict L2 */
 	size_t flush_bytes;
 	uint64_t nonce;
@@ -131,13 +131,17 @@ void sw_measure_destroy(struct sw_measure **gp)
 	struct sw_measure *g = *gp;
 	if (!g)
 		return;
-	sw_measure_settle(g);
+	while (sw_measure_settle(g))
+		;
 	sw_counters_destroy(&g->counters);
 	sw_counters_destroy(&g->metrics);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
-		cudaFreeHost(g->host[0][i]);
-		cudaFreeHost(g->host[1][i]);
+		for (int set = 0; set < SW_CHECK_SETS; set++) {
+			cudaFreeHost(g->host[set][i]);
+			free(g->view[set][i]);
+		}
+		cudaFree(g->gather[i]);
 	}
 	cudaFree(g->flush);
 	for (int i = 0; i < SAMPLE_BATCH; i++) {
@@ -244,6 +248,36 @@ static cudaError_t ensure_host(struct sw_measure *g, int set, int i, size_t byte
 	return e;
 }
 
+/* The packed sampled elements of output i on the device. */
+static cudaError_t ensure_gather(struct sw_measure *g, int i, size_t bytes)
+{
+	if (g->gather_cap[i] >= bytes)
+		return cudaSuccess;
+	cudaFree(g->gather[i]);
+	g->gather[i] = NULL;
+	g->gather_cap[i] = 0;
+	cudaError_t e = cudaMalloc(&g->gather[i], bytes);
+	if (e == cudaSuccess)
+		g->gather_cap[i] = bytes;
+	return e;
+}
+
+/* A full-size host view of a sampled output: pageable, so its pages cost
+ * nothing until the scattered elements touch them (pinning gigabytes took
+ * 1.5-2 s per buffer on the H200, issue 22). */
+static cudaError_t ensure_view(struct sw_measure *g, int set, int i, size_t bytes)
+{
+	if (g->view_cap[set][i] >= bytes)
+		return cudaSuccess;
+	free(g->view[set][i]);
+	g->view_cap[set][i] = 0;
+	g->view[set][i] = malloc(bytes);
+	if (!g->view[set][i])
+		return cudaErrorMemoryAllocation;
+	g->view_cap[set][i] = bytes;
+	return cudaSuccess;
+}
+
 static void release_buffers(struct sw_measure *g)
 {
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
@@ -290,80 +324,60 @@ static cudaError_t fill_inputs(struct sw_measure *g, const struct sw_family *f,
 	return cudaSuccess;
 }
 
-/* Enqueues copies of the outputs to pinned host memory, for the check. */
+/* Enqueues the gather of output i's sampled elements and their copy to
+ * pinned host memory: SW_CHECK_SAMPLES elements, not the whole output. */
+static cudaError_t copy_sampled(struct sw_measure *g, const struct sw_sizes *sz,
+				const struct sw_buffers *b, int i, struct outcopy *oc,
+				struct sw_record *rec)
+{
+	size_t eb = sz->sampled_elem[i], packed = (size_t)SW_CHECK_SAMPLES * eb;
+	uint64_t n = sz->bytes[i] / eb;
+	double t0 = mono_s();
+	cudaError_t e = ensure_gather(g, i, packed);
+	if (e == cudaSuccess)
+		e = ensure_host(g, g->checks.next, i, packed);
+	if (e == cudaSuccess)
+		e = ensure_view(g, g->checks.next, i, sz->bytes[i]);
+	rec->alloc_s += mono_s() - t0;
+	if (e == cudaSuccess)
+		e = sw_gather_sampled(b->dev[i], eb, n, oc->out.sample_seed, SW_CHECK_SAMPLES,
+				      g->gather[i], g->stream);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(g->host[g->checks.next][i], g->gather[i], packed,
+				    cudaMemcpyDeviceToHost, g->stream);
+	oc->part[i] = (struct packed_out){ g->host[g->checks.next][i], g->view[g->checks.next][i],
+					   eb, n };
+	oc->out.out[i] = g->view[g->checks.next][i];
+	return e;
+}
+
+/* Enqueues copies of the outputs to pinned host memory, for the check:
+ * whole, or only the elements a sampled check compares. */
 static enum sw_status copy_outputs(struct sw_measure *g, const struct sw_sizes *sz,
-				   const struct sw_buffers *b, struct sw_host_out *out,
+				   const struct sw_buffers *b, struct outcopy *oc,
 				   struct sw_record *rec, struct sw_err *err)
 {
-	*out = (struct sw_host_out){ .seed = b->seed, .sample_seed = sw_mix64(b->seed ^ 0x5eed) };
+	*oc = (struct outcopy){ .out = { .seed = b->seed,
+					 .sample_seed = sw_mix64(b->seed ^ 0x5eed) } };
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
-		double t0 = mono_s();
-		cudaError_t e = ensure_host(g, g->set, i, sz->bytes[i]);
-		rec->alloc_s += mono_s() - t0;
-		if (e == cudaSuccess)
-			e = cudaMemcpyAsync(g->host[g->set][i], b->dev[i], sz->bytes[i],
-					    cudaMemcpyDeviceToHost, g->stream);
+		cudaError_t e;
+		oc->out.bytes[i] = sz->bytes[i];
+		if (sz->sampled_elem[i] && sz->bytes[i] >= sz->sampled_elem[i]) {
+			e = copy_sampled(g, sz, b, i, oc, rec);
+		} else {
+			double t0 = mono_s();
+			e = ensure_host(g, g->checks.next, i, sz->bytes[i]);
+			rec->alloc_s += mono_s() - t0;
+			if (e == cudaSuccess)
+				e = cudaMemcpyAsync(g->host[g->checks.next][i], b->dev[i],
+						    sz->bytes[i], cudaMemcpyDeviceToHost,
+						    g->stream);
+			oc->out.out[i] = g->host[g->checks.next][i];
+		}
 		if (e != cudaSuccess)
 			return point_failed(rec, e, "copying the output back", err);
-		out->out[i] = g->host[g->set][i];
-		out->bytes[i] = sz->bytes[i];
 	}
 	return SW_OK;
-}
-
-/* Runs the family's CPU check on copies already on the host. */
-static void check_copied(const struct sw_family *f, const struct sw_point *p,
-			 const struct sw_host_out *out, struct sw_record *rec)
-{
-	struct sw_check c = { 0 };
-	if (!f->check) /* a plug-in's check is optional: the row says "none" */
-		return;
-	double t0 = mono_s();
-	f->check(p, out, &c);
-	rec->check_cpu_s = mono_s() - t0;
-	snprintf(rec->check_mode, sizeof rec->check_mode, "%s",
-		 c.mode == SW_CHECK_FULL ? "full" : "sampled");
-	rec->checked_elems = c.checked;
-	rec->max_rel_err = c.max_rel_err;
-	if (!c.ok) {
-		/* recorded as such, and its timings do not count */
-		rec->status = SW_ROW_INVALID;
-		snprintf(rec->message, sizeof rec->message,
-			 "output differs from the CPU reference: %s", c.msg);
-		rec->median_ns = rec->min_ns = rec->mean_ns = rec->stddev_ns = rec->rse = NAN;
-		rec->gbps = rec->gflops = NAN;
-	}
-}
-
-static void *check_thread(void *arg)
-{
-	struct pending *q = arg;
-	check_copied(q->f, &q->p, &q->out, q->rec);
-	return NULL;
-}
-
-struct sw_record *sw_measure_settle(struct sw_measure *g)
-{
-	if (!g || !g->pending.active)
-		return NULL;
-	pthread_join(g->pending.thread, NULL);
-	g->pending.active = 0;
-	return g->pending.rec;
-}
-
-/* Hands the point's check to a thread; runs it here if no thread starts. */
-static void queue_check(struct sw_measure *g, const struct sw_family *f, const struct sw_point *p,
-			const struct sw_host_out *out, struct sw_record *rec)
-{
-	struct pending *q = &g->pending;
-	q->f = f;
-	q->p = *p;
-	q->out = *out;
-	q->rec = rec;
-	q->active = pthread_create(&q->thread, NULL, check_thread, q) == 0;
-	if (!q->active)
-		check_copied(f, p, out, rec);
-	g->set ^= 1; /* the next point copies into the other host set */
 }
 
 /* Enqueues one sample: an optional flush, then the timed launches. flush:
@@ -391,8 +405,7 @@ static cudaError_t enqueue_sample(struct sw_measure *g, const struct sw_variant 
 static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
-				 struct sw_record *rec, struct sw_host_out *out,
-				 struct sw_err *err);
+				 struct sw_record *rec, struct outcopy *oc, struct sw_err *err);
 
 /* What a counted pass needs: the point's launch, and the L2 to evict first. */
 struct counted {
@@ -485,7 +498,7 @@ static enum sw_status count_metrics(struct sw_measure *g, const struct sw_varian
  * out holds an output for the CPU check. */
 static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 			       const struct sw_point *p, const struct sw_measure_cfg *cfg,
-			       struct sw_record *rec, struct sw_host_out *out, int *checkable,
+			       struct sw_record *rec, struct outcopy *oc, int *checkable,
 			       struct sw_err *err)
 {
 	struct sw_sizes sz = { 0 };
@@ -537,33 +550,43 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 		return point_failed(rec, e, "preparing the point", err);
 	if ((e = cudaEventRecord(g->phase[EV_CHECKED], g->stream)) != cudaSuccess)
 		return point_failed(rec, e, "recording an event", err);
-	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, out, err);
+	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, oc, err);
 	if (f->release)
 		f->release(p, &b);
 	*checkable = st == SW_OK && rec->status == SW_ROW_OK;
 	return st;
 }
 
+struct sw_record *sw_measure_settle(struct sw_measure *g)
+{
+	return g ? sw_checks_settle(&g->checks) : NULL;
+}
+
 enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_family *f,
 				      const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				      struct sw_record *rec, int *queued, struct sw_record **done,
+				      struct sw_record *rec, struct sw_record **done, int *n_done,
 				      struct sw_err *err)
 {
-	struct sw_host_out out;
+	struct outcopy oc;
 	int checkable = 0;
 	rec->alloc_s = rec->fill_s = rec->check_launch_s = rec->warmup_s = 0;
 	rec->flush_s = rec->sampling_s = rec->check_wait_s = rec->check_cpu_s = 0;
-	enum sw_status st = gpu_part(g, f, p, cfg, rec, &out, &checkable, err);
-	/* the previous point's check ran while this point used the GPU */
+	enum sw_status st = gpu_part(g, f, p, cfg, rec, &oc, &checkable, err);
+	/* the checks queued ran while this point used the GPU; the oldest
+	 * holds the host set the next point needs only after SW_CHECKS_IN_FLIGHT */
+	*n_done = 0;
 	double t0 = mono_s();
-	*done = sw_measure_settle(g);
+	if (sw_checks_next_held(&g->checks))
+		done[(*n_done)++] = sw_checks_settle(&g->checks);
 	rec->check_wait_s = mono_s() - t0;
-	*queued = checkable;
 	struct timespec ts; /* the rank is free for the next point from here */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->end_unix = ts.tv_sec + ts.tv_nsec * 1e-9;
-	if (checkable)
-		queue_check(g, f, p, &out, rec);
+	/* every record takes its turn, checked or not: they complete in order */
+	sw_checks_queue(&g->checks, checkable ? f : NULL, p, &oc, rec);
+	struct sw_record *ready;
+	while ((ready = sw_checks_ready(&g->checks)))
+		done[(*n_done)++] = ready;
 	return st;
 }
 
@@ -571,11 +594,11 @@ enum sw_status sw_measure_run_point(struct sw_measure *g, const struct sw_family
 				    const struct sw_point *p, const struct sw_measure_cfg *cfg,
 				    struct sw_record *rec, struct sw_err *err)
 {
-	int queued;
-	struct sw_record *earlier;
-	enum sw_status st = sw_measure_start_point(g, f, p, cfg, rec, &queued, &earlier, err);
-	if (queued)
-		sw_measure_settle(g);
+	struct sw_record *done[SW_MEASURE_MAX_DONE];
+	int n_done;
+	enum sw_status st = sw_measure_start_point(g, f, p, cfg, rec, done, &n_done, err);
+	while (sw_measure_settle(g))
+		;
 	return st;
 }
 
@@ -758,7 +781,7 @@ static void record_stats(struct sw_record *rec, const struct tally *t)
 static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
-				 struct sw_record *rec, struct sw_host_out *out, struct sw_err *err)
+				 struct sw_record *rec, struct outcopy *oc, struct sw_err *err)
 {
 	const struct sw_variant *v = &f->variants[p->variant];
 	const struct sw_sizes sz = *szp;
@@ -775,7 +798,7 @@ static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f
 	cudaError_t e = checked_launch(&tm, rec->point_id);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
-	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);
+	enum sw_status st = copy_outputs(g, &sz, &b, oc, rec, err);
 	if (st != SW_OK)
 		return st;
 	if ((e = cudaEventRecord(g->phase[EV_COPIED], g->stream)) != cudaSuccess)
