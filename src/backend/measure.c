@@ -571,14 +571,15 @@ enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_fami
 	int checkable = 0;
 	rec->alloc_s = rec->fill_s = rec->check_launch_s = rec->warmup_s = 0;
 	rec->flush_s = rec->sampling_s = rec->check_wait_s = rec->check_cpu_s = 0;
-	enum sw_status st = gpu_part(g, f, p, cfg, rec, &oc, &checkable, err);
-	/* the checks queued ran while this point used the GPU; the oldest
-	 * holds the host set the next point needs only after SW_CHECKS_IN_FLIGHT */
+	/* This point copies its outputs into host set c->next (and may grow
+	 * it): a check still reading that set must return first. Only when
+	 * SW_CHECKS_IN_FLIGHT checks are pending does the GPU wait here. */
 	*n_done = 0;
 	double t0 = mono_s();
 	if (sw_checks_next_held(&g->checks))
 		done[(*n_done)++] = sw_checks_settle(&g->checks);
 	rec->check_wait_s = mono_s() - t0;
+	enum sw_status st = gpu_part(g, f, p, cfg, rec, &oc, &checkable, err);
 	struct timespec ts; /* the rank is free for the next point from here */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->end_unix = ts.tv_sec + ts.tv_nsec * 1e-9;
