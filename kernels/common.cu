@@ -2,6 +2,10 @@
 #include "kernel.h"
 #include "common.cuh"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 __global__ void sw_fill_uniform_kernel(float *a, uint64_t n, uint64_t seed)
 {
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -52,6 +56,24 @@ __global__ void sw_evict_l2_kernel(const uint4 *buf, uint64_t n, unsigned *sink)
 	}
 	if (acc == 0x5eedf00du && sink)
 		*sink = acc;
+}
+
+extern "C" void sw_check_use_threads(int n)
+{
+#ifdef _OPENMP
+	omp_set_num_threads(n > 0 ? n : 1);
+#else
+	(void)n;
+#endif
+}
+
+extern "C" int sw_check_cores(void)
+{
+#ifdef _OPENMP
+	return omp_get_num_procs();
+#else
+	return 1;
+#endif
 }
 
 extern "C" cudaError_t sw_evict_l2(const void *buf, size_t bytes, cudaStream_t s)

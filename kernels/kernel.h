@@ -63,6 +63,13 @@ static inline void sw_scatter_sampled(const void *packed, size_t elem_bytes, uin
 		       from + (size_t)k * elem_bytes, elem_bytes);
 }
 
+/* The host threads the CPU check running on the calling thread may use
+ * (OpenMP's team size for this thread): the checks in flight share the
+ * host's cores. Without OpenMP, nothing. */
+void sw_check_use_threads(int n);
+/* The host's cores as the checks see them (the rank's affinity). */
+int sw_check_cores(void);
+
 /* Test-only: makes a CUDA error of the given kind on s and returns it. */
 enum { SW_FAULT_LAUNCH = 1, SW_FAULT_TRAP = 2 };
 cudaError_t sw_inject_fault(int kind, cudaStream_t s);

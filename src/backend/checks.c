@@ -3,12 +3,18 @@
  * a ring of SW_CHECK_SETS slots taken in turn, so the oldest queued record
  * is always the first active slot after c->next.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include "backend/checks.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+
+/* Checks running now, in this process: they share the host's cores. */
+static atomic_int running;
 
 static double mono_s(void)
 {
@@ -50,10 +56,26 @@ void sw_check_copied(const struct sw_family *f, const struct sw_point *p, const 
 	}
 }
 
+/* A check thread yields to the thread that feeds the GPU, so that up to
+ * SW_CHECKS_IN_FLIGHT checks never hold back a launch or a sample's events:
+ * a lower priority (Linux's per-thread nice, which the OpenMP team it
+ * starts inherits), and an even share of the cores less the feeder's among
+ * the checks running now (this one included). */
+static void yield_to_feeder(void)
+{
+#ifdef SYS_gettid
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+#endif
+	int now = atomic_load(&running), cores = sw_check_cores() - 1;
+	sw_check_use_threads(cores / (now > 0 ? now : 1));
+}
+
 static void *check_thread(void *arg)
 {
 	struct sw_check_slot *q = arg;
+	yield_to_feeder();
 	sw_check_copied(q->f, &q->p, &q->oc, q->rec);
+	atomic_fetch_sub(&running, 1);
 	atomic_store(&q->finished, 1);
 	return NULL;
 }
@@ -70,9 +92,13 @@ void sw_checks_queue(struct sw_checks *c, const struct sw_family *f, const struc
 	if (f) {
 		q->p = *p;
 		q->oc = *oc;
+		atomic_fetch_add(&running, 1);
 		q->threaded = pthread_create(&q->thread, NULL, check_thread, q) == 0;
-		if (!q->threaded) /* no thread: the check runs here */
-			check_thread(q);
+		if (!q->threaded) { /* no thread: the check runs here, as fast as it can */
+			sw_check_copied(f, &q->p, &q->oc, rec);
+			atomic_fetch_sub(&running, 1);
+			atomic_store(&q->finished, 1);
+		}
 	}
 	c->next = (c->next + 1) % SW_CHECK_SETS;
 }

@@ -678,7 +678,18 @@ static int launches_per_sample(const struct sw_measure_cfg *cfg, int flush, doub
 	return launches;
 }
 
-/* Enqueues batch samples, waits for the last and adds them all to rec and t. */
+static void record_clocks(const struct sw_measure *g, struct sw_record *rec)
+{
+	struct sw_clocks clk;
+	sw_device_clocks(&g->dev, &clk);
+	rec->sm_clock_mhz = clk.sm_mhz;
+	rec->mem_clock_mhz = clk.mem_mhz;
+	rec->throttle_reasons = clk.throttle_reasons;
+}
+
+/* Enqueues batch samples, waits for the last and adds them all to rec and t.
+ * The clocks are read while the first batch runs: under load, and off the
+ * GPU's path (an NVML read takes the host a while). */
 static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_record *rec,
 				struct tally *t)
 {
@@ -689,6 +700,8 @@ static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_re
 		e = enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, tm->launches, s);
 	if (e != cudaSuccess)
 		return e;
+	if (t->n == 0)
+		record_clocks(g, rec);
 	e = cudaEventSynchronize(g->stop[batch - 1]);
 	for (int s = 0; s < batch && e == cudaSuccess; s++) {
 		e = cudaEventElapsedTime(&ms, g->start[s], g->stop[s]);
@@ -753,15 +766,6 @@ static cudaError_t take_samples(const struct timing *tm, const struct sw_measure
 	}
 }
 
-static void record_clocks(const struct sw_measure *g, struct sw_record *rec)
-{
-	struct sw_clocks clk;
-	sw_device_clocks(&g->dev, &clk);
-	rec->sm_clock_mhz = clk.sm_mhz;
-	rec->mem_clock_mhz = clk.mem_mhz;
-	rec->throttle_reasons = clk.throttle_reasons;
-}
-
 /* Statistics of the samples, and rates from the median. */
 static void record_stats(struct sw_record *rec, const struct tally *t)
 {
@@ -816,7 +820,6 @@ static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "timing", err);
 
-	record_clocks(g, rec);
 	record_stats(rec, &t);
 	/* after the timing, in launches of their own */
 	st = g->counters_wanted ? count_point(g, v, p, &b, rec, err) : SW_OK;
