@@ -1,7 +1,8 @@
 /*
- * The checks beside the GPU (src/backend/checks.h, issue 22): several in
- * flight, records complete in the order their points were queued whatever
- * order the checks finish in, and a host set is reused only once free.
+ * The checks beside the GPU (src/backend/checks.h, issue 22): up to
+ * SW_CHECKS_IN_FLIGHT queued without holding the feeder, records complete in
+ * the order their points were queued, unchecked ones included, and a host
+ * set is reused only once its record is returned.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -12,36 +13,35 @@
 #include "check_run.h"
 #include "backend/checks.h"
 
-/* Checks of axis[2] != 0 wait, up to 60 s, until that many have started:
- * only checks that run side by side all get there. */
-static pthread_mutex_t met_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t met_cond = PTHREAD_COND_INITIALIZER;
-static int met_started;
+/* Checks of axis[2] != 0 wait, up to 60 s, until the test opens the gate. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_open, gate_waiting;
 
-static int all_met(int want)
+static int through_gate(void)
 {
 	struct timespec until;
 	int ok = 1;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 60;
-	pthread_mutex_lock(&met_lock);
-	met_started++;
-	pthread_cond_broadcast(&met_cond);
-	while (ok && met_started < want)
-		ok = pthread_cond_timedwait(&met_cond, &met_lock, &until) == 0;
-	pthread_mutex_unlock(&met_lock);
+	pthread_mutex_lock(&gate_lock);
+	gate_waiting++;
+	pthread_cond_broadcast(&gate_cond);
+	while (ok && !gate_open)
+		ok = pthread_cond_timedwait(&gate_cond, &gate_lock, &until) == 0;
+	pthread_mutex_unlock(&gate_lock);
 	return ok;
 }
 
 /* A check that takes axis[0] milliseconds and passes, or fails on axis[1];
- * or, with axis[2], meets axis[2] - 1 others first and fails without them. */
+ * with axis[2], it waits at the gate first. */
 static void slow_check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
 {
 	struct timespec ts = { 0, (long)p->axis[0] * 1000000L };
 	(void)o;
 	nanosleep(&ts, NULL);
 	sw_check_begin(c, 1, 1);
-	c->ok = p->axis[1] == 0 && (p->axis[2] == 0 || all_met((int)p->axis[2]));
+	c->ok = p->axis[1] == 0 && (p->axis[2] == 0 || through_gate());
 }
 
 static const struct sw_family fake = { .name = "fake", .check = slow_check };
@@ -55,7 +55,7 @@ static int run_points(const int *ms, int n, struct sw_record *recs, struct sw_re
 	struct outcopy oc = { 0 };
 	struct sw_record *r;
 	int got = 0;
-	memset(&c, 0, sizeof c);
+	sw_checks_init(&c);
 	for (int i = 0; i < n; i++) {
 		struct sw_point p = { 0, { ms[i] < 0 ? 0 : ms[i], 0 } };
 		memset(&recs[i], 0, sizeof recs[i]);
@@ -69,13 +69,15 @@ static int run_points(const int *ms, int n, struct sw_record *recs, struct sw_re
 	}
 	while ((r = sw_checks_settle(&c)))
 		order[got++] = r;
+	sw_checks_fini(&c);
 	return got;
 }
 
 START_TEST(records_complete_in_point_order)
 {
-	/* long checks first, short and unchecked ones after: they finish first */
-	static const int ms[] = { 60, 5, -1, 1, 40, -1, 0, 2, 30, 1, -1, 0 };
+	/* long checks and unchecked points mixed, more than the ring holds */
+	static const int ms[] = { 60, 5, -1, 1,  40, -1, 0,  2, 30, 1,  -1, 0, 20, -1, -1,
+				  3,  0, 1,  -1, 9,  0,  -1, 4, 0,  -1, 2,  1, 0,  7 };
 	enum { N = sizeof ms / sizeof ms[0] };
 	static struct sw_record recs[N];
 	struct sw_record *order[N + 1];
@@ -87,25 +89,38 @@ START_TEST(records_complete_in_point_order)
 }
 END_TEST
 
-START_TEST(checks_run_side_by_side)
+START_TEST(checks_queue_beside_the_feeder)
 {
-	/* SW_CHECKS_IN_FLIGHT checks each wait for all of them to have started:
-	 * one by one, the first would wait alone and fail */
+	/* SW_CHECKS_IN_FLIGHT checks queue while the first is held at the gate:
+	 * the feeder never waits for them, none is returned early, and once the
+	 * gate opens they all come back in order */
 	static struct sw_checks c;
 	static struct sw_record recs[SW_CHECKS_IN_FLIGHT];
 	struct outcopy oc = { 0 };
-	memset(&c, 0, sizeof c);
+	sw_checks_init(&c);
 	for (int i = 0; i < SW_CHECKS_IN_FLIGHT; i++) {
-		struct sw_point p = { 0, { 0, 0, SW_CHECKS_IN_FLIGHT } };
+		struct sw_point p = { 0, { 0, 0, 1 } };
 		ck_assert(!sw_checks_next_held(&c));
 		sw_checks_queue(&c, &fake, &p, &oc, &recs[i]);
 	}
+	pthread_mutex_lock(&gate_lock);
+	while (gate_waiting == 0) /* the first check has started */
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	ck_assert_ptr_null(sw_checks_ready(&c));
+	ck_assert(!sw_checks_next_held(&c)); /* the thirteenth set is free */
+	pthread_mutex_lock(&gate_lock);
+	gate_open = 1;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
 	for (int i = 0; i < SW_CHECKS_IN_FLIGHT; i++) {
 		struct sw_record *r = sw_checks_settle(&c);
 		ck_assert_ptr_eq(r, &recs[i]);
 		ck_assert_msg(r->status == SW_ROW_OK, "check %d: %s", i, r->message);
 	}
-	ck_assert_int_eq(met_started, SW_CHECKS_IN_FLIGHT);
+	ck_assert_ptr_null(sw_checks_settle(&c));
+	ck_assert_int_eq(gate_waiting, SW_CHECKS_IN_FLIGHT);
+	sw_checks_fini(&c);
 }
 END_TEST
 
@@ -145,10 +160,11 @@ END_TEST
 START_TEST(settle_on_nothing_is_null)
 {
 	static struct sw_checks c;
-	memset(&c, 0, sizeof c);
+	sw_checks_init(&c);
 	ck_assert_ptr_null(sw_checks_settle(&c));
 	ck_assert_ptr_null(sw_checks_ready(&c));
 	ck_assert_ptr_null(sw_checks_settle(NULL));
+	sw_checks_fini(&c);
 }
 END_TEST
 
@@ -157,7 +173,7 @@ static Suite *checks_suite(void)
 	Suite *s = suite_create("checks");
 	TCase *t = tcase_create("checks");
 	tcase_add_test(t, records_complete_in_point_order);
-	tcase_add_test(t, checks_run_side_by_side);
+	tcase_add_test(t, checks_queue_beside_the_feeder);
 	tcase_add_test(t, settle_on_nothing_is_null);
 	tcase_add_test(t, histogram_reference_counts_every_byte);
 	suite_add_tcase(s, t);

@@ -2,8 +2,9 @@
  * The cuda backend's measurement of one point (measure.h). Samples are taken
  * in batches of SAMPLE_BATCH event pairs between host synchronisations, so
  * the GPU is rarely idle while the host checks the stopping rule. A point's
- * CPU check runs on a thread while the GPU measures the next point: the
- * output copies alternate between two pinned host sets for that.
+ * CPU check runs on a thread beside the GPU while it measures the next
+ * points (checks.h): the output copies go to pinned host sets in turn, one
+ * per check queued.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/measure.h"
@@ -44,9 +45,6 @@ struct sw_measure {
 	/* pinned copies of outputs, for checks: one set per check slot */
 	void *host[SW_CHECK_SETS][SW_MAX_BUFFERS];
 	size_t host_cap[SW_CHECK_SETS][SW_MAX_BUFFERS];
-	/* pageable full-size views of sampled outputs, likewise */
-	void *view[SW_CHECK_SETS][SW_MAX_BUFFERS];
-	size_t view_cap[SW_CHECK_SETS][SW_MAX_BUFFERS];
 	void *gather[SW_MAX_BUFFERS]; /* the sampled elements on the device, packed */
 	size_t gather_cap[SW_MAX_BUFFERS];
 	/* the checks running beside the GPU; checks.next: the next point's set */
@@ -94,6 +92,7 @@ enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_mea
 	if (!g)
 		return sw_fail(err, SW_ENOMEM, "no memory for the GPU context");
 	g->dev = *dev;
+	sw_checks_init(&g->checks);
 	cudaError_t e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
 	for (int i = 0; i < SAMPLE_BATCH && e == cudaSuccess; i++) {
 		e = cudaEventCreate(&g->start[i]);
@@ -133,14 +132,13 @@ void sw_measure_destroy(struct sw_measure **gp)
 		return;
 	while (sw_measure_settle(g))
 		;
+	sw_checks_fini(&g->checks);
 	sw_counters_destroy(&g->counters);
 	sw_counters_destroy(&g->metrics);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
-		for (int set = 0; set < SW_CHECK_SETS; set++) {
+		for (int set = 0; set < SW_CHECK_SETS; set++)
 			cudaFreeHost(g->host[set][i]);
-			free(g->view[set][i]);
-		}
 		cudaFree(g->gather[i]);
 	}
 	cudaFree(g->flush);
@@ -262,22 +260,6 @@ static cudaError_t ensure_gather(struct sw_measure *g, int i, size_t bytes)
 	return e;
 }
 
-/* A full-size host view of a sampled output: pageable, so its pages cost
- * nothing until the scattered elements touch them (pinning gigabytes took
- * 1.5-2 s per buffer on the H200, issue 22). */
-static cudaError_t ensure_view(struct sw_measure *g, int set, int i, size_t bytes)
-{
-	if (g->view_cap[set][i] >= bytes)
-		return cudaSuccess;
-	free(g->view[set][i]);
-	g->view_cap[set][i] = 0;
-	g->view[set][i] = malloc(bytes);
-	if (!g->view[set][i])
-		return cudaErrorMemoryAllocation;
-	g->view_cap[set][i] = bytes;
-	return cudaSuccess;
-}
-
 static void release_buffers(struct sw_measure *g)
 {
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
@@ -336,8 +318,6 @@ static cudaError_t copy_sampled(struct sw_measure *g, const struct sw_sizes *sz,
 	cudaError_t e = ensure_gather(g, i, packed);
 	if (e == cudaSuccess)
 		e = ensure_host(g, g->checks.next, i, packed);
-	if (e == cudaSuccess)
-		e = ensure_view(g, g->checks.next, i, sz->bytes[i]);
 	rec->alloc_s += mono_s() - t0;
 	if (e == cudaSuccess)
 		e = sw_gather_sampled(b->dev[i], eb, n, oc->out.sample_seed, SW_CHECK_SAMPLES,
@@ -345,9 +325,7 @@ static cudaError_t copy_sampled(struct sw_measure *g, const struct sw_sizes *sz,
 	if (e == cudaSuccess)
 		e = cudaMemcpyAsync(g->host[g->checks.next][i], g->gather[i], packed,
 				    cudaMemcpyDeviceToHost, g->stream);
-	oc->part[i] = (struct packed_out){ g->host[g->checks.next][i], g->view[g->checks.next][i],
-					   eb, n };
-	oc->out.out[i] = g->view[g->checks.next][i];
+	oc->part[i] = (struct packed_out){ g->host[g->checks.next][i], eb, n };
 	return e;
 }
 
