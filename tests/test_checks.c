@@ -7,11 +7,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "check_run.h"
 #include "backend/checks.h"
+#include "backend/pinned_pool.h"
 
 /* Checks of axis[2] != 0 wait, up to 60 s, until the test opens the gate. */
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -168,6 +170,77 @@ START_TEST(settle_on_nothing_is_null)
 }
 END_TEST
 
+/* The pinned pool on malloc, counting what it allocates and frees. */
+static int allocs, frees, fail_next;
+
+static void *count_alloc(size_t bytes)
+{
+	if (fail_next)
+		return NULL;
+	allocs++;
+	return malloc(bytes);
+}
+
+static void count_free(void *p)
+{
+	frees++;
+	free(p);
+}
+
+static struct sw_pinned_pool *fresh_pool(size_t budget)
+{
+	static struct sw_pinned_pool pp;
+	allocs = frees = fail_next = 0;
+	pp = (struct sw_pinned_pool){ .alloc = count_alloc,
+				      .release = count_free,
+				      .budget = budget };
+	return &pp;
+}
+
+START_TEST(pinned_pool_reuses_the_smallest_block_that_fits)
+{
+	struct sw_pinned_pool *pp = fresh_pool(1000);
+	void *a, *b, *c;
+	ck_assert_int_eq(sw_pinned_get(pp, 300, 0, &a), SW_PINNED_OK);
+	ck_assert_int_eq(sw_pinned_get(pp, 100, 0, &b), SW_PINNED_OK);
+	sw_pinned_put(pp, a);
+	sw_pinned_put(pp, b);
+	ck_assert_int_eq(sw_pinned_get(pp, 50, 0, &c), SW_PINNED_OK);
+	ck_assert_ptr_eq(c, b);
+	ck_assert_int_eq(sw_pinned_get(pp, 200, 0, &c), SW_PINNED_OK);
+	ck_assert_ptr_eq(c, a);
+	ck_assert_int_eq(allocs, 2);
+	sw_pinned_free_all(pp);
+	ck_assert_int_eq(frees, 2);
+}
+END_TEST
+
+START_TEST(pinned_pool_stays_within_its_budget)
+{
+	struct sw_pinned_pool *pp = fresh_pool(250);
+	void *a, *b, *c;
+	ck_assert_int_eq(sw_pinned_get(pp, 100, 0, &a), SW_PINNED_OK);
+	ck_assert_int_eq(sw_pinned_get(pp, 100, 0, &b), SW_PINNED_OK);
+	/* both in use: a third would pass the budget */
+	ck_assert_int_eq(sw_pinned_get(pp, 100, 0, &c), SW_PINNED_FULL);
+	sw_pinned_put(pp, a);
+	ck_assert_int_eq(sw_pinned_get(pp, 100, 0, &c), SW_PINNED_OK);
+	ck_assert_ptr_eq(c, a);
+	/* an unused block too small for the request is freed to make room */
+	sw_pinned_put(pp, c);
+	ck_assert_int_eq(sw_pinned_get(pp, 150, 0, &c), SW_PINNED_OK);
+	ck_assert_int_eq(frees, 1);
+	ck_assert_uint_eq(pp->total, 250);
+	/* with force, past the budget; a failing allocator says so */
+	ck_assert_int_eq(sw_pinned_get(pp, 100, 1, &a), SW_PINNED_OK);
+	ck_assert_uint_eq(pp->total, 350);
+	fail_next = 1;
+	ck_assert_int_eq(sw_pinned_get(pp, 100, 1, &a), SW_PINNED_NOMEM);
+	sw_pinned_free_all(pp);
+	ck_assert_uint_eq(pp->total, 0);
+}
+END_TEST
+
 static Suite *checks_suite(void)
 {
 	Suite *s = suite_create("checks");
@@ -175,6 +248,8 @@ static Suite *checks_suite(void)
 	tcase_add_test(t, records_complete_in_point_order);
 	tcase_add_test(t, checks_queue_beside_the_feeder);
 	tcase_add_test(t, settle_on_nothing_is_null);
+	tcase_add_test(t, pinned_pool_reuses_the_smallest_block_that_fits);
+	tcase_add_test(t, pinned_pool_stays_within_its_budget);
 	tcase_add_test(t, histogram_reference_counts_every_byte);
 	suite_add_tcase(s, t);
 	return s;

@@ -17,8 +17,8 @@
 #include "core/status.h"
 
 /* Records a backend's run may complete in one call, and keep after it. */
-#define SW_BACKEND_MAX_DONE 16
-#define SW_BACKEND_MAX_KEPT 13
+#define SW_BACKEND_MAX_DONE 260
+#define SW_BACKEND_MAX_KEPT 257
 
 /* What opening a backend on one rank gets. */
 struct sw_backend_args {

@@ -191,6 +191,8 @@ static struct sw_record *take_oldest(struct sw_checks *c, int wait)
 		rec = q->rec;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (rec && c->retired)
+		c->retired(c->retired_ctx, (int)(q - c->slot));
 	return rec;
 }
 

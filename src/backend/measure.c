@@ -19,6 +19,7 @@
 
 #include "backend/checks.h"
 #include "backend/counters.h"
+#include "backend/pinned_pool.h"
 #include <sweep/family.h>
 #include "core/stats.h"
 
@@ -42,9 +43,15 @@ struct sw_measure {
 	cudaEvent_t phase[N_PHASE_EVENTS]; /* the point's phase boundaries, for the row */
 	void *buf[SW_MAX_BUFFERS];
 	size_t cap[SW_MAX_BUFFERS];
-	/* pinned copies of outputs, for checks: one set per check slot */
+	/* pinned copies of outputs, for checks: one set per check slot, its
+	 * blocks from the pool while the slot's check is queued */
 	void *host[SW_CHECK_SETS][SW_MAX_BUFFERS];
-	size_t host_cap[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	struct sw_pinned_pool pinned;
+	/* the call of sw_measure_start_point under way: where records that
+	 * complete during it go, in order */
+	struct sw_record **done;
+	int *n_done;
+	double pinned_wait_s;         /* in it, waiting for checks to free pinned blocks */
 	void *gather[SW_MAX_BUFFERS]; /* the sampled elements on the device, packed */
 	size_t gather_cap[SW_MAX_BUFFERS];
 	/* the checks running beside the GPU; checks.next: the next point's set */
@@ -85,6 +92,35 @@ static enum sw_status cuda_fail(struct sw_err *err, cudaError_t e, const char *w
 		       cudaGetErrorName(e));
 }
 
+/* Page-locked bytes the queued checks' output copies may hold together:
+ * a 64 MB output (transpose's largest copied whole) in sixteen checks. */
+#define SW_PINNED_BUDGET ((size_t)1 << 30)
+
+static void *pinned_alloc(size_t bytes)
+{
+	void *p = NULL;
+	if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+		cudaGetLastError();
+		return NULL;
+	}
+	return p;
+}
+
+static void pinned_release(void *p)
+{
+	cudaFreeHost(p);
+}
+
+/* A queued check has returned its record: its slot's copies are free. */
+static void slot_retired(void *ctx, int slot)
+{
+	struct sw_measure *g = ctx;
+	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
+		sw_pinned_put(&g->pinned, g->host[slot][i]);
+		g->host[slot][i] = NULL;
+	}
+}
+
 enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_measure **out,
 				 struct sw_err *err)
 {
@@ -93,6 +129,11 @@ enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_mea
 		return sw_fail(err, SW_ENOMEM, "no memory for the GPU context");
 	g->dev = *dev;
 	sw_checks_init(&g->checks);
+	g->checks.retired = slot_retired;
+	g->checks.retired_ctx = g;
+	g->pinned = (struct sw_pinned_pool){ .alloc = pinned_alloc,
+					     .release = pinned_release,
+					     .budget = SW_PINNED_BUDGET };
 	cudaError_t e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
 	for (int i = 0; i < SAMPLE_BATCH && e == cudaSuccess; i++) {
 		e = cudaEventCreate(&g->start[i]);
@@ -133,12 +174,11 @@ void sw_measure_destroy(struct sw_measure **gp)
 	while (sw_measure_settle(g))
 		;
 	sw_checks_fini(&g->checks);
+	sw_pinned_free_all(&g->pinned);
 	sw_counters_destroy(&g->counters);
 	sw_counters_destroy(&g->metrics);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
-		for (int set = 0; set < SW_CHECK_SETS; set++)
-			cudaFreeHost(g->host[set][i]);
 		cudaFree(g->gather[i]);
 	}
 	cudaFree(g->flush);
@@ -233,17 +273,31 @@ static cudaError_t ensure_buffer(struct sw_measure *g, int i, size_t bytes)
 	return e;
 }
 
-static cudaError_t ensure_host(struct sw_measure *g, int set, int i, size_t bytes)
+/* A pinned block of bytes for output i of the next point's set. Over the
+ * pool's budget, the oldest queued check returns first (its record joins
+ * this call's completed ones); with none queued, the budget gives way. */
+static cudaError_t take_host(struct sw_measure *g, int i, size_t bytes)
 {
-	if (g->host_cap[set][i] >= bytes)
-		return cudaSuccess;
-	cudaFreeHost(g->host[set][i]);
+	int set = g->checks.next, force = 0;
+	void *p = NULL;
+	sw_pinned_put(&g->pinned, g->host[set][i]);
 	g->host[set][i] = NULL;
-	g->host_cap[set][i] = 0;
-	cudaError_t e = cudaMallocHost(&g->host[set][i], bytes);
-	if (e == cudaSuccess)
-		g->host_cap[set][i] = bytes;
-	return e;
+	for (;;) {
+		enum sw_pinned_got got = sw_pinned_get(&g->pinned, bytes, force, &p);
+		if (got == SW_PINNED_OK)
+			break;
+		if (got == SW_PINNED_NOMEM || force)
+			return cudaErrorMemoryAllocation;
+		double t0 = mono_s();
+		struct sw_record *rec = sw_checks_settle(&g->checks);
+		g->pinned_wait_s += mono_s() - t0;
+		if (rec)
+			g->done[(*g->n_done)++] = rec;
+		else
+			force = 1;
+	}
+	g->host[set][i] = p;
+	return cudaSuccess;
 }
 
 /* The packed sampled elements of output i on the device. */
@@ -314,11 +368,11 @@ static cudaError_t copy_sampled(struct sw_measure *g, const struct sw_sizes *sz,
 {
 	size_t eb = sz->sampled_elem[i], packed = (size_t)SW_CHECK_SAMPLES * eb;
 	uint64_t n = sz->bytes[i] / eb;
-	double t0 = mono_s();
+	double t0 = mono_s(), waited = g->pinned_wait_s;
 	cudaError_t e = ensure_gather(g, i, packed);
 	if (e == cudaSuccess)
-		e = ensure_host(g, g->checks.next, i, packed);
-	rec->alloc_s += mono_s() - t0;
+		e = take_host(g, i, packed);
+	rec->alloc_s += mono_s() - t0 - (g->pinned_wait_s - waited);
 	if (e == cudaSuccess)
 		e = sw_gather_sampled(b->dev[i], eb, n, oc->out.sample_seed, SW_CHECK_SAMPLES,
 				      g->gather[i], g->stream);
@@ -343,9 +397,9 @@ static enum sw_status copy_outputs(struct sw_measure *g, const struct sw_sizes *
 		if (sz->sampled_elem[i] && sz->bytes[i] >= sz->sampled_elem[i]) {
 			e = copy_sampled(g, sz, b, i, oc, rec);
 		} else {
-			double t0 = mono_s();
-			e = ensure_host(g, g->checks.next, i, sz->bytes[i]);
-			rec->alloc_s += mono_s() - t0;
+			double t0 = mono_s(), waited = g->pinned_wait_s;
+			e = take_host(g, i, sz->bytes[i]);
+			rec->alloc_s += mono_s() - t0 - (g->pinned_wait_s - waited);
 			if (e == cudaSuccess)
 				e = cudaMemcpyAsync(g->host[g->checks.next][i], b->dev[i],
 						    sz->bytes[i], cudaMemcpyDeviceToHost,
@@ -553,11 +607,15 @@ enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_fami
 	 * it): a check still reading that set must return first. Only when
 	 * SW_CHECKS_IN_FLIGHT checks are pending does the GPU wait here. */
 	*n_done = 0;
+	g->done = done;
+	g->n_done = n_done;
+	g->pinned_wait_s = 0;
 	double t0 = mono_s();
 	if (sw_checks_next_held(&g->checks))
 		done[(*n_done)++] = sw_checks_settle(&g->checks);
 	rec->check_wait_s = mono_s() - t0;
 	enum sw_status st = gpu_part(g, f, p, cfg, rec, &oc, &checkable, err);
+	rec->check_wait_s += g->pinned_wait_s;
 	struct timespec ts; /* the rank is free for the next point from here */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->end_unix = ts.tv_sec + ts.tv_nsec * 1e-9;

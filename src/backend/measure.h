@@ -54,7 +54,7 @@ enum sw_status sw_measure_run_point(struct sw_measure *g, const struct sw_family
 				    struct sw_record *rec, struct sw_err *err);
 
 /* Most records one call of sw_measure_start_point completes. */
-#define SW_MEASURE_MAX_DONE 16
+#define SW_MEASURE_MAX_DONE 260
 
 /* The same, pipelined: runs p on the GPU and leaves its CPU check running on
  * a thread while the caller starts the next points, up to
