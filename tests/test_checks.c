@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -210,8 +211,16 @@ START_TEST(pinned_pool_reuses_the_smallest_block_that_fits)
 	ck_assert_int_eq(sw_pinned_get(pp, 200, 0, &c), SW_PINNED_OK);
 	ck_assert_ptr_eq(c, a);
 	ck_assert_int_eq(allocs, 2);
+	/* a small request leaves a far larger block for one that needs it */
+	void *big, *small;
+	pp->budget = SIZE_MAX; /* room for both: the big one stays */
+	ck_assert_int_eq(sw_pinned_get(pp, SW_PINNED_SMALL * 4, 1, &big), SW_PINNED_OK);
+	sw_pinned_put(pp, big);
+	ck_assert_int_eq(sw_pinned_get(pp, SW_PINNED_SMALL, 1, &small), SW_PINNED_OK);
+	ck_assert_ptr_ne(small, big);
+	ck_assert_int_eq(allocs, 4);
 	sw_pinned_free_all(pp);
-	ck_assert_int_eq(frees, 2);
+	ck_assert_int_eq(frees, 4);
 }
 END_TEST
 

@@ -300,6 +300,24 @@ static cudaError_t take_host(struct sw_measure *g, int i, size_t bytes)
 	return cudaSuccess;
 }
 
+/* Whether output i comes back as its sampled elements only. */
+static int sampled(const struct sw_sizes *sz, int i)
+{
+	return sz->sampled_elem[i] && sz->bytes[i] >= sz->sampled_elem[i];
+}
+
+/* The next point's pinned host copies, taken before any of its GPU work so
+ * that a wait for the pool never falls between its events. */
+static cudaError_t take_host_copies(struct sw_measure *g, const struct sw_sizes *sz)
+{
+	cudaError_t e = cudaSuccess;
+	for (int i = sz->n_inputs; i < sz->n_buffers && e == cudaSuccess; i++)
+		e = take_host(g, i,
+			      sampled(sz, i) ? (size_t)SW_CHECK_SAMPLES * sz->sampled_elem[i]
+					     : sz->bytes[i]);
+	return e;
+}
+
 /* The packed sampled elements of output i on the device. */
 static cudaError_t ensure_gather(struct sw_measure *g, int i, size_t bytes)
 {
@@ -368,11 +386,9 @@ static cudaError_t copy_sampled(struct sw_measure *g, const struct sw_sizes *sz,
 {
 	size_t eb = sz->sampled_elem[i], packed = (size_t)SW_CHECK_SAMPLES * eb;
 	uint64_t n = sz->bytes[i] / eb;
-	double t0 = mono_s(), waited = g->pinned_wait_s;
+	double t0 = mono_s();
 	cudaError_t e = ensure_gather(g, i, packed);
-	if (e == cudaSuccess)
-		e = take_host(g, i, packed);
-	rec->alloc_s += mono_s() - t0 - (g->pinned_wait_s - waited);
+	rec->alloc_s += mono_s() - t0;
 	if (e == cudaSuccess)
 		e = sw_gather_sampled(b->dev[i], eb, n, oc->out.sample_seed, SW_CHECK_SAMPLES,
 				      g->gather[i], g->stream);
@@ -394,16 +410,11 @@ static enum sw_status copy_outputs(struct sw_measure *g, const struct sw_sizes *
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
 		cudaError_t e;
 		oc->out.bytes[i] = sz->bytes[i];
-		if (sz->sampled_elem[i] && sz->bytes[i] >= sz->sampled_elem[i]) {
+		if (sampled(sz, i)) {
 			e = copy_sampled(g, sz, b, i, oc, rec);
 		} else {
-			double t0 = mono_s(), waited = g->pinned_wait_s;
-			e = take_host(g, i, sz->bytes[i]);
-			rec->alloc_s += mono_s() - t0 - (g->pinned_wait_s - waited);
-			if (e == cudaSuccess)
-				e = cudaMemcpyAsync(g->host[g->checks.next][i], b->dev[i],
-						    sz->bytes[i], cudaMemcpyDeviceToHost,
-						    g->stream);
+			e = cudaMemcpyAsync(g->host[g->checks.next][i], b->dev[i], sz->bytes[i],
+					    cudaMemcpyDeviceToHost, g->stream);
 			oc->out.out[i] = g->host[g->checks.next][i];
 		}
 		if (e != cudaSuccess)
@@ -568,12 +579,15 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 		b.dev[i] = g->buf[i];
 		b.bytes[i] = sz.bytes[i];
 	}
-	rec->alloc_s = mono_s() - t0;
+	cudaError_t e = take_host_copies(g, &sz);
+	rec->alloc_s = mono_s() - t0 - g->pinned_wait_s;
+	if (e != cudaSuccess)
+		return point_failed(rec, e, "allocating host copies of the output", err);
 	b.seed = sw_mix64(rec->point_id ^ g->nonce++);
 	rec->seed = b.seed;
 
 	/* Fresh input, one checked launch: the timing counts only if it is right. */
-	cudaError_t e = cudaEventRecord(g->phase[EV_FILL], g->stream);
+	e = cudaEventRecord(g->phase[EV_FILL], g->stream);
 	if (e == cudaSuccess)
 		e = fill_inputs(g, f, p, &sz, &b);
 	if (e != cudaSuccess)

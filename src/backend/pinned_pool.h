@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #define SW_PINNED_MAX_BLOCKS 1024
+/* Blocks up to this size serve any smaller request. */
+#define SW_PINNED_SMALL ((size_t)64 << 10)
 
 struct sw_pinned_block {
 	void *p;
@@ -33,8 +35,9 @@ enum sw_pinned_got {
 	SW_PINNED_NOMEM, /* the allocator failed */
 };
 
-/* A free block of at least bytes into *out: the smallest that fits, else a
- * new one, after freeing unused blocks to stay within the budget. FULL when
+/* A free block of at least bytes into *out: the smallest that fits and is
+ * not more than twice as large (any up to SW_PINNED_SMALL), else a new one,
+ * after freeing unused blocks to stay within the budget. FULL when
  * that is not enough and force is 0; with force, over the budget. */
 enum sw_pinned_got sw_pinned_get(struct sw_pinned_pool *pp, size_t bytes, int force, void **out);
 
