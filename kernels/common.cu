@@ -2,6 +2,10 @@
 #include "kernel.h"
 #include "common.cuh"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 __global__ void sw_fill_uniform_kernel(float *a, uint64_t n, uint64_t seed)
 {
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -54,8 +58,56 @@ __global__ void sw_evict_l2_kernel(const uint4 *buf, uint64_t n, unsigned *sink)
 		*sink = acc;
 }
 
+extern "C" void sw_check_use_threads(int n)
+{
+#ifdef _OPENMP
+	omp_set_num_threads(n > 0 ? n : 1);
+#else
+	(void)n;
+#endif
+}
+
+extern "C" int sw_check_cores(void)
+{
+#ifdef _OPENMP
+	return omp_get_num_procs();
+#else
+	return 1;
+#endif
+}
+
 extern "C" cudaError_t sw_evict_l2(const void *buf, size_t bytes, cudaStream_t s)
 {
 	sw_evict_l2_kernel<<<4096, 256, 0, s>>>((const uint4 *)buf, bytes / sizeof(uint4), NULL);
+	return cudaGetLastError();
+}
+
+/* One thread per picked element, a byte at a time unless it is 4 or 8. */
+__global__ void sw_gather_sampled_kernel(const unsigned char *src, size_t eb, uint64_t n,
+					 uint64_t sample_seed, uint32_t count, unsigned char *dst)
+{
+	uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+	if (k >= count)
+		return;
+	const unsigned char *from = src + sw_sample_index(sample_seed, k, n) * eb;
+	unsigned char *to = dst + (size_t)k * eb;
+	if (eb == 4)
+		memcpy(to, from, 4);
+	else if (eb == 8)
+		memcpy(to, from, 8);
+	else
+		for (size_t i = 0; i < eb; i++)
+			to[i] = from[i];
+}
+
+extern "C" cudaError_t sw_gather_sampled(const void *src, size_t elem_bytes, uint64_t n,
+					 uint64_t sample_seed, uint32_t count, void *dst,
+					 cudaStream_t s)
+{
+	if (count == 0)
+		return cudaSuccess;
+	sw_gather_sampled_kernel<<<(count + 255) / 256, 256, 0, s>>>((const unsigned char *)src,
+								     elem_bytes, n, sample_seed,
+								     count, (unsigned char *)dst);
 	return cudaGetLastError();
 }

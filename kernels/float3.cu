@@ -206,6 +206,9 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 	s->n_inputs = 1;
 	s->bytes[0] = 3 * (size_t)p->axis[AXIS_N] * sizeof(float);
 	s->bytes[1] = s->bytes[0];
+	/* check() samples past SW_CHECK_FULL_TERMS floats: only those come back */
+	if (3 * (uint64_t)p->axis[AXIS_N] > SW_CHECK_FULL_TERMS)
+		s->sampled_elem[1] = sizeof(float);
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)

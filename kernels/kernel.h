@@ -7,6 +7,8 @@
 #ifndef SW_KERNEL_H
 #define SW_KERNEL_H
 
+#include <string.h>
+
 #include <sweep/family.h>
 
 #ifdef __cplusplus
@@ -42,6 +44,31 @@ int sw_axis_find(const struct sw_family *f, const char *name);    /* -1 when abs
 /* Evicts L2 by reading bytes of buf (at least twice the L2), leaving only
  * clean lines: nothing of an earlier launch drains to DRAM in the next. */
 cudaError_t sw_evict_l2(const void *buf, size_t bytes, cudaStream_t s);
+
+/* Gathers the count elements of elem_bytes that a sampled check picks,
+ * sw_sample_index(sample_seed, k, n) for k below count, from src (n
+ * elements) into dst, packed in k order. Enqueues on s only. */
+cudaError_t sw_gather_sampled(const void *src, size_t elem_bytes, uint64_t n, uint64_t sample_seed,
+			      uint32_t count, void *dst, cudaStream_t s);
+
+/* The host half: puts the packed elements back where the check reads
+ * them, element sw_sample_index(sample_seed, k, n) of the full-size view
+ * `to`. Plain C, so a test checks the index math without a GPU. */
+static inline void sw_scatter_sampled(const void *packed, size_t elem_bytes, uint64_t n,
+				      uint64_t sample_seed, uint32_t count, void *to)
+{
+	const unsigned char *from = (const unsigned char *)packed;
+	for (uint32_t k = 0; k < count; k++)
+		memcpy((unsigned char *)to + sw_sample_index(sample_seed, k, n) * elem_bytes,
+		       from + (size_t)k * elem_bytes, elem_bytes);
+}
+
+/* The host threads the CPU check running on the calling thread may use
+ * (OpenMP's team size for this thread): the checks in flight share the
+ * host's cores. Without OpenMP, nothing. */
+void sw_check_use_threads(int n);
+/* The host's cores as the checks see them (the rank's affinity). */
+int sw_check_cores(void);
 
 /* Test-only: makes a CUDA error of the given kind on s and returns it. */
 enum { SW_FAULT_LAUNCH = 1, SW_FAULT_TRAP = 2 };

@@ -173,6 +173,10 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 	s->n_inputs = 1;
 	s->bytes[0] = n * sh.elem_bytes;
 	s->bytes[1] = p->variant == V_MEMCPY ? n * sizeof(float) : sh.T * sh.elem_bytes;
+	/* memcpy's check samples past SW_CHECK_FULL_TERMS outputs (one term
+	 * each), as check() decides: only those come back */
+	if (p->variant == V_MEMCPY && s->bytes[1] / sh.elem_bytes > SW_CHECK_FULL_TERMS)
+		s->sampled_elem[1] = sh.elem_bytes;
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)

@@ -162,6 +162,10 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 	s->n_inputs = 1;
 	s->bytes[0] = pixels * sizeof(float);
 	s->bytes[1] = pixels / SW_TEX_READS * sizeof(float);
+	/* check() samples past SW_CHECK_FULL_TERMS terms: only those come back
+	 * (a whole output of 32768^2 pixels is 512 MB, pinned on the host) */
+	if (pixels > SW_CHECK_FULL_TERMS)
+		s->sampled_elem[1] = sizeof(float);
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)

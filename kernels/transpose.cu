@@ -170,6 +170,9 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 	s->n_inputs = 1;
 	s->bytes[0] = bytes;
 	s->bytes[1] = bytes;
+	/* check() samples past SW_CHECK_FULL_TERMS elements: only those come back */
+	if (bytes / sizeof(float) > SW_CHECK_FULL_TERMS)
+		s->sampled_elem[1] = sizeof(float);
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)

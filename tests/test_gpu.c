@@ -301,6 +301,44 @@ START_TEST(test_metrics_end_to_end)
 }
 END_TEST
 
+/* Issue 22: points pipelined with several checks in flight complete in
+ * the order they ran, and a sampled check that gets only its picked
+ * elements back (strided_read's memcpy of 32M floats) validates them. */
+START_TEST(test_pipelined_checks_in_order)
+{
+	enum { N = 12 };
+	const struct sw_family *f = sw_family_find("strided_read");
+	const struct sw_measure_cfg cfg = short_cfg;
+	struct sw_record *recs = calloc(N, sizeof *recs), *done[SW_MEASURE_MAX_DONE], *r;
+	struct sw_err err = { 0 };
+	uint64_t next = 0;
+	int n_done = 0;
+	for (int i = 0; i < N; i++) {
+		struct sw_point p = { .variant = i % 2 ? sw_variant_find(f, "memcpy") : 0,
+				      .axis = { i % 2 ? SW_AXIS_UNUSED : 1,
+						i % 2 ? INT64_C(32) << 20 : 1 << 20 } };
+		sw_record_init(&recs[i]);
+		recs[i].point_id = (uint64_t)i;
+		recs[i].useful_bytes = f->useful_bytes(&p);
+		ck_assert_int_eq(
+			sw_measure_start_point(gpu, f, &p, &cfg, &recs[i], done, &n_done, &err),
+			SW_OK);
+		for (int k = 0; k < n_done; k++)
+			ck_assert_uint_eq(done[k]->point_id, next++);
+	}
+	while ((r = sw_measure_settle(gpu)))
+		ck_assert_uint_eq(r->point_id, next++);
+	ck_assert_uint_eq(next, N);
+	for (int i = 0; i < N; i++) {
+		ck_assert_msg(recs[i].status == SW_ROW_OK, "point %d: %s", i, recs[i].message);
+		ck_assert_str_eq(recs[i].check_mode, i % 2 ? "sampled" : "full");
+		if (i % 2)
+			ck_assert_uint_eq(recs[i].checked_elems, SW_CHECK_SAMPLES);
+	}
+	free(recs);
+}
+END_TEST
+
 /* The test-only switch SW_TEST_FAULT: a bad launch configuration is
  * recorded with its CUDA error and the context goes on; a trap leaves the
  * context unusable and the call says so (SW_ECUDA). The trap runs last: it
@@ -368,6 +406,7 @@ int main(int argc, char **argv)
 	TCase *tc = tcase_create("gpu");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_every_variant_validates);
+	tcase_add_test(tc, test_pipelined_checks_in_order);
 	if (!quick) {
 		tcase_add_test(tc, test_too_big_is_skipped);
 		tcase_add_test(tc, test_counters);

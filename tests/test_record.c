@@ -365,6 +365,29 @@ START_TEST(axis_names_may_repeat_across_families)
 }
 END_TEST
 
+/* The host half of a sampled copy (issue 22): the packed elements land
+ * where a sampled check reads them, element sw_sample_index(seed, k, n). */
+START_TEST(scatter_puts_sampled_elements_where_the_check_reads)
+{
+	enum { N = 100000 };
+	static double full[N], view[N], packed[SW_CHECK_SAMPLES];
+	uint64_t seed = 0x1234abcdull;
+	for (uint64_t i = 0; i < N; i++)
+		full[i] = (double)i + 0.5;
+	for (uint32_t k = 0; k < SW_CHECK_SAMPLES; k++) /* what the gather kernel packs */
+		packed[k] = full[sw_sample_index(seed, k, N)];
+	memset(view, 0, sizeof view);
+	sw_scatter_sampled(packed, sizeof(double), N, seed, SW_CHECK_SAMPLES, view);
+	struct sw_host_out o = { .sample_seed = seed };
+	struct sw_check c;
+	uint64_t count = sw_check_begin(&c, N, 0);
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t i = sw_check_pick(&c, &o, k, N);
+		ck_assert_msg(view[i] == full[i], "pick %llu", (unsigned long long)k);
+	}
+}
+END_TEST
+
 static Suite *record_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -382,6 +405,7 @@ static Suite *record_suite(void)
 	tcase_add_test(t, refuses_bad_counts);
 	tcase_add_test(t, refuses_bad_names);
 	tcase_add_test(t, axis_names_may_repeat_across_families);
+	tcase_add_test(t, scatter_puts_sampled_elements_where_the_check_reads);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -81,6 +81,12 @@ struct sw_sizes {
 	int n_buffers;
 	int n_inputs;
 	size_t bytes[SW_MAX_BUFFERS];
+	/* Optional, per output: the bytes of one element when the check of
+	 * this point is sampled and reads only the elements
+	 * sw_sample_index(sample_seed, k, bytes / elem) for k below
+	 * SW_CHECK_SAMPLES; the harness then copies only those back (into a
+	 * host view of the full size). 0: the whole output comes back. */
+	size_t sampled_elem[SW_MAX_BUFFERS];
 };
 
 /* Output copied back to the host for validation. */
@@ -222,7 +228,7 @@ static inline void sw_check_element(struct sw_check *c, uint64_t i, double got, 
 }
 
 /* A fresh, repeatable sequence of sample indices for sampled checks. */
-static inline uint64_t sw_sample_index(uint64_t sample_seed, uint64_t k, uint64_t n)
+SW_HD uint64_t sw_sample_index(uint64_t sample_seed, uint64_t k, uint64_t n)
 {
 	return sw_mix64(sample_seed + k) % n;
 }

@@ -16,6 +16,10 @@
 #include "core/record.h"
 #include "core/status.h"
 
+/* Records a backend's run may complete in one call, and keep after it. */
+#define SW_BACKEND_MAX_DONE 260
+#define SW_BACKEND_MAX_KEPT 257
+
 /* What opening a backend on one rank gets. */
 struct sw_backend_args {
 	const struct sw_options *opt;
@@ -48,14 +52,17 @@ struct sw_backend {
 	 * or NULL. May be NULL. */
 	const char *(*note)(void *state);
 	/* Runs point pt into rec, whose identity is filled. Returns in done[]
-	 * (at most 2) the records that are complete now: rec itself, or an
-	 * earlier one whose CPU check ran meanwhile (rec is then kept until a
-	 * later call or settle returns it, and must stay untouched). A point
+	 * (at most SW_BACKEND_MAX_DONE, in the order their points ran) the
+	 * records that are complete now: rec itself, or earlier ones whose CPU
+	 * checks ran meanwhile (a record is kept until a later call or settle
+	 * returns it, and must stay untouched; at most SW_BACKEND_MAX_KEPT
+	 * after a call). A point
 	 * that fails is a row with its reason, and SW_OK; any other status
 	 * means this rank can take no more points (err says why). */
 	enum sw_status (*run)(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
 			      struct sw_record **done, int *n_done, struct sw_err *err);
-	/* The record still kept, complete now, or NULL. May be NULL. */
+	/* The oldest record still kept, complete now, or NULL: called until
+	 * NULL to settle them all. May be NULL. */
 	struct sw_record *(*settle)(void *state);
 	/* Safe on a NULL *state; sets it to NULL. */
 	void (*close)(void **state);

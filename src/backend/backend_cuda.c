@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "backend/checks.h"
 #include "backend/measure.h"
 #include "model/model.h"
 
@@ -80,16 +81,10 @@ static enum sw_status cuda_run(void *state, const struct sw_plan_point *pt, stru
 	    s->dev.peak_gbps > 0)
 		rec->model_time_bound_ns =
 			rec->model_moved_bytes / s->dev.peak_gbps; /* GB/s = B/ns */
-	int queued = 0;
-	struct sw_record *prev = NULL;
-	enum sw_status st =
-		sw_measure_start_point(s->gpu, f, &pt->p, s->cfg, rec, &queued, &prev, err);
-	*n_done = 0;
-	if (prev)
-		done[(*n_done)++] = prev;
-	if (!queued)
-		done[(*n_done)++] = rec;
-	return st;
+	_Static_assert(SW_MEASURE_MAX_DONE <= SW_BACKEND_MAX_DONE &&
+			       SW_CHECK_SETS <= SW_BACKEND_MAX_KEPT,
+		       "the worker holds every record the checks keep");
+	return sw_measure_start_point(s->gpu, f, &pt->p, s->cfg, rec, done, n_done, err);
 }
 
 static struct sw_record *cuda_settle(void *state)

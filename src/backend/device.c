@@ -115,6 +115,23 @@ static void nvml_load(void)
 	nvml.ok = nvml.init && nvml.by_pci && nvml.clock && nvml.init() == 0;
 }
 
+/* The NVML handle of a PCI bus id, looked up once: the lookup walks the
+ * devices, and every measured point reads the clocks. */
+static int nvml_handle(const char *pci_bus_id, nvml_device_t *dev)
+{
+	static char cached_id[sizeof((struct sw_device_info *)0)->pci_bus_id];
+	static nvml_device_t cached;
+	if (cached && strcmp(cached_id, pci_bus_id) == 0) {
+		*dev = cached;
+		return 0;
+	}
+	if (nvml.by_pci(pci_bus_id, dev) != 0)
+		return -1;
+	snprintf(cached_id, sizeof cached_id, "%s", pci_bus_id);
+	cached = *dev;
+	return 0;
+}
+
 void sw_device_clocks(const struct sw_device_info *info, struct sw_clocks *c)
 {
 	memset(c, 0, sizeof *c);
@@ -122,7 +139,7 @@ void sw_device_clocks(const struct sw_device_info *info, struct sw_clocks *c)
 		return;
 	nvml_load();
 	nvml_device_t dev;
-	if (!nvml.ok || nvml.by_pci(info->pci_bus_id, &dev) != 0)
+	if (!nvml.ok || nvml_handle(info->pci_bus_id, &dev) != 0)
 		return;
 	unsigned sm = 0, mem = 0;
 	unsigned long long mask = 0;

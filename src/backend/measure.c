@@ -2,14 +2,14 @@
  * The cuda backend's measurement of one point (measure.h). Samples are taken
  * in batches of SAMPLE_BATCH event pairs between host synchronisations, so
  * the GPU is rarely idle while the host checks the stopping rule. A point's
- * CPU check runs on a thread while the GPU measures the next point: the
- * output copies alternate between two pinned host sets for that.
+ * CPU check runs on a thread beside the GPU while it measures the next
+ * points (checks.h): the output copies go to pinned host sets in turn, one
+ * per check queued.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/measure.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +17,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include "backend/checks.h"
 #include "backend/counters.h"
+#include "backend/pinned_pool.h"
 #include <sweep/family.h>
 #include "core/stats.h"
 
 #define SAMPLE_BATCH 16
+_Static_assert(SW_CHECK_SETS + 1 <= SW_MEASURE_MAX_DONE,
+	       "a call completes at most every slot and one");
 /* The fewest samples a point takes when time_cap_s stops it: three give a
  * median and a spread; nvbench's ten would cost the H200 full job about 450
  * s where three cost about 370 (one launch of its atomics takes 1.9 s). */
@@ -39,18 +43,19 @@ struct sw_measure {
 	cudaEvent_t phase[N_PHASE_EVENTS]; /* the point's phase boundaries, for the row */
 	void *buf[SW_MAX_BUFFERS];
 	size_t cap[SW_MAX_BUFFERS];
-	void *host[2][SW_MAX_BUFFERS]; /* pinned copies of outputs, for checks */
-	size_t host_cap[2][SW_MAX_BUFFERS];
-	int set; /* host set the next point copies into */
-	/* the check running on its thread, and the record it completes */
-	struct pending {
-		int active;
-		pthread_t thread;
-		const struct sw_family *f;
-		struct sw_point p;
-		struct sw_host_out out;
-		struct sw_record *rec;
-	} pending;
+	/* pinned copies of outputs, for checks: one set per check slot, its
+	 * blocks from the pool while the slot's check is queued */
+	void *host[SW_CHECK_SETS][SW_MAX_BUFFERS];
+	struct sw_pinned_pool pinned;
+	/* the call of sw_measure_start_point under way: where records that
+	 * complete during it go, in order */
+	struct sw_record **done;
+	int *n_done;
+	double pinned_wait_s;         /* in it, waiting for checks to free pinned blocks */
+	void *gather[SW_MAX_BUFFERS]; /* the sampled elements on the device, packed */
+	size_t gather_cap[SW_MAX_BUFFERS];
+	/* the checks running beside the GPU; checks.next: the next point's set */
+	struct sw_checks checks;
 	void *flush; /* written before a sample to evict L2 */
 	size_t flush_bytes;
 	uint64_t nonce;
@@ -87,6 +92,35 @@ static enum sw_status cuda_fail(struct sw_err *err, cudaError_t e, const char *w
 		       cudaGetErrorName(e));
 }
 
+/* Page-locked bytes the queued checks' output copies may hold together:
+ * a 64 MB output (transpose's largest copied whole) in sixteen checks. */
+#define SW_PINNED_BUDGET ((size_t)1 << 30)
+
+static void *pinned_alloc(size_t bytes)
+{
+	void *p = NULL;
+	if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+		cudaGetLastError();
+		return NULL;
+	}
+	return p;
+}
+
+static void pinned_release(void *p)
+{
+	cudaFreeHost(p);
+}
+
+/* A queued check has returned its record: its slot's copies are free. */
+static void slot_retired(void *ctx, int slot)
+{
+	struct sw_measure *g = ctx;
+	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
+		sw_pinned_put(&g->pinned, g->host[slot][i]);
+		g->host[slot][i] = NULL;
+	}
+}
+
 enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_measure **out,
 				 struct sw_err *err)
 {
@@ -94,6 +128,12 @@ enum sw_status sw_measure_create(const struct sw_device_info *dev, struct sw_mea
 	if (!g)
 		return sw_fail(err, SW_ENOMEM, "no memory for the GPU context");
 	g->dev = *dev;
+	sw_checks_init(&g->checks);
+	g->checks.retired = slot_retired;
+	g->checks.retired_ctx = g;
+	g->pinned = (struct sw_pinned_pool){ .alloc = pinned_alloc,
+					     .release = pinned_release,
+					     .budget = SW_PINNED_BUDGET };
 	cudaError_t e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
 	for (int i = 0; i < SAMPLE_BATCH && e == cudaSuccess; i++) {
 		e = cudaEventCreate(&g->start[i]);
@@ -131,13 +171,15 @@ void sw_measure_destroy(struct sw_measure **gp)
 	struct sw_measure *g = *gp;
 	if (!g)
 		return;
-	sw_measure_settle(g);
+	while (sw_measure_settle(g))
+		;
+	sw_checks_fini(&g->checks);
+	sw_pinned_free_all(&g->pinned);
 	sw_counters_destroy(&g->counters);
 	sw_counters_destroy(&g->metrics);
 	for (int i = 0; i < SW_MAX_BUFFERS; i++) {
 		cudaFree(g->buf[i]);
-		cudaFreeHost(g->host[0][i]);
-		cudaFreeHost(g->host[1][i]);
+		cudaFree(g->gather[i]);
 	}
 	cudaFree(g->flush);
 	for (int i = 0; i < SAMPLE_BATCH; i++) {
@@ -231,16 +273,62 @@ static cudaError_t ensure_buffer(struct sw_measure *g, int i, size_t bytes)
 	return e;
 }
 
-static cudaError_t ensure_host(struct sw_measure *g, int set, int i, size_t bytes)
+/* A pinned block of bytes for output i of the next point's set. Over the
+ * pool's budget, the oldest queued check returns first (its record joins
+ * this call's completed ones); with none queued, the budget gives way. */
+static cudaError_t take_host(struct sw_measure *g, int i, size_t bytes)
 {
-	if (g->host_cap[set][i] >= bytes)
-		return cudaSuccess;
-	cudaFreeHost(g->host[set][i]);
+	int set = g->checks.next, force = 0;
+	void *p = NULL;
+	sw_pinned_put(&g->pinned, g->host[set][i]);
 	g->host[set][i] = NULL;
-	g->host_cap[set][i] = 0;
-	cudaError_t e = cudaMallocHost(&g->host[set][i], bytes);
+	for (;;) {
+		enum sw_pinned_got got = sw_pinned_get(&g->pinned, bytes, force, &p);
+		if (got == SW_PINNED_OK)
+			break;
+		if (got == SW_PINNED_NOMEM || force)
+			return cudaErrorMemoryAllocation;
+		double t0 = mono_s();
+		struct sw_record *rec = sw_checks_settle(&g->checks);
+		g->pinned_wait_s += mono_s() - t0;
+		if (rec)
+			g->done[(*g->n_done)++] = rec;
+		else
+			force = 1;
+	}
+	g->host[set][i] = p;
+	return cudaSuccess;
+}
+
+/* Whether output i comes back as its sampled elements only. */
+static int sampled(const struct sw_sizes *sz, int i)
+{
+	return sz->sampled_elem[i] && sz->bytes[i] >= sz->sampled_elem[i];
+}
+
+/* The next point's pinned host copies, taken before any of its GPU work so
+ * that a wait for the pool never falls between its events. */
+static cudaError_t take_host_copies(struct sw_measure *g, const struct sw_sizes *sz)
+{
+	cudaError_t e = cudaSuccess;
+	for (int i = sz->n_inputs; i < sz->n_buffers && e == cudaSuccess; i++)
+		e = take_host(g, i,
+			      sampled(sz, i) ? (size_t)SW_CHECK_SAMPLES * sz->sampled_elem[i]
+					     : sz->bytes[i]);
+	return e;
+}
+
+/* The packed sampled elements of output i on the device. */
+static cudaError_t ensure_gather(struct sw_measure *g, int i, size_t bytes)
+{
+	if (g->gather_cap[i] >= bytes)
+		return cudaSuccess;
+	cudaFree(g->gather[i]);
+	g->gather[i] = NULL;
+	g->gather_cap[i] = 0;
+	cudaError_t e = cudaMalloc(&g->gather[i], bytes);
 	if (e == cudaSuccess)
-		g->host_cap[set][i] = bytes;
+		g->gather_cap[i] = bytes;
 	return e;
 }
 
@@ -290,80 +378,49 @@ static cudaError_t fill_inputs(struct sw_measure *g, const struct sw_family *f,
 	return cudaSuccess;
 }
 
-/* Enqueues copies of the outputs to pinned host memory, for the check. */
+/* Enqueues the gather of output i's sampled elements and their copy to
+ * pinned host memory: SW_CHECK_SAMPLES elements, not the whole output. */
+static cudaError_t copy_sampled(struct sw_measure *g, const struct sw_sizes *sz,
+				const struct sw_buffers *b, int i, struct outcopy *oc,
+				struct sw_record *rec)
+{
+	size_t eb = sz->sampled_elem[i], packed = (size_t)SW_CHECK_SAMPLES * eb;
+	uint64_t n = sz->bytes[i] / eb;
+	double t0 = mono_s();
+	cudaError_t e = ensure_gather(g, i, packed);
+	rec->alloc_s += mono_s() - t0;
+	if (e == cudaSuccess)
+		e = sw_gather_sampled(b->dev[i], eb, n, oc->out.sample_seed, SW_CHECK_SAMPLES,
+				      g->gather[i], g->stream);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(g->host[g->checks.next][i], g->gather[i], packed,
+				    cudaMemcpyDeviceToHost, g->stream);
+	oc->part[i] = (struct packed_out){ g->host[g->checks.next][i], eb, n };
+	return e;
+}
+
+/* Enqueues copies of the outputs to pinned host memory, for the check:
+ * whole, or only the elements a sampled check compares. */
 static enum sw_status copy_outputs(struct sw_measure *g, const struct sw_sizes *sz,
-				   const struct sw_buffers *b, struct sw_host_out *out,
+				   const struct sw_buffers *b, struct outcopy *oc,
 				   struct sw_record *rec, struct sw_err *err)
 {
-	*out = (struct sw_host_out){ .seed = b->seed, .sample_seed = sw_mix64(b->seed ^ 0x5eed) };
+	*oc = (struct outcopy){ .out = { .seed = b->seed,
+					 .sample_seed = sw_mix64(b->seed ^ 0x5eed) } };
 	for (int i = sz->n_inputs; i < sz->n_buffers; i++) {
-		double t0 = mono_s();
-		cudaError_t e = ensure_host(g, g->set, i, sz->bytes[i]);
-		rec->alloc_s += mono_s() - t0;
-		if (e == cudaSuccess)
-			e = cudaMemcpyAsync(g->host[g->set][i], b->dev[i], sz->bytes[i],
+		cudaError_t e;
+		oc->out.bytes[i] = sz->bytes[i];
+		if (sampled(sz, i)) {
+			e = copy_sampled(g, sz, b, i, oc, rec);
+		} else {
+			e = cudaMemcpyAsync(g->host[g->checks.next][i], b->dev[i], sz->bytes[i],
 					    cudaMemcpyDeviceToHost, g->stream);
+			oc->out.out[i] = g->host[g->checks.next][i];
+		}
 		if (e != cudaSuccess)
 			return point_failed(rec, e, "copying the output back", err);
-		out->out[i] = g->host[g->set][i];
-		out->bytes[i] = sz->bytes[i];
 	}
 	return SW_OK;
-}
-
-/* Runs the family's CPU check on copies already on the host. */
-static void check_copied(const struct sw_family *f, const struct sw_point *p,
-			 const struct sw_host_out *out, struct sw_record *rec)
-{
-	struct sw_check c = { 0 };
-	if (!f->check) /* a plug-in's check is optional: the row says "none" */
-		return;
-	double t0 = mono_s();
-	f->check(p, out, &c);
-	rec->check_cpu_s = mono_s() - t0;
-	snprintf(rec->check_mode, sizeof rec->check_mode, "%s",
-		 c.mode == SW_CHECK_FULL ? "full" : "sampled");
-	rec->checked_elems = c.checked;
-	rec->max_rel_err = c.max_rel_err;
-	if (!c.ok) {
-		/* recorded as such, and its timings do not count */
-		rec->status = SW_ROW_INVALID;
-		snprintf(rec->message, sizeof rec->message,
-			 "output differs from the CPU reference: %s", c.msg);
-		rec->median_ns = rec->min_ns = rec->mean_ns = rec->stddev_ns = rec->rse = NAN;
-		rec->gbps = rec->gflops = NAN;
-	}
-}
-
-static void *check_thread(void *arg)
-{
-	struct pending *q = arg;
-	check_copied(q->f, &q->p, &q->out, q->rec);
-	return NULL;
-}
-
-struct sw_record *sw_measure_settle(struct sw_measure *g)
-{
-	if (!g || !g->pending.active)
-		return NULL;
-	pthread_join(g->pending.thread, NULL);
-	g->pending.active = 0;
-	return g->pending.rec;
-}
-
-/* Hands the point's check to a thread; runs it here if no thread starts. */
-static void queue_check(struct sw_measure *g, const struct sw_family *f, const struct sw_point *p,
-			const struct sw_host_out *out, struct sw_record *rec)
-{
-	struct pending *q = &g->pending;
-	q->f = f;
-	q->p = *p;
-	q->out = *out;
-	q->rec = rec;
-	q->active = pthread_create(&q->thread, NULL, check_thread, q) == 0;
-	if (!q->active)
-		check_copied(f, p, out, rec);
-	g->set ^= 1; /* the next point copies into the other host set */
 }
 
 /* Enqueues one sample: an optional flush, then the timed launches. flush:
@@ -391,8 +448,7 @@ static cudaError_t enqueue_sample(struct sw_measure *g, const struct sw_variant 
 static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
-				 struct sw_record *rec, struct sw_host_out *out,
-				 struct sw_err *err);
+				 struct sw_record *rec, struct outcopy *oc, struct sw_err *err);
 
 /* What a counted pass needs: the point's launch, and the L2 to evict first. */
 struct counted {
@@ -485,7 +541,7 @@ static enum sw_status count_metrics(struct sw_measure *g, const struct sw_varian
  * out holds an output for the CPU check. */
 static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 			       const struct sw_point *p, const struct sw_measure_cfg *cfg,
-			       struct sw_record *rec, struct sw_host_out *out, int *checkable,
+			       struct sw_record *rec, struct outcopy *oc, int *checkable,
 			       struct sw_err *err)
 {
 	struct sw_sizes sz = { 0 };
@@ -523,12 +579,15 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 		b.dev[i] = g->buf[i];
 		b.bytes[i] = sz.bytes[i];
 	}
-	rec->alloc_s = mono_s() - t0;
+	cudaError_t e = take_host_copies(g, &sz);
+	rec->alloc_s = mono_s() - t0 - g->pinned_wait_s;
+	if (e != cudaSuccess)
+		return point_failed(rec, e, "allocating host copies of the output", err);
 	b.seed = sw_mix64(rec->point_id ^ g->nonce++);
 	rec->seed = b.seed;
 
 	/* Fresh input, one checked launch: the timing counts only if it is right. */
-	cudaError_t e = cudaEventRecord(g->phase[EV_FILL], g->stream);
+	e = cudaEventRecord(g->phase[EV_FILL], g->stream);
 	if (e == cudaSuccess)
 		e = fill_inputs(g, f, p, &sz, &b);
 	if (e != cudaSuccess)
@@ -537,33 +596,48 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 		return point_failed(rec, e, "preparing the point", err);
 	if ((e = cudaEventRecord(g->phase[EV_CHECKED], g->stream)) != cudaSuccess)
 		return point_failed(rec, e, "recording an event", err);
-	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, out, err);
+	enum sw_status st = time_point(g, f, p, &sz, &b, cfg, rec, oc, err);
 	if (f->release)
 		f->release(p, &b);
 	*checkable = st == SW_OK && rec->status == SW_ROW_OK;
 	return st;
 }
 
+struct sw_record *sw_measure_settle(struct sw_measure *g)
+{
+	return g ? sw_checks_settle(&g->checks) : NULL;
+}
+
 enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_family *f,
 				      const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				      struct sw_record *rec, int *queued, struct sw_record **done,
+				      struct sw_record *rec, struct sw_record **done, int *n_done,
 				      struct sw_err *err)
 {
-	struct sw_host_out out;
+	struct outcopy oc;
 	int checkable = 0;
 	rec->alloc_s = rec->fill_s = rec->check_launch_s = rec->warmup_s = 0;
 	rec->flush_s = rec->sampling_s = rec->check_wait_s = rec->check_cpu_s = 0;
-	enum sw_status st = gpu_part(g, f, p, cfg, rec, &out, &checkable, err);
-	/* the previous point's check ran while this point used the GPU */
+	/* This point copies its outputs into host set c->next (and may grow
+	 * it): a check still reading that set must return first. Only when
+	 * SW_CHECKS_IN_FLIGHT checks are pending does the GPU wait here. */
+	*n_done = 0;
+	g->done = done;
+	g->n_done = n_done;
+	g->pinned_wait_s = 0;
 	double t0 = mono_s();
-	*done = sw_measure_settle(g);
+	if (sw_checks_next_held(&g->checks))
+		done[(*n_done)++] = sw_checks_settle(&g->checks);
 	rec->check_wait_s = mono_s() - t0;
-	*queued = checkable;
+	enum sw_status st = gpu_part(g, f, p, cfg, rec, &oc, &checkable, err);
+	rec->check_wait_s += g->pinned_wait_s;
 	struct timespec ts; /* the rank is free for the next point from here */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->end_unix = ts.tv_sec + ts.tv_nsec * 1e-9;
-	if (checkable)
-		queue_check(g, f, p, &out, rec);
+	/* every record takes its turn, checked or not: they complete in order */
+	sw_checks_queue(&g->checks, checkable ? f : NULL, p, &oc, rec);
+	struct sw_record *ready;
+	while ((ready = sw_checks_ready(&g->checks)))
+		done[(*n_done)++] = ready;
 	return st;
 }
 
@@ -571,11 +645,11 @@ enum sw_status sw_measure_run_point(struct sw_measure *g, const struct sw_family
 				    const struct sw_point *p, const struct sw_measure_cfg *cfg,
 				    struct sw_record *rec, struct sw_err *err)
 {
-	int queued;
-	struct sw_record *earlier;
-	enum sw_status st = sw_measure_start_point(g, f, p, cfg, rec, &queued, &earlier, err);
-	if (queued)
-		sw_measure_settle(g);
+	struct sw_record *done[SW_MEASURE_MAX_DONE];
+	int n_done;
+	enum sw_status st = sw_measure_start_point(g, f, p, cfg, rec, done, &n_done, err);
+	while (sw_measure_settle(g))
+		;
 	return st;
 }
 
@@ -654,7 +728,18 @@ static int launches_per_sample(const struct sw_measure_cfg *cfg, int flush, doub
 	return launches;
 }
 
-/* Enqueues batch samples, waits for the last and adds them all to rec and t. */
+static void record_clocks(const struct sw_measure *g, struct sw_record *rec)
+{
+	struct sw_clocks clk;
+	sw_device_clocks(&g->dev, &clk);
+	rec->sm_clock_mhz = clk.sm_mhz;
+	rec->mem_clock_mhz = clk.mem_mhz;
+	rec->throttle_reasons = clk.throttle_reasons;
+}
+
+/* Enqueues batch samples, waits for the last and adds them all to rec and t.
+ * The clocks are read while the first batch runs: under load, and off the
+ * GPU's path (an NVML read takes the host a while). */
 static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_record *rec,
 				struct tally *t)
 {
@@ -665,6 +750,8 @@ static cudaError_t sample_batch(const struct timing *tm, int batch, struct sw_re
 		e = enqueue_sample(g, tm->v, tm->p, tm->b, tm->flush, tm->launches, s);
 	if (e != cudaSuccess)
 		return e;
+	if (t->n == 0)
+		record_clocks(g, rec);
 	e = cudaEventSynchronize(g->stop[batch - 1]);
 	for (int s = 0; s < batch && e == cudaSuccess; s++) {
 		e = cudaEventElapsedTime(&ms, g->start[s], g->stop[s]);
@@ -729,15 +816,6 @@ static cudaError_t take_samples(const struct timing *tm, const struct sw_measure
 	}
 }
 
-static void record_clocks(const struct sw_measure *g, struct sw_record *rec)
-{
-	struct sw_clocks clk;
-	sw_device_clocks(&g->dev, &clk);
-	rec->sm_clock_mhz = clk.sm_mhz;
-	rec->mem_clock_mhz = clk.mem_mhz;
-	rec->throttle_reasons = clk.throttle_reasons;
-}
-
 /* Statistics of the samples, and rates from the median. */
 static void record_stats(struct sw_record *rec, const struct tally *t)
 {
@@ -758,7 +836,7 @@ static void record_stats(struct sw_record *rec, const struct tally *t)
 static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f,
 				 const struct sw_point *p, const struct sw_sizes *szp,
 				 const struct sw_buffers *bp, const struct sw_measure_cfg *cfg,
-				 struct sw_record *rec, struct sw_host_out *out, struct sw_err *err)
+				 struct sw_record *rec, struct outcopy *oc, struct sw_err *err)
 {
 	const struct sw_variant *v = &f->variants[p->variant];
 	const struct sw_sizes sz = *szp;
@@ -775,7 +853,7 @@ static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f
 	cudaError_t e = checked_launch(&tm, rec->point_id);
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "launching", err);
-	enum sw_status st = copy_outputs(g, &sz, &b, out, rec, err);
+	enum sw_status st = copy_outputs(g, &sz, &b, oc, rec, err);
 	if (st != SW_OK)
 		return st;
 	if ((e = cudaEventRecord(g->phase[EV_COPIED], g->stream)) != cudaSuccess)
@@ -792,7 +870,6 @@ static enum sw_status time_point(struct sw_measure *g, const struct sw_family *f
 	if (e != cudaSuccess)
 		return point_failed(rec, e, "timing", err);
 
-	record_clocks(g, rec);
 	record_stats(rec, &t);
 	/* after the timing, in launches of their own */
 	st = g->counters_wanted ? count_point(g, v, p, &b, rec, err) : SW_OK;

@@ -53,18 +53,22 @@ enum sw_status sw_measure_run_point(struct sw_measure *g, const struct sw_family
 				    const struct sw_point *p, const struct sw_measure_cfg *cfg,
 				    struct sw_record *rec, struct sw_err *err);
 
+/* Most records one call of sw_measure_start_point completes. */
+#define SW_MEASURE_MAX_DONE 260
+
 /* The same, pipelined: runs p on the GPU and leaves its CPU check running on
- * a thread while the caller starts the next point. *queued = 1: rec is
- * complete only when a later call returns it in *done or sw_measure_settle()
- * returns it, and must stay untouched until then; 0: rec is complete now.
- * *done: the previous point's record, its check finished, or NULL. */
+ * a thread while the caller starts the next points, up to
+ * SW_CHECKS_IN_FLIGHT checks at once (checks.h). rec stays untouched until
+ * a call returns it. done[0 .. *n_done - 1]: the records complete now, in
+ * the order their points started (rec among them only when every earlier
+ * one is complete and rec's check has returned or had nothing to check). */
 enum sw_status sw_measure_start_point(struct sw_measure *g, const struct sw_family *f,
 				      const struct sw_point *p, const struct sw_measure_cfg *cfg,
-				      struct sw_record *rec, int *queued, struct sw_record **done,
+				      struct sw_record *rec, struct sw_record **done, int *n_done,
 				      struct sw_err *err);
 
-/* Waits for the queued check; returns its completed record, or NULL when
- * none was queued. Safe on NULL. */
+/* Waits for the oldest queued check; returns its completed record, or NULL
+ * when none is queued (call it until NULL to settle all). Safe on NULL. */
 struct sw_record *sw_measure_settle(struct sw_measure *g);
 
 #endif

@@ -24,8 +24,9 @@
 struct worker {
 	struct sw_rank_ctx *r;
 	const struct sw_channel *ch;
-	struct sw_record *slot[2]; /* the point measured and the one being checked */
-	int next_slot;
+	/* the point measured and those the backend keeps (their checks run) */
+	struct sw_record *slot[SW_BACKEND_MAX_KEPT + 1];
+	int busy[SW_BACKEND_MAX_KEPT + 1];
 	size_t ran;          /* points this rank started */
 	enum sw_status dead; /* SW_OK while the backend can take points */
 	struct sw_err why;
@@ -96,31 +97,46 @@ static void share_lock(const struct sw_rank_ctx *r, int op)
 			;
 }
 
+/* A record slot no check holds: there is one, as the backend keeps at most
+ * SW_BACKEND_MAX_KEPT; it is busy until handed on. */
+static struct sw_record *free_slot(struct worker *w)
+{
+	int i = 0;
+	while (i < SW_COUNT(w->slot) - 1 && w->busy[i])
+		i++;
+	w->busy[i] = 1;
+	return w->slot[i];
+}
+
+/* Sends a complete record and frees its slot. */
+static void hand_on(struct worker *w, struct sw_record *rec)
+{
+	w->ch->ops->record(w->ch->impl, rec);
+	for (int i = 0; i < SW_COUNT(w->slot); i++)
+		if (w->slot[i] == rec)
+			w->busy[i] = 0;
+}
+
 static void run_on_backend(struct worker *w, const struct sw_plan_point *pt, struct sw_record *rec)
 {
 	struct sw_rank_ctx *r = w->r;
-	struct sw_record *done[2];
+	struct sw_record *done[SW_BACKEND_MAX_DONE];
 	int n_done = 0;
 	share_lock(r, LOCK_EX);
 	enum sw_status st = r->backend->run(r->backend_state, pt, rec, done, &n_done, &w->why);
 	share_lock(r, LOCK_UN);
 	if (st != SW_OK)
 		w->dead = st;
-	int kept = 1;
 	if (!(rec->end_unix > 0)) /* a pipelined backend set it before its check */
 		rec->end_unix = unix_s();
-	for (int i = 0; i < n_done; i++) {
-		w->ch->ops->record(w->ch->impl, done[i]);
-		kept &= done[i] != rec;
-	}
-	if (kept) /* rec completes later; the other slot is free now */
-		w->next_slot ^= 1;
+	for (int i = 0; i < n_done; i++)
+		hand_on(w, done[i]);
 }
 
 static void run_point(struct worker *w, uint32_t index)
 {
 	const struct sw_plan_point *pt = &w->r->plan.points[index];
-	struct sw_record *rec = w->slot[w->next_slot];
+	struct sw_record *rec = free_slot(w);
 	char why[SW_MSG_LEN];
 	injected_hold(w);
 	fill_identity(w->r, index, rec);
@@ -136,16 +152,16 @@ static void run_point(struct worker *w, uint32_t index)
 		return;
 	}
 	rec->end_unix = unix_s();
-	w->ch->ops->record(w->ch->impl, rec);
+	hand_on(w, rec);
 }
 
-/* Hands on the record whose check is still running, if any. */
+/* Hands on the records whose checks are still running, oldest first. */
 static void drain(struct worker *w)
 {
 	const struct sw_backend *b = w->r->backend;
-	struct sw_record *rec = b->settle ? b->settle(w->r->backend_state) : NULL;
-	if (rec)
-		w->ch->ops->record(w->ch->impl, rec);
+	struct sw_record *rec;
+	while (b->settle && (rec = b->settle(w->r->backend_state)))
+		hand_on(w, rec);
 }
 
 /* The points a static schedule gives this rank: its calibration points,
@@ -255,10 +271,11 @@ enum sw_status sw_worker_run(struct sw_rank_ctx *r, const struct sw_channel *ch,
 	struct worker w = { .r = r, .ch = ch };
 	struct queue q = { 0 };
 	size_t cap = (dynamic ? 0 : r->n_todo) + 2 * SW_WORKER_MAX_BATCH;
-	w.slot[0] = malloc(sizeof *w.slot[0]);
-	w.slot[1] = malloc(sizeof *w.slot[1]);
+	int slots_ok = 1;
+	for (int i = 0; i < SW_COUNT(w.slot); i++)
+		slots_ok &= (w.slot[i] = malloc(sizeof *w.slot[i])) != NULL;
 	q.idx = malloc(cap * sizeof *q.idx);
-	if (!w.slot[0] || !w.slot[1] || !q.idx)
+	if (!slots_ok || !q.idx)
 		w.dead = sw_fail(&w.why, SW_ENOMEM, "no memory for the worker's queue");
 	else if (!dynamic) {
 		long n = static_share(r, q.idx);
@@ -272,8 +289,8 @@ enum sw_status sw_worker_run(struct sw_rank_ctx *r, const struct sw_channel *ch,
 	enum sw_status st = finish(&w, &q);
 	if (st != SW_OK)
 		*err = w.why;
-	free(w.slot[0]);
-	free(w.slot[1]);
+	for (int i = 0; i < SW_COUNT(w.slot); i++)
+		free(w.slot[i]);
 	free(q.idx);
 	return st;
 }
