@@ -193,8 +193,8 @@ enum sw_status sw_h5_own_at_end(struct sw_h5 *h, char *where, size_t len, struct
 		return SW_OK;
 	keep_rows(h, where, len, say, sizeof say);
 	sw_safe_open_brief(h->path, name, sizeof name);
-	return sw_fail(err, SW_EIO, "%s is no longer this sweep's file: %s while it ran; %s", name,
-		       named ? "another file was put at that name (left as it is)"
-			     : "that name was removed",
+	return sw_fail(err, SW_EIO, "%s is no longer this sweep's file: %s; %s", name,
+		       named ? "another file was put at that name while it ran (left as it is)"
+			     : "that name was removed while it ran",
 		       say);
 }
