@@ -133,10 +133,26 @@ static void wait_held(const char *path, pid_t run, const char *log)
 	}
 }
 
-/* A run of jobs/ci.yaml (and more args, NULL-ended) into out on np ranks,
- * held at its end until go exists. */
-static pid_t start_held(int np, const char *log, const char *go, const char *out,
-			const char *const *more)
+/* One case: its folder tmpdir/NAME, its output there, its log and its go
+ * file, and the run held at its end until go exists. */
+struct held {
+	char dir[512], out[600], log[600], go[600];
+	pid_t run;
+};
+
+static void held_init(struct held *c, const char *name, const char *file)
+{
+	snprintf(c->dir, sizeof c->dir, "%s/%s", tmpdir, name);
+	ck_assert(mkdir(c->dir, 0755) == 0);
+	snprintf(c->out, sizeof c->out, "%s/%s", c->dir, file);
+	snprintf(c->log, sizeof c->log, "%s/%s.log", tmpdir, name);
+	snprintf(c->go, sizeof c->go, "%s/%s.go", tmpdir, name);
+}
+
+/* A run of jobs/ci.yaml (more args before it, NULL-ended) into c->out on
+ * np ranks, held at its end until c->go exists; returns once it holds
+ * c->out. */
+static void held_start(struct held *c, int np, const char *const *more)
 {
 	const char *args[16];
 	char fault[700];
@@ -148,18 +164,31 @@ static pid_t start_held(int np, const char *log, const char *go, const char *out
 		args[k++] = more[i];
 	args[k++] = ci_job;
 	args[k++] = "-o";
-	args[k++] = out;
+	args[k++] = c->out;
 	args[k] = NULL;
-	snprintf(fault, sizeof fault, "close-wait:%s", go);
+	snprintf(fault, sizeof fault, "close-wait:%s", c->go);
 	setenv("SW_TEST_FAULT", fault, 1);
-	pid_t pid = launch_start(np, log, args);
+	c->run = launch_start(np, c->log, args);
 	unsetenv("SW_TEST_FAULT");
-	return pid;
+	wait_held(c->out, c->run, c->log);
 }
 
-static void let_go(const char *go)
+/* Lets the run end; its exit code. */
+static int held_end(struct held *c)
 {
-	close(open(go, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	close(open(c->go, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	return launch_finish(c->run);
+}
+
+/* path: jobs/ci.yaml's file cut short by a full disk after 50 rows (the
+ * fault switch), for a --resume to complete. */
+static void cut_short(const char *path, const char *log)
+{
+	const char *first[] = { "--backend", "model", "-q", ci_job, "-o", path, NULL };
+	setenv("SW_TEST_FAULT", "enospc:50", 1);
+	int rc = launch_run(1, log, first);
+	unsetenv("SW_TEST_FAULT");
+	ck_assert_msg(rc == 4 && points_in(path) < planned(), "exit %d: %s", rc, launch_slurp(log));
 }
 
 /* The one line of log that holds what, once (a second copy fails). */
@@ -194,35 +223,42 @@ static void expect_complete(const char *path, size_t n)
 	ck_assert_msg(has_end_time(path), "%s has no end time", path);
 }
 
+/* Lets the run end: it exits 4 and says what, once. */
+static void end_refused(struct held *c, const char *what)
+{
+	int rc = held_end(c);
+	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(c->log));
+	said_once(c->log, what);
+}
+
+/* The run's rows are in the one kept copy beside its output, complete. */
+static void expect_kept(const struct held *c)
+{
+	char kept[900];
+	find_kept(c->dir, "out", kept, sizeof kept);
+	expect_complete(kept, planned());
+}
+
 /* H01 (2 ranks): the name removed and another sweep's complete file of the
  * same job made at it while the run ran. Was: the end time went into the
  * other file, the summary counted its rows, ours were lost, exit 0. */
 START_TEST(test_replaced_by_another_sweep)
 {
-	char dir[512], out[600], log[600], log2[600], go[600], kept[900];
-	snprintf(dir, sizeof dir, "%s/h01", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(out, sizeof out, "%s/out.h5", dir);
-	snprintf(log, sizeof log, "%s/h01.log", tmpdir);
+	struct held c;
+	char log2[700];
+	held_init(&c, "h01", "out.h5");
 	snprintf(log2, sizeof log2, "%s/h01-other.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h01.go", tmpdir);
-	pid_t run = start_held(2, log, go, out, NULL);
-	wait_held(out, run, log);
-	ck_assert(unlink(out) == 0);
+	held_start(&c, 2, NULL);
+	ck_assert(unlink(c.out) == 0);
 	/* the same job: its rows pass for this run's if they are counted */
-	const char *other[] = { "--backend", "model", "-q", ci_job, "-o", out, NULL };
+	const char *other[] = { "--backend", "model", "-q", ci_job, "-o", c.out, NULL };
 	ck_assert_msg(launch_run(1, log2, other) == 0, "%s", launch_slurp(log2));
-	struct mark was = mark_of(out);
-	let_go(go);
-	int rc = launch_finish(run);
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
-	said_once(log, "out.h5 is no longer this sweep's file: another file was put at that name "
-		       "while it ran (left as it is); this run's rows are kept in ");
-	expect_same(out, was);
-	find_kept(dir, "out", kept, sizeof kept);
-	expect_complete(kept, planned());
-	ck_assert_msg(strstr(launch_slurp(log), "rows of this run are safe in"), "%s",
-		      launch_slurp(log));
+	struct mark was = mark_of(c.out);
+	end_refused(&c, "out.h5 is no longer this sweep's file: another file was put at that name "
+			"while it ran (left as it is); this run's rows are kept in ");
+	expect_same(c.out, was);
+	expect_kept(&c);
+	said_once(c.log, "rows of this run are safe in");
 }
 END_TEST
 
@@ -230,27 +266,22 @@ END_TEST
  * the name: the rows are where the file went, named in full. */
 START_TEST(test_folder_renamed)
 {
-	char dir[512], old[600], out[600], moved[700], log[600], go[600], want[900];
-	snprintf(dir, sizeof dir, "%s/h02", tmpdir);
-	snprintf(old, sizeof old, "%s/h02.old", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(out, sizeof out, "%s/out.h5", dir);
+	struct held c;
+	char old[600], moved[700], want[900];
+	held_init(&c, "h02", "out.h5");
+	snprintf(old, sizeof old, "%s.old", c.dir);
 	snprintf(moved, sizeof moved, "%s/out.h5", old);
-	snprintf(log, sizeof log, "%s/h02.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h02.go", tmpdir);
-	pid_t run = start_held(1, log, go, out, NULL);
-	wait_held(out, run, log);
-	ck_assert(rename(dir, old) == 0 && mkdir(dir, 0755) == 0);
-	copy(other_h5, out);
-	struct mark was = mark_of(out);
-	let_go(go);
-	int rc = launch_finish(run);
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
+	held_start(&c, 1, NULL);
+	ck_assert(rename(c.dir, old) == 0 && mkdir(c.dir, 0755) == 0);
+	copy(other_h5, c.out);
+	struct mark was = mark_of(c.out);
+	int rc = held_end(&c);
+	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(c.log));
 	snprintf(want, sizeof want, "this run's rows are in %s, where the file was moved", moved);
-	said_once(log, "h02/out.h5 is no longer this sweep's file: another file was put at that "
-		       "name while it ran (left as it is)");
-	said_once(log, want);
-	expect_same(out, was);
+	said_once(c.log, "h02/out.h5 is no longer this sweep's file: another file was put at that "
+			 "name while it ran (left as it is)");
+	said_once(c.log, want);
+	expect_same(c.out, was);
 	expect_complete(moved, planned());
 }
 END_TEST
@@ -258,25 +289,20 @@ END_TEST
 /* H03: the output renamed: nothing at the name, the rows where it went. */
 START_TEST(test_renamed)
 {
-	char dir[512], out[600], moved[600], log[600], go[600], want[900];
-	snprintf(dir, sizeof dir, "%s/h03", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(out, sizeof out, "%s/out.h5", dir);
-	snprintf(moved, sizeof moved, "%s/moved.h5", dir);
-	snprintf(log, sizeof log, "%s/h03.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h03.go", tmpdir);
-	pid_t run = start_held(1, log, go, out, NULL);
-	wait_held(out, run, log);
-	ck_assert(rename(out, moved) == 0);
-	let_go(go);
-	int rc = launch_finish(run);
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
+	struct held c;
+	char moved[700], want[900];
+	held_init(&c, "h03", "out.h5");
+	snprintf(moved, sizeof moved, "%s/moved.h5", c.dir);
+	held_start(&c, 1, NULL);
+	ck_assert(rename(c.out, moved) == 0);
+	int rc = held_end(&c);
+	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(c.log));
 	snprintf(want, sizeof want,
 		 "out.h5 is no longer this sweep's file: that name was removed while it ran; this "
 		 "run's rows are in %s, where the file was moved",
 		 moved);
-	said_once(log, want);
-	ck_assert_msg(access(out, F_OK) != 0, "%s was made again", out);
+	said_once(c.log, want);
+	ck_assert_msg(access(c.out, F_OK) != 0, "%s was made again", c.out);
 	expect_complete(moved, planned());
 }
 END_TEST
@@ -284,24 +310,15 @@ END_TEST
 /* H04: the output removed: a copy beside the name keeps the rows. */
 START_TEST(test_removed)
 {
-	char dir[512], out[600], log[600], go[600], kept[900];
-	snprintf(dir, sizeof dir, "%s/h04", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(out, sizeof out, "%s/out.h5", dir);
-	snprintf(log, sizeof log, "%s/h04.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h04.go", tmpdir);
-	pid_t run = start_held(1, log, go, out, NULL);
-	wait_held(out, run, log);
-	ck_assert(unlink(out) == 0);
-	let_go(go);
-	int rc = launch_finish(run);
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
-	said_once(log, "out.h5 is no longer this sweep's file: that name was removed while it "
-		       "ran; this run's rows are kept in ");
-	said_once(log, ", a copy of the file it wrote, which was deleted");
-	ck_assert_msg(access(out, F_OK) != 0, "%s was made again", out);
-	find_kept(dir, "out", kept, sizeof kept);
-	expect_complete(kept, planned());
+	struct held c;
+	held_init(&c, "h04", "out.h5");
+	held_start(&c, 1, NULL);
+	ck_assert(unlink(c.out) == 0);
+	end_refused(&c, "out.h5 is no longer this sweep's file: that name was removed while it "
+			"ran; this run's rows are kept in ");
+	said_once(c.log, ", a copy of the file it wrote, which was deleted");
+	ck_assert_msg(access(c.out, F_OK) != 0, "%s was made again", c.out);
+	expect_kept(&c);
 }
 END_TEST
 
@@ -309,85 +326,55 @@ END_TEST
  * meanwhile: the kept copy holds both sessions' rows. */
 START_TEST(test_resume_replaced)
 {
-	char dir[512], out[600], log[600], go[600], kept[900], other[600];
-	snprintf(dir, sizeof dir, "%s/h05", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(out, sizeof out, "%s/out.h5", dir);
-	snprintf(other, sizeof other, "%s/other.h5", dir);
-	snprintf(log, sizeof log, "%s/h05.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h05.go", tmpdir);
-	/* a file cut short: a full disk after 50 rows (the fault switch) */
-	const char *first[] = { "--backend", "model", "-q", ci_job, "-o", out, NULL };
-	setenv("SW_TEST_FAULT", "enospc:50", 1);
-	int rc = launch_run(1, log, first);
-	unsetenv("SW_TEST_FAULT");
-	ck_assert_msg(rc == 4 && points_in(out) < planned(), "exit %d: %s", rc, launch_slurp(log));
+	struct held c;
+	char other[700];
+	held_init(&c, "h05", "out.h5");
+	snprintf(other, sizeof other, "%s/other.h5", c.dir);
+	cut_short(c.out, c.log);
 	const char *resume[] = { "--resume", NULL };
-	pid_t run = start_held(1, log, go, out, resume);
-	wait_held(out, run, log);
+	held_start(&c, 1, resume);
 	copy(other_h5, other);
-	ck_assert(rename(other, out) == 0);
-	struct mark was = mark_of(out);
-	let_go(go);
-	rc = launch_finish(run);
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
-	said_once(log, "out.h5 is no longer this sweep's file: another file was put at that name "
-		       "while it ran (left as it is); this run's rows are kept in ");
-	expect_same(out, was);
-	find_kept(dir, "out", kept, sizeof kept);
-	expect_complete(kept, planned());
+	ck_assert(rename(other, c.out) == 0);
+	struct mark was = mark_of(c.out);
+	end_refused(&c, "out.h5 is no longer this sweep's file: another file was put at that name "
+			"while it ran (left as it is); this run's rows are kept in ");
+	expect_same(c.out, was);
+	expect_kept(&c);
 }
 END_TEST
 
 /* H06: --extend, and the folder renamed meanwhile. */
 START_TEST(test_extend_folder_renamed)
 {
-	char dir[512], old[600], out[600], moved[700], log[600], go[600];
-	snprintf(dir, sizeof dir, "%s/h06", tmpdir);
-	snprintf(old, sizeof old, "%s/h06.old", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(out, sizeof out, "%s/out.h5", dir);
+	struct held c;
+	char old[600], moved[700];
+	held_init(&c, "h06", "out.h5");
+	snprintf(old, sizeof old, "%s.old", c.dir);
 	snprintf(moved, sizeof moved, "%s/out.h5", old);
-	snprintf(log, sizeof log, "%s/h06.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h06.go", tmpdir);
-	const char *first[] = { "--backend", "model", "-q", "--set", "strided_read.n=1M",
-				ci_job,      "-o",    out,  NULL };
-	ck_assert_msg(launch_run(1, log, first) == 0, "%s", launch_slurp(log));
+	const char *first[] = { "--backend", "model", "-q",  "--set", "strided_read.n=1M",
+				ci_job,      "-o",    c.out, NULL };
+	ck_assert_msg(launch_run(1, c.log, first) == 0, "%s", launch_slurp(c.log));
 	const char *extend[] = { "--extend", NULL };
-	pid_t run = start_held(1, log, go, out, extend);
-	wait_held(out, run, log);
-	ck_assert(rename(dir, old) == 0);
-	let_go(go);
-	int rc = launch_finish(run);
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
-	said_once(log, "h06/out.h5 is no longer this sweep's file: that name was removed while it "
-		       "ran; this run's rows are in ");
+	held_start(&c, 1, extend);
+	ck_assert(rename(c.dir, old) == 0);
+	end_refused(&c, "h06/out.h5 is no longer this sweep's file: that name was removed while "
+			"it ran; this run's rows are in ");
 	expect_complete(moved, planned());
 }
 END_TEST
 
-/* H07: the hidden temporary file replaced before it took its name: refused
- * before a point runs, the file now at the name left as it is. */
-START_TEST(test_temporary_replaced)
+/* The hidden temporary file of a run in dir, once it exists (every check
+ * passed), into tmp. */
+static void wait_temporary(const char *dir, pid_t run, const char *log, char *tmp, size_t len)
 {
-	char dir[512], out[600], log[600], go[600], fault[700], tmp[900] = "";
-	snprintf(dir, sizeof dir, "%s/h07", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(out, sizeof out, "%s/out.h5", dir);
-	snprintf(log, sizeof log, "%s/h07.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h07.go", tmpdir);
-	snprintf(fault, sizeof fault, "publish-wait:%s", go);
-	const char *args[] = { "--backend", "model", "-q", ci_job, "-o", out, NULL };
-	setenv("SW_TEST_FAULT", fault, 1);
-	pid_t run = launch_start(1, log, args);
-	unsetenv("SW_TEST_FAULT");
-	while (!tmp[0]) { /* the temporary exists once every check passed */
+	tmp[0] = '\0';
+	while (!tmp[0]) {
 		DIR *d = opendir(dir);
 		struct dirent *e;
 		int status;
 		while (d && (e = readdir(d)))
 			if (strncmp(e->d_name, ".out.h5.tmp", 11) == 0)
-				snprintf(tmp, sizeof tmp, "%s/%s", dir, e->d_name);
+				snprintf(tmp, len, "%s/%s", dir, e->d_name);
 		if (d)
 			closedir(d);
 		ck_assert_msg(tmp[0] || waitpid(run, &status, WNOHANG) == 0, "ended first: %s",
@@ -395,19 +382,30 @@ START_TEST(test_temporary_replaced)
 		if (!tmp[0])
 			usleep(5000);
 	}
-	char other[600];
-	snprintf(other, sizeof other, "%s/other.h5", dir);
+}
+
+/* H07: the hidden temporary file replaced before it took its name: refused
+ * before a point runs, the file now at the name left as it is. */
+START_TEST(test_temporary_replaced)
+{
+	struct held c;
+	char fault[700], tmp[900], other[700];
+	held_init(&c, "h07", "out.h5");
+	snprintf(fault, sizeof fault, "publish-wait:%s", c.go);
+	const char *args[] = { "--backend", "model", "-q", ci_job, "-o", c.out, NULL };
+	setenv("SW_TEST_FAULT", fault, 1);
+	c.run = launch_start(1, c.log, args);
+	unsetenv("SW_TEST_FAULT");
+	wait_temporary(c.dir, c.run, c.log, tmp, sizeof tmp);
+	snprintf(other, sizeof other, "%s/other.h5", c.dir);
 	copy(other_h5, other);
 	struct mark was = mark_of(other);
 	ck_assert(rename(other, tmp) == 0);
-	let_go(go);
-	int rc = launch_finish(run);
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
-	said_once(log, "out.h5 is not the file this sweep made: its hidden temporary file was "
-		       "replaced by another before it took its name, and the name now names that "
-		       "one, left as it is; nothing was run");
-	expect_same(out, was);
-	ck_assert_msg(!strstr(launch_slurp(log), "rows"), "%s", launch_slurp(log));
+	end_refused(&c, "out.h5 is not the file this sweep made: its hidden temporary file was "
+			"replaced by another before it took its name, and the name now names that "
+			"one, left as it is; nothing was run");
+	expect_same(c.out, was);
+	ck_assert_msg(!strstr(launch_slurp(c.log), "rows"), "%s", launch_slurp(c.log));
 }
 END_TEST
 
@@ -415,27 +413,18 @@ END_TEST
  * file at the end. */
 START_TEST(test_resume_through_link)
 {
-	char dir[512], real[600], link_path[600], log[600], go[600];
-	snprintf(dir, sizeof dir, "%s/h08", tmpdir);
-	ck_assert(mkdir(dir, 0755) == 0);
-	snprintf(real, sizeof real, "%s/real.h5", dir);
-	snprintf(link_path, sizeof link_path, "%s/link.h5", dir);
-	snprintf(log, sizeof log, "%s/h08.log", tmpdir);
-	snprintf(go, sizeof go, "%s/h08.go", tmpdir);
-	const char *first[] = { "--backend", "model", "-q", ci_job, "-o", real, NULL };
-	setenv("SW_TEST_FAULT", "enospc:50", 1);
-	int rc = launch_run(1, log, first);
-	unsetenv("SW_TEST_FAULT");
-	ck_assert_msg(rc == 4, "exit %d: %s", rc, launch_slurp(log));
-	ck_assert(symlink("real.h5", link_path) == 0);
+	struct held c;
+	char real[700];
+	held_init(&c, "h08", "link.h5");
+	snprintf(real, sizeof real, "%s/real.h5", c.dir);
+	cut_short(real, c.log);
+	ck_assert(symlink("real.h5", c.out) == 0);
 	const char *resume[] = { "--resume", NULL };
-	pid_t run = start_held(1, log, go, link_path, resume);
-	wait_held(link_path, run, log);
-	let_go(go);
-	rc = launch_finish(run);
-	ck_assert_msg(rc == 0, "exit %d: %s", rc, launch_slurp(log));
+	held_start(&c, 1, resume);
+	int rc = held_end(&c);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, launch_slurp(c.log));
 	expect_complete(real, planned());
-	DIR *d = opendir(dir);
+	DIR *d = opendir(c.dir);
 	struct dirent *e;
 	while (d && (e = readdir(d)))
 		ck_assert_msg(!strstr(e->d_name, ".kept"), "a copy was made: %s", e->d_name);

@@ -246,6 +246,9 @@ char *sw_h5_temp_name(const char *path);
 /* tmp made by us alone (O_EXCL), held by h (sw_h5_own_hold) and locked
  * (h->lock_fd) before HDF5 writes. */
 enum sw_status sw_h5_make_locked_temp(const char *tmp, struct sw_h5 *h, struct sw_err *err);
+/* The writer's test holds (SW_TEST_FAULT's publish-wait and close-wait,
+ * faults.h): waits until file exists; at once when file is NULL. */
+void sw_h5_wait_for(const char *file);
 /* Gives tmp the name path: link(), or rename() when replace. */
 enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, struct sw_err *err);
 

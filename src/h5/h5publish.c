@@ -271,17 +271,23 @@ enum sw_status sw_h5_make_locked_temp(const char *tmp, struct sw_h5 *h, struct s
 	return SW_EIO;
 }
 
+void sw_h5_wait_for(const char *file)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	while (file && access(file, F_OK) != 0)
+		nanosleep(&tick, NULL);
+}
+
 /* SW_TEST_FAULT=publish-wait:FILE holds a finished, locked temporary file
  * back from its name until FILE exists, so a test can let another sweep
  * publish first, every time. */
 static void fault_publish_wait(void)
 {
 	struct sw_faults f;
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
 
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
-	while (f.publish_wait && access(f.publish_wait, F_OK) != 0)
-		nanosleep(&tick, NULL);
+	sw_h5_wait_for(f.publish_wait);
 }
 
 /* Gives tmp the name path. A new name with link(), which fails when path

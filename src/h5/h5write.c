@@ -6,12 +6,11 @@
  * written into the file this sweep holds, whose name is checked last.
  * Creating is h5create.c's, reopening h5resume.c's: both end in a handle.
  */
-#define _POSIX_C_SOURCE 200809L /* strdup, nanosleep */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -369,11 +368,9 @@ static void count_rows(const struct sw_h5 *h, struct sw_h5_end *end)
 static void fault_close_wait(void)
 {
 	struct sw_faults f;
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
 
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
-	while (f.close_wait && access(f.close_wait, F_OK) != 0)
-		nanosleep(&tick, NULL);
+	sw_h5_wait_for(f.close_wait);
 }
 
 enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end *end,

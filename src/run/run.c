@@ -173,7 +173,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 				struct sw_err *err)
 {
 	struct sw_h5_rows in = end->rows;
-	const char *where = end->where[0] ? end->where : r->path;
+	const char *where = end->where;
 	if (end->count_st != SW_OK) {
 		if (st == SW_OK)
 			return sw_fail(err, SW_EIO, "%zu rows were handed to the writer, but %s",
@@ -258,6 +258,7 @@ static enum sw_status measure_and_close(struct sw_rank_ctx *r, struct sw_err *er
 	if (r->rank == 0) {
 		struct sw_err cerr = { 0 };
 		struct sw_h5_end end = { 0 };
+		snprintf(end.where, sizeof end.where, "%s", r->path); /* finish says where */
 		enum sw_status cst = close_output(r, &end, &cerr);
 		if (cst != SW_OK && st == SW_OK) {
 			st = cst;
