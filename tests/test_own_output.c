@@ -1,9 +1,9 @@
 /*
  * The output is the file sweep made, not whatever its name names at the end
- * (docs/bad-inputs.md, rows H01 to H08; issue 23, cause 2). Each case holds
- * a run at its end (SW_TEST_FAULT=close-wait:GO) once a reader sees the
- * run's lock on the output, gives the name to another file, removes it or
- * renames its folder, then lets the run end: the run exits 4, names both
+ * (docs/bad-inputs.md, rows H01 to H08 and H26; issue 23, cause 2). Each
+ * case holds a run at its end (SW_TEST_FAULT=close-wait:GO) once a reader
+ * sees the run's lock on the output, gives the name to another file,
+ * removes it or renames its folder, then lets the run end: it exits 4, names both
  * files, leaves the other one as it was (bytes and inode), and its own rows,
  * with their end time, are where its message says. The hidden temporary
  * file replaced before it takes its name (SW_TEST_FAULT=publish-wait) is
@@ -363,6 +363,25 @@ START_TEST(test_extend_folder_renamed)
 }
 END_TEST
 
+/* H26: the output removed with its folder: the copy goes to the working
+ * folder. */
+START_TEST(test_folder_removed)
+{
+	struct held c;
+	char here[512], kept[900];
+	held_init(&c, "h26", "out.h5");
+	ck_assert(getcwd(here, sizeof here) && chdir(tmpdir) == 0);
+	snprintf(c.out, sizeof c.out, "h26/out.h5");
+	held_start(&c, 1, NULL);
+	ck_assert(unlink(c.out) == 0 && rmdir(c.dir) == 0);
+	end_refused(&c, "h26/out.h5 is no longer this sweep's file: that name was removed while "
+			"it ran; this run's rows are kept in out.kept");
+	ck_assert(chdir(here) == 0);
+	find_kept(tmpdir, "out", kept, sizeof kept);
+	expect_complete(kept, planned());
+}
+END_TEST
+
 /* The hidden temporary file of a run in dir, once it exists (every check
  * passed), into tmp. */
 static void wait_temporary(const char *dir, pid_t run, const char *log, char *tmp, size_t len)
@@ -461,6 +480,7 @@ int main(void)
 	tcase_add_test(tc, test_extend_folder_renamed);
 	tcase_add_test(tc, test_temporary_replaced);
 	tcase_add_test(tc, test_resume_through_link);
+	tcase_add_test(tc, test_folder_removed);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);
 }

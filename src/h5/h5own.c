@@ -140,8 +140,9 @@ static int copy_held(int from, int to)
 
 /* Where the held file's rows are now, into where, and how that reads in a
  * message, into say: its own path when it still has one (moved, or its
- * folder renamed), else a copy made beside h->path, which h then holds
- * instead (the end time goes there). */
+ * folder renamed), else a copy made beside h->path (in the working folder
+ * when that folder is gone too), which h then holds instead (the end time
+ * goes there). */
 static void keep_rows(struct sw_h5 *h, char *where, size_t len, char *say, size_t say_len)
 {
 	char link[64], now[PATH_MAX], brief[160];
@@ -159,6 +160,8 @@ static void keep_rows(struct sw_h5 *h, char *where, size_t len, char *say, size_
 		return;
 	}
 	fd = make_kept(h->path, where, len);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) && strchr(h->path, '/'))
+		fd = make_kept(strrchr(h->path, '/') + 1, where, len); /* its folder is gone */
 	if (fd >= 0 && copy_held(h->held_fd, fd) == 0 && fstat(fd, &sb) == 0) {
 		close(h->held_fd);
 		h->held_fd = fd;
