@@ -319,6 +319,22 @@ static void make_link_to_missing_dir(void)
 	ck_assert(symlink("nodir/out.h5", "out.h5") == 0);
 }
 
+/* ---- makers for "Inputs that are also outputs" --------------------------- */
+
+/* out.h5 a sweep file, and two more names of it: link.h5 -> out.h5 (a
+ * symbolic link) and hard.h5 (a hard link). */
+static void make_good_names(void)
+{
+	make_good();
+	ck_assert(symlink("out.h5", "link.h5") == 0 && link("out.h5", "hard.h5") == 0);
+}
+/* job.yaml, a copy of jobs/ci.yaml, and its names link.yaml and hard.yaml */
+static void make_job_names(void)
+{
+	make_job_copy();
+	ck_assert(symlink("job.yaml", "link.yaml") == 0 && link("job.yaml", "hard.yaml") == 0);
+}
+
 /* ---- makers for "Agreement, paths and numbers" ---------------------- */
 
 /* Every FIFO here has no writer: a read that waits would hang the row
@@ -1649,6 +1665,107 @@ static const struct bad table[] = {
 	  { "--force", "@ci", "-o", P4095 },
 	  .rc = 4,
 	  .msg = "o.h5: the path is 4095 bytes, and the hidden temporary file" },
+	/* Inputs that are also outputs (issue 23, cause 3) */
+	{ "H09 output is the replay file",
+	  { "--backend", "replay=out.h5", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=out.h5; write the results to "
+		 "another file" },
+	{ "H10 output is the replay file, with --force",
+	  { "--backend", "replay=out.h5", "--force", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=out.h5; write the results to "
+		 "another file" },
+	{ "H11 the replay file as ./out.h5, the output as out.h5, with --force",
+	  { "--backend", "replay=./out.h5", "--force", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=./out.h5; write the results to "
+		 "another file" },
+	{ "H12 the replay file through a symbolic link to the output, with --force",
+	  { "--backend", "replay=link.h5", "--force", "@ci", O },
+	  .make = make_good_names,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=link.h5; write the results to "
+		 "another file" },
+	{ "H13 the output a symbolic link to the replay file, with --force",
+	  { "--backend", "replay=out.h5", "--force", "@ci", "-o", "link.h5" },
+	  .make = make_good_names,
+	  .rc = 2,
+	  .msg = "link.h5 is the replay file of --backend replay=out.h5; write the results to "
+		 "another file" },
+	{ "H14 the replay file a hard link of the output, with --force",
+	  { "--backend", "replay=hard.h5", "--force", "@ci", O },
+	  .make = make_good_names,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=hard.h5; write the results to "
+		 "another file" },
+	{ "H15 output is the --costs file, with --force",
+	  { "--costs", "out.h5", "--force", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the costs file of --costs out.h5; write the results to another "
+		 "file" },
+	{ "H16 the --costs file a hard link of the output, with --force",
+	  { "--costs", "hard.h5", "--force", "@ci", O },
+	  .make = make_good_names,
+	  .rc = 2,
+	  .msg = "out.h5 is the costs file of --costs hard.h5; write the results to another "
+		 "file" },
+	{ "H17 output is the --plugin file, with --force",
+	  { "--plugin", "p.so", "--force", "@ci", "-o", "p.so" },
+	  .plugin = "plugin_strided_read.so",
+	  .rc = 2,
+	  .msg = "p.so is the plug-in of --plugin p.so; write the results to another file" },
+	{ "H18 output is a plug-in of the job's plugins:, with --force",
+	  { "--force", "job.yaml", "-o", "p.so" },
+	  .job = "plugins: [p.so]\nfamilies:\n  plugin_strided_read:\n",
+	  .plugin = "plugin_strided_read.so",
+	  .rc = 2,
+	  .msg = "/p.so, which the job's plugins: loads; write the results to another file" },
+	{ "H19 output a hard link of the job file, with --force",
+	  { "--force", "job.yaml", "-o", "hard.yaml" },
+	  .make = make_job_names,
+	  .rc = 2,
+	  .msg = "hard.yaml is the job file; write the results to another file" },
+	{ "H20 output a symbolic link to the job file, with --force",
+	  { "--force", "job.yaml", "-o", "link.yaml" },
+	  .make = make_job_names,
+	  .rc = 2,
+	  .msg = "link.yaml is the job file; write the results to another file" },
+	{ "H21 --resume of the replay file",
+	  { "--backend", "replay=out.h5", "--resume", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=out.h5, and --resume would write "
+		 "into it; give the run a copy of it to read instead" },
+	{ "H22 --resume of the --costs file",
+	  { "--costs", "out.h5", "--resume", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the costs file of --costs out.h5, and --resume would write into it; "
+		 "give the run a copy of it to read instead" },
+	{ "H23 --extend of the --costs file, through a hard link",
+	  { "--costs", "hard.h5", "--extend", "@ci", O },
+	  .make = make_good_names,
+	  .rc = 2,
+	  .msg = "out.h5 is the costs file of --costs hard.h5, and --extend would write into it; "
+		 "give the run a copy of it to read instead" },
+	{ "H24 --dry-run --resume of the replay file",
+	  { "--dry-run", "--backend", "replay=out.h5", "--resume", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=out.h5, and --resume would write "
+		 "into it" },
+	{ "H25 output is the replay file, with --force, 2 ranks",
+	  { "--backend", "replay=out.h5", "--force", "@ci", O },
+	  .make = make_good,
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=out.h5; write the results to "
+		 "another file" },
 	{ "A14 a byte order mark, then a mistake: positions past the mark",
 	  { "job.yaml", O },
 	  .job = "\xEF\xBB\xBF"
@@ -1882,6 +1999,7 @@ struct entry {
 	mode_t type;
 	off_t size;
 	uint64_t hash; /* FNV-1a 64 of a regular file's bytes */
+	ino_t ino;     /* a file replaced by one of the same bytes counts too */
 };
 
 struct snapshot {
@@ -1929,6 +2047,7 @@ static void snap(const char *dir, struct snapshot *s)
 		e->type = st.st_mode & S_IFMT;
 		e->size = S_ISREG(st.st_mode) ? st.st_size : 0;
 		e->hash = S_ISREG(st.st_mode) ? hash_file(path) : 0;
+		e->ino = st.st_ino;
 	}
 	closedir(d);
 	qsort(s->e, s->n, sizeof s->e[0], by_name);
@@ -1949,7 +2068,8 @@ static int same(const struct snapshot *a, const struct snapshot *b)
 		return 0;
 	for (int i = 0; i < a->n; i++)
 		if (strcmp(a->e[i].name, b->e[i].name) || a->e[i].type != b->e[i].type ||
-		    a->e[i].size != b->e[i].size || a->e[i].hash != b->e[i].hash)
+		    a->e[i].size != b->e[i].size || a->e[i].hash != b->e[i].hash ||
+		    a->e[i].ino != b->e[i].ino)
 			return 0;
 	return 1;
 }

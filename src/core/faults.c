@@ -40,6 +40,10 @@ void sw_faults_parse(const char *text, struct sw_faults *f)
 		f->publish_wait = text + 13;
 		return;
 	}
+	if (strncmp(text, "close-wait:", 11) == 0 && text[11]) {
+		f->close_wait = text + 11;
+		return;
+	}
 	if (sscanf(text, "enospc:%lld", &rows) == 1 && rows >= 0) {
 		f->enospc_rows = rows;
 		return;

@@ -6,7 +6,9 @@
  * shares first), `stage:NAME` or `stage:NAME@RANK` (the stage fails on every
  * rank where it runs, or on RANK only), and for the writer (h5out.c):
  * `publish-wait:FILE` (creation pauses, holding its lock, before it gives
- * the file its name, until FILE exists) and `enospc:ROWS` (a flush that
+ * the file its name, until FILE exists), `close-wait:FILE` (the end of a
+ * session, before its last flush, waits until FILE exists, so a test can
+ * give the output's name to another file first) and `enospc:ROWS` (a flush that
  * would take /measurements past ROWS rows fails as a full disk would), and
  * `agree-mpi:RANK` (RANK's call in the agreement's collective is one MPI
  * refuses, so a test sees an MPI check fire before the run). measure.c reads its own GPU faults (`launch:ID`, `trap:ID`). Pure; never
@@ -38,6 +40,7 @@ struct sw_faults {
 	int stage;                /* enum sw_stage, or -1 */
 	int stage_rank;           /* -1: every rank */
 	const char *publish_wait; /* publish-wait:FILE: FILE, inside text; else NULL */
+	const char *close_wait;   /* close-wait:FILE: FILE, inside text; else NULL */
 	long long enospc_rows;    /* enospc:ROWS: ROWS; else -1 */
 	int agree_mpi_rank;       /* agree-mpi:RANK: RANK; else -1 */
 };

@@ -116,23 +116,24 @@ static enum sw_status create_metrics_table(struct sw_h5 *h, const struct sw_h5_m
 	return h->metrics < 0 ? (err ? err->status : SW_EHDF5) : SW_OK;
 }
 
-/* Every object and attribute of a new file, in h->file, then SWMR. */
-static enum sw_status build_file(struct sw_h5 *h, const char *tmp, const struct sw_h5_meta *meta,
-				 struct sw_err *err)
+/* Every object and attribute of a new file, in h->file, then SWMR: in the
+ * temporary file h holds, opened through its descriptor, not its name. */
+static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta, struct sw_err *err)
 {
 	enum sw_status st;
+	char own[64];
 	/* Without HDF5's flock(): our OFD lock is taken already, and on NFS,
 	 * which emulates flock() with byte-range locks, the two would collide. */
 	hid_t fapl = sw_h5_file_access(FMT_SWMR, 0, 1, err);
 
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
-	h->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	h->file = H5Fcreate(sw_h5_own_name(h, own, sizeof own), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
 	H5Pclose(fapl);
 	if (h->file < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot create %s", h->path);
-	if ((st = write_root(h->file, meta, err)) || (st = create_tables(h, err)) ||
-	    (st = create_metrics_table(h, meta, err)) ||
+	if ((st = sw_h5_own_opened(h, h->file, err)) || (st = write_root(h->file, meta, err)) ||
+	    (st = create_tables(h, err)) || (st = create_metrics_table(h, meta, err)) ||
 	    (st = sw_h5extend_add_session(h, meta, 0, err)) || (st = sw_h5_start_swmr(h, err)))
 		return st;
 	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
@@ -150,7 +151,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 
 	*out = NULL;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	st = sw_h5_check_target(path, force, meta ? meta->job_path : NULL, err);
+	st = sw_h5_check_target(path, force, meta, err);
 	if (st)
 		return st;
 	if (force && (st = sw_h5_hold_old_file(path, &replace, &old_fd, err)))
@@ -165,11 +166,14 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	}
 	/* Built under a temporary name, so that path never names a half-made
 	 * file and --force keeps the old file until the new one is complete. */
-	if ((st = sw_h5_make_locked_temp(tmp, &h->lock_fd, err)))
+	if ((st = sw_h5_make_locked_temp(tmp, h, err)))
 		goto free_tmp;
 	made = 1;
-	if ((st = build_file(h, tmp, meta, err)) || (st = sw_h5_publish(tmp, path, replace, err)))
+	if ((st = build_file(h, meta, err)) || (st = sw_h5_publish(tmp, path, replace, err)))
 		goto remove_tmp;
+	/* the file is held through its name from here on, and checked at the end */
+	if ((st = sw_h5_own_retake(h, err)))
+		goto free_tmp;
 	free(tmp);
 	if (old_fd >= 0)
 		close(old_fd);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <hdf5.h>
 
@@ -21,6 +22,12 @@ struct sw_h5 {
 	hid_t file;
 	int swmr;    /* 1.10 format, SWMR writer; 0: a 1.8-format file resumed as such */
 	int lock_fd; /* holds our lock on the file (see sw_h5_take_lock); -1 when none */
+	/* the file itself (h5own.c), from creation or resume to the end: every
+	 * later open goes through it; -1 before */
+	int held_fd;
+	dev_t held_dev;
+	ino_t held_ino;
+	int session;                          /* this session's number, as its rows say it */
 	hid_t devices, measurements, samples; /* datasets */
 	hid_t dev_mtype, meas_mtype;          /* row types in memory */
 	uint64_t n_dev, n_meas, n_samples;    /* rows on disk */
@@ -191,20 +198,57 @@ enum sw_status sw_h5_check_file(const char *path, const char *doing, struct sw_e
  * it first. */
 enum sw_status sw_h5_open_read(const char *path, const char *doing, hid_t *file,
 			       struct sw_err *err);
+/* The same, opening name (/proc/self/fd/N) where messages say shown. */
+enum sw_status sw_h5_open_read_as(const char *name, const char *shown, const char *doing,
+				  hid_t *file, struct sw_err *err);
+/* Counts session's rows of an open file (sw_h5_count_session's count). */
+enum sw_status sw_h5_count_in(hid_t file, const char *path, int session, struct sw_h5_rows *out,
+			      struct sw_err *err);
+
+/* ---- h5own.c: the file that is ours ------------------------------------- */
+
+/* h holds the file fd is open on (a descriptor of its own, and its device
+ * and inode), from creation or resume to sw_h5_destroy. SW_EIO on failure. */
+enum sw_status sw_h5_own_hold(struct sw_h5 *h, int fd, struct sw_err *err);
+/* The name every later open of h's file uses: /proc/self/fd/N of the held
+ * descriptor (that file, whatever its name names now), in buf; h->path
+ * where /proc cannot give it. */
+const char *sw_h5_own_name(const struct sw_h5 *h, char *buf, size_t len);
+/* The file HDF5 opened as file is the one h holds (SW_EIO, nothing written
+ * yet, when not). */
+enum sw_status sw_h5_own_opened(const struct sw_h5 *h, hid_t file, struct sw_err *err);
+/* Right after a new file took its name: h holds it through that name (so
+ * /proc shows where it is from then on) once h->path names the very file
+ * h made; SW_EIO, nothing run, when it names another. */
+enum sw_status sw_h5_own_retake(struct sw_h5 *h, struct sw_err *err);
+/* At the end, before the end time is written: h->path still names the file
+ * h holds (SW_OK, where = path); else the rows are kept, where its new path
+ * is when it was moved, else in a copy beside the name that h holds from
+ * then on, and the message names both files (SW_EIO, where = where they
+ * are). */
+enum sw_status sw_h5_own_at_end(struct sw_h5 *h, char *where, size_t len, struct sw_err *err);
 
 /* ---- h5publish.c: where a new file goes and how it gets its name --------- */
 
-/* path can take a new result file: a name in a writable directory, not the
- * job file, not a directory or special file, and new unless force. */
-enum sw_status sw_h5_check_target(const char *path, int force, const char *job_path,
+/* path, when it exists, is none of meta's inputs (the job file, meta->inputs),
+ * by device and inode: SW_EINVAL naming the input. */
+enum sw_status sw_h5_check_inputs(const char *path, const struct sw_h5_meta *meta,
+				  struct sw_err *err);
+/* path can take a new result file: a name in a writable directory, none of
+ * meta's inputs, not a directory or special file, and new unless force. */
+enum sw_status sw_h5_check_target(const char *path, int force, const struct sw_h5_meta *meta,
 				  struct sw_err *err);
 /* With --force: our lock on the file path names, kept in *fd until it is
  * replaced; *replace: it exists. */
 enum sw_status sw_h5_hold_old_file(const char *path, int *replace, int *fd, struct sw_err *err);
 /* The hidden temporary name beside path, malloc'd (NULL: out of memory). */
 char *sw_h5_temp_name(const char *path);
-/* tmp made by us alone (O_EXCL) and locked (*lock_fd) before HDF5 writes. */
-enum sw_status sw_h5_make_locked_temp(const char *tmp, int *lock_fd, struct sw_err *err);
+/* tmp made by us alone (O_EXCL), held by h (sw_h5_own_hold) and locked
+ * (h->lock_fd) before HDF5 writes. */
+enum sw_status sw_h5_make_locked_temp(const char *tmp, struct sw_h5 *h, struct sw_err *err);
+/* The writer's test holds (SW_TEST_FAULT's publish-wait and close-wait,
+ * faults.h): waits until file exists; at once when file is NULL. */
+void sw_h5_wait_for(const char *file);
 /* Gives tmp the name path: link(), or rename() when replace. */
 enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, struct sw_err *err);
 

@@ -120,22 +120,29 @@ enum sw_h5_lock sw_h5_take_lock(const char *path, int write, int *fd)
 
 /* ---- the read-only open ------------------------------------------------ */
 
-enum sw_status sw_h5_check_file(const char *path, const char *doing, struct sw_err *err)
+/* sw_h5_check_file of name, whose messages say shown. */
+static enum sw_status check_file_as(const char *name, const char *shown, const char *doing,
+				    struct sw_err *err)
 {
 	const char *kind;
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	/* HDF5 opens by name: the type is checked first, without blocking */
-	int ok = path ? sw_safe_open_check(path, &kind) : SW_SAFE_OPEN_FAILED;
+	int ok = name ? sw_safe_open_check(name, &kind) : SW_SAFE_OPEN_FAILED;
 	if (ok == SW_SAFE_OPEN_NOT_REG)
-		return sw_fail(err, SW_EINVAL, "%s %s: not a regular file: it is %s", doing, path,
+		return sw_fail(err, SW_EINVAL, "%s %s: not a regular file: it is %s", doing, shown,
 			       kind);
 	if (ok != 0)
-		return sw_fail(err, SW_EIO, "%s %s: %s", doing, path ? path : "(null)",
-			       path ? strerror(errno) : "no file name");
-	if (H5Fis_hdf5(path) <= 0)
-		return sw_fail(err, SW_EINVAL, "%s %s: not an HDF5 file", doing, path);
+		return sw_fail(err, SW_EIO, "%s %s: %s", doing, shown ? shown : "(null)",
+			       name ? strerror(errno) : "no file name");
+	if (H5Fis_hdf5(name) <= 0)
+		return sw_fail(err, SW_EINVAL, "%s %s: not an HDF5 file", doing, shown);
 	return SW_OK;
+}
+
+enum sw_status sw_h5_check_file(const char *path, const char *doing, struct sw_err *err)
+{
+	return check_file_as(path, path, doing, err);
 }
 
 /* As a SWMR reader, tried again while a writer is between modes. */
@@ -156,9 +163,10 @@ static hid_t open_swmr(const char *path, hid_t fapl)
 	return f;
 }
 
-enum sw_status sw_h5_open_read(const char *path, const char *doing, hid_t *file, struct sw_err *err)
+enum sw_status sw_h5_open_read_as(const char *name, const char *shown, const char *doing,
+				  hid_t *file, struct sw_err *err)
 {
-	enum sw_status st = sw_h5_check_file(path, doing, err);
+	enum sw_status st = check_file_as(name, shown, doing, err);
 	/* Without HDF5's shared lock: it would make a sweep that resumes the
 	 * file meanwhile fail; our lock, where a caller takes it, is enough. */
 	hid_t fapl = st ? H5I_INVALID_HID : sw_h5_file_access(FMT_EITHER, 0, 1, err);
@@ -168,16 +176,21 @@ enum sw_status sw_h5_open_read(const char *path, const char *doing, hid_t *file,
 		return st ? st : (err ? err->status : SW_EHDF5);
 	/* A SWMR reader reads a running sweep's file and a killed one's (flags
 	 * set); a file a plain writer left closed opens plainly too. */
-	*file = open_swmr(path, fapl);
+	*file = open_swmr(name, fapl);
 	if (*file < 0)
-		*file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+		*file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
 	H5Pclose(fapl);
 	if (*file >= 0)
 		return SW_OK;
 	return sw_h5_fail(err, SW_EINVAL,
 			  "%s %s: HDF5 cannot open it as a sweep file (cut short, damaged, or in a "
 			  "format newer than sweep writes)",
-			  doing, path);
+			  doing, shown);
+}
+
+enum sw_status sw_h5_open_read(const char *path, const char *doing, hid_t *file, struct sw_err *err)
+{
+	return sw_h5_open_read_as(path, path, doing, file, err);
 }
 
 /* ---- reading the summary back ----------------------------------------- */
@@ -223,18 +236,14 @@ close:
 	return st;
 }
 
-enum sw_status sw_h5_count_session(const char *path, int session, struct sw_h5_rows *out,
-				   struct sw_err *err)
+enum sw_status sw_h5_count_in(hid_t file, const char *path, int session, struct sw_h5_rows *out,
+			      struct sw_err *err)
 {
 	struct row_head *rows = NULL;
 	hsize_t n = 0;
-	hid_t file;
-	enum sw_status st = sw_h5_open_read(path, "cannot read back", &file, err);
+	enum sw_status st = read_heads(file, path, &rows, &n, err);
 
 	memset(out, 0, sizeof *out);
-	if (st)
-		return st;
-	st = read_heads(file, path, &rows, &n, err);
 	for (hsize_t i = 0; st == SW_OK && i < n; i++) {
 		if (rows[i].point_id == FILL_POINT_ID || rows[i].session != session)
 			continue;
@@ -243,6 +252,19 @@ enum sw_status sw_h5_count_session(const char *path, int session, struct sw_h5_r
 			out->by_status[rows[i].status]++;
 	}
 	free(rows);
+	return st;
+}
+
+enum sw_status sw_h5_count_session(const char *path, int session, struct sw_h5_rows *out,
+				   struct sw_err *err)
+{
+	hid_t file;
+	enum sw_status st = sw_h5_open_read(path, "cannot read back", &file, err);
+
+	memset(out, 0, sizeof *out);
+	if (st)
+		return st;
+	st = sw_h5_count_in(file, path, session, out, err);
 	H5Fclose(file);
 	return st;
 }

@@ -28,6 +28,14 @@ struct sw_h5;
 struct sw_job;
 struct sw_plan;
 
+/* A file the run reads (--backend replay=F, --costs, a plug-in): the output
+ * may not be it, compared by device and inode, so a hard link, a symbolic
+ * link, `./x` and a bind mount of it are the file itself. */
+struct sw_h5_input {
+	const char *path;
+	char what[256]; /* what a message calls it: "the costs file of --costs F" */
+};
+
 /* What a session does to the file, as /sessions records it. */
 enum sw_session_mode { SW_SESSION_NEW, SW_SESSION_RESUME, SW_SESSION_EXTEND };
 
@@ -35,7 +43,7 @@ enum sw_session_mode { SW_SESSION_NEW, SW_SESSION_RESUME, SW_SESSION_EXTEND };
 struct sw_h5_meta {
 	const char *tool_version; /* "0.1.0 (git abc1234)" */
 	const char *job_text;
-	const char *job_path;
+	const char *job_path; /* an input too: the output may not be the job file */
 	const char *command_line;
 	const char *backend;   /* "cuda" or "model" */
 	const char *placement; /* "once", "per_class" or "every_gpu"; a resume must match */
@@ -53,6 +61,9 @@ struct sw_h5_meta {
 	 * resume must name the same; none (n_metrics 0): no /metrics */
 	const char *const *metric_names;
 	int n_metrics;
+	/* the run's other inputs: no create, resume or extend writes into one */
+	const struct sw_h5_input *inputs;
+	int n_inputs;
 };
 
 /* A /metrics row (schema 3 on): one --metrics value of one point. */
@@ -66,13 +77,18 @@ struct sw_metric_row {
 /* Creates path, with every object and attribute, under a temporary name,
  * starts SWMR writing and publishes it with link(), so that of two creators
  * one wins and the other gets SW_EIO. An existing file is an error (SW_EIO)
- * unless force; force never replaces a directory, a non-regular file, a
- * file another sweep is writing (SW_EIO) or the job file meta->job_path
- * (SW_EINVAL). */
+ * unless force; an input of the run (the job file meta->job_path or one of
+ * meta->inputs) is SW_EINVAL, with or without force, checked before
+ * anything is made or removed; force never replaces a directory, a
+ * non-regular file or a file another sweep is writing (SW_EIO). The handle
+ * holds the file it made (a descriptor) to the end: every later open goes
+ * through it, never through the name (sw_h5_finish). */
 enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
 			    struct sw_h5 **out, struct sw_err *err);
 
-/* Opens an existing sweep file for appending, clearing the consistency
+/* Opens an existing sweep file for appending (refusing, SW_EINVAL, one that
+ * is an input of the run, as sw_h5_create does, and holding the file it
+ * opened to the end, as sw_h5_create does), clearing the consistency
  * flags a killed writer left (no h5clear needed); a 1.10-format file is
  * written in SWMR mode again, a 1.8-format one (older sweeps) as before.
  * Refuses (SW_EINVAL) a file that is not a sweep file, HDF5 cannot open
@@ -121,21 +137,40 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 
 enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err);
 
-/* Flushes and closes, which clears the consistency flags, then writes the
- * end time (a SWMR writer may not add attributes: the file is reopened for
- * it for a moment) and drops our lock; *h becomes NULL. Safe on NULL. */
-enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
-
 /* Rows of one session as the file holds them, read back from it. */
 struct sw_h5_rows {
 	uint64_t rows;         /* written rows (fill rows aside) */
 	uint64_t by_status[4]; /* of those, by enum sw_row_status */
 };
 
-/* Rank 0, after sw_h5_close, whatever it returned: opens path read-only
- * (as a SWMR reader where it can) and counts session's rows, so that a
- * summary says what the file holds, not what was handed to the writer.
- * SW_EIO when the file cannot be opened, SW_EHDF5 when it cannot be read. */
+/* What the end of a session found (sw_h5_finish). */
+struct sw_h5_end {
+	struct sw_h5_rows rows;  /* the session's rows, counted in the file it wrote */
+	enum sw_status count_st; /* SW_OK, or why they could not be counted (count_err) */
+	struct sw_err count_err;
+	char where[4096]; /* where those rows are: the output's path, or where they were kept */
+};
+
+/* Flushes and closes, which clears the consistency flags, then writes the
+ * end time (a SWMR writer may not add attributes: the file is reopened for
+ * it for a moment, through the descriptor held since it was created or
+ * resumed, never by name), checks that the output's name still names that
+ * file and drops our lock; *h becomes NULL. Safe on NULL. A name that now
+ * names another file, or none, is SW_EIO: the message names both, and
+ * where the session's rows are kept (the file's new path when it was moved,
+ * else a copy made beside the name, .kept<pid>, which overwrites nothing).
+ * With end (may be NULL), the session's rows are counted in the file the
+ * session wrote, whatever the result, as a summary says them. */
+enum sw_status sw_h5_finish(struct sw_h5 **h, double end_unix, struct sw_h5_end *end,
+			    struct sw_err *err);
+/* sw_h5_finish without the count. */
+enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
+
+/* Opens path read-only (as a SWMR reader where it can) and counts session's
+ * rows, so that a summary says what the file holds, not what was handed to
+ * the writer (a run counts through sw_h5_finish, which does it on the file
+ * it wrote). SW_EIO when the file cannot be opened, SW_EHDF5 when it
+ * cannot be read. */
 enum sw_status sw_h5_count_session(const char *path, int session, struct sw_h5_rows *out,
 				   struct sw_err *err);
 

@@ -1,6 +1,7 @@
 /*
  * Where a new result file goes and how it gets its name (docs/hdf5-schema.md,
- * "Creation and sweep's lock"): the checks of the target path, the hidden
+ * "Creation and sweep's lock"): the checks of the target path (none of the
+ * run's inputs, by device and inode, docs/bad-inputs.md), the hidden
  * temporary file made and locked before HDF5 writes a byte, --force's hold
  * on the file it replaces, and publishing with link(), so that of two sweeps
  * creating one file exactly one wins. It writes no HDF5: h5create.c does.
@@ -107,11 +108,46 @@ static enum sw_status refuse_dangling_link(const char *path, const char *name, s
 		       name, sw_safe_open_brief(target, brief, sizeof brief));
 }
 
-enum sw_status sw_h5_check_target(const char *path, int force, const char *job_path,
+/* One input against the output's identity out: SW_EINVAL naming it when
+ * they are one file. */
+static enum sw_status not_input(const char *path, const struct stat *out, const char *input,
+				const char *what, enum sw_session_mode mode, struct sw_err *err)
+{
+	char name[160];
+	struct stat in;
+
+	if (!input || stat(input, &in) != 0 || in.st_dev != out->st_dev || in.st_ino != out->st_ino)
+		return SW_OK;
+	sw_safe_open_brief(path, name, sizeof name);
+	if (mode == SW_SESSION_NEW)
+		return sw_fail(err, SW_EINVAL, "%s is %s; write the results to another file", name,
+			       what);
+	return sw_fail(err, SW_EINVAL,
+		       "%s is %s, and --%s would write into it; give the run a copy "
+		       "of it to read instead",
+		       name, what, mode == SW_SESSION_EXTEND ? "extend" : "resume");
+}
+
+enum sw_status sw_h5_check_inputs(const char *path, const struct sw_h5_meta *meta,
+				  struct sw_err *err)
+{
+	enum sw_status st;
+	struct stat out;
+
+	if (!meta || stat(path, &out) != 0) /* a new file is no input */
+		return SW_OK;
+	st = not_input(path, &out, meta->job_path, "the job file", meta->mode, err);
+	for (int i = 0; st == SW_OK && i < meta->n_inputs; i++)
+		st = not_input(path, &out, meta->inputs[i].path, meta->inputs[i].what, meta->mode,
+			       err);
+	return st;
+}
+
+enum sw_status sw_h5_check_target(const char *path, int force, const struct sw_h5_meta *meta,
 				  struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
-	struct stat sb, job;
+	struct stat sb;
 	char *dir;
 
 	/* names quoted short, so that a long one leaves room for the reason */
@@ -151,17 +187,13 @@ enum sw_status sw_h5_check_target(const char *path, int force, const char *job_p
 		/* too long a name, say: refused here, not by HDF5 in a cut message */
 		st = sw_fail(err, SW_EIO, "cannot create %s: %s", name, strerror(errno));
 	} else {
-		/* --force replaces a results file, never the job or a device or FIFO */
+		/* --force replaces a results file, never an input or a device or FIFO */
 		if (S_ISDIR(sb.st_mode))
 			st = sw_fail(err, SW_EIO, "cannot create %s: it is a directory", name);
 		else if (!S_ISREG(sb.st_mode))
 			st = sw_fail(err, SW_EIO,
 				     "cannot create %s: it exists and is not a regular file", name);
-		else if (job_path && stat(job_path, &job) == 0 && job.st_dev == sb.st_dev &&
-			 job.st_ino == sb.st_ino)
-			st = sw_fail(err, SW_EINVAL,
-				     "%s is the job file; write the results to another file", name);
-		else if (!force)
+		else if ((st = sw_h5_check_inputs(path, meta, err)) == SW_OK && !force)
 			st = sw_fail(err, SW_EIO,
 				     "%s already exists; use --force to overwrite it or --resume "
 				     "to continue it",
@@ -214,10 +246,10 @@ enum sw_status sw_h5_hold_old_file(const char *path, int *replace, int *fd, stru
 	return SW_OK;
 }
 
-/* The temporary file, made by us alone (O_EXCL) and locked before HDF5
- * writes a byte: from its first moment no other sweep can take it, and
- * once published the lock covers the name too (one inode). */
-enum sw_status sw_h5_make_locked_temp(const char *tmp, int *lock_fd, struct sw_err *err)
+/* The temporary file, made by us alone (O_EXCL), held (h5own.c) and locked
+ * before HDF5 writes a byte: from its first moment no other sweep can take
+ * it, and once published the lock covers the name too (one inode). */
+enum sw_status sw_h5_make_locked_temp(const char *tmp, struct sw_h5 *h, struct sw_err *err)
 {
 	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	char brief[160]; /* a long name quoted short, the reason whole */
@@ -226,12 +258,25 @@ enum sw_status sw_h5_make_locked_temp(const char *tmp, int *lock_fd, struct sw_e
 	sw_safe_open_brief(tmp, brief, sizeof brief);
 	if (fd < 0)
 		return sw_fail(err, SW_EIO, "cannot create %s: %s", brief, strerror(errno));
-	lock = sw_h5_lock_fd(fd, 1, lock_fd);
+	if (sw_h5_own_hold(h, fd, err) != SW_OK) {
+		close(fd);
+		unlink(tmp);
+		return SW_EIO;
+	}
+	lock = sw_h5_lock_fd(fd, 1, &h->lock_fd);
 	if (lock == LOCK_OURS || lock == LOCK_NONE) /* no locks here: the name alone decides */
 		return SW_OK;
 	sw_fail(err, SW_EIO, "cannot lock %s: %s", brief, strerror(errno));
 	unlink(tmp);
 	return SW_EIO;
+}
+
+void sw_h5_wait_for(const char *file)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	while (file && access(file, F_OK) != 0)
+		nanosleep(&tick, NULL);
 }
 
 /* SW_TEST_FAULT=publish-wait:FILE holds a finished, locked temporary file
@@ -240,11 +285,9 @@ enum sw_status sw_h5_make_locked_temp(const char *tmp, int *lock_fd, struct sw_e
 static void fault_publish_wait(void)
 {
 	struct sw_faults f;
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
 
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
-	while (f.publish_wait && access(f.publish_wait, F_OK) != 0)
-		nanosleep(&tick, NULL);
+	sw_h5_wait_for(f.publish_wait);
 }
 
 /* Gives tmp the name path. A new name with link(), which fails when path

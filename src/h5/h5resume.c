@@ -6,13 +6,16 @@
  * the same checks read-only. The checks of a table are h5table.c's, the
  * opens h5open.c's; appending and closing are h5write.c's.
  */
+#define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
 #include "h5/h5out.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -431,14 +434,23 @@ static enum sw_status start_session(struct sw_h5 *h, const struct sw_h5_meta *me
  * A killed writer leaves HDF5's consistency flags set, and every plain open
  * then fails on them; holding our lock proves that no sweep writes the
  * file, so this open clears them, as h5clear -s does. HDF5's own lock
- * stays on: it refuses a file another program has open. */
+ * stays on: it refuses a file another program has open. HDF5 opens the
+ * file held and locked (h5own.c), not what the name names by then. */
 static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, struct sw_err *err)
 {
-	enum sw_h5_lock lock = sw_h5_take_lock(h->path, 1, &h->lock_fd);
+	int fd = open(h->path, O_RDWR | O_CLOEXEC);
+	enum sw_h5_lock lock = LOCK_ERROR;
 	enum sw_status st;
 	H5F_info2_t info;
+	char own[64];
 	hid_t fapl;
 
+	if (fd >= 0 && sw_h5_own_hold(h, fd, err) != SW_OK) {
+		close(fd);
+		return SW_EIO;
+	}
+	if (fd >= 0)
+		lock = sw_h5_lock_fd(fd, 1, &h->lock_fd);
 	if (lock == LOCK_BUSY)
 		return sw_fail(
 			err, SW_EIO,
@@ -450,7 +462,7 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, s
 	fapl = sw_h5_file_access(FMT_EITHER, lock == LOCK_OURS, 0, err);
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
-	h->file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
+	h->file = H5Fopen(sw_h5_own_name(h, own, sizeof own), H5F_ACC_RDWR, fapl);
 	if (h->file < 0) {
 		/* A lock or open(2) failing is the file system's doing; anything
 		 * else is the content: cut short, damaged, or a newer format. */
@@ -482,6 +494,8 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, s
 		return st;
 	}
 	H5Pclose(fapl);
+	if ((st = sw_h5_own_opened(h, h->file, err)) != SW_OK)
+		return st;
 	if (H5Fget_info2(h->file, &info) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the superblock version", h->path);
 	*fmt = info.super.version >= 3 ? FMT_SWMR : FMT_V18;
@@ -525,7 +539,8 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	*done_ids = NULL;
 	*n_done = 0;
 	*session = 0;
-	if ((st = sw_h5_check_file(path, "cannot resume", err)))
+	if ((st = sw_h5_check_inputs(path, meta, err)) ||
+	    (st = sw_h5_check_file(path, "cannot resume", err)))
 		return st;
 	st = sw_h5_new_handle(path, &h, err);
 	if (st)
@@ -550,7 +565,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 		st = sw_h5_start_swmr(h, err);
 	if (st)
 		goto free_ids;
-	*session = previous + 1;
+	*session = h->session = previous + 1;
 	*out = h;
 	return SW_OK;
 
@@ -574,7 +589,8 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 	int previous;
 
 	*n_done = 0;
-	if ((st = sw_h5_check_file(path, "cannot resume", err)) ||
+	if ((st = sw_h5_check_inputs(path, meta, err)) ||
+	    (st = sw_h5_check_file(path, "cannot resume", err)) ||
 	    (st = sw_h5_new_handle(path, &h, err)))
 		return st;
 	if (sw_h5_take_lock(path, 0, &h->lock_fd) == LOCK_BUSY)

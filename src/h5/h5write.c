@@ -2,7 +2,8 @@
  * The open result file's handle and its rows: rows wait in memory and every
  * HDF5 write happens in sw_h5_flush, which ends in H5Fflush, so a process
  * killed between flushes leaves the file as the last flush wrote it; then
- * closing, and the end time a SWMR writer may not add while it writes.
+ * closing, and the end time a SWMR writer may not add while it writes,
+ * written into the file this sweep holds, whose name is checked last.
  * Creating is h5create.c's, reopening h5resume.c's: both end in a handle.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
@@ -54,6 +55,8 @@ void sw_h5_destroy(struct sw_h5 *h)
 	sw_h5_close_ids(h);
 	if (h->lock_fd >= 0) /* after the file: no other sweep may open it before */
 		close(h->lock_fd);
+	if (h->held_fd >= 0)
+		close(h->held_fd);
 	free(h->dev_buf);
 	free(h->meas_buf);
 	free(h->samples_buf);
@@ -74,7 +77,7 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->file = h->devices = h->measurements = h->samples = H5I_INVALID_HID;
 	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
 	h->metrics = h->metric_mtype = H5I_INVALID_HID;
-	h->lock_fd = -1;
+	h->lock_fd = h->held_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
 		sw_h5_destroy(h);
@@ -315,31 +318,67 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 
 /* A SWMR writer may not add attributes, so the end time goes in once the
  * file is closed (which clears its consistency flags), through a plain
- * writer that opens it for a moment. Without HDF5's lock: a SWMR reader
- * holds a shared one, and our lock still keeps other sweeps away. */
+ * writer that opens it for a moment: the file this sweep holds, whatever
+ * its name names now (h5own.c). Without HDF5's lock: a SWMR reader holds a
+ * shared one, and our lock still keeps other sweeps away. */
 static enum sw_status write_end_time(struct sw_h5 *h, double end_unix, struct sw_err *err)
 {
 	enum sw_status st;
 	hid_t fapl = sw_h5_file_access(FMT_SWMR, 0, 1, err), file;
+	char own[64];
 
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
-	file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
+	file = H5Fopen(sw_h5_own_name(h, own, sizeof own), H5F_ACC_RDWR, fapl);
 	if (file < 0) {
 		st = sw_h5_fail(err, SW_EIO, "cannot reopen it to write the end time");
 		H5Pclose(fapl);
 		return st;
 	}
 	H5Pclose(fapl);
-	st = sw_h5_put_time(file, "end_time", "end_unix", end_unix, err);
+	st = sw_h5_own_opened(h, file, err);
+	if (st == SW_OK)
+		st = sw_h5_put_time(file, "end_time", "end_unix", end_unix, err);
 	if (H5Fclose(file) < 0 && st == SW_OK)
 		st = sw_h5_fail(err, SW_EIO, "cannot close %s", h->path);
 	return st;
 }
 
-enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *err)
+/* The session's rows in the file h holds, read back as a reader sees them. */
+static void count_rows(const struct sw_h5 *h, struct sw_h5_end *end)
 {
-	enum sw_status st;
+	char own[64];
+	hid_t file;
+
+	memset(&end->rows, 0, sizeof end->rows);
+	end->count_st = sw_h5_open_read_as(sw_h5_own_name(h, own, sizeof own), h->path,
+					   "cannot read back", &file, &end->count_err);
+	if (end->count_st != SW_OK)
+		return;
+	end->count_st = sw_h5_own_opened(h, file, &end->count_err);
+	if (end->count_st == SW_OK)
+		end->count_st =
+			sw_h5_count_in(file, h->path, h->session, &end->rows, &end->count_err);
+	H5Fclose(file);
+}
+
+/* SW_TEST_FAULT=close-wait:FILE holds the end of a session, before its last
+ * flush, until FILE exists, so a test can give the output's name to another
+ * file first, every time. */
+static void fault_close_wait(void)
+{
+	struct sw_faults f;
+
+	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
+	sw_h5_wait_for(f.close_wait);
+}
+
+enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end *end,
+			    struct sw_err *err)
+{
+	enum sw_status st, own_st;
+	struct sw_err own_err = { 0 };
+	char where[sizeof end->where];
 	struct sw_h5 *h;
 	hid_t file;
 
@@ -347,6 +386,7 @@ enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *er
 		return SW_OK;
 	h = *hp;
 	*hp = NULL;
+	fault_close_wait();
 	st = sw_h5_flush(h, err);
 	if (st == SW_OK && !h->swmr)
 		st = sw_h5_put_time(h->file, "end_time", "end_unix", end_unix, err);
@@ -356,10 +396,28 @@ enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *er
 	sw_h5_close_ids(h);
 	if (H5Fclose(file) < 0 && st == SW_OK)
 		st = sw_h5_fail(err, SW_EIO, "cannot close %s", h->path);
+	/* Before the end time: where the name names another file, or none, the
+	 * rows are kept first, and the end time goes with them, never into the
+	 * file now at the name, which is left alone. */
+	own_st = sw_h5_own_at_end(h, where, sizeof where, &own_err);
 	if (st == SW_OK && h->swmr)
 		st = write_end_time(h, end_unix, err);
 	if (st)
-		sw_wrap(err, "%s", h->path);
+		sw_wrap(err, "%s", where);
+	if (own_st != SW_OK) { /* where the rows are outweighs an earlier failure */
+		st = own_st;
+		if (err)
+			*err = own_err;
+	}
+	if (end) {
+		snprintf(end->where, sizeof end->where, "%s", where);
+		count_rows(h, end);
+	}
 	sw_h5_destroy(h); /* and with it our lock */
 	return st;
+}
+
+enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *err)
+{
+	return sw_h5_finish(hp, end_unix, NULL, err);
 }

@@ -293,7 +293,9 @@ static const struct cli_opt opts[] = {
 	      "write the results to FILE (default: <job name>.h5 in the current directory, "
 	      "<job name> from the job's name: field)"),
 	FLAG("force", 'f', force,
-	     "replace FILE if it exists; an existing file is never overwritten without --force"),
+	     "replace FILE if it exists; an existing file is never overwritten without --force, "
+	     "and never by any run when it is a file the run reads (the job, --backend "
+	     "replay=FILE, --costs or a plug-in, under any of its names)"),
 	FLAG("resume", 'r', resume,
 	     "continue FILE: keep the points it holds and run the rest; not with --force"),
 	FLAG("extend", 0, extend,

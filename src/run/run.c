@@ -147,14 +147,15 @@ static enum sw_status run_points(struct sw_rank_ctx *r, struct sw_coord_totals *
 	return st;
 }
 
-/* Rank 0: closes the file; SW_OK or why it failed (in err). */
-static enum sw_status close_output(struct sw_rank_ctx *r, struct sw_err *err)
+/* Rank 0: closes the file and counts this session's rows in it (*end);
+ * SW_OK or why it failed (in err). */
+static enum sw_status close_output(struct sw_rank_ctx *r, struct sw_h5_end *end, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	if (sw_fault_at(&r->faults, SW_STAGE_CLOSE, r->rank))
 		st = sw_fail(err, SW_EHDF5, "injected fault (SW_TEST_FAULT)");
 	struct sw_err cerr = { 0 };
-	enum sw_status cst = sw_h5_close(&r->h5, unix_s(), &cerr);
+	enum sw_status cst = sw_h5_finish(&r->h5, unix_s(), end, &cerr);
 	if (cst != SW_OK && st == SW_OK) {
 		st = cst;
 		*err = cerr;
@@ -163,21 +164,23 @@ static enum sw_status close_output(struct sw_rank_ctx *r, struct sw_err *err)
 }
 
 /* Rank 0, after the close: what the file holds of this run, read back from
- * it, so a disk that filled up cannot make the summary claim rows it lost.
+ * the file the run wrote (end: sw_h5_finish counted it, and says where it
+ * is), so a disk that filled up cannot make the summary claim rows it lost.
  * Its count sets the status: a run whose points are not all in the file,
  * or cannot be counted there, has not succeeded (SW_EIO, in err). */
 static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coord_totals *t,
-				double wall, enum sw_status st, struct sw_err *err)
+				const struct sw_h5_end *end, double wall, enum sw_status st,
+				struct sw_err *err)
 {
-	struct sw_h5_rows in = { 0 };
-	struct sw_err rerr = { 0 };
-	if (sw_h5_count_session(r->path, r->session, &in, &rerr) != SW_OK) {
+	struct sw_h5_rows in = end->rows;
+	const char *where = end->where;
+	if (end->count_st != SW_OK) {
 		if (st == SW_OK)
 			return sw_fail(err, SW_EIO, "%zu rows were handed to the writer, but %s",
-				       t->written, rerr.msg);
+				       t->written, end->count_err.msg);
 		if (t->written)
 			fprintf(stderr, "sweep: %zu rows were handed to the writer, but %s\n",
-				t->written, rerr.msg);
+				t->written, end->count_err.msg);
 		return st;
 	}
 	int missing = in.rows < r->n_todo;
@@ -188,7 +191,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			(unsigned long long)in.rows,
 			(st == SW_OK || st == SW_ECUDA) && !missing ? "written to"
 								    : "of this run are safe in",
-			r->path, (unsigned long long)in.by_status[SW_ROW_OK],
+			where, (unsigned long long)in.by_status[SW_ROW_OK],
 			(unsigned long long)in.by_status[SW_ROW_SKIPPED],
 			(unsigned long long)in.by_status[SW_ROW_INVALID],
 			(unsigned long long)in.by_status[SW_ROW_FAILED]);
@@ -213,10 +216,10 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 		return sw_fail(err, SW_EIO,
 			       "%zu of the %zu %s of this run are not in %s; `--resume -o %s` "
 			       "completes it",
-			       r->n_todo - (size_t)in.rows, r->n_todo, what, r->path, r->path);
+			       r->n_todo - (size_t)in.rows, r->n_todo, what, where, where);
 	if (missing)
 		fprintf(stderr, "sweep: %zu %s not in the file; `--resume -o %s` completes it%s\n",
-			r->n_todo - (size_t)in.rows, what, r->path,
+			r->n_todo - (size_t)in.rows, what, where,
 			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
 				     : "");
 	return st;
@@ -254,13 +257,15 @@ static enum sw_status measure_and_close(struct sw_rank_ctx *r, struct sw_err *er
 		sw_fail(err, st, "another rank failed (see the messages above)");
 	if (r->rank == 0) {
 		struct sw_err cerr = { 0 };
-		enum sw_status cst = close_output(r, &cerr);
+		struct sw_h5_end end = { 0 };
+		snprintf(end.where, sizeof end.where, "%s", r->path); /* finish says where */
+		enum sw_status cst = close_output(r, &end, &cerr);
 		if (cst != SW_OK && st == SW_OK) {
 			st = cst;
 			*err = cerr;
 			sw_wrap(err, "rank 0, %s", sw_stage_name(SW_STAGE_CLOSE));
 		}
-		st = summarise(r, &t, now_s() - t0, st, err);
+		st = summarise(r, &t, &end, now_s() - t0, st, err);
 	}
 	st = sw_mpi_worst(st);
 	if (st == SW_OK)

@@ -19,6 +19,7 @@
 #include "run/cost.h"
 #include "core/durations.h"
 #include "h5/h5out.h"
+#include "job/plugin.h"
 #include "backend/measure.h"
 #include "run/progress.h"
 #include "core/safe_open.h"
@@ -383,8 +384,47 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
 }
 
-/* What the file says of this run (rank 0); version is the caller's. */
-static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, size_t len)
+/* Room for the inputs a run reads besides its job: --backend NAME=FILE,
+ * --costs, and each plug-in by its option and as loaded. */
+#define MAX_INPUTS (2 + 2 * SW_MAX_PLUGINS)
+
+/* The files this run reads besides its job (rank 0), which its output may
+ * not be (docs/bad-inputs.md, "Inputs that are also outputs"); how many. */
+static int list_inputs(const struct sw_rank_ctx *r, struct sw_h5_input *in)
+{
+	const struct sw_options *o = r->opt;
+	char brief[160];
+	int n = 0;
+
+	if (o->backend_arg && o->backend_arg[0]) {
+		in[n].path = o->backend_arg;
+		snprintf(in[n++].what, sizeof in->what, "the %s file of --backend %s=%s",
+			 r->backend->name, r->backend->name,
+			 sw_safe_open_brief(o->backend_arg, brief, sizeof brief));
+	}
+	if (o->costs) {
+		in[n].path = o->costs;
+		snprintf(in[n++].what, sizeof in->what, "the costs file of --costs %s",
+			 sw_safe_open_brief(o->costs, brief, sizeof brief));
+	}
+	for (int i = 0; i < o->n_plugins && n < MAX_INPUTS; i++) {
+		in[n].path = o->plugins[i];
+		snprintf(in[n++].what, sizeof in->what, "the plug-in of --plugin %s",
+			 sw_safe_open_brief(o->plugins[i], brief, sizeof brief));
+	}
+	/* the job's plugins: as loaded (a --plugin file matched above first) */
+	for (int i = 0; i < sw_plugin_count() && n < MAX_INPUTS; i++) {
+		in[n].path = sw_plugin_at(i)->path;
+		snprintf(in[n++].what, sizeof in->what,
+			 "the plug-in %s, which the job's plugins: loads",
+			 sw_safe_open_brief(sw_plugin_at(i)->path, brief, sizeof brief));
+	}
+	return n;
+}
+
+/* What the file says of this run (rank 0); version and in are the caller's. */
+static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, size_t len,
+				   struct sw_h5_input in[MAX_INPUTS])
 {
 	snprintf(version, len, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
 	struct sw_h5_meta meta = {
@@ -406,6 +446,8 @@ static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, s
 					 : SW_SESSION_NEW,
 		.job = &r->job,
 		.plan = &r->plan,
+		.inputs = in,
+		.n_inputs = list_inputs(r, in),
 	};
 	return meta;
 }
@@ -425,7 +467,8 @@ enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done, stru
 	output_path(r);
 	*n_done = 0;
 	if (r->rank == 0) {
-		struct sw_h5_meta meta = file_meta(r, version, sizeof version);
+		struct sw_h5_input in[MAX_INPUTS];
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
 		st = sw_h5_check_resume(r->path, &meta, n_done, err);
 	}
 	return sw_mpi_worst(st);
@@ -455,7 +498,8 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_place_done **do
 				struct sw_err *err)
 {
 	char version[128];
-	struct sw_h5_meta meta = file_meta(r, version, sizeof version);
+	struct sw_h5_input in[MAX_INPUTS];
+	struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
 	uint64_t *ids = NULL;
 	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
 	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
