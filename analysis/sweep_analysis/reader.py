@@ -33,7 +33,7 @@ import pandas as pd
 from .cli import CHILD_ENV, ToolError
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
-SCHEMA_VERSION = 6  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 7  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 # From schema 4 on /measurements names its axis columns in this attribute (an
 # array of strings); older files' axes are found by elimination (_old_axes).
 AXES_ATTR = "axis_columns"
