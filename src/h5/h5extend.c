@@ -155,9 +155,13 @@ enum sw_status sw_h5extend_check_session_type(hid_t dset, const char *path, stru
 		hid_t a = H5Tget_member_type(want, (unsigned)i);
 		hid_t b = k < 0 ? H5I_INVALID_HID : H5Tget_member_type(have, (unsigned)k);
 
-		/* a variable-length text converts only to one, a number to a number */
-		if (b < 0 || H5Tget_class(a) != H5Tget_class(b) ||
-		    (H5Tget_class(a) == H5T_STRING && H5Tis_variable_str(a) != H5Tis_variable_str(b)))
+		H5T_class_t ca = H5Tget_class(a), cb = b < 0 ? H5T_NO_CLASS : H5Tget_class(b);
+		int numbers = (ca == H5T_INTEGER || ca == H5T_FLOAT) &&
+			      (cb == H5T_INTEGER || cb == H5T_FLOAT);
+
+		/* a number converts to a number, a variable-length text only to one */
+		if (!numbers && (ca != cb || (ca == H5T_STRING && H5Tis_variable_str(a) !=
+									   H5Tis_variable_str(b))))
 			st = sw_fail(err, SW_EINVAL,
 				     "cannot resume %s: /sessions has %s column %s; sweep appends "
 				     "a row to it in every session: write a new file",

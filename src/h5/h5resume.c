@@ -210,9 +210,16 @@ static enum sw_status check_attributes(hid_t file, const char *path, const struc
 	enum sw_status st;
 	char *backend;
 
+	struct sw_plugin_ref *refs = NULL;
+	int n_refs = 0;
+
 	if ((st = check_attr_types(file, path, err)) ||
 	    (st = check_identity(file, path, meta, err)))
 		return st;
+	/* the plug-in record's shape, whether or not the job is read again */
+	if ((st = sw_h5extend_get_plugins(file, path, &refs, &n_refs, err)))
+		return st;
+	sw_h5extend_plugins_fini(refs, n_refs);
 	/* Done ids are not per backend: the other backend would skip them all. */
 	backend = sw_h5_get_vstr(file, "backend");
 	if (!backend)
