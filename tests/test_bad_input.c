@@ -740,7 +740,8 @@ static void make_sessions_fixed_text(void)
 	H5Tinsert(t, "mode", offsetof(struct fixed_row, mode), s8);
 	H5Tinsert(t, "start_unix", offsetof(struct fixed_row, start_unix), H5T_NATIVE_DOUBLE);
 	H5Tinsert(t, "start_time", offsetof(struct fixed_row, start_time), s24);
-	H5Tinsert(t, "plan_fingerprint", offsetof(struct fixed_row, fingerprint), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "plan_fingerprint", offsetof(struct fixed_row, fingerprint),
+		  H5T_NATIVE_UINT64);
 	H5Tinsert(t, "plan_points", offsetof(struct fixed_row, points), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "tool_version", offsetof(struct fixed_row, tool), vs);
 	H5Tinsert(t, "job_text", offsetof(struct fixed_row, job), s64);

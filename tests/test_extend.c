@@ -22,7 +22,7 @@
 
 #include "launch.h"
 
-#define PLUG_JOB "plugins: [p.so]\nfamilies:\n  hostile:\n"
+#define PLUG_JOB  "plugins: [p.so]\nfamilies:\n  hostile:\n"
 #define PLUG_MORE PLUG_JOB "    axes:\n      n: 1K,2K,3K,4K,5K\n"
 #define AGAIN     "# the same job, another text\n"
 
@@ -198,7 +198,9 @@ START_TEST(test_stored_plugins_from_another_folder)
 	ck_assert(s >= 0 && H5Awrite(s, H5T_NATIVE_INT, &six) >= 0);
 	H5Aclose(s), H5Fclose(f);
 	snprintf(log, sizeof log, "%s/old.log", dir);
-	const char *again[] = { "-q", "--resume", "../a/more_again.yaml", "-o", "../a/old.h5", NULL };
+	const char *again[] = {
+		"-q", "--resume", "../a/more_again.yaml", "-o", "../a/old.h5", NULL
+	};
 	ck_assert_msg(run_in(b, log, again) == 0, "%s", launch_slurp(log));
 	ck_assert_msg(!exists(mark_b), "b/p.so was loaded: %s", launch_slurp(log));
 	ck_assert_int_eq(launch_rows(old, "/measurements", NULL), 30);
@@ -231,8 +233,8 @@ START_TEST(test_failed_extend_changes_no_job)
 	unsigned char *rows = table_bytes(out, "measurements", &t0, &n0);
 
 	snprintf(log, sizeof log, "%s/fail-extend.log", dir);
-	const char *extend[] = { "-q",	  "--extend", "--set", "strided_read.n=1M,4M,16M",
-				 ci_job, "-o",	      out,     NULL };
+	const char *extend[] = { "-q",   "--extend", "--set", "strided_read.n=1M,4M,16M",
+				 ci_job, "-o",       out,     NULL };
 	setenv("SW_TEST_FAULT", "enospc:0", 1);
 	int rc = run_in(dir, log, extend);
 	unsetenv("SW_TEST_FAULT");
@@ -266,7 +268,7 @@ START_TEST(test_dry_run_extend_says_what_it_adds)
 	char *before = slurp_file(out, &n0);
 	snprintf(log, sizeof log, "%s/dry-extend.log", dir);
 	const char *dry[] = { "--dry-run", "--extend", "--set", "strided_read.n=1M,4M,16M",
-			      ci_job,	   "-o",       out,	NULL };
+			      ci_job,      "-o",       out,     NULL };
 	ck_assert_msg(run_in(dir, log, dry) == 0, "%s", launch_slurp(log));
 	ck_assert_msg(strstr(launch_slurp(log), "passes every check; 144 of the job's 216 points "
 						"are in it, 72 would be added"),
@@ -287,8 +289,9 @@ START_TEST(test_extend_adds_model_targets)
 	ck_assert_ptr_nonnull(at);
 	snprintf(job, sizeof job, "%s/ccs.yaml", dir);
 	FILE *f = fopen(job, "w");
-	ck_assert(f && fprintf(f, "%.*sccs: [6.0, 7.0, 8.0, 9.0, 12.0]%s", (int)(at - text), text,
-			       at + strlen("ccs: [6.0, 7.0, 8.0, 9.0]")) > 0 &&
+	ck_assert(f &&
+		  fprintf(f, "%.*sccs: [6.0, 7.0, 8.0, 9.0, 12.0]%s", (int)(at - text), text,
+			  at + strlen("ccs: [6.0, 7.0, 8.0, 9.0]")) > 0 &&
 		  fclose(f) == 0);
 	free(text);
 	snprintf(log, sizeof log, "%s/ccs-extend.log", dir);
@@ -349,7 +352,8 @@ START_TEST(test_extend_grows_an_axis_column)
 		ck_assert_msg(r < n0 ? v == -1 : v >= 1024, "row %lld: width %lld", (long long)r,
 			      (long long)v);
 	}
-	hid_t fl = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(fl, "measurements", H5P_DEFAULT);
+	hid_t fl = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT),
+	      d = H5Dopen2(fl, "measurements", H5P_DEFAULT);
 	hid_t a = H5Aopen(d, "units:width", H5P_DEFAULT), st = H5Tcopy(H5T_C_S1);
 	char *u = NULL;
 	H5Tset_size(st, H5T_VARIABLE);

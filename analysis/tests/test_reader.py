@@ -158,7 +158,9 @@ def test_plugin_record_and_the_schema_before(ci_file, tmp_path):
     as before, one version back."""
     p = writable_copy(ci_file, tmp_path / "plugins.h5")
     with h5py.File(p, "r+") as f:
-        f.attrs["plugin_paths"] = np.array(["/opt/p/a.so", "/opt/p/b.so"], dtype=h5py.string_dtype())
+        f.attrs["plugin_paths"] = np.array(
+            ["/opt/p/a.so", "/opt/p/b.so"], dtype=h5py.string_dtype()
+        )
         f.attrs["plugin_hashes"] = np.array([1, 2**64 - 1], dtype=np.uint64)
     r = read(p)
     assert r.plugins == [("/opt/p/a.so", 1), ("/opt/p/b.so", 2**64 - 1)]

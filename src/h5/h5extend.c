@@ -160,8 +160,8 @@ enum sw_status sw_h5extend_check_session_type(hid_t dset, const char *path, stru
 			      (cb == H5T_INTEGER || cb == H5T_FLOAT);
 
 		/* a number converts to a number, a variable-length text only to one */
-		if (!numbers && (ca != cb || (ca == H5T_STRING && H5Tis_variable_str(a) !=
-									   H5Tis_variable_str(b))))
+		if (!numbers && (ca != cb || (ca == H5T_STRING &&
+					      H5Tis_variable_str(a) != H5Tis_variable_str(b))))
 			st = sw_fail(err, SW_EINVAL,
 				     "cannot resume %s: /sessions has %s column %s; sweep appends "
 				     "a row to it in every session: write a new file",
@@ -316,7 +316,8 @@ static enum sw_status read_plugins(hid_t file, struct sw_plugin_ref *refs, int n
 enum sw_status sw_h5extend_get_plugins(hid_t file, const char *path, struct sw_plugin_ref **refs,
 				       int *n, struct sw_err *err)
 {
-	htri_t has_paths = H5Aexists(file, PLUGIN_PATHS), has_hashes = H5Aexists(file, PLUGIN_HASHES);
+	htri_t has_paths = H5Aexists(file, PLUGIN_PATHS),
+	       has_hashes = H5Aexists(file, PLUGIN_HASHES);
 	hssize_t np, nh;
 	int schema = 0;
 	enum sw_status st;

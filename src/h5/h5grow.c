@@ -64,8 +64,7 @@ static void widen(unsigned char *dst, const unsigned char *src, size_t rows, siz
 }
 
 /* An empty copy of dset's layout (chunks, fill value) of type nt, rows long. */
-static hid_t make_copy(hid_t file, hid_t dset, hid_t ot, hid_t nt, hsize_t rows,
-		       struct sw_err *err)
+static hid_t make_copy(hid_t file, hid_t dset, hid_t ot, hid_t nt, hsize_t rows, struct sw_err *err)
 {
 	hsize_t maxdims = H5S_UNLIMITED, chunk = 0;
 	size_t nb = H5Tget_size(nt);
@@ -213,9 +212,9 @@ enum sw_status sw_h5_add_axis_columns(hid_t file, hid_t *dset, const int *missin
 	if (st == SW_OK)
 		st = fill_copy(*dset, ot, copy, nt, rows, missing, n, err);
 	/* the copy takes the name last: a failure before leaves the table as it was */
-	if (st == SW_OK && (H5Ldelete(file, "measurements", H5P_DEFAULT) < 0 ||
-			    H5Lmove(file, GROWN_NAME, file, "measurements", H5P_DEFAULT,
-				    H5P_DEFAULT) < 0))
+	if (st == SW_OK &&
+	    (H5Ldelete(file, "measurements", H5P_DEFAULT) < 0 ||
+	     H5Lmove(file, GROWN_NAME, file, "measurements", H5P_DEFAULT, H5P_DEFAULT) < 0))
 		st = sw_h5_fail(err, SW_EHDF5, "cannot put the grown /measurements in place");
 	if (st == SW_OK) {
 		H5Dclose(*dset);

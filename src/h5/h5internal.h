@@ -19,9 +19,9 @@
 struct sw_h5 {
 	char *path;
 	hid_t file;
-	int swmr;    /* 1.10 format, SWMR writer; 0: a 1.8-format file resumed as such */
+	int swmr;         /* 1.10 format, SWMR writer; 0: a 1.8-format file resumed as such */
 	int swmr_pending; /* a resumed 1.10-format file: SWMR starts in sw_h5_resume_begin */
-	int lock_fd; /* holds our lock on the file (see sw_h5_take_lock); -1 when none */
+	int lock_fd;      /* holds our lock on the file (see sw_h5_take_lock); -1 when none */
 	hid_t devices, measurements, samples; /* datasets */
 	hid_t dev_mtype, meas_mtype;          /* row types in memory */
 	uint64_t n_dev, n_meas, n_samples;    /* rows on disk */

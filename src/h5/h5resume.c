@@ -318,9 +318,8 @@ static enum sw_status check_settings(hid_t file, const char *path, const struct 
 		goto free_text;
 	/* this run's job as it was read (its plug-ins beside its file), else
 	 * its text read again from there */
-	if (!meta->job &&
-	    sw_job_parse(meta->job_path ? meta->job_path : "this job", here, strlen(here), &now,
-			 &perr) != SW_OK) {
+	if (!meta->job && sw_job_parse(meta->job_path ? meta->job_path : "this job", here,
+				       strlen(here), &now, &perr) != SW_OK) {
 		st = sw_fail(err, SW_EINVAL, "cannot compare %s with this job: %s", path, perr.msg);
 		goto fini_old;
 	}
@@ -546,8 +545,8 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	*previous = -1;
 	if ((st = check_attributes(h->file, h->path, meta, err)) ||
 	    (st = check_settings(h->file, h->path, meta, err)) ||
-	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
-			     0, &h->devices, &h->n_dev, err)) ||
+	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns, 0,
+			     &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
 			     meta->mode == SW_SESSION_EXTEND, &h->measurements, &h->n_meas, err)) ||
 	    (st = open_table(h, "samples", NULL, 0, 0, &h->samples, &h->n_samples, err)))
@@ -572,8 +571,8 @@ static enum sw_status check_sessions(struct sw_h5 *h, struct sw_err *err)
 		return SW_OK;
 	d = H5Dopen2(h->file, "sessions", H5P_DEFAULT);
 	if (d < 0)
-		return sw_h5_fail(err, SW_EINVAL, "%s is not a sweep file: /sessions is not a table",
-				  h->path);
+		return sw_h5_fail(err, SW_EINVAL,
+				  "%s is not a sweep file: /sessions is not a table", h->path);
 	st = sw_h5_check_layout(d, h->path, "sessions", err);
 	if (st == SW_OK)
 		st = sw_h5extend_check_session_type(d, h->path, err);
@@ -594,9 +593,8 @@ static enum sw_status check_all(struct sw_h5 *h, const struct sw_h5_meta *meta, 
 	if ((st = validate(h, meta, previous, err)) || (st = resume_metrics(h, meta, err)) ||
 	    (st = check_sessions(h, err)) || (st = read_done(h, done_ids, n_done, keep, err)))
 		return st;
-	return meta->mode == SW_SESSION_EXTEND
-		       ? sw_h5extend_check(h, meta, *done_ids, *n_done, err)
-		       : SW_OK;
+	return meta->mode == SW_SESSION_EXTEND ? sw_h5extend_check(h, meta, *done_ids, *n_done, err)
+					       : SW_OK;
 }
 
 /* An --extend's refusals say so: "cannot extend", not "cannot resume". */

@@ -41,8 +41,8 @@ static void as_stored(const uint8_t *data, size_t size, enum sw_status as_file)
 	struct sw_plugin_where w = { .job_path = "fuzz.yaml", .n_recorded = 0 };
 	struct sw_job job;
 	struct sw_err err = { 0 };
-	enum sw_status st = sw_job_parse_stored("job_text", (const char *)data, size, &w, &job,
-						&err);
+	enum sw_status st =
+		sw_job_parse_stored("job_text", (const char *)data, size, &w, &job, &err);
 
 	FZ_REQUIRE(w.stored && !w.failed);
 	FZ_REQUIRE((st == SW_OK) == (as_file == SW_OK));
