@@ -1,10 +1,12 @@
 /*
- * --resume of a result file (docs/hdf5-schema.md, "Sessions and --resume"):
- * checks that the file is a sweep file of this job and backend, clears the
- * consistency flags a killed writer left (under our lock), reads the point
- * ids already recorded and starts the next session; --dry-run --resume makes
- * the same checks read-only. The checks of a table are h5table.c's, the
- * opens h5open.c's; appending and closing are h5write.c's.
+ * --resume and --extend of a result file (docs/hdf5-schema.md, "Sessions
+ * and --resume"): every check first (a sweep file of this job and backend,
+ * its tables able to grow, its stored job's settings and plug-ins), then
+ * the writes: consistency flags a killed writer left cleared (under our
+ * lock), the next session started, and last, in sw_h5_resume_begin, an
+ * extend's job adopted and SWMR writing; their --dry-run makes the same
+ * checks read-only. The checks of a table are h5table.c's, the opens
+ * h5open.c's, a grown table h5grow.c's; appending and closing h5write.c's.
  */
 #include "h5/h5out.h"
 

@@ -364,14 +364,6 @@ static enum sw_status beside(const char *job_path, const char *path, char *full,
 	return SW_OK;
 }
 
-enum sw_status sw_plugin_load_from(const char *job_path, const char *path, struct sw_err *err)
-{
-	char full[PATH_MAX];
-	enum sw_status st = beside(job_path, path, full, sizeof full, err);
-
-	return st ? st : sw_plugin_load(full, err);
-}
-
 /* A stored job's entry, as its file records it: the plug-in of that
  * content this run loaded, and nothing else. Nothing is loaded for it: a
  * plug-in the run does not load has no family the run's plan names, so
@@ -407,9 +399,10 @@ static enum sw_status find_unrecorded(const char *job_path, const char *entry,
 	if (st)
 		return st;
 	*loaded = NULL;
-	for (int i = 0; realpath(full, real) && i < n_plugins && !*loaded; i++)
-		if (!strcmp(plugins[i].path, real))
-			*loaded = &plugins[i];
+	if (realpath(full, real))
+		for (int i = 0; i < n_plugins && !*loaded; i++)
+			if (!strcmp(plugins[i].path, real))
+				*loaded = &plugins[i];
 	if (*loaded)
 		return SW_OK;
 	return sw_fail(err, SW_EINVAL,

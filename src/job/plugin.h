@@ -35,10 +35,6 @@ struct sw_plugin_info {
  * whose constructor ends the process ends it here (main.c says so). */
 enum sw_status sw_plugin_load(const char *path, struct sw_err *err);
 
-/* Like sw_plugin_load, for a path from a job file: a relative path is taken
- * against the directory of job_path. */
-enum sw_status sw_plugin_load_from(const char *job_path, const char *path, struct sw_err *err);
-
 /* Which plug-in file one entry of a job's `plugins:` resolved to: its real
  * path and its content hash (sw_plugin_info's). A result file records them
  * (docs/hdf5-schema.md, `plugin_paths`), so that its stored job resolves
@@ -63,7 +59,8 @@ struct sw_plugin_where {
 
 /* Entry i of a job's plugins: (its text, entry) as w says, and which
  * plug-in it is, in *ref (the caller frees ref->path). A job file's entry
- * is loaded (sw_plugin_load_from). A stored job's loads nothing: it is the
+ * is loaded (sw_plugin_load), a relative path taken against the directory
+ * of w->job_path. A stored job's loads nothing: it is the
  * plug-in of its recorded content that this run loaded (from anywhere),
  * else SW_EINVAL naming the recorded path and saying whether that file is
  * gone or changed since; in a file that records none, the plug-in beside
