@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -596,6 +597,194 @@ static void make_other_flush(void)
 	job_with("measure:\n  flush_method: memset\n");
 }
 
+/* ---- makers for "Stored jobs and their plug-ins" and "Extend" ----------- */
+
+/* The job of plug_h5 (made in main, in a folder of its own, with the good
+ * hostile plug-in as its p.so), the same with one more comment line, and
+ * the job enlarged by one value of n. */
+#define PLUG_JOB   "plugins: [p.so]\nfamilies:\n  hostile:\n"
+#define PLUG_JOB_C "# the same job, another text\n" PLUG_JOB
+#define PLUG_JOB_2 PLUG_JOB "    axes:\n      n: 1K,2K,3K,4K,5K\n"
+
+static char plug_h5[512]; /* a complete sweep file of PLUG_JOB */
+
+/* A 1-D attribute of n values, created anew. */
+static void put_list(hid_t f, const char *name, hid_t type, const void *values, hsize_t n)
+{
+	if (H5Aexists(f, name) > 0)
+		ck_assert(H5Adelete(f, name) >= 0);
+	hid_t sp = H5Screate_simple(1, &n, NULL);
+	hid_t a = H5Acreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Awrite(a, type, values) >= 0);
+	H5Aclose(a);
+	H5Sclose(sp);
+}
+
+/* out.h5: plug_h5 whose record says its plug-in was made/p.so of this
+ * directory: n_paths paths and n_hashes hashes (the recorded one). */
+static void plug_out(int n_paths, int n_hashes)
+{
+	char cwd[512], where[600];
+	const char *paths[2] = { where, where };
+	uint64_t hashes[2] = { 0, 0 };
+	copy_file(plug_h5, "out.h5", -1);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+	snprintf(where, sizeof where, "%s/made/p.so", cwd);
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t a = H5Aopen(f, "plugin_hashes", H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Aread(a, H5T_NATIVE_UINT64, hashes) >= 0);
+	H5Aclose(a);
+	hashes[1] = hashes[0];
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	put_list(f, "plugin_paths", t, paths, (hsize_t)n_paths);
+	put_list(f, "plugin_hashes", H5T_NATIVE_UINT64, hashes, (hsize_t)n_hashes);
+	H5Tclose(t);
+	H5Fclose(f);
+}
+
+/* The jobs of a resume (job_c.yaml) and an extend (job2.yaml) beside
+ * out.h5, and p.so another build of the family `hostile`. */
+static void plug_jobs(void)
+{
+	write_text("job_c.yaml", PLUG_JOB_C);
+	write_text("job2.yaml", PLUG_JOB_2);
+	copy_plugin("plugin_hostile_other.so", "p.so");
+}
+static void make_plug_gone(void)
+{
+	plug_out(1, 1);
+	plug_jobs();
+}
+/* made/p.so leaves MARK here when loaded: the row's unchanged directory
+ * shows that its constructor never ran */
+static void make_plug_changed(void)
+{
+	make_plug_gone();
+	ck_assert(mkdir("made", 0755) == 0);
+	copy_plugin("plugin_hostile_mark.so", "made/p.so");
+}
+static void make_plug_intact(void)
+{
+	make_plug_gone();
+	ck_assert(mkdir("made", 0755) == 0);
+	copy_plugin("plugin_hostile.so", "made/p.so");
+}
+/* A file of schema 6 (no record), resumed with a job that has no plugins:
+ * key (its family by --plugin q.so), and here a p.so that leaves MARK. */
+static void make_plug_schema6(void)
+{
+	int six = 6;
+	copy_file(plug_h5, "out.h5", -1);
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0 && H5Adelete(f, "plugin_paths") >= 0 &&
+		  H5Adelete(f, "plugin_hashes") >= 0);
+	hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Awrite(a, H5T_NATIVE_INT, &six) >= 0);
+	H5Aclose(a);
+	H5Fclose(f);
+	make_dir();
+	write_text("jobdir/job.yaml", "# its family by --plugin\nfamilies:\n  hostile:\n");
+	copy_plugin("plugin_hostile.so", "q.so");
+	copy_plugin("plugin_hostile_mark.so", "p.so");
+}
+static void make_plug_lengths(void)
+{
+	plug_out(2, 1);
+	copy_plugin("plugin_hostile.so", "p.so");
+}
+static void make_plug_two_records(void)
+{
+	plug_out(2, 2);
+	write_text("job_c.yaml", PLUG_JOB_C);
+	copy_plugin("plugin_hostile.so", "p.so");
+}
+
+/* out.h5: the good file with its /sessions rebuilt laid out as layout says. */
+static void remake_sessions(enum layout layout)
+{
+	copy_file(good_h5, "out.h5", -1);
+	hid_t src = H5Fopen(good_h5, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t dst = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(src >= 0 && dst >= 0 && H5Ldelete(dst, "sessions", H5P_DEFAULT) >= 0);
+	hid_t d = H5Dopen2(src, "sessions", H5P_DEFAULT), t = H5Dget_type(d), sp = H5Dget_space(d);
+	hsize_t n = (hsize_t)H5Sget_simple_extent_npoints(sp), chunk = n;
+	void *rows = calloc(n, H5Tget_size(t));
+	ck_assert(rows && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (layout != CONTIGUOUS)
+		H5Pset_chunk(dcpl, 1, &chunk);
+	hid_t nsp = H5Screate_simple(1, &n, NULL); /* no maximum: it cannot grow */
+	hid_t e = H5Dcreate2(dst, "sessions", t, nsp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	ck_assert(e >= 0 && H5Dwrite(e, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	H5Dvlen_reclaim(t, sp, H5P_DEFAULT, rows);
+	free(rows);
+	H5Dclose(e), H5Sclose(nsp), H5Pclose(dcpl), H5Sclose(sp), H5Tclose(t), H5Dclose(d);
+	H5Fclose(dst), H5Fclose(src);
+}
+static void make_sessions_fixed(void)
+{
+	remake_sessions(FIXED_MAX);
+}
+static void make_sessions_contiguous(void)
+{
+	remake_sessions(CONTIGUOUS);
+}
+/* /sessions whose job_text is a string of 64 bytes, which a session's
+ * variable-length job text cannot be written to: one row, as a file of
+ * another program might hold it. */
+static void make_sessions_fixed_text(void)
+{
+	struct fixed_row {
+		int32_t session;
+		char mode[8];
+		double start_unix;
+		char start_time[24];
+		uint64_t fingerprint, points;
+		const char *tool;
+		char job[64];
+	} row = { 0, "new", 1.7e9, "2023-11-14T22:13:20Z", 0, 144, "sweep", "name: ci" };
+	copy_file(good_h5, "out.h5", -1);
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0 && H5Ldelete(f, "sessions", H5P_DEFAULT) >= 0);
+	hid_t s8 = H5Tcopy(H5T_C_S1), s24 = H5Tcopy(H5T_C_S1), s64 = H5Tcopy(H5T_C_S1);
+	hid_t vs = H5Tcopy(H5T_C_S1), t = H5Tcreate(H5T_COMPOUND, sizeof row);
+	H5Tset_size(s8, 8), H5Tset_size(s24, 24), H5Tset_size(s64, 64);
+	H5Tset_size(vs, H5T_VARIABLE);
+	H5Tinsert(t, "session", offsetof(struct fixed_row, session), H5T_NATIVE_INT32);
+	H5Tinsert(t, "mode", offsetof(struct fixed_row, mode), s8);
+	H5Tinsert(t, "start_unix", offsetof(struct fixed_row, start_unix), H5T_NATIVE_DOUBLE);
+	H5Tinsert(t, "start_time", offsetof(struct fixed_row, start_time), s24);
+	H5Tinsert(t, "plan_fingerprint", offsetof(struct fixed_row, fingerprint),
+		  H5T_NATIVE_UINT64);
+	H5Tinsert(t, "plan_points", offsetof(struct fixed_row, points), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "tool_version", offsetof(struct fixed_row, tool), vs);
+	H5Tinsert(t, "job_text", offsetof(struct fixed_row, job), s64);
+	hsize_t one = 1, unlimited = H5S_UNLIMITED, chunk = 16;
+	hid_t sp = H5Screate_simple(1, &one, &unlimited), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_chunk(dcpl, 1, &chunk);
+	hid_t d = H5Dcreate2(f, "sessions", t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	ck_assert(d >= 0 && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &row) >= 0);
+	H5Dclose(d), H5Pclose(dcpl), H5Sclose(sp), H5Tclose(t);
+	H5Tclose(vs), H5Tclose(s64), H5Tclose(s24), H5Tclose(s8);
+	H5Fclose(f);
+}
+static void make_samples_fixed(void)
+{
+	remake("samples", NULL, H5I_INVALID_HID, FIXED_MAX);
+}
+/* jobs/ci.yaml without its last model target: 36 points fewer. */
+static void make_fewer_ccs(void)
+{
+	char *text = slurp_text(ci_job), *at = strstr(text, "ccs: [6.0, 7.0, 8.0, 9.0]");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "ccs: [6.0, 7.0, 8.0]     ", 25);
+	write_text("job.yaml", text);
+	free(text);
+	make_good();
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 /* Bytes with NULs in them: a job's text and length together. */
@@ -1113,6 +1302,107 @@ static const struct bad table[] = {
 	  .make = make_good,
 	  .rc = 2,
 	  .msg = "--extend and --force conflict" },
+	/* --extend's bookkeeping (issue 23, cause 5): every check first */
+	{ "E5 --extend: /sessions cannot grow",
+	  { "--extend", "--set", "strided_read.n=1M,4M,16M", "@ci", O },
+	  .make = make_sessions_fixed,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: /sessions cannot grow past 1 rows; write a new file" },
+	{ "E6 --extend: /sessions contiguous",
+	  { "--extend", "--set", "strided_read.n=1M,4M,16M", "@ci", O },
+	  .make = make_sessions_contiguous,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: /sessions is not chunked, so it cannot grow; write a new "
+		 "file" },
+	{ "E7 --extend: /sessions' job_text a fixed-length string",
+	  { "--extend", "--set", "strided_read.n=1M,4M,16M", "@ci", O },
+	  .make = make_sessions_fixed_text,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: /sessions has another type of column job_text; sweep "
+		 "appends a row to it in every session: write a new file" },
+	{ "E8 --extend: /measurements contiguous",
+	  { "--extend", "--set", "strided_read.n=1M,4M,16M", "@ci", O },
+	  .make = make_rows_contiguous,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: /measurements is not chunked, so it cannot grow; write a "
+		 "new file" },
+	{ "E9 --extend: /samples with a fixed maximum size",
+	  { "--extend", "--set", "strided_read.n=1M,4M,16M", "@ci", O },
+	  .make = make_samples_fixed,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: /samples cannot grow past " },
+	{ "E10 --dry-run --extend with a job that lacks points of the file",
+	  { "--dry-run", "--extend", "--set", "strided_read.stride=2:128:x2", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: 16 of its 144 points are not in this job (point " },
+	{ "E11 --dry-run --extend with other measure settings",
+	  { "--dry-run", "--extend", "job.yaml", O },
+	  .make = make_other_warmup,
+	  .rc = 2,
+	  .msg = "out.h5 was measured with other settings: measure.warmup is 2 in the file, 5 in "
+		 "this job" },
+	{ "E12 --dry-run --extend: /sessions cannot grow",
+	  { "--dry-run", "--extend", "--set", "strided_read.n=1M,4M,16M", "@ci", O },
+	  .make = make_sessions_fixed,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: /sessions cannot grow past 1 rows; write a new file" },
+	{ "E13 --extend without one of the file's model targets",
+	  { "--extend", "job.yaml", O },
+	  .make = make_fewer_ccs,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: 36 of its 144 points are not in this job (point " },
+	/* Stored jobs and their plug-ins (issue 23, cause 4) */
+	{ "J01 --extend: the file's plug-in gone, a p.so of another build here",
+	  { "--extend", "job2.yaml", O },
+	  .make = make_plug_gone,
+	  .rc = 2,
+	  .msg = "/made/p.so, which is gone (No such file or directory), and this run loads no "
+		 "plug-in of its content; a file's job takes the plug-ins its first run loaded, "
+		 "by content, never a file of that name in another folder: load that one "
+		 "(plugins: or --plugin), or write a new file" },
+	{ "J02 --extend: the file's plug-in replaced by one that leaves a mark when loaded",
+	  { "--extend", "job2.yaml", O },
+	  .make = make_plug_changed,
+	  .rc = 2,
+	  .msg = "/made/p.so, which holds another file now, and this run loads no plug-in of its "
+		 "content" },
+	{ "J03 --extend: the file's plug-in there, this run loads another build of its family",
+	  { "--extend", "job2.yaml", O },
+	  .make = make_plug_intact,
+	  .rc = 2,
+	  .msg = "/made/p.so and this run loads no plug-in of its content" },
+	{ "J04 --resume of a schema 6 file: its job's plug-in not beside this job, a p.so here",
+	  { "--resume", "--plugin", "q.so", "jobdir/job.yaml", O },
+	  .make = make_plug_schema6,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: its job's plug-in p.so is not recorded in it (a file of "
+		 "schema 6 or older records no plug-in paths), and beside this run's job, as "
+		 "jobdir/p.so, it is no plug-in this run loads" },
+	{ "J05 a plug-in record of 2 paths and 1 hash",
+	  { "--resume", "job.yaml", O },
+	  .job = PLUG_JOB,
+	  .make = make_plug_lengths,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: its plugin_paths and plugin_hashes attributes are not two "
+		 "arrays of plug-in paths (strings) and content hashes (integers) of one length" },
+	{ "J06 a plug-in record of 2 plug-ins for a job_text that names 1",
+	  { "--resume", "job_c.yaml", O },
+	  .make = make_plug_two_records,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: its job_text does not parse (job_text:1:10: plugins: 1 "
+		 "entries, but the file records 2 plug-in paths for them; the file is damaged)" },
+	{ "J07 --dry-run --extend: the file's plug-in gone",
+	  { "--dry-run", "--extend", "job2.yaml", O },
+	  .make = make_plug_gone,
+	  .rc = 2,
+	  .msg = "/made/p.so, which is gone (No such file or directory), and this run loads no "
+		 "plug-in of its content" },
+	{ "J08 --resume with another text of the job: the file's plug-in gone",
+	  { "--resume", "job_c.yaml", O },
+	  .make = make_plug_gone,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: its job's plug-in p.so was " },
 	/* options */
 	{ "B96 unknown option",
 	  { "--frobnicate", "@ci", O },
@@ -2562,6 +2852,17 @@ int main(void)
 		 good_h5);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "cannot make %s: %s\n", good_h5, cmd);
+		return EXIT_FAILURE;
+	}
+
+	/* One of a job with a plug-in, made in a folder of its own. */
+	snprintf(plug_h5, sizeof plug_h5, "%s/plug/plug.h5", tmpdir);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir '%s/plug' && cd '%s/plug' && cp '%s/plugin_hostile.so' p.so && "
+		 "printf '" PLUG_JOB "' > job.yaml && '%s' --backend model -q job.yaml -o plug.h5",
+		 tmpdir, tmpdir, env("SW_TEST_PLUGINS"), env("SW_SWEEP"));
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot make %s: %s\n", plug_h5, cmd);
 		return EXIT_FAILURE;
 	}
 

@@ -138,6 +138,8 @@ static enum sw_status reopen(const char *text, enum sw_session_mode mode, size_t
 	m = meta_of(&f, mode);
 	st = sw_h5_resume(path, &m, &h, &done, n_done, &session, e);
 	free(done);
+	if (st == SW_OK)
+		ck_assert_msg(sw_h5_resume_begin(h, &m, e) == SW_OK, "%s", e->msg);
 	if (st == SW_OK) {
 		ck_assert_int_gt(session, 0);
 		ck_assert_int_eq(sw_h5_close(&h, 1700000200.0, e), SW_OK);

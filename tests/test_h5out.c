@@ -978,6 +978,8 @@ static enum sw_status try_resume(const char *path, const struct sw_h5_meta *m, s
 	enum sw_status st = sw_h5_resume(path, m, &h, &ids, &n, &session, e);
 
 	free(ids);
+	if (st == SW_OK)
+		st = sw_h5_resume_begin(h, m, e);
 	if (st == SW_OK) {
 		static struct sw_record rec;
 
@@ -1119,6 +1121,7 @@ START_TEST(resume_continues)
 	write_file(path, 42, recs, 3, devs);
 	m.command_line = "sweep jobs/test.yaml -o out.h5 --resume";
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
 	ck_assert_int_eq(session, 1);
 	ck_assert_uint_eq(n, 3);
 	for (size_t i = 0; i < n; i++)
@@ -1139,6 +1142,7 @@ START_TEST(resume_continues)
 
 	m.command_line = "sweep again";
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
 	ck_assert_int_eq(session, 2);
 	ck_assert_uint_eq(n, 4); /* 1001 once */
 	for (size_t i = 0; i < n; i++)
@@ -1177,6 +1181,7 @@ START_TEST(resume_empty_file)
 	ck_assert_int_eq(sw_h5_create(path, 0, &m, &h, &e), SW_OK);
 	ck_assert_int_eq(sw_h5_close(&h, 1.0, &e), SW_OK);
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
 	ck_assert_int_eq(session, 1); /* from the sessions attribute */
 	ck_assert_uint_eq(n, 0);
 	free(ids);
@@ -1324,6 +1329,7 @@ START_TEST(survives_sigkill)
 
 	/* --resume clears the flags itself: no h5clear needed */
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
 	ck_assert_int_eq(session, 1);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(ids[0], 1000);
@@ -1368,6 +1374,7 @@ START_TEST(resume_after_plain_writer_killed)
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	ck_assert(flags_set(path));
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
 	ck_assert_uint_eq(n, 2);
 	free(ids);
 	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
@@ -1745,6 +1752,7 @@ START_TEST(count_after_disk_full)
 	ck_assert_uint_eq(in.by_status[0] + in.by_status[1], 2);
 
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
 	ck_assert_uint_eq(n, 2);
 	free(ids);
 	for (int i = 2; i < N_RECS; i++) {
@@ -1782,6 +1790,7 @@ START_TEST(resume_drops_unwritten_rows)
 	H5Fclose(f);
 	ck_assert_uint_eq(count_rows(path, "measurements"), grown);
 	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &n, &session, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
 	ck_assert_uint_eq(n, 2);
 	free(ids);
 	make_record(&recs[2], 2, session);

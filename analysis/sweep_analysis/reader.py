@@ -9,7 +9,9 @@ the /metrics table of a file made with --metrics (empty otherwise), and
 than schema 3). Schema 5 adds placement: the `placement` root attribute, a
 `calibration` column of /measurements and a `device_class` column of
 /devices; older files read as `once`, no calibration rows and classes
-derived from (name, CC, memory) as the writer derives them.
+derived from (name, CC, memory) as the writer derives them. Schema 7 adds
+the plug-in record (`plugin_paths`, `plugin_hashes`; `Run.plugins`); a
+schema 6 file reads as one whose job named no plug-in it recorded.
 Unwritten fill rows (status -1) are dropped here, so no caller sees them.
 A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
@@ -33,7 +35,7 @@ import pandas as pd
 from .cli import CHILD_ENV, ToolError
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
-SCHEMA_VERSION = 6  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 7  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 # From schema 4 on /measurements names its axis columns in this attribute (an
 # array of strings); older files' axes are found by elimination (_old_axes).
 AXES_ATTR = "axis_columns"
@@ -46,6 +48,12 @@ PLACEMENT_ATTR = "placement"
 PLACEMENTS = ("once", "per_class", "every_gpu")
 CALIBRATION = "calibration"
 DEVICE_CLASS = "device_class"
+
+# Schema 7 on: the real path and content hash of each plug-in of the job's
+# `plugins:` (root attributes, absent when it names none), so a resume or
+# extend reads the stored job with the plug-ins it was made with.
+PLUGIN_PATHS_ATTR = "plugin_paths"
+PLUGIN_HASHES_ATTR = "plugin_hashes"
 
 # /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
 METRIC_COLUMNS = ("point_id", "name", "value", "unit")
@@ -189,6 +197,15 @@ class Run:
     @property
     def backend(self) -> str:
         return str(self.attrs.get("backend", ""))
+
+    @property
+    def plugins(self) -> list:
+        """(path, content hash) of the file each `plugins:` entry of the job
+        resolved to, in order (schema 7 on); [] for a job without plug-ins
+        and for older files, which record none."""
+        paths = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_PATHS_ATTR, []), dtype=object))
+        hashes = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_HASHES_ATTR, []))).tolist()
+        return [(_text(p), int(h)) for p, h in zip(paths, hashes)]
 
     def samples_of(self, row) -> np.ndarray:
         """Raw sample times (ns per launch) of one measurement row."""

@@ -11,6 +11,7 @@ import h5py
 import numpy as np
 import pytest
 
+from sweep_analysis.export import to_json
 from sweep_analysis.reader import SCHEMA_VERSION, SweepFileError, read
 
 from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
@@ -18,8 +19,9 @@ from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
 
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
-    # the reader reads what the writer writes: 5 from issue 21 (placement) on
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 6
+    # the reader reads what the writer writes: 7 from issue 23 (the plug-in record) on
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 7
+    assert r.plugins == []  # jobs/ci.yaml names no plug-in
     assert r.metrics.empty and list(r.metrics.columns) == ["point_id", "name", "value", "unit"]
     assert r.backend == "model" and r.closed_cleanly
     assert len(r.rows) == int(r.attrs["plan_points"])
@@ -148,6 +150,29 @@ def test_foreign_hdf5(tmp_path):
         f["measurements"] = np.arange(10)
     with pytest.raises(SweepFileError, match="not a sweep result file"):
         read(p)
+
+
+def test_plugin_record_and_the_schema_before(ci_file, tmp_path):
+    """A schema 7 file's plug-in record reads as (path, hash) pairs and
+    exports as lists; the same file as schema 6 wrote it (no record) reads
+    as before, one version back."""
+    p = writable_copy(ci_file, tmp_path / "plugins.h5")
+    with h5py.File(p, "r+") as f:
+        f.attrs["plugin_paths"] = np.array(
+            ["/opt/p/a.so", "/opt/p/b.so"], dtype=h5py.string_dtype()
+        )
+        f.attrs["plugin_hashes"] = np.array([1, 2**64 - 1], dtype=np.uint64)
+    r = read(p)
+    assert r.plugins == [("/opt/p/a.so", 1), ("/opt/p/b.so", 2**64 - 1)]
+    attrs = to_json(r)["attributes"]
+    assert attrs["plugin_paths"] == ["/opt/p/a.so", "/opt/p/b.so"]
+    assert attrs["plugin_hashes"] == [1, 2**64 - 1]
+    with h5py.File(p, "r+") as f:
+        del f.attrs["plugin_paths"], f.attrs["plugin_hashes"]
+        f.attrs["schema_version"] = np.int32(SCHEMA_VERSION - 1)
+    r = read(p)
+    assert int(r.attrs["schema_version"]) == 6 and r.plugins == []
+    assert len(r.rows) == int(r.attrs["plan_points"])
 
 
 def test_newer_schema_refused(h200_file, tmp_path):

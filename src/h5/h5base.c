@@ -246,6 +246,93 @@ enum sw_status sw_h5_put_str_list(hid_t loc, const char *name, const char *const
 	return st;
 }
 
+enum sw_status sw_h5_put_u64_list(hid_t loc, const char *name, const uint64_t *values, size_t n,
+				  struct sw_err *err)
+{
+	hsize_t dims = n;
+
+	return put_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &dims, values, err);
+}
+
+void sw_h5_str_list_fini(char **values, size_t n)
+{
+	for (size_t i = 0; values && i < n; i++)
+		free(values[i]);
+	free(values);
+}
+
+/* The length of attribute a as a 1-D array of variable-length strings; -1
+ * when it is another type or shape. */
+static hssize_t str_list_length(hid_t a)
+{
+	hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+	hssize_t k = -1;
+
+	if (t >= 0 && sp >= 0 && H5Tis_variable_str(t) > 0 && H5Sget_simple_extent_ndims(sp) == 1)
+		k = H5Sget_simple_extent_npoints(sp);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	return k;
+}
+
+/* k texts of attribute a, read as type mt, into malloc'd copies. */
+static enum sw_status read_texts(hid_t a, hid_t mt, const char *name, char **copies, hssize_t k,
+				 struct sw_err *err)
+{
+	char **raw = calloc(k ? (size_t)k : 1, sizeof *raw);
+	enum sw_status st = SW_OK;
+
+	if (!raw)
+		return sw_fail(err, SW_ENOMEM, "out of memory for attribute %s", name);
+	if (H5Aread(a, mt, raw) < 0)
+		st = sw_h5_fail(err, SW_EINVAL, "cannot read attribute %s", name);
+	for (hssize_t i = 0; i < k; i++) {
+		if (st == SW_OK && !(copies[i] = strdup(raw[i] ? raw[i] : "")))
+			st = sw_fail(err, SW_ENOMEM, "out of memory for attribute %s", name);
+		if (raw[i])
+			H5free_memory(raw[i]);
+	}
+	free(raw);
+	return st;
+}
+
+enum sw_status sw_h5_get_str_list(hid_t loc, const char *name, char ***values, size_t *n,
+				  struct sw_err *err)
+{
+	hid_t a, mt;
+	int rc = sw_h5_open_attr(loc, name, &a);
+	hssize_t k;
+	enum sw_status st;
+
+	*values = NULL;
+	*n = 0;
+	if (rc <= 0)
+		return rc < 0 ? sw_h5_fail(err, SW_EINVAL, "cannot open attribute %s", name)
+			      : SW_OK;
+	k = str_list_length(a);
+	mt = k < 0 ? H5I_INVALID_HID : sw_h5_vstr_type(err);
+	if (k < 0)
+		st = sw_fail(err, SW_EINVAL, "attribute %s is not a list of texts", name);
+	else if (mt < 0)
+		st = err ? err->status : SW_EHDF5;
+	else if (!(*values = calloc(k ? (size_t)k : 1, sizeof **values)))
+		st = sw_fail(err, SW_ENOMEM, "out of memory for attribute %s", name);
+	else
+		st = read_texts(a, mt, name, *values, k, err);
+	if (st == SW_OK) {
+		*n = (size_t)k;
+	} else if (*values) {
+		sw_h5_str_list_fini(*values, (size_t)k);
+		*values = NULL;
+	}
+	if (mt >= 0)
+		H5Tclose(mt);
+	H5Aclose(a);
+	return st;
+}
+
 /* ---- names for messages ------------------------------------------------ */
 
 const char *sw_h5_class_name(H5T_class_t c)

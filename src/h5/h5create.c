@@ -55,7 +55,8 @@ static enum sw_status write_root(hid_t file, const struct sw_h5_meta *m, struct 
 	    (st = sw_h5_put_u64(file, "plan_points", m->plan_points, err)) ||
 	    (st = sw_h5_put_time(file, "start_time", "start_unix", m->start_unix, err)) ||
 	    (st = sw_h5_put_i32(file, "sessions", 1, err)) ||
-	    (st = sw_h5_put_i32(file, "measure_method", m->measure_method, err)))
+	    (st = sw_h5_put_i32(file, "measure_method", m->measure_method, err)) ||
+	    (st = sw_h5extend_put_plugins(file, m->job, err)))
 		return sw_wrap(err, "cannot write the root attributes");
 	return SW_OK;
 }

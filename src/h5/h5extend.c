@@ -139,6 +139,45 @@ close_space:
 	return st;
 }
 
+enum sw_status sw_h5extend_check_session_type(hid_t dset, const char *path, struct sw_err *err)
+{
+	hid_t want = session_type(), have = H5Dget_type(dset);
+	enum sw_status st = SW_OK;
+
+	if (want < 0 || have < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /sessions", path);
+	else if (H5Tget_class(have) != H5T_COMPOUND)
+		st = sw_fail(err, SW_EINVAL, "%s is not a sweep file: /sessions is not a table",
+			     path);
+	for (int i = 0; st == SW_OK && i < H5Tget_nmembers(want); i++) {
+		char *col = H5Tget_member_name(want, (unsigned)i);
+		int k = col ? H5Tget_member_index(have, col) : -1;
+		hid_t a = H5Tget_member_type(want, (unsigned)i);
+		hid_t b = k < 0 ? H5I_INVALID_HID : H5Tget_member_type(have, (unsigned)k);
+
+		H5T_class_t ca = H5Tget_class(a), cb = b < 0 ? H5T_NO_CLASS : H5Tget_class(b);
+		int numbers = (ca == H5T_INTEGER || ca == H5T_FLOAT) &&
+			      (cb == H5T_INTEGER || cb == H5T_FLOAT);
+
+		/* a number converts to a number, a variable-length text only to one */
+		if (!numbers && (ca != cb || (ca == H5T_STRING &&
+					      H5Tis_variable_str(a) != H5Tis_variable_str(b))))
+			st = sw_fail(err, SW_EINVAL,
+				     "cannot resume %s: /sessions has %s column %s; sweep appends "
+				     "a row to it in every session: write a new file",
+				     path, b < 0 ? "no" : "another type of", col ? col : "?");
+		if (b >= 0)
+			H5Tclose(b);
+		H5Tclose(a);
+		H5free_memory(col);
+	}
+	if (have >= 0)
+		H5Tclose(have);
+	if (want >= 0)
+		H5Tclose(want);
+	return st;
+}
+
 enum sw_status sw_h5extend_add_session(struct sw_h5 *h, const struct sw_h5_meta *meta, int session,
 				       struct sw_err *err)
 {
@@ -192,6 +231,129 @@ enum sw_status sw_h5extend_check_points(const uint64_t *done, size_t n_done,
 	return st;
 }
 
+#define PLUGIN_PATHS  "plugin_paths"
+#define PLUGIN_HASHES "plugin_hashes"
+
+enum sw_status sw_h5extend_put_plugins(hid_t file, const struct sw_job *job, struct sw_err *err)
+{
+	int n = job ? job->n_plugins : 0;
+	const char **paths = malloc((n ? (size_t)n : 1) * sizeof *paths);
+	uint64_t *hashes = malloc((n ? (size_t)n : 1) * sizeof *hashes);
+	enum sw_status st = SW_OK;
+
+	if (!paths || !hashes)
+		st = sw_fail(err, SW_ENOMEM, "out of memory for the plug-in record");
+	for (int i = 0; st == SW_OK && i < n; i++) {
+		paths[i] = job->plugins[i].path;
+		hashes[i] = job->plugins[i].content_hash;
+	}
+	/* none: no attributes, which a file of schema 7 on reads as none */
+	for (int i = 0; st == SW_OK && !n && i < 2; i++) {
+		const char *name = i ? PLUGIN_HASHES : PLUGIN_PATHS;
+		htri_t has = H5Aexists(file, name);
+
+		if (has < 0 || (has && H5Adelete(file, name) < 0))
+			st = sw_h5_fail(err, SW_EHDF5, "cannot remove attribute %s", name);
+	}
+	if (st == SW_OK && n &&
+	    (st = sw_h5_put_str_list(file, PLUGIN_PATHS, paths, (size_t)n, err)) == SW_OK)
+		st = sw_h5_put_u64_list(file, PLUGIN_HASHES, hashes, (size_t)n, err);
+	free(paths);
+	free(hashes);
+	return st;
+}
+
+void sw_h5extend_plugins_fini(struct sw_plugin_ref *refs, int n)
+{
+	for (int i = 0; refs && i < n; i++)
+		free(refs[i].path);
+	free(refs);
+}
+
+/* Attribute name of file as a 1-D array of class cls: its length, or -1. */
+static hssize_t array_length(hid_t file, const char *name, H5T_class_t cls)
+{
+	hid_t a = H5Aopen(file, name, H5P_DEFAULT);
+	hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+	hid_t sp = a < 0 ? H5I_INVALID_HID : H5Aget_space(a);
+	hssize_t n = -1;
+
+	if (t >= 0 && sp >= 0 && H5Tget_class(t) == cls && H5Sget_simple_extent_ndims(sp) == 1 &&
+	    (cls != H5T_STRING || H5Tis_variable_str(t) > 0))
+		n = H5Sget_simple_extent_npoints(sp);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return n;
+}
+
+/* The two arrays into refs[0..n). */
+static enum sw_status read_plugins(hid_t file, struct sw_plugin_ref *refs, int n,
+				   struct sw_err *err)
+{
+	uint64_t *hashes = calloc((size_t)n, sizeof *hashes);
+	char **paths = NULL;
+	size_t n_paths = 0;
+	enum sw_status st = hashes ? SW_OK : sw_fail(err, SW_ENOMEM, "out of memory");
+
+	if (st == SW_OK && sw_h5_get_attr(file, PLUGIN_HASHES, H5T_NATIVE_UINT64, hashes) != 1)
+		st = sw_h5_fail(err, SW_EINVAL, "cannot read attribute %s", PLUGIN_HASHES);
+	if (st == SW_OK)
+		st = sw_h5_get_str_list(file, PLUGIN_PATHS, &paths, &n_paths, err);
+	for (int i = 0; st == SW_OK && i < n && (size_t)i < n_paths; i++) {
+		refs[i].path = paths[i]; /* taken over */
+		paths[i] = NULL;
+		refs[i].content_hash = hashes[i];
+	}
+	sw_h5_str_list_fini(paths, n_paths);
+	free(hashes);
+	return st;
+}
+
+enum sw_status sw_h5extend_get_plugins(hid_t file, const char *path, struct sw_plugin_ref **refs,
+				       int *n, struct sw_err *err)
+{
+	htri_t has_paths = H5Aexists(file, PLUGIN_PATHS),
+	       has_hashes = H5Aexists(file, PLUGIN_HASHES);
+	hssize_t np, nh;
+	int schema = 0;
+	enum sw_status st;
+
+	*refs = NULL;
+	*n = 0;
+	if (has_paths < 0 || has_hashes < 0)
+		return sw_h5_fail(err, SW_EINVAL, "%s: cannot look up the plug-in record", path);
+	if (!has_paths && !has_hashes) {
+		/* before schema 7 a file recorded no plug-in paths: unknown, not none */
+		if (sw_h5_get_attr(file, "schema_version", H5T_NATIVE_INT, &schema) == 1 &&
+		    schema < 7)
+			*n = -1;
+		return SW_OK;
+	}
+	np = has_paths ? array_length(file, PLUGIN_PATHS, H5T_STRING) : -1;
+	nh = has_hashes ? array_length(file, PLUGIN_HASHES, H5T_INTEGER) : -1;
+	if (np < 0 || nh != np || np > SW_MAX_PLUGINS)
+		return sw_fail(err, SW_EINVAL,
+			       "cannot resume %s: its %s and %s attributes are not two arrays of "
+			       "plug-in paths (strings) and content hashes (integers) of one "
+			       "length, at most %d; write a new file",
+			       path, PLUGIN_PATHS, PLUGIN_HASHES, SW_MAX_PLUGINS);
+	*refs = calloc(np ? (size_t)np : 1, sizeof **refs);
+	if (!*refs)
+		return sw_fail(err, SW_ENOMEM, "out of memory for the plug-in record");
+	st = read_plugins(file, *refs, (int)np, err);
+	if (st != SW_OK) {
+		sw_h5extend_plugins_fini(*refs, (int)np);
+		*refs = NULL;
+		return sw_wrap(err, "%s", path);
+	}
+	*n = (int)np;
+	return SW_OK;
+}
+
 enum sw_status sw_h5extend_adopt_job(struct sw_h5 *h, const struct sw_h5_meta *meta,
 				     struct sw_err *err)
 {
@@ -200,7 +362,8 @@ enum sw_status sw_h5extend_adopt_job(struct sw_h5 *h, const struct sw_h5_meta *m
 	enum sw_status st;
 
 	if ((st = sw_h5_put_str(h->file, "job_text", meta->job_text, err)) ||
-	    (st = sw_h5_put_str(h->file, "job_path", meta->job_path, err)))
+	    (st = sw_h5_put_str(h->file, "job_path", meta->job_path, err)) ||
+	    (st = sw_h5extend_put_plugins(h->file, meta->job, err)))
 		return st;
 	for (int i = 0; i < 2; i++) {
 		hid_t a = H5Aopen(h->file, names[i], H5P_DEFAULT);
@@ -218,11 +381,8 @@ enum sw_status sw_h5extend_adopt_job(struct sw_h5 *h, const struct sw_h5_meta *m
 enum sw_status sw_h5extend_check(struct sw_h5 *h, const struct sw_h5_meta *meta,
 				 const uint64_t *done, size_t n_done, struct sw_err *err)
 {
-	enum sw_status st;
-
 	if (!meta->job || !meta->plan)
 		return sw_fail(err, SW_EINVAL, "--extend needs the job and its plan");
 	/* the measure and model settings: checked as for --resume (h5resume.c) */
-	st = sw_h5extend_check_points(done, n_done, meta->plan, h->path, err);
-	return st ? st : sw_h5extend_adopt_job(h, meta, err);
+	return sw_h5extend_check_points(done, n_done, meta->plan, h->path, err);
 }

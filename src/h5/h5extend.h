@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hdf5.h>
+
 #include "h5/h5out.h"
 #include "job/job.h"
 #include "job/plan.h"
@@ -33,13 +35,33 @@ enum sw_status sw_h5extend_check_points(const uint64_t *done, size_t n_done,
 					const struct sw_plan *plan, const char *path,
 					struct sw_err *err);
 
+/* The plug-in record of a file's job (docs/hdf5-schema.md, schema 7 on):
+ * the root attributes plugin_paths and plugin_hashes, the real path and
+ * content hash of the file each `plugins:` entry of job_text resolved to,
+ * in order. put writes job's (meta->job; none: the attributes go), get
+ * reads them into *refs (*n of them; the caller frees with
+ * sw_h5extend_plugins_fini), *n -1 for a file that records none and is
+ * older than schema 7. get: SW_EINVAL naming the attribute when the two
+ * are not arrays of strings and integers of one length. */
+enum sw_status sw_h5extend_put_plugins(hid_t file, const struct sw_job *job, struct sw_err *err);
+enum sw_status sw_h5extend_get_plugins(hid_t file, const char *path, struct sw_plugin_ref **refs,
+				       int *n, struct sw_err *err);
+void sw_h5extend_plugins_fini(struct sw_plugin_ref *refs, int n);
+
 /* --extend, once both checks pass: the root attributes job_text, job_path,
- * plan_fingerprint and plan_points become the new job's, so that a later
- * --resume of the grown file takes the new job. SW_EHDF5 on failure. */
+ * plan_fingerprint, plan_points and the plug-in record become the new
+ * job's, so that a later --resume of the grown file takes the new job.
+ * The last write of an --extend's opening (sw_h5_resume_begin), so that a
+ * failure before it leaves the file's job as it was. SW_EHDF5 on failure. */
 enum sw_status sw_h5extend_adopt_job(struct sw_h5 *h, const struct sw_h5_meta *meta,
 				     struct sw_err *err);
 
-/* The checks and the adoption together, on the open file h and its points. */
+/* /sessions (dset) has every column a session's row fills, in a class the
+ * row converts to: SW_EINVAL naming the first that does not. */
+enum sw_status sw_h5extend_check_session_type(hid_t dset, const char *path, struct sw_err *err);
+
+/* Both checks of --extend on the open file h and its points (its measure
+ * and model settings are checked as a resume's are, in h5resume.c). */
 enum sw_status sw_h5extend_check(struct sw_h5 *h, const struct sw_h5_meta *meta,
 				 const uint64_t *done, size_t n_done, struct sw_err *err);
 

@@ -20,8 +20,9 @@
 struct sw_h5 {
 	char *path;
 	hid_t file;
-	int swmr;    /* 1.10 format, SWMR writer; 0: a 1.8-format file resumed as such */
-	int lock_fd; /* holds our lock on the file (see sw_h5_take_lock); -1 when none */
+	int swmr;         /* 1.10 format, SWMR writer; 0: a 1.8-format file resumed as such */
+	int swmr_pending; /* a resumed 1.10-format file: SWMR starts in sw_h5_resume_begin */
+	int lock_fd;      /* holds our lock on the file (see sw_h5_take_lock); -1 when none */
 	/* the file itself (h5own.c), from creation or resume to the end: every
 	 * later open goes through it; -1 before */
 	int held_fd;
@@ -82,6 +83,16 @@ enum sw_status sw_h5_put_time(hid_t loc, const char *name_time, const char *name
 /* n variable-length strings, a 1-D array: created or replaced. */
 enum sw_status sw_h5_put_str_list(hid_t loc, const char *name, const char *const *values, size_t n,
 				  struct sw_err *err);
+/* n uint64 values, a 1-D array: created or replaced. */
+enum sw_status sw_h5_put_u64_list(hid_t loc, const char *name, const uint64_t *values, size_t n,
+				  struct sw_err *err);
+
+/* A 1-D array of variable-length strings (sw_h5_put_str_list's) as *n
+ * malloc'd copies in *values (sw_h5_str_list_fini frees them); none when
+ * absent. SW_EINVAL when it is another type, SW_ENOMEM. */
+enum sw_status sw_h5_get_str_list(hid_t loc, const char *name, char ***values, size_t *n,
+				  struct sw_err *err);
+void sw_h5_str_list_fini(char **values, size_t n);
 
 /* 1: present and opened (*attr, which the caller closes); 0: absent; -1:
  * present but cannot be opened. */
@@ -154,11 +165,32 @@ enum sw_status sw_h5_read_column(hid_t dset, const char *table, const char *name
 /* The checks that an existing table is one sweep can append to, each SW_OK
  * or SW_EINVAL with the reason: its layout (1-D, chunked, no maximum
  * size), and every column against what sweep writes (cols NULL: a table of
- * float64, /samples). */
+ * float64, /samples); with axes_may_lack, an axis column the table lacks
+ * passes (an --extend adds it: sw_h5_add_axis_columns). */
 enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
 				  struct sw_err *err);
 enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
-				   const struct sw_column *cols, size_t n_cols, struct sw_err *err);
+				   const struct sw_column *cols, size_t n_cols, int axes_may_lack,
+				   struct sw_err *err);
+
+/* The units of an axis name from the registered families that declare it;
+ * NULL when none does or they disagree. */
+const char *sw_h5_axis_units(const char *name);
+
+/* ---- h5grow.c: /measurements grown by axis columns (--extend) ------------ */
+
+/* The axis columns of this registry (sw_axis_column_name indices) that
+ * /measurements (dset) lacks, into missing (SW_MAX_AXIS_COLUMNS); their
+ * count, -1 when its type cannot be read. */
+int sw_h5_missing_axes(hid_t dset, int *missing);
+
+/* Gives /measurements (*dset, replaced by the new dataset) the n axis
+ * columns missing[]: a copy with them at the end of each row, -1 in every
+ * existing row, with every attribute of the old table, the new columns'
+ * units and axis_columns, takes the table's name. Rows, their order and
+ * the other columns stay; a failure leaves the old table as it was. */
+enum sw_status sw_h5_add_axis_columns(hid_t file, hid_t *dset, const int *missing, int n,
+				      struct sw_err *err);
 
 /* ---- h5open.c: formats, our lock, the read-only open --------------------- */
 

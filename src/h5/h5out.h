@@ -21,8 +21,9 @@
 /* 2: end_unix, measure_method; 3: /sessions, and /metrics with the metrics
  * attribute under --metrics; 4: the axis_columns attribute of /measurements;
  * 5: the placement attribute, /measurements' calibration and /devices'
- * device_class; 6: the phase times of /measurements (alloc_s ... check_cpu_s) */
-#define SW_SCHEMA_VERSION 6
+ * device_class; 6: the phase times of /measurements (alloc_s ... check_cpu_s);
+ * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found */
+#define SW_SCHEMA_VERSION 7
 
 struct sw_h5;
 struct sw_job;
@@ -99,14 +100,24 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
  * for writing. Returns the ids already recorded (caller frees *done_ids)
  * and the session number for this run (previous maximum + 1). With
  * meta->mode SW_SESSION_EXTEND the plan may differ (src/h5extend.h says what
- * must match instead). Either way the session gets its row in /sessions. */
+ * must match instead). Either way the session gets its row in /sessions.
+ * Every check comes before the first write; the file is not yet in SWMR
+ * mode and an extend's job not yet adopted: sw_h5_resume_begin does both. */
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
 			    uint64_t **done_ids, size_t *n_done, int *session, struct sw_err *err);
 
-/* What --dry-run --resume says: every check sw_h5_resume makes, on a
- * read-only open that changes nothing (no flags cleared, no session
- * started). *n_done: the distinct point ids already recorded. Statuses as
- * sw_h5_resume's. */
+/* The end of a resume's (or extend's) opening, once this session's
+ * /devices rows are appended: flushes them, then, for --extend, makes the
+ * new job the file's (sw_h5extend_adopt_job: the last write of the
+ * opening, so a failure before it leaves the file's job as it was) and
+ * starts SWMR writing (a 1.10-format file). Rows are appended after it. */
+enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				  struct sw_err *err);
+
+/* What --dry-run --resume and --dry-run --extend say: every check
+ * sw_h5_resume makes, the extend's included, on a read-only open that
+ * changes nothing (no flags cleared, no session started). *n_done: the
+ * distinct point ids already recorded. Statuses as sw_h5_resume's. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
 				  struct sw_err *err);
 

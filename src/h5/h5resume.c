@@ -1,10 +1,12 @@
 /*
- * --resume of a result file (docs/hdf5-schema.md, "Sessions and --resume"):
- * checks that the file is a sweep file of this job and backend, clears the
- * consistency flags a killed writer left (under our lock), reads the point
- * ids already recorded and starts the next session; --dry-run --resume makes
- * the same checks read-only. The checks of a table are h5table.c's, the
- * opens h5open.c's; appending and closing are h5write.c's.
+ * --resume and --extend of a result file (docs/hdf5-schema.md, "Sessions
+ * and --resume"): every check first (a sweep file of this job and backend,
+ * its tables able to grow, its stored job's settings and plug-ins), then
+ * the writes: consistency flags a killed writer left cleared (under our
+ * lock), the next session started, and last, in sw_h5_resume_begin, an
+ * extend's job adopted and SWMR writing; their --dry-run makes the same
+ * checks read-only. The checks of a table are h5table.c's, the opens
+ * h5open.c's, a grown table h5grow.c's; appending and closing h5write.c's.
  */
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
 #include "h5/h5out.h"
@@ -27,7 +29,8 @@
 /* The table exists, is 1-D, chunked and growable, has every column we
  * write in the type we write it, and tells its row count. */
 static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct sw_column *cols,
-				 size_t n_cols, hid_t *dset, uint64_t *rows, struct sw_err *err)
+				 size_t n_cols, int axes_may_lack, hid_t *dset, uint64_t *rows,
+				 struct sw_err *err)
 {
 	enum sw_status st;
 	hid_t space;
@@ -43,7 +46,7 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct
 	if (*dset < 0)
 		return sw_h5_fail(err, SW_EINVAL, "%s: cannot open /%s", h->path, name);
 	if ((st = sw_h5_check_layout(*dset, h->path, name, err)) ||
-	    (st = sw_h5_check_columns(*dset, h->path, name, cols, n_cols, err)))
+	    (st = sw_h5_check_columns(*dset, h->path, name, cols, n_cols, axes_may_lack, err)))
 		return st;
 	space = H5Dget_space(*dset);
 	if (space < 0)
@@ -212,9 +215,16 @@ static enum sw_status check_attributes(hid_t file, const char *path, const struc
 	enum sw_status st;
 	char *backend;
 
+	struct sw_plugin_ref *refs = NULL;
+	int n_refs = 0;
+
 	if ((st = check_attr_types(file, path, err)) ||
 	    (st = check_identity(file, path, meta, err)))
 		return st;
+	/* the plug-in record's shape, whether or not the job is read again */
+	if ((st = sw_h5extend_get_plugins(file, path, &refs, &n_refs, err)))
+		return st;
+	sw_h5extend_plugins_fini(refs, n_refs);
 	/* Done ids are not per backend: the other backend would skip them all. */
 	backend = sw_h5_get_vstr(file, "backend");
 	if (!backend)
@@ -228,8 +238,11 @@ static enum sw_status check_attributes(hid_t file, const char *path, const struc
 }
 
 /* The first setting of measure and model where a and b differ, as
- * "measure.warmup is 2 in the file, 5 in this job"; 0 when none does. */
-static int first_difference(const struct sw_job *a, const struct sw_job *b, char *say, size_t len)
+ * "measure.warmup is 2 in the file, 5 in this job"; 0 when none does. The
+ * model's targets (ccs) count for a resume only: an --extend may add
+ * targets, and one it drops takes points the extend check finds missing. */
+static int first_difference(const struct sw_job *a, const struct sw_job *b, int extend, char *say,
+			    size_t len)
 {
 	const char *fmt = "%s is %g in the file, %g in this job";
 	struct {
@@ -242,18 +255,53 @@ static int first_difference(const struct sw_job *a, const struct sw_job *b, char
 
 	if (sw_measure_diff(&a->measure, &b->measure, say, len))
 		return 1;
-	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+	for (size_t i = 0; i < (extend ? 1 : sizeof v / sizeof v[0]); i++)
 		if (v[i].in_file != v[i].here) {
 			snprintf(say, len, fmt, v[i].name, v[i].in_file, v[i].here);
 			return 1;
 		}
-	for (int i = 0; i < a->n_ccs; i++)
+	for (int i = 0; !extend && i < a->n_ccs; i++)
 		if (a->ccs[i] != b->ccs[i]) {
 			snprintf(say, len, "model.ccs[%d] is %d.%d in the file, %d.%d in this job",
 				 i, a->ccs[i] / 10, a->ccs[i] % 10, b->ccs[i] / 10, b->ccs[i] % 10);
 			return 1;
 		}
 	return 0;
+}
+
+/* The file's job_text parsed again, its plug-ins those the file records
+ * (sw_job_parse_stored): plug-ins of the recorded content that this run
+ * loaded; none is loaded for it, none is found by name in the working
+ * directory. */
+static enum sw_status parse_stored(hid_t file, const char *path, const struct sw_h5_meta *meta,
+				   const char *text, struct sw_job *old, struct sw_err *err)
+{
+	const char *verb = meta->mode == SW_SESSION_EXTEND ? "extend" : "resume";
+	struct sw_plugin_where where = { .job_path = meta->job_path };
+	struct sw_plugin_ref *refs = NULL;
+	struct sw_err perr = { 0 };
+	enum sw_status st;
+	int n = 0;
+
+	if ((st = sw_h5extend_get_plugins(file, path, &refs, &n, err)))
+		return st;
+	where.recorded = refs;
+	where.n_recorded = n;
+	if (sw_job_parse_stored("job_text", text, strlen(text), &where, old, &perr) == SW_OK)
+		st = SW_OK;
+	else if (where.failed)
+		st = sw_fail(err, SW_EINVAL,
+			     "cannot %s %s: %s; a file's job takes the plug-ins its first run "
+			     "loaded, by content, never a file of that name in another folder: "
+			     "load that one (plugins: or --plugin), or write a new file",
+			     verb, path, perr.msg);
+	else
+		st = sw_fail(err, SW_EINVAL,
+			     "cannot %s %s: its job_text does not parse (%s), so its settings "
+			     "cannot be compared with this job's; write a new file",
+			     verb, path, perr.msg);
+	sw_h5extend_plugins_fini(refs, n);
+	return st;
 }
 
 /* The parsed measure and model settings of the file's job_text against
@@ -271,18 +319,17 @@ static enum sw_status check_settings(hid_t file, const char *path, const struct 
 		return sw_fail(err, SW_ENOMEM, "out of memory");
 	if (strcmp(text, here) == 0) /* the same text: the same settings */
 		goto free_text;
-	if (sw_job_parse("job_text", text, strlen(text), &old, &perr) != SW_OK) {
-		st = sw_fail(err, SW_EINVAL,
-			     "cannot resume %s: its job_text does not parse (%s), so its "
-			     "settings cannot be compared with this job's; write a new file",
-			     path, perr.msg);
+	if ((st = parse_stored(file, path, meta, text, &old, err)))
 		goto free_text;
-	}
-	if (sw_job_parse("this job", here, strlen(here), &now, &perr) != SW_OK) {
+	/* this run's job as it was read (its plug-ins beside its file), else
+	 * its text read again from there */
+	if (!meta->job && sw_job_parse(meta->job_path ? meta->job_path : "this job", here,
+				       strlen(here), &now, &perr) != SW_OK) {
 		st = sw_fail(err, SW_EINVAL, "cannot compare %s with this job: %s", path, perr.msg);
 		goto fini_old;
 	}
-	if (first_difference(&old, &now, say, sizeof say))
+	if (first_difference(&old, meta->job ? meta->job : &now, meta->mode == SW_SESSION_EXTEND,
+			     say, sizeof say))
 		st = sw_fail(err, SW_EINVAL,
 			     "%s was measured with other settings: %s; write a new file rather "
 			     "than mix them",
@@ -319,23 +366,21 @@ static enum sw_status check_counters(hid_t file, const char *path, int previous,
 }
 
 /* Rows a failed flush left at the end (a full disk: the table grew, its
- * rows never came) go, so the resume's rows follow the last written one. */
-static enum sw_status trim_unwritten(struct sw_h5 *h, const uint64_t *ids, struct sw_err *err)
+ * rows never came) go, so the resume's rows follow the last written one:
+ * the first keep rows stay. */
+static enum sw_status trim_unwritten(struct sw_h5 *h, uint64_t keep, struct sw_err *err)
 {
-	hsize_t keep = h->n_meas;
+	hsize_t rows = keep;
 
-	while (keep > 0 && ids[keep - 1] == FILL_POINT_ID)
-		keep--;
 	if (keep == h->n_meas)
 		return SW_OK;
-	if (H5Dset_extent(h->measurements, &keep) < 0)
+	if (H5Dset_extent(h->measurements, &rows) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot drop %llu unwritten rows", h->path,
 				  (unsigned long long)(h->n_meas - keep));
 	h->n_meas = keep;
 	return SW_OK;
 }
 
-/* The ids already recorded; with trim, unwritten rows at the end go. */
 /* The file's --metrics against this run's: the same names in the same
  * order, or none on either side (files before schema 3 have none). Opens
  * /metrics to append to when there are names. */
@@ -362,33 +407,34 @@ static enum sw_status resume_metrics(struct sw_h5 *h, const struct sw_h5_meta *m
 	st = sw_h5_keep_metric_names(h, meta, err);
 	if (st == SW_OK)
 		st = open_table(h, "metrics", sw_h5_metric_columns, (size_t)sw_h5_n_metric_columns,
-				&h->metrics, &h->n_metric_rows, err);
+				0, &h->metrics, &h->n_metric_rows, err);
 	return st;
 }
 
-static enum sw_status read_done(struct sw_h5 *h, int trim, uint64_t **done_ids, size_t *n_done,
-				struct sw_err *err)
+/* The ids already recorded (sorted, distinct, fill rows aside); *keep: the
+ * rows up to the last written one (trim_unwritten). Reads only. */
+static enum sw_status read_done(struct sw_h5 *h, uint64_t **done_ids, size_t *n_done,
+				uint64_t *keep, struct sw_err *err)
 {
 	enum sw_status st;
 	uint64_t *ids;
-	size_t n;
 
+	*keep = h->n_meas;
 	if (h->n_meas == 0)
 		return SW_OK;
-	n = h->n_meas;
 	ids = malloc(h->n_meas * sizeof *ids);
 	if (!ids)
 		return sw_fail(err, SW_ENOMEM, "out of memory for %llu point ids",
 			       (unsigned long long)h->n_meas);
 	st = sw_h5_read_column(h->measurements, "measurements", "point_id", H5T_NATIVE_UINT64,
 			       h->n_meas, ids, err);
-	if (st == SW_OK && trim)
-		st = trim_unwritten(h, ids, err);
 	if (st) {
 		free(ids);
 		return sw_wrap(err, "%s", h->path);
 	}
-	*n_done = tidy_ids(ids, n);
+	while (*keep > 0 && ids[*keep - 1] == FILL_POINT_ID)
+		(*keep)--;
+	*n_done = tidy_ids(ids, h->n_meas);
 	*done_ids = ids;
 	return SW_OK;
 }
@@ -515,16 +561,88 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	*previous = -1;
 	if ((st = check_attributes(h->file, h->path, meta, err)) ||
 	    (st = check_settings(h->file, h->path, meta, err)) ||
-	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
+	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns, 0,
 			     &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
-			     &h->measurements, &h->n_meas, err)) ||
-	    (st = open_table(h, "samples", NULL, 0, &h->samples, &h->n_samples, err)))
+			     meta->mode == SW_SESSION_EXTEND, &h->measurements, &h->n_meas, err)) ||
+	    (st = open_table(h, "samples", NULL, 0, 0, &h->samples, &h->n_samples, err)))
 		return st;
 	if ((st = max_session(h->devices, "devices", h->n_dev, previous, err)) ||
 	    (st = max_session(h->measurements, "measurements", h->n_meas, previous, err)))
 		return st;
 	return check_counters(h->file, h->path, *previous, err);
+}
+
+/* /sessions, where the file has one (schema 3 on): a table a session's row
+ * can be appended to, checked before anything is written. */
+static enum sw_status check_sessions(struct sw_h5 *h, struct sw_err *err)
+{
+	htri_t exists = H5Lexists(h->file, "sessions", H5P_DEFAULT);
+	enum sw_status st;
+	hid_t d;
+
+	if (exists < 0)
+		return sw_h5_fail(err, SW_EINVAL, "%s: cannot look up /sessions", h->path);
+	if (!exists)
+		return SW_OK;
+	d = H5Dopen2(h->file, "sessions", H5P_DEFAULT);
+	if (d < 0)
+		return sw_h5_fail(err, SW_EINVAL,
+				  "%s is not a sweep file: /sessions is not a table", h->path);
+	st = sw_h5_check_layout(d, h->path, "sessions", err);
+	if (st == SW_OK)
+		st = sw_h5extend_check_session_type(d, h->path, err);
+	H5Dclose(d);
+	return st;
+}
+
+/* Every check of a resume or extend, before anything is changed: validate,
+ * the --metrics, /sessions and, for --extend, the points. The ids the file
+ * holds go to *done_ids (the caller frees them), *keep: its rows up to the
+ * last written one. */
+static enum sw_status check_all(struct sw_h5 *h, const struct sw_h5_meta *meta, int *previous,
+				uint64_t **done_ids, size_t *n_done, uint64_t *keep,
+				struct sw_err *err)
+{
+	enum sw_status st;
+
+	if ((st = validate(h, meta, previous, err)) || (st = resume_metrics(h, meta, err)) ||
+	    (st = check_sessions(h, err)) || (st = read_done(h, done_ids, n_done, keep, err)))
+		return st;
+	return meta->mode == SW_SESSION_EXTEND ? sw_h5extend_check(h, meta, *done_ids, *n_done, err)
+					       : SW_OK;
+}
+
+/* An --extend's refusals say so: "cannot extend", not "cannot resume". */
+static enum sw_status said(const struct sw_h5_meta *meta, enum sw_status st, struct sw_err *err)
+{
+	static const char resume[] = "cannot resume ";
+
+	if (st != SW_OK && err && meta->mode == SW_SESSION_EXTEND &&
+	    !strncmp(err->msg, resume, sizeof resume - 1))
+		memcpy(err->msg, "cannot extend ", sizeof resume - 1);
+	return st;
+}
+
+/* The changes a resume or extend makes before its rows, once every check
+ * passed: an extend's new axis columns, unwritten rows dropped, the
+ * session's row, its counters. */
+static enum sw_status start_writing(struct sw_h5 *h, const struct sw_h5_meta *meta, int session,
+				    uint64_t keep, struct sw_err *err)
+{
+	int missing[SW_MAX_AXIS_COLUMNS], n = 0;
+	enum sw_status st;
+
+	/* an extend's family with an axis name the file has no column for */
+	if (meta->mode == SW_SESSION_EXTEND &&
+	    (n = sw_h5_missing_axes(h->measurements, missing)) < 0)
+		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /measurements",
+				  h->path);
+	if ((n > 0 && (st = sw_h5_add_axis_columns(h->file, &h->measurements, missing, n, err))) ||
+	    (st = trim_unwritten(h, keep, err)) ||
+	    (st = sw_h5extend_add_session(h, meta, session, err)))
+		return st;
+	return start_session(h, meta, session, err);
 }
 
 enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, struct sw_h5 **out,
@@ -534,6 +652,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	enum sw_h5_format fmt = FMT_V18;
 	struct sw_h5 *h;
 	int previous = -1, sessions = 0;
+	uint64_t keep = 0;
 
 	*out = NULL;
 	*done_ids = NULL;
@@ -541,30 +660,19 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	*session = 0;
 	if ((st = sw_h5_check_inputs(path, meta, err)) ||
 	    (st = sw_h5_check_file(path, "cannot resume", err)))
-		return st;
+		return said(meta, st, err);
 	st = sw_h5_new_handle(path, &h, err);
 	if (st)
 		return st;
-	if ((st = open_for_resume(h, &fmt, err)) || (st = validate(h, meta, &previous, err)) ||
-	    (st = resume_metrics(h, meta, err)))
-		goto destroy_h;
+	if ((st = open_for_resume(h, &fmt, err)) ||
+	    (st = check_all(h, meta, &previous, done_ids, n_done, &keep, err)))
+		goto free_ids;
 	if (sw_h5_get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
 	    sessions - 1 > previous)
 		previous = sessions - 1;
-
-	st = read_done(h, 1, done_ids, n_done, err);
-	if (st)
-		goto destroy_h;
-	if (meta->mode == SW_SESSION_EXTEND)
-		st = sw_h5extend_check(h, meta, *done_ids, *n_done, err);
-	if (st == SW_OK)
-		st = sw_h5extend_add_session(h, meta, previous + 1, err);
-	if (st == SW_OK)
-		st = start_session(h, meta, previous + 1, err);
-	if (st == SW_OK && fmt == FMT_SWMR)
-		st = sw_h5_start_swmr(h, err);
-	if (st)
+	if ((st = start_writing(h, meta, previous + 1, keep, err)))
 		goto free_ids;
+	h->swmr_pending = fmt == FMT_SWMR;
 	*session = h->session = previous + 1;
 	*out = h;
 	return SW_OK;
@@ -573,8 +681,22 @@ free_ids:
 	free(*done_ids);
 	*done_ids = NULL;
 	*n_done = 0;
-destroy_h:
 	sw_h5_destroy(h);
+	return said(meta, st, err);
+}
+
+enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				  struct sw_err *err)
+{
+	enum sw_status st = sw_h5_flush(h, err);
+
+	if (st == SW_OK && meta->mode == SW_SESSION_EXTEND)
+		st = sw_h5extend_adopt_job(h, meta, err);
+	if (st == SW_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+		st = sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);
+	if (st == SW_OK && h->swmr_pending)
+		st = sw_h5_start_swmr(h, err);
+	h->swmr_pending = 0;
 	return st;
 }
 
@@ -585,23 +707,22 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 {
 	enum sw_status st;
 	struct sw_h5 *h;
-	uint64_t *ids = NULL;
+	uint64_t *ids = NULL, keep;
 	int previous;
 
 	*n_done = 0;
 	if ((st = sw_h5_check_inputs(path, meta, err)) ||
 	    (st = sw_h5_check_file(path, "cannot resume", err)) ||
 	    (st = sw_h5_new_handle(path, &h, err)))
-		return st;
+		return said(meta, st, err);
 	if (sw_h5_take_lock(path, 0, &h->lock_fd) == LOCK_BUSY)
 		st = sw_fail(err, SW_EIO,
 			     "cannot resume %s: another sweep is writing it (it holds the file's "
 			     "lock)",
 			     path);
-	if (st == SW_OK && (st = sw_h5_open_read(path, "cannot resume", &h->file, err)) == SW_OK &&
-	    (st = validate(h, meta, &previous, err)) == SW_OK)
-		st = read_done(h, 0, &ids, n_done, err);
+	if (st == SW_OK && (st = sw_h5_open_read(path, "cannot resume", &h->file, err)) == SW_OK)
+		st = check_all(h, meta, &previous, &ids, n_done, &keep, err);
 	free(ids);
 	sw_h5_destroy(h);
-	return st;
+	return said(meta, st, err);
 }

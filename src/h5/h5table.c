@@ -149,8 +149,7 @@ close_type:
 	return H5I_INVALID_HID;
 }
 
-/* Units of an axis from the families that declare it; NULL when they disagree. */
-static const char *axis_units(const char *name)
+const char *sw_h5_axis_units(const char *name)
 {
 	const char *units = NULL;
 
@@ -198,7 +197,7 @@ static enum sw_status describe_axes(hid_t dset, struct sw_err *err)
 	if (!names)
 		return sw_fail(err, SW_ENOMEM, "out of memory for the axis names");
 	for (int a = 0; st == SW_OK && a < n; a++) {
-		const char *units = axis_units(sw_axis_column_name(a));
+		const char *units = sw_h5_axis_units(sw_axis_column_name(a));
 		char attr[80];
 
 		names[a] = sw_axis_column_name(a);
@@ -371,14 +370,25 @@ static htri_t same_type(hid_t have, hid_t want)
 }
 
 /* Column i of the file type ftype (named name) against want. */
+/* 1: name is the name of an axis column (of this registry). */
+static int is_axis(const char *name)
+{
+	for (int a = 0; a < sw_axis_column_count(); a++)
+		if (!strcmp(sw_axis_column_name(a), name))
+			return 1;
+	return 0;
+}
+
 static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, const char *path,
-				   const char *table, struct sw_err *err)
+				   const char *table, int axes_may_lack, struct sw_err *err)
 {
 	int idx = H5Tget_member_index(ftype, col);
 	hid_t have;
 	char a[48], b[48];
 	htri_t same;
 
+	if (idx < 0 && axes_may_lack && is_axis(col))
+		return SW_OK; /* an --extend adds it (h5grow.c) */
 	if (idx < 0)
 		return sw_fail(err, SW_EINVAL,
 			       "%s: /%s has no column '%s'; it was written by an older sweep or "
@@ -403,7 +413,8 @@ static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, con
 }
 
 enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
-				   const struct sw_column *cols, size_t n_cols, struct sw_err *err)
+				   const struct sw_column *cols, size_t n_cols, int axes_may_lack,
+				   struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	hid_t ftype = H5Dget_type(dset), want;
@@ -435,7 +446,7 @@ enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *nam
 		char *col = H5Tget_member_name(want, (unsigned)i);
 		hid_t mt = H5Tget_member_type(want, (unsigned)i);
 
-		st = check_member(ftype, col ? col : "?", mt, path, name, err);
+		st = check_member(ftype, col ? col : "?", mt, path, name, axes_may_lack, err);
 		H5Tclose(mt);
 		H5free_memory(col);
 	}

@@ -176,9 +176,25 @@ static enum sw_status parse_model(struct sw_yaml_ctx *c, yaml_node_t *n, struct 
 	return st;
 }
 
+/* A stored job's plugins: must name as many files as its result file
+ * records for it (w->n_recorded, -1 when it records none). */
+static enum sw_status check_recorded_count(struct sw_yaml_ctx *c, const yaml_node_t *n,
+					   const struct sw_plugin_where *w, int count)
+{
+	if (!w->stored || w->n_recorded < 0 || count == w->n_recorded)
+		return SW_OK;
+	return sw_yaml_fail_at(c, n,
+			       "plugins: %d entries, but the file records %d plug-in paths for "
+			       "them; the file is damaged",
+			       count, w->n_recorded);
+}
+
 /* plugins: [a.so, ...]: loaded before `families` is read, whatever the key
- * order, so their families are there to be named; paths are the job's. */
-static enum sw_status parse_plugins(struct sw_yaml_ctx *c, yaml_node_t *root)
+ * order, so their families are there to be named; paths are the job's, or
+ * for a stored job those its file records (w). Each entry's file goes to
+ * job->plugins. */
+static enum sw_status parse_plugins(struct sw_yaml_ctx *c, yaml_node_t *root,
+				    struct sw_plugin_where *w, struct sw_job *job)
 {
 	char buf[SW_YAML_QUOTE_MAX + 8];
 	yaml_node_t *n = NULL;
@@ -189,20 +205,29 @@ static enum sw_status parse_plugins(struct sw_yaml_ctx *c, yaml_node_t *root)
 		if (!strcmp((const char *)sw_yaml_node(c, p->key)->data.scalar.value, "plugins"))
 			n = sw_yaml_node(c, p->value);
 	if (!n || sw_yaml_is_null(n))
-		return SW_OK;
+		return check_recorded_count(c, root, w, 0);
 	if (n->type != YAML_SEQUENCE_NODE)
 		return sw_yaml_fail_at(
 			c, n, "plugins: expected a list of plug-in files like [my.so], found %s",
 			sw_yaml_describe(n, buf, sizeof buf));
+	int count = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if ((st = check_recorded_count(c, n, w, count)))
+		return st;
+	job->plugins = calloc(count ? (size_t)count : 1, sizeof *job->plugins);
+	if (!job->plugins)
+		return sw_fail(c->err, SW_ENOMEM, "%s: out of memory for the plug-ins", c->path);
 	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
 	     i++) {
 		const yaml_node_t *item = sw_yaml_node(c, *i);
 		const char *path;
 		st = sw_yaml_scalar(c, item, "plugins", "a plug-in file like my.so", &path);
-		if (!st && sw_plugin_load_from(c->path, path, c->err))
-			st = sw_yaml_wrap_at(c, item, NULL);
+		if (!st && sw_plugin_load_entry(w, job->n_plugins, path,
+						&job->plugins[job->n_plugins], c->err))
+			/* a stored job's message names the recorded file, not a place */
+			st = w->stored ? c->err->status : sw_yaml_wrap_at(c, item, NULL);
 		if (st)
 			return st;
+		job->n_plugins++;
 	}
 	return SW_OK;
 }
@@ -242,7 +267,8 @@ static enum sw_status parse_placement(struct sw_yaml_ctx *c, const yaml_node_t *
 	return SW_OK;
 }
 
-static enum sw_status parse_root(struct sw_yaml_ctx *c, yaml_node_t *root, struct sw_job *job)
+static enum sw_status parse_root(struct sw_yaml_ctx *c, yaml_node_t *root,
+				 struct sw_plugin_where *w, struct sw_job *job)
 {
 	static const char *const keys[] = { "name",     "measure",   "model",    "plugins",
 					    "families", "calibrate", "placement" };
@@ -257,7 +283,7 @@ static enum sw_status parse_root(struct sw_yaml_ctx *c, yaml_node_t *root, struc
 			sw_yaml_describe(root, buf, sizeof buf));
 	st = sw_yaml_check_keys(c, root, keys, ARRAY_SIZE(keys), "key", "the job");
 	if (!st)
-		st = parse_plugins(c, root);
+		st = parse_plugins(c, root, w, job);
 	if (st)
 		return st;
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
@@ -323,7 +349,7 @@ static char *copy_text(const char *s, size_t len)
 }
 
 static enum sw_status parse_text(struct sw_yaml_ctx *c, const char *text, size_t len,
-				 struct sw_job *job)
+				 struct sw_plugin_where *w, struct sw_job *job)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc, extra;
@@ -370,7 +396,7 @@ static enum sw_status parse_text(struct sw_yaml_ctx *c, const char *text, size_t
 		goto out_doc;
 	}
 	yaml_document_delete(&extra);
-	st = parse_root(c, root, job);
+	st = parse_root(c, root, w, job);
 out_doc:
 	yaml_document_delete(&doc);
 out_parser:
@@ -378,8 +404,8 @@ out_parser:
 	return st;
 }
 
-enum sw_status sw_job_parse(const char *path, const char *text, size_t len, struct sw_job *job,
-			    struct sw_err *err)
+static enum sw_status parse_job(const char *path, const char *text, size_t len,
+				struct sw_plugin_where *w, struct sw_job *job, struct sw_err *err)
 {
 	struct sw_err e = { 0 };
 	struct sw_yaml_ctx c = { .path = path ? path : "<job>", .err = &e };
@@ -405,7 +431,7 @@ enum sw_status sw_job_parse(const char *path, const char *text, size_t len, stru
 	memcpy(job->ccs, cc_defaults, sizeof cc_defaults);
 	job->n_ccs = (int)(sizeof cc_defaults / sizeof cc_defaults[0]);
 	job->kepler_bank_bytes = SW_KEPLER_BANK_BYTES_DEFAULT;
-	st = parse_text(&c, job->text, len, job);
+	st = parse_text(&c, job->text, len, w, job);
 	if (st)
 		goto fail;
 	return SW_OK;
@@ -415,6 +441,23 @@ fail:
 	if (err)
 		*err = e;
 	return st;
+}
+
+enum sw_status sw_job_parse(const char *path, const char *text, size_t len, struct sw_job *job,
+			    struct sw_err *err)
+{
+	struct sw_plugin_where w = { .job_path = path };
+
+	return parse_job(path, text, len, &w, job, err);
+}
+
+enum sw_status sw_job_parse_stored(const char *name, const char *text, size_t len,
+				   struct sw_plugin_where *where, struct sw_job *job,
+				   struct sw_err *err)
+{
+	where->stored = 1;
+	where->failed = 0;
+	return parse_job(name, text, len, where, job, err);
 }
 
 enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *err)
@@ -547,6 +590,9 @@ void sw_job_fini(struct sw_job *job)
 		return;
 	families_fini(job->families, job->n_families);
 	families_fini(job->calibrate, job->n_calibrate);
+	for (int i = 0; job->plugins && i < job->n_plugins; i++)
+		free(job->plugins[i].path);
+	free(job->plugins);
 	free(job->path);
 	free(job->text);
 	memset(job, 0, sizeof *job);

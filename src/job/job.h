@@ -11,6 +11,7 @@
 
 #include "job/axis.h"
 #include "job/measure_cfg.h"
+#include "job/plugin.h"
 #include "kernel.h"
 #include "core/status.h"
 
@@ -55,6 +56,10 @@ struct sw_job {
 	int ccs[SW_MAX_CCS]; /* model targets, 10 * major + minor */
 	int n_ccs;
 	int kepler_bank_bytes; /* model.kepler_bank_bytes: 4 (default) or 8, for CC 3.x targets */
+	/* the plug-in file each `plugins:` entry resolved to, in order (a
+	 * result file records them: docs/hdf5-schema.md, `plugin_paths`) */
+	struct sw_plugin_ref *plugins;
+	int n_plugins;
 };
 
 /* Reads and parses path. Refuses anything but a regular file (a FIFO or a
@@ -67,6 +72,16 @@ enum sw_status sw_job_load(const char *path, struct sw_job *job, struct sw_err *
 /* Parses text already in memory; `path` only names it in messages. */
 enum sw_status sw_job_parse(const char *path, const char *text, size_t len, struct sw_job *job,
 			    struct sw_err *err);
+
+/* Parses the job text a result file stored (its job_text), `name` naming
+ * it in messages: as sw_job_parse, but its plugins: entries resolve as
+ * where says (sw_plugin_where, stored set here): to the plug-ins the file
+ * records, never by name in the working directory. where->failed, on
+ * return, tells a plug-in that cannot be had from a text that does not
+ * parse. */
+enum sw_status sw_job_parse_stored(const char *name, const char *text, size_t len,
+				   struct sw_plugin_where *where, struct sw_job *job,
+				   struct sw_err *err);
 
 /* What a job made by sw_job_from_families names as its file. */
 #define SW_JOB_FAMILY_PATH "--family"

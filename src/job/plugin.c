@@ -264,15 +264,26 @@ static enum sw_status hash_dependencies(void *h, const struct objects *before, c
 	return d.st;
 }
 
-static int already_loaded(const char *real, uint64_t hash)
+/* The loaded plug-in of this real path and content, or NULL. */
+static const struct sw_plugin_info *already_loaded(const char *real, uint64_t hash)
 {
 	for (int i = 0; i < n_plugins; i++)
 		if (!strcmp(plugins[i].path, real) && plugins[i].content_hash == hash)
-			return 1;
-	return 0;
+			return &plugins[i];
+	return NULL;
 }
 
-enum sw_status sw_plugin_load(const char *path, struct sw_err *err)
+const struct sw_plugin_info *sw_plugin_find_content(uint64_t content_hash)
+{
+	for (int i = 0; i < n_plugins; i++)
+		if (plugins[i].content_hash == content_hash)
+			return &plugins[i];
+	return NULL;
+}
+
+/* sw_plugin_load; *loaded: the plug-in path is (new, or loaded before). */
+static enum sw_status load(const char *path, const struct sw_plugin_info **loaded,
+			   struct sw_err *err)
 {
 	char real[PATH_MAX];
 	const struct sw_plugin *p;
@@ -283,7 +294,7 @@ enum sw_status sw_plugin_load(const char *path, struct sw_err *err)
 	void *h;
 
 	st = check_file(path, real, &hash, err);
-	if (st != SW_OK || already_loaded(real, hash))
+	if (st != SW_OK || (*loaded = already_loaded(real, hash)) != NULL)
 		return st;
 	if (n_plugins == SW_MAX_PLUGINS)
 		return sw_fail(err, SW_EINVAL, "plug-in %s: more than %d plug-ins", path,
@@ -324,23 +335,111 @@ enum sw_status sw_plugin_load(const char *path, struct sw_err *err)
 	info->first_family = sw_family_count() - p->n_families;
 	info->n_families = p->n_families;
 	handles[n_plugins++] = h;
+	*loaded = info;
 	return SW_OK;
 fail:
 	dlclose(h);
 	return st;
 }
 
-enum sw_status sw_plugin_load_from(const char *job_path, const char *path, struct sw_err *err)
+enum sw_status sw_plugin_load(const char *path, struct sw_err *err)
 {
-	char full[PATH_MAX];
-	const char *slash = job_path ? strrchr(job_path, '/') : NULL;
+	const struct sw_plugin_info *loaded;
 
-	if (path[0] == '/' || !slash)
-		return sw_plugin_load(path, err);
-	if (snprintf(full, sizeof full, "%.*s/%s", (int)(slash - job_path), job_path, path) >=
-	    (int)sizeof full)
+	return load(path, &loaded, err);
+}
+
+/* path beside the job file job_path (path itself when absolute, or when
+ * job_path has no directory) into full. */
+static enum sw_status beside(const char *job_path, const char *path, char *full, size_t len,
+			     struct sw_err *err)
+{
+	const char *slash = job_path ? strrchr(job_path, '/') : NULL;
+	int n = path[0] == '/' || !slash
+			? snprintf(full, len, "%s", path)
+			: snprintf(full, len, "%.*s/%s", (int)(slash - job_path), job_path, path);
+
+	if (n < 0 || (size_t)n >= len)
 		return sw_fail(err, SW_EINVAL, "plug-in %s: the path is too long", path);
-	return sw_plugin_load(full, err);
+	return SW_OK;
+}
+
+/* A stored job's entry, as its file records it: the plug-in of that
+ * content this run loaded, and nothing else. Nothing is loaded for it: a
+ * plug-in the run does not load has no family the run's plan names, so
+ * loading it could only run code no job of this run asked for. What the
+ * recorded file is now says why none matches. */
+static enum sw_status find_recorded(const char *entry, const struct sw_plugin_ref *rec,
+				    const struct sw_plugin_info **loaded, struct sw_err *err)
+{
+	char real[PATH_MAX], why[160] = "";
+	uint64_t hash = 0;
+	struct sw_err e = { 0 };
+
+	if ((*loaded = sw_plugin_find_content(rec->content_hash)) != NULL)
+		return SW_OK;
+	if (access(rec->path, F_OK) != 0)
+		snprintf(why, sizeof why, ", which is gone (%s),", strerror(errno));
+	else if (check_file(rec->path, real, &hash, &e) != SW_OK || hash != rec->content_hash)
+		snprintf(why, sizeof why, ", which holds another file now,");
+	return sw_fail(err, SW_EINVAL,
+		       "its job's plug-in %s was %s%s and this run loads no plug-in of its "
+		       "content",
+		       entry, rec->path, why);
+}
+
+/* A stored job's entry in a file that records none: only a plug-in this run
+ * loaded, found beside the job it was given; nothing new is loaded. */
+static enum sw_status find_unrecorded(const char *job_path, const char *entry,
+				      const struct sw_plugin_info **loaded, struct sw_err *err)
+{
+	char full[PATH_MAX], real[PATH_MAX];
+	enum sw_status st = beside(job_path, entry, full, sizeof full, err);
+
+	if (st)
+		return st;
+	*loaded = NULL;
+	if (realpath(full, real))
+		for (int i = 0; i < n_plugins && !*loaded; i++)
+			if (!strcmp(plugins[i].path, real))
+				*loaded = &plugins[i];
+	if (*loaded)
+		return SW_OK;
+	return sw_fail(err, SW_EINVAL,
+		       "its job's plug-in %s is not recorded in it (a file of schema 6 or older "
+		       "records no plug-in paths), and beside this run's job, as %s, it is no "
+		       "plug-in this run loads",
+		       entry, full);
+}
+
+enum sw_status sw_plugin_load_entry(struct sw_plugin_where *w, int i, const char *entry,
+				    struct sw_plugin_ref *ref, struct sw_err *err)
+{
+	const struct sw_plugin_info *loaded = NULL;
+	enum sw_status st;
+
+	ref->path = NULL;
+	ref->content_hash = 0;
+	if (!w->stored) {
+		char full[PATH_MAX];
+
+		st = beside(w->job_path, entry, full, sizeof full, err);
+		if (st == SW_OK)
+			st = load(full, &loaded, err);
+	} else if (w->n_recorded < 0) {
+		st = find_unrecorded(w->job_path, entry, &loaded, err);
+		w->failed |= st != SW_OK;
+	} else if (i < w->n_recorded) {
+		st = find_recorded(entry, &w->recorded[i], &loaded, err);
+		w->failed |= st != SW_OK;
+	} else { /* parse_plugins compares the counts first */
+		st = sw_fail(err, SW_EINVAL, "plug-in %s: not recorded in the file", entry);
+	}
+	if (st != SW_OK)
+		return st;
+	ref->path = strdup(loaded->path);
+	ref->content_hash = loaded->content_hash;
+	return ref->path ? SW_OK : sw_fail(err, SW_ENOMEM, "plug-in %s: out of memory", entry);
 }
 
 int sw_plugin_count(void)

@@ -35,9 +35,42 @@ struct sw_plugin_info {
  * whose constructor ends the process ends it here (main.c says so). */
 enum sw_status sw_plugin_load(const char *path, struct sw_err *err);
 
-/* Like sw_plugin_load, for a path from a job file: a relative path is taken
- * against the directory of job_path. */
-enum sw_status sw_plugin_load_from(const char *job_path, const char *path, struct sw_err *err);
+/* Which plug-in file one entry of a job's `plugins:` resolved to: its real
+ * path and its content hash (sw_plugin_info's). A result file records them
+ * (docs/hdf5-schema.md, `plugin_paths`), so that its stored job resolves
+ * to the same plug-ins wherever sweep runs. */
+struct sw_plugin_ref {
+	char *path; /* malloc'd */
+	uint64_t content_hash;
+};
+
+/* How the entries of a job's `plugins:` resolve. A job file (stored 0):
+ * beside job_path. A result file's stored job_text (stored 1): entry i is
+ * recorded[i] and nothing else (n_recorded >= 0), or, in a file that
+ * records none (n_recorded -1, schema 6 and older), beside job_path (the
+ * job this run was given) and only to a plug-in this run loaded. */
+struct sw_plugin_where {
+	const char *job_path;
+	int stored;
+	const struct sw_plugin_ref *recorded;
+	int n_recorded;
+	int failed; /* out: set when an entry could not be resolved or loaded */
+};
+
+/* Entry i of a job's plugins: (its text, entry) as w says, and which
+ * plug-in it is, in *ref (the caller frees ref->path). A job file's entry
+ * is loaded (sw_plugin_load), a relative path taken against the directory
+ * of w->job_path. A stored job's loads nothing: it is the
+ * plug-in of its recorded content that this run loaded (from anywhere),
+ * else SW_EINVAL naming the recorded path and saying whether that file is
+ * gone or changed since; in a file that records none, the plug-in beside
+ * w->job_path that this run loaded. Never looks in the working directory.
+ * SW_EINVAL, SW_ENOMEM. */
+enum sw_status sw_plugin_load_entry(struct sw_plugin_where *w, int i, const char *entry,
+				    struct sw_plugin_ref *ref, struct sw_err *err);
+
+/* The loaded plug-in whose content hashes to content_hash, or NULL. */
+const struct sw_plugin_info *sw_plugin_find_content(uint64_t content_hash);
 
 int sw_plugin_count(void);
 const struct sw_plugin_info *sw_plugin_at(int i); /* NULL out of range */

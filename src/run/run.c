@@ -293,9 +293,11 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 		goto out;
 	if (opt->dry_run) {
 		size_t n_done = 0;
-		/* the same checks as a resume, before the plan is shown as runnable */
+		/* the same checks as a resume or extend, before the plan is shown
+		 * as runnable */
+		int reopen = opt->resume || opt->extend;
 		if ((st = sw_setup_dry_check(&r, err)) != SW_OK ||
-		    (opt->resume && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK))
+		    (reopen && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK))
 			goto out;
 		if (r.rank == 0)
 			sw_setup_print_plan(&r);
@@ -304,6 +306,12 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 				"sweep: --resume: %s passes every check; %zu of %zu points are in "
 				"it\n",
 				r.path, n_done, r.plan.n);
+		/* every point of the file is in the plan, or the check refused it */
+		if (r.rank == 0 && opt->extend)
+			fprintf(stderr,
+				"sweep: --extend: %s passes every check; %zu of the job's %zu "
+				"points are in it, %zu would be added\n",
+				r.path, n_done, r.plan.n, r.plan.n - n_done);
 		goto out;
 	}
 	/* Devices first: a run that cannot bind leaves no file behind. */

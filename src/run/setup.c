@@ -493,32 +493,6 @@ static enum sw_status read_done(struct sw_rank_ctx *r, struct sw_place_done **do
 	return st;
 }
 
-/* Rank 0: creates or resumes the file; *done where its rows ran. */
-static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_place_done **done, size_t *n_done,
-				struct sw_err *err)
-{
-	char version[128];
-	struct sw_h5_input in[MAX_INPUTS];
-	struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
-	uint64_t *ids = NULL;
-	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
-	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
-		st = sw_h5_resume(r->path, &meta, &r->h5, &ids, n_done, &r->session, err);
-	else if (st == SW_OK)
-		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);
-	free(ids);
-	*n_done = 0;
-	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
-		st = read_done(r, done, n_done, err);
-	for (int k = 0; st == SW_OK && k < r->size; k++)
-		r->devices[k].session = r->session;
-	if (st == SW_OK)
-		st = sw_h5_append_devices(r->h5, r->devices, r->size, err);
-	if (st == SW_OK)
-		st = sw_h5_flush(r->h5, err);
-	return st;
-}
-
 /* Rank 0: the pairs (plan index, owner) the file lacks, in plan order. */
 static enum sw_status missing_pairs(struct sw_rank_ctx *r, struct sw_place_done *done,
 				    size_t n_done, struct sw_err *err)
@@ -545,10 +519,43 @@ static enum sw_status missing_pairs(struct sw_rank_ctx *r, struct sw_place_done 
 	return st;
 }
 
+/* Rank 0: creates or resumes the file, and finds what is left to run. A
+ * resume's or extend's opening ends with sw_h5_resume_begin, after
+ * everything else here that can fail: an --extend adopts its job there,
+ * so a failed one leaves the file's job as it was. */
+static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
+{
+	char version[128];
+	struct sw_h5_input in[MAX_INPUTS];
+	struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
+	struct sw_place_done *done = NULL;
+	uint64_t *ids = NULL;
+	size_t n_done = 0;
+	enum sw_status st = injected(r, SW_STAGE_OPEN, SW_OK, err);
+	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
+		st = sw_h5_resume(r->path, &meta, &r->h5, &ids, &n_done, &r->session, err);
+	else if (st == SW_OK)
+		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);
+	free(ids);
+	n_done = 0;
+	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
+		st = read_done(r, &done, &n_done, err);
+	if (st == SW_OK)
+		st = missing_pairs(r, done, n_done, err);
+	free(done);
+	for (int k = 0; st == SW_OK && k < r->size; k++)
+		r->devices[k].session = r->session;
+	if (st == SW_OK)
+		st = sw_h5_append_devices(r->h5, r->devices, r->size, err);
+	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
+		st = sw_h5_resume_begin(r->h5, &meta, err);
+	else if (st == SW_OK)
+		st = sw_h5_flush(r->h5, err);
+	return st;
+}
+
 enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err)
 {
-	struct sw_place_done *done = NULL;
-	size_t n_done = 0;
 	enum sw_status st = SW_OK;
 	int len = output_path(r);
 	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
@@ -561,10 +568,7 @@ enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struc
 			     sizeof r->path - 1);
 	}
 	if (st == SW_OK && r->rank == 0)
-		st = open_file(r, &done, &n_done, err);
-	if (st == SW_OK && r->rank == 0)
-		st = missing_pairs(r, done, n_done, err);
-	free(done);
+		st = open_file(r, err);
 	if ((st = sw_mpi_worst(st)) != SW_OK) /* rank 0's failure is the job's */
 		return st;
 	/* computed on rank 0 and broadcast: ranks agree by construction */

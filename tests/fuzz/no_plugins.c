@@ -2,7 +2,11 @@
  * parsed, but no file a fuzzer made up is ever opened or dlopen'ed. */
 #include "job/plugin.h"
 
-enum sw_status sw_plugin_load_from(const char *job_path, const char *path, struct sw_err *err)
+enum sw_status sw_plugin_load_entry(struct sw_plugin_where *w, int i, const char *entry,
+				    struct sw_plugin_ref *ref, struct sw_err *err)
 {
-	return sw_fail(err, SW_EINVAL, "plug-in %s: not loaded while fuzzing", path);
+	(void)i;
+	ref->path = NULL;
+	w->failed = 1;
+	return sw_fail(err, SW_EINVAL, "plug-in %s: not loaded while fuzzing", entry);
 }

@@ -28,6 +28,18 @@ __attribute__((constructor)) static void leave_at_load(void)
 }
 #endif
 
+#ifdef HOSTILE_MARK
+/* Runs at dlopen: leaves MARK in the working directory, so a test sees
+ * whether this file was loaded at all (tests/test_plugin.c). */
+__attribute__((constructor)) static void mark_at_load(void)
+{
+	FILE *f = fopen("MARK", "w");
+
+	if (f)
+		fclose(f);
+}
+#endif
+
 static cudaError_t launch(const struct sw_point *p, const struct sw_buffers *b, cudaStream_t s)
 {
 	(void)p, (void)b, (void)s;
@@ -104,6 +116,9 @@ static double flops(const struct sw_point *p)
 #ifndef HOSTILE_NAME
 #define HOSTILE_NAME "hostile"
 #endif
+#ifndef HOSTILE_ABOUT
+#define HOSTILE_ABOUT "a test plug-in that reads an array once"
+#endif
 
 static const struct sw_axis_def axes[] = {
 	{ HOSTILE_AXIS_NAME, HOSTILE_AXIS_UNITS, 1024, INT64_C(1) << 20, "1K,2K,3K,4K",
@@ -142,7 +157,7 @@ static const char not_code[] = "data, not code";
 
 static const struct sw_family hostile __attribute__((unused)) = {
 	.name = NAME,
-	.about = "a test plug-in that reads an array once",
+	.about = HOSTILE_ABOUT,
 	.axes = axes,
 	.n_axes = N_AXES,
 	.variants = variants,
