@@ -293,6 +293,7 @@ static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
 	};
 	a.size = r->size;
+	a.stop = &sw_run_interrupted; /* SIGINT, SIGTERM (run.c) */
 	enum sw_status st = local_rank_of(err, &a.local_rank);
 	if (st == SW_OK)
 		st = injected(r, SW_STAGE_BIND, st, err);

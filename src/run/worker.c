@@ -96,14 +96,19 @@ static void share_lock(const struct sw_rank_ctx *r, int op)
 			;
 }
 
-static void run_on_backend(struct worker *w, const struct sw_plan_point *pt, struct sw_record *rec)
+static void run_on_backend(struct worker *w, uint32_t index, struct sw_record *rec)
 {
 	struct sw_rank_ctx *r = w->r;
+	const struct sw_plan_point *pt = &r->plan.points[index];
 	struct sw_record *done[2];
 	int n_done = 0;
 	share_lock(r, LOCK_EX);
 	enum sw_status st = r->backend->run(r->backend_state, pt, rec, done, &n_done, &w->why);
 	share_lock(r, LOCK_UN);
+	if (st == SW_SKIP) { /* given up as the run stops: no row, the point goes back */
+		w->ch->ops->give_back(w->ch->impl, &index, 1);
+		return;
+	}
 	if (st != SW_OK)
 		w->dead = st;
 	int kept = 1;
@@ -132,7 +137,7 @@ static void run_point(struct worker *w, uint32_t index)
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why);
 	} else {
-		run_on_backend(w, pt, rec);
+		run_on_backend(w, index, rec);
 		return;
 	}
 	rec->end_unix = unix_s();
