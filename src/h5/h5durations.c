@@ -439,9 +439,3 @@ enum sw_status sw_durations_read(const char *path, struct sw_durations *out, str
 		out->from_end_unix = has_end;
 	return st;
 }
-
-void sw_durations_fini(struct sw_durations *d)
-{
-	free(d->rows);
-	memset(d, 0, sizeof *d);
-}
