@@ -9,14 +9,12 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -30,13 +28,6 @@
 #define LONG_ID  "26161889626cc763" /* strided_read/course stride=2 n=1M */
 
 static char tmpdir[256];
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void write_text(const char *path, const char *text)
 {
@@ -62,43 +53,6 @@ static void make_case(const char *name, char *dir, size_t len)
 		   ",strided_read,course,100\n" LONG_ID ",strided_read,course,0.001\n");
 	write_text("short.csv", "point_id_hex,family,variant,seconds\n" SHORT_ID
 				",strided_read,course,0\n" LONG_ID ",strided_read,course,0\n");
-}
-
-/* sweep ARGS alone (an MPI singleton, as a user or a batch script runs
- * it), stdout and stderr to log. */
-static pid_t start_alone(const char *log, const char *const *args)
-{
-	const char *argv[32];
-	int k = 0;
-	argv[k++] = launch_env("SW_SWEEP");
-	for (int i = 0; args[i] && k < 31; i++)
-		argv[k++] = args[i];
-	argv[k] = NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* The exit code of pid, or -1 (it is killed) when it runs past the limit. */
-static int finish_within(pid_t pid, double limit_s)
-{
-	double t0 = now_s();
-	int status;
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (now_s() - t0 > limit_s) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		usleep(10000);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Waits until a SWMR reader sees the short point's row in out.h5: the long
@@ -133,13 +87,13 @@ static void check_stopped(int rc, const char *log)
 
 	const char *dry[] = { "--backend", "replay=short.csv", "--dry-run", "--resume", "two.yaml",
 			      "-o",        "out.h5",           NULL };
-	rc = finish_within(start_alone("dry.log", dry), STOP_LIMIT_S);
+	rc = launch_finish_within(launch_start_alone("dry.log", dry), STOP_LIMIT_S);
 	text = launch_slurp("dry.log");
 	ck_assert_msg(rc == 0 && strstr(text, "passes every check; 1 of 2 points are in it"),
 		      "--dry-run --resume: exit %d: %s", rc, text);
 	const char *resume[] = { "--backend", "replay=short.csv", "-q", "--resume", "two.yaml",
 				 "-o",        "out.h5",           NULL };
-	rc = finish_within(start_alone("resume.log", resume), STOP_LIMIT_S);
+	rc = launch_finish_within(launch_start_alone("resume.log", resume), STOP_LIMIT_S);
 	ck_assert_msg(rc == 0, "--resume: exit %d: %s", rc, launch_slurp("resume.log"));
 	ck_assert_int_eq(launch_rows("out.h5", "/measurements", &ids), 2);
 	ck_assert_uint_eq(ids[1], strtoull(LONG_ID, NULL, 16));
@@ -155,11 +109,11 @@ static void stop_alone(const char *name, int sig)
 {
 	char dir[512];
 	make_case(name, dir, sizeof dir);
-	pid_t pid = start_alone("run.log", run_args);
+	pid_t pid = launch_start_alone("run.log", run_args);
 	ck_assert_int_gt(pid, 0);
 	wait_for_short_row(pid);
 	ck_assert(kill(pid, sig) == 0);
-	int rc = finish_within(pid, STOP_LIMIT_S);
+	int rc = launch_finish_within(pid, STOP_LIMIT_S);
 	ck_assert_msg(rc >= 0, "%s did not stop the replay within %.0f s (its point sleeps 10 h)",
 		      strsignal(sig), STOP_LIMIT_S);
 	check_stopped(rc, "run.log");
@@ -191,7 +145,7 @@ START_TEST(test_sigterm_stops_every_rank)
 	ck_assert_int_eq(n, 2);
 	for (int i = 0; i < n; i++)
 		ck_assert(kill(pids[i], SIGTERM) == 0);
-	int rc = finish_within(mpirun, STOP_LIMIT_S);
+	int rc = launch_finish_within(mpirun, STOP_LIMIT_S);
 	if (rc < 0)
 		launch_kill_all(mpirun);
 	ck_assert_msg(rc >= 0, "SIGTERM did not stop the ranks within %.0f s", STOP_LIMIT_S);

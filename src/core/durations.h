@@ -46,8 +46,10 @@ struct sw_durations {
  * Reads path's /measurements read-only, as a SWMR reader without HDF5's
  * file lock (a running sweep's file reads as of its last flush, a killed
  * one's as it was left), and fills out with one row per ok or skipped row.
- * Fill rows (status -1) are dropped; invalid and failed rows are left out
- * but still end the gap of the point before them.
+ * Fill rows (status -1) and rows a resume marked damaged (-2) are dropped,
+ * and so are rows without a family or variant (damaged: a block read back
+ * as zeros); invalid and failed rows are left out but still end the gap of
+ * the point before them.
  *
  * wall_s is end_unix - start_unix where the file has an end_unix column and
  * both are finite; otherwise the gap to the next start_unix of the same

@@ -398,6 +398,9 @@ static enum sw_status fill_table(const struct in_row *in, size_t n, const struct
 
 		if (in[i].status != SW_ROW_OK && in[i].status != SW_ROW_SKIPPED)
 			continue;
+		/* a damaged row (zeros, say) is no point's time (docs/hdf5-schema.md) */
+		if (!in[i].family[0] || !in[i].variant[0])
+			continue;
 		if ((st = check_wall(&in[i], i, wall[i], path, err)) != SW_OK)
 			break;
 		d->point_id = in[i].point_id;

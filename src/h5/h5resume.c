@@ -332,7 +332,6 @@ static enum sw_status trim_unwritten(struct sw_h5 *h, const uint64_t *ids, struc
 	return SW_OK;
 }
 
-/* The ids already recorded; with trim, unwritten rows at the end go. */
 /* The file's --metrics against this run's: the same names in the same
  * order, or none on either side (files before schema 3 have none). Opens
  * /metrics to append to when there are names. */
@@ -363,8 +362,10 @@ static enum sw_status resume_metrics(struct sw_h5 *h, const struct sw_h5_meta *m
 	return st;
 }
 
-static enum sw_status read_done(struct sw_h5 *h, int trim, uint64_t **done_ids, size_t *n_done,
-				struct sw_err *err)
+/* The ids already recorded, damaged rows (bad) aside; with trim, unwritten
+ * rows at the end go. */
+static enum sw_status read_done(struct sw_h5 *h, int trim, const uint8_t *bad, uint64_t **done_ids,
+				size_t *n_done, struct sw_err *err)
 {
 	enum sw_status st;
 	uint64_t *ids;
@@ -385,6 +386,9 @@ static enum sw_status read_done(struct sw_h5 *h, int trim, uint64_t **done_ids, 
 		free(ids);
 		return sw_wrap(err, "%s", h->path);
 	}
+	for (size_t i = 0; bad && i < h->n_meas; i++) /* trimmed rows are never damaged */
+		if (bad[i])
+			ids[i] = FILL_POINT_ID;
 	*n_done = tidy_ids(ids, n);
 	*done_ids = ids;
 	return SW_OK;
@@ -520,6 +524,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	enum sw_h5_format fmt = FMT_V18;
 	struct sw_h5 *h;
 	int previous = -1, sessions = 0;
+	uint8_t *bad = NULL;
 
 	*out = NULL;
 	*done_ids = NULL;
@@ -531,17 +536,23 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	if (st)
 		return st;
 	if ((st = open_for_resume(h, &fmt, err)) || (st = validate(h, meta, &previous, err)) ||
-	    (st = resume_metrics(h, meta, err)))
+	    (st = resume_metrics(h, meta, err)) ||
+	    (st = sw_h5_find_damage(h, meta, &bad, &h->damage, err)))
 		goto destroy_h;
 	if (sw_h5_get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
 	    sessions - 1 > previous)
 		previous = sessions - 1;
 
-	st = read_done(h, 1, done_ids, n_done, err);
+	st = read_done(h, 1, bad, done_ids, n_done, err);
 	if (st)
 		goto destroy_h;
 	if (meta->mode == SW_SESSION_EXTEND)
 		st = sw_h5extend_check(h, meta, *done_ids, *n_done, err);
+	/* damaged rows are marked only once the checks passed */
+	if (st == SW_OK && h->damage.rows)
+		st = sw_h5_mark_damage(h, bad, err);
+	if (st == SW_OK && h->damage.plan_wrong)
+		st = sw_h5_write_plan(h, meta->plan, err);
 	if (st == SW_OK)
 		st = sw_h5extend_add_session(h, meta, previous + 1, err);
 	if (st == SW_OK)
@@ -552,6 +563,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 		goto free_ids;
 	*session = previous + 1;
 	*out = h;
+	free(bad);
 	return SW_OK;
 
 free_ids:
@@ -559,21 +571,29 @@ free_ids:
 	*done_ids = NULL;
 	*n_done = 0;
 destroy_h:
+	free(bad);
 	sw_h5_destroy(h);
 	return st;
+}
+
+const struct sw_h5_damage *sw_h5_damage_found(const struct sw_h5 *h)
+{
+	return &h->damage;
 }
 
 /* --dry-run --resume (and --extend): read-only, under a read lock of ours,
  * so a file another sweep writes is refused as a resume of it would be. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
-				  struct sw_err *err)
+				  struct sw_h5_damage *dmg, struct sw_err *err)
 {
 	enum sw_status st;
 	struct sw_h5 *h;
 	uint64_t *ids = NULL;
+	uint8_t *bad = NULL;
 	int previous;
 
 	*n_done = 0;
+	memset(dmg, 0, sizeof *dmg);
 	if ((st = sw_h5_check_file(path, "cannot resume", err)) ||
 	    (st = sw_h5_new_handle(path, &h, err)))
 		return st;
@@ -583,9 +603,11 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 			     "lock)",
 			     path);
 	if (st == SW_OK && (st = sw_h5_open_read(path, "cannot resume", &h->file, err)) == SW_OK &&
-	    (st = validate(h, meta, &previous, err)) == SW_OK)
-		st = read_done(h, 0, &ids, n_done, err);
+	    (st = validate(h, meta, &previous, err)) == SW_OK &&
+	    (st = sw_h5_find_damage(h, meta, &bad, dmg, err)) == SW_OK)
+		st = read_done(h, 0, bad, &ids, n_done, err);
 	free(ids);
+	free(bad);
 	sw_h5_destroy(h);
 	return st;
 }

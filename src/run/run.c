@@ -268,6 +268,25 @@ static enum sw_status measure_and_close(struct sw_rank_ctx *r, struct sw_err *er
 	return st;
 }
 
+/* Rank 0, --dry-run --resume: what the file holds, and what a resume would
+ * do about damaged rows and /plan first. */
+static void say_dry_resume(const char *path, const struct sw_h5_damage *d, size_t n_done,
+			   size_t n_plan)
+{
+	if (d->rows)
+		fprintf(stderr,
+			"sweep: --resume: %s: %s; --resume marks them damaged (status %d) and "
+			"runs their points again\n",
+			path, d->note, SW_H5_DAMAGED_STATUS);
+	if (d->plan_wrong)
+		fprintf(stderr,
+			"sweep: --resume: %s: its /plan is not its plan's; --resume writes it "
+			"again\n",
+			path);
+	fprintf(stderr, "sweep: --resume: %s passes every %scheck; %zu of %zu points are in it\n",
+		path, d->rows || d->plan_wrong ? "other " : "", n_done, n_plan);
+}
+
 enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc, char **argv,
 		      struct sw_err *err)
 {
@@ -288,17 +307,15 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 		goto out;
 	if (opt->dry_run) {
 		size_t n_done = 0;
+		struct sw_h5_damage dmg;
 		/* the same checks as a resume, before the plan is shown as runnable */
 		if ((st = sw_setup_dry_check(&r, err)) != SW_OK ||
-		    (opt->resume && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK))
+		    (opt->resume && (st = sw_setup_check_resume(&r, &n_done, &dmg, err)) != SW_OK))
 			goto out;
 		if (r.rank == 0)
 			sw_setup_print_plan(&r);
 		if (r.rank == 0 && opt->resume)
-			fprintf(stderr,
-				"sweep: --resume: %s passes every check; %zu of %zu points are in "
-				"it\n",
-				r.path, n_done, r.plan.n);
+			say_dry_resume(r.path, &dmg, n_done, r.plan.n);
 		goto out;
 	}
 	/* Devices first: a run that cannot bind leaves no file behind. */
