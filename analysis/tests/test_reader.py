@@ -19,7 +19,7 @@ from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
     # the reader reads what the writer writes: 5 from issue 21 (placement) on
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 6
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 7
     assert r.metrics.empty and list(r.metrics.columns) == ["point_id", "name", "value", "unit"]
     assert r.backend == "model" and r.closed_cleanly
     assert len(r.rows) == int(r.attrs["plan_points"])
