@@ -23,6 +23,20 @@ const char *launch_env(const char *name)
 	return v;
 }
 
+/* Forks and execs argv (NULL-ended), stdout and stderr to log. */
+static pid_t spawn(const char *const *argv, const char *log)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 pid_t launch_start(int np, const char *log, const char *const *args)
 {
 	const char *argv[64];
@@ -37,15 +51,7 @@ pid_t launch_start(int np, const char *log, const char *const *args)
 	for (int i = 0; args[i] && k < 63; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
+	return spawn(argv, log);
 }
 
 pid_t launch_start_alone(const char *log, const char *const *args)
@@ -56,15 +62,7 @@ pid_t launch_start_alone(const char *log, const char *const *args)
 	for (int i = 0; args[i] && k < 63; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
+	return spawn(argv, log);
 }
 
 int launch_finish_within(pid_t pid, double limit_s)
