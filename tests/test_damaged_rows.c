@@ -1,6 +1,6 @@
 /*
  * Damaged rows end to end (issue 23, cause 6; docs/hdf5-schema.md, "Damaged
- * rows"; docs/bad-inputs.md, D01 to D12): complete files of jobs/ci.yaml on
+ * rows"; docs/bad-inputs.md, D01 to D13): complete files of jobs/ci.yaml on
  * the model backend, damaged with the HDF5 C API (a block of rows zeroed, a
  * point id of no plan point, an empty family, another variant, a status
  * sweep never writes, a zeroed /plan), then `--dry-run --resume` (says it,
@@ -205,7 +205,7 @@ static void in_case(const char *name)
 	ck_assert(mkdir(dir, 0755) == 0 && chdir(dir) == 0);
 }
 
-/* D01-D03: a block that reads back as zeros (was: "passes every check",
+/* D01, D02: a block that reads back as zeros (was: "passes every check",
  * exit 0 with the zero rows kept as ok rows of point 0). */
 START_TEST(test_zero_block)
 {
@@ -239,7 +239,7 @@ START_TEST(test_zero_block)
 }
 END_TEST
 
-/* D04-D08: one row of each kind of damage but zeros, in one file. */
+/* D03-D07: one row of each kind of damage but zeros, in one file. */
 START_TEST(test_each_kind)
 {
 	const char *text;
@@ -277,7 +277,7 @@ START_TEST(test_each_kind)
 }
 END_TEST
 
-/* D09: --extend of a damaged file: the zero rows are judged by the file's
+/* D08: --extend of a damaged file: the zero rows are judged by the file's
  * own /plan, marked, and their points run with the new ones; a row of no
  * point of /plan whose names are the family's is damage too, not a point
  * the new job dropped. */
@@ -312,7 +312,7 @@ START_TEST(test_extend)
 }
 END_TEST
 
-/* D10: a /plan that reads back as zeros: a resume writes it again and
+/* D09: a /plan that reads back as zeros: a resume writes it again and
  * marks no row (the rows are judged by the job's plan). */
 START_TEST(test_plan_damaged)
 {
@@ -333,7 +333,7 @@ START_TEST(test_plan_damaged)
 }
 END_TEST
 
-/* D11: a file of schema 6 (no /plan) resumes as such: its damaged rows are
+/* D10: a file of schema 6 (no /plan) resumes as such: its damaged rows are
  * judged by the job's plan and marked, and it gains no /plan. */
 START_TEST(test_schema_6)
 {
@@ -356,7 +356,7 @@ START_TEST(test_schema_6)
 }
 END_TEST
 
-/* D12: every_gpu on 2 ranks: each point's id twice (one row per GPU) is no
+/* D11: every_gpu on 2 ranks: each point's id twice (one row per GPU) is no
  * damage; a damaged row among them runs again on its own GPU alone. */
 START_TEST(test_every_gpu)
 {
@@ -384,7 +384,7 @@ START_TEST(test_every_gpu)
 }
 END_TEST
 
-/* D12 too: per_class over two emulated classes (the replay backend on the
+/* D12: per_class over two emulated classes (the replay backend on the
  * good file): each point once per class, its id twice, no damage. */
 START_TEST(test_per_class)
 {
@@ -418,6 +418,40 @@ START_TEST(test_per_class)
 	text = launch_slurp("dry.log");
 	expect(rc, text, 0, "out.h5 passes every check; 36 of 36 points are in it");
 	ck_assert_msg(!strstr(text, "damaged"), "%s", text);
+}
+END_TEST
+
+/* D13: a row repeated whole (the same point, rank and session, a pair
+ * placement once allows one row of) is no damage: a resume counts the pair
+ * done and runs nothing for it, readers take the latest row of a pair. */
+START_TEST(test_repeated_pair)
+{
+	const char *text;
+	in_case("repeated");
+	copy(good, "out.h5");
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, "measurements", H5P_DEFAULT);
+	hid_t ft = H5Dget_type(d), t = H5Tget_native_type(ft, H5T_DIR_DEFAULT);
+	hsize_t n = CI_POINTS + 1;
+	void *rows = calloc(n, H5Tget_size(t));
+	ck_assert(rows && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	memcpy((char *)rows + CI_POINTS * H5Tget_size(t), (char *)rows + 7 * H5Tget_size(t),
+	       H5Tget_size(t));
+	ck_assert(H5Dset_extent(d, &n) >= 0);
+	ck_assert(H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	free(rows);
+	H5Tclose(t);
+	H5Tclose(ft);
+	H5Dclose(d);
+	H5Fclose(f);
+	const char *dry[] = { "--dry-run", "--resume", ci_job, "-o", "out.h5", NULL };
+	text = run_expect(dry, 0, "out.h5 passes every check; 144 of 144 points are in it");
+	ck_assert_msg(!strstr(text, "damaged"), "%s", text);
+	const char *resume[] = { "-q", "--resume", ci_job, "-o", "out.h5", NULL };
+	run_expect(resume, 0, NULL);
+	struct rows r = rows_of("out.h5");
+	ck_assert_uint_eq(r.n, CI_POINTS + 1); /* nothing ran, nothing marked */
+	rows_free(&r);
 }
 END_TEST
 
@@ -472,6 +506,7 @@ int main(void)
 	tcase_add_test(tc, test_schema_6);
 	tcase_add_test(tc, test_every_gpu);
 	tcase_add_test(tc, test_per_class);
+	tcase_add_test(tc, test_repeated_pair);
 	tcase_add_test(tc, test_plan_documented);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);

@@ -1,5 +1,5 @@
 """Damaged rows of /measurements in the analysis tools (issue 23, cause 6;
-docs/hdf5-schema.md, "Damaged rows"; docs/bad-inputs.md, D13 to D21): a row of
+docs/hdf5-schema.md, "Damaged rows"; docs/bad-inputs.md, D14 to D23): a row of
 no point of the file's /plan, or whose family or variant are empty or not the
 plan's, or whose status sweep never writes, is never exported, reported or
 compared as data. Each tool leaves it out and says so on stderr; a /plan that
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sweep_analysis.reader import read
+from sweep_analysis.reader import latest, read
 
 from conftest import SOURCE, run_tool, writable_copy
 
@@ -58,7 +58,7 @@ def csv_rows(text):
 
 
 def test_zero_block_export_csv(ci_file, tmp_path):
-    """D13: a block that reads back as zeros (was: exported as 16 ok rows of
+    """D14: a block that reads back as zeros (was: exported as 16 ok rows of
     point 0): left out, one warning, exit 0."""
     path = damaged_copy(ci_file, tmp_path / "in.h5", zero_block(16, 16))
     p = run_tool("export", path, "--csv")
@@ -71,7 +71,7 @@ def test_zero_block_export_csv(ci_file, tmp_path):
 
 
 def test_no_plan_point_export_json(ci_file, tmp_path):
-    """D14: a row whose point is no point of /plan, its names intact (only the
+    """D15: a row whose point is no point of /plan, its names intact (only the
     plan tells): left out of the JSON, said."""
     path = damaged_copy(ci_file, tmp_path / "in.h5", set_field(5, "point_id", FOREIGN))
     p = run_tool("export", path, "--json")
@@ -95,7 +95,7 @@ def test_no_plan_point_export_json(ci_file, tmp_path):
     ids=["variant", "family", "status"],
 )
 def test_each_kind_is_read_as_damage(ci_file, tmp_path, edit, why):
-    """D14 too: another variant than /plan's, an empty family, a status sweep
+    """D15 too: another variant than /plan's, an empty family, a status sweep
     never writes: each left out by the reader every tool opens files with."""
     run = read(damaged_copy(ci_file, tmp_path / "in.h5", edit))
     assert len(run.rows) == 143 and run.damaged_rows == 1
@@ -103,7 +103,7 @@ def test_each_kind_is_read_as_damage(ci_file, tmp_path, edit, why):
 
 
 def test_report_says_it(ci_file, tmp_path):
-    """D15: sweep-report: the rows are not in the report, a warning on stderr
+    """D16: sweep-report: the rows are not in the report, a warning on stderr
     (also under -q) and a note in the report."""
     path = damaged_copy(ci_file, tmp_path / "in.h5", zero_block(0, 8))
     p = run_tool("report", path, "-o", tmp_path / "rep", "-q")
@@ -115,7 +115,7 @@ def test_report_says_it(ci_file, tmp_path):
 
 
 def test_compare_leaves_them_out(ci_file, tmp_path):
-    """D16: sweep-compare: the damaged file's damaged points are not compared
+    """D17: sweep-compare: the damaged file's damaged points are not compared
     (the other file's same points have no partner), and it says so."""
     path = damaged_copy(ci_file, tmp_path / "in.h5", zero_block(0, 8))
     p = run_tool("compare", path, ci_file)
@@ -147,7 +147,7 @@ def _delete_plan(f):
     ids=["zeroed", "short", "deleted"],
 )
 def test_damaged_plan_is_refused(ci_file, tmp_path, edit, want):
-    """D17, D18: a /plan that cannot be the file's plan cannot tell damaged rows
+    """D18, D19: a /plan that cannot be the file's plan cannot tell damaged rows
     from good ones: every tool refuses the file (exit 2, one line), pointing at
     sweep --resume, which writes it again."""
     path = writable_copy(ci_file, tmp_path / "in.h5")
@@ -162,7 +162,7 @@ def test_damaged_plan_is_refused(ci_file, tmp_path, edit, want):
 
 
 def test_marked_rows_are_left_out(ci_file, tmp_path):
-    """D19: rows a resume marked (point_id the fill value, status -2) are left
+    """D20: rows a resume marked (point_id the fill value, status -2) are left
     out, and counted apart from fill rows."""
 
     def mark(f, m):
@@ -176,7 +176,7 @@ def test_marked_rows_are_left_out(ci_file, tmp_path):
 
 
 def test_older_schema_by_names(h200_file, tmp_path):
-    """D20: a file before schema 7 has no /plan: rows with no family or variant
+    """D21: a file before schema 7 has no /plan: rows with no family or variant
     (a zero block) are still left out; a row of no plan point with its names
     intact cannot be told there (docs/hdf5-schema.md)."""
     path = damaged_copy(h200_file, tmp_path / "in.h5", zero_block(2, 3))
@@ -202,10 +202,23 @@ def every_gpu_file(sweep_bin, tmp_path_factory):
 
 
 def test_every_gpu_ids_repeat(every_gpu_file, tmp_path):
-    """D21: under every_gpu each point has a row per GPU, its id twice: no
+    """D22: under every_gpu each point has a row per GPU, its id twice: no
     damage, every row read; a damaged one among them goes alone."""
     run = read(every_gpu_file)
     assert len(run.rows) == 288 and run.damaged_rows == 0 and not run.warnings
     assert (run.rows.groupby("point_id").size() == 2).all()
     run = read(damaged_copy(every_gpu_file, tmp_path / "in.h5", zero_block(10, 1)))
     assert len(run.rows) == 287 and run.damaged_rows == 1
+
+
+def test_repeated_pair_is_no_damage(ci_file, tmp_path):
+    """D23: a row repeated whole (one point, rank and session twice): no damage;
+    export lists both, compare and report take the latest row of a point."""
+    path = writable_copy(ci_file, tmp_path / "in.h5")
+    with h5py.File(path, "r+") as f:
+        m = f["measurements"]
+        m.resize((145,))
+        m[144] = m[7]
+    run = read(path)
+    assert len(run.rows) == 145 and run.damaged_rows == 0 and not run.warnings
+    assert len(latest(run.rows)) == 144
