@@ -497,11 +497,12 @@ def _samples(ds, path, live) -> np.ndarray:
 def _written(rows, plan):
     """The rows sweep wrote and no damage changed; how many fill, damaged and
     marked rows were dropped, and why the first damaged one is."""
-    marked = (rows["status"] == DAMAGED_STATUS).to_numpy()
-    damaged, why = _damaged(rows, plan)
-    fill = int(((rows["status"] < 0).to_numpy() & ~marked).sum())
-    kept = rows[(rows["status"] >= 0).to_numpy() & ~damaged].reset_index(drop=True)
-    return kept, fill, int(damaged.sum()), int(marked.sum()), why
+    status = rows["status"].to_numpy()
+    fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
+    marked = status == DAMAGED_STATUS
+    damaged, why = _damaged(rows, plan, ~fill & ~marked)
+    kept = rows[~fill & ~marked & ~damaged].reset_index(drop=True)
+    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why
 
 
 def _plan(f, attrs, path) -> pd.DataFrame:
@@ -528,10 +529,10 @@ def _plan(f, attrs, path) -> pd.DataFrame:
     return plan.drop_duplicates("point_id").set_index("point_id")
 
 
-def _damaged(rows: pd.DataFrame, plan) -> tuple[np.ndarray, str]:
-    """Which rows are damaged (never fill rows nor rows a resume marked), and
-    why the first of them is ("row 16: its family or variant is empty")."""
-    written = ((rows["point_id"] != FILL_POINT_ID) & (rows["status"] >= 0)).to_numpy()
+def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:
+    """Which of the written rows (not fill rows, not rows a resume marked) are
+    damaged, and why the first of them is ("row 16: its family or variant is
+    empty")."""
     fam = rows["family"].astype(str).to_numpy()
     var = rows["variant"].astype(str).to_numpy()
     status = rows["status"].to_numpy()

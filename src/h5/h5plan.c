@@ -285,7 +285,7 @@ static int damaged(const struct meas_row *r, const struct ref *ref, char *why, s
 	return 0;
 }
 
-/* "rows 16 to 31, 40 and 52" of the first few runs of bad, at most len. */
+/* "16 to 31, 40, 52" of the first few runs of bad, at most len bytes. */
 static void row_list(const uint8_t *bad, uint64_t n, char *out, size_t len)
 {
 	size_t used = 0;
