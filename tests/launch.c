@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *launch_env(const char *name)
@@ -20,6 +21,20 @@ const char *launch_env(const char *name)
 		exit(EXIT_FAILURE);
 	}
 	return v;
+}
+
+/* Forks and execs argv (NULL-ended), stdout and stderr to log. */
+static pid_t spawn(const char *const *argv, const char *log)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
 }
 
 pid_t launch_start(int np, const char *log, const char *const *args)
@@ -36,15 +51,35 @@ pid_t launch_start(int np, const char *log, const char *const *args)
 	for (int i = 0; args[i] && k < 63; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
+	return spawn(argv, log);
+}
+
+pid_t launch_start_alone(const char *log, const char *const *args)
+{
+	const char *argv[64];
+	int k = 0;
+	argv[k++] = launch_env("SW_SWEEP");
+	for (int i = 0; args[i] && k < 63; i++)
+		argv[k++] = args[i];
+	argv[k] = NULL;
+	return spawn(argv, log);
+}
+
+int launch_finish_within(pid_t pid, double limit_s)
+{
+	struct timespec t0, t;
+	int status;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) * 1e-9 > limit_s) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		usleep(10000);
 	}
-	return pid;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int launch_finish(pid_t pid)

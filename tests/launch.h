@@ -19,8 +19,14 @@ const char *launch_env(const char *name);
 /* Starts `mpirun -np NP --oversubscribe sweep ARGS...` (args NULL-ended),
  * stdout and stderr to log. */
 pid_t launch_start(int np, const char *log, const char *const *args);
+/* Starts `sweep ARGS...` alone, without mpirun (an MPI singleton, as a user
+ * or a batch script runs it), stdout and stderr to log. */
+pid_t launch_start_alone(const char *log, const char *const *args);
 /* Exit code of the run (128 + signal when killed). */
 int launch_finish(pid_t pid);
+/* The same, or -1 when it runs past limit_s (it is then killed with
+ * SIGKILL, and reaped): the bound of a test, never its measure. */
+int launch_finish_within(pid_t pid, double limit_s);
 int launch_run(int np, const char *log, const char *const *args);
 
 /* The rank processes of a run (mpirun's children: Open MPI puts each in a

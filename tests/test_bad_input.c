@@ -11,6 +11,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -258,6 +259,82 @@ static void make_locked(void)
 	ck_assert(fd >= 0 && fcntl(fd, F_OFD_SETLK, &fl) == 0);
 	ck_assert(n_locked < (int)(sizeof locked / sizeof locked[0]));
 	locked[n_locked++] = fd;
+}
+
+/* ---- The replay backend's sources (RB rows) ----------------------------- */
+
+/* One float64 column of one /measurements row of file f: read (set 0) or written. */
+static double meas_f64(hid_t f, const char *col, hsize_t row, int set, double v)
+{
+	hid_t d = H5Dopen2(f, "measurements", H5P_DEFAULT);
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(double));
+	hid_t space = H5Dget_space(d), mem = H5Screate_simple(1, (hsize_t[]){ 1 }, NULL);
+	hsize_t one = 1;
+	ck_assert(d >= 0 && t >= 0 && H5Tinsert(t, col, 0, H5T_NATIVE_DOUBLE) >= 0);
+	ck_assert(H5Sselect_hyperslab(space, H5S_SELECT_SET, &row, NULL, &one, NULL) >= 0);
+	if (set)
+		ck_assert(H5Dwrite(d, t, mem, space, H5P_DEFAULT, &v) >= 0);
+	else
+		ck_assert(H5Dread(d, t, mem, space, H5P_DEFAULT, &v) >= 0);
+	H5Sclose(mem);
+	H5Sclose(space);
+	H5Tclose(t);
+	H5Dclose(d);
+	return v;
+}
+
+/* costs.h5: the good file whose row 0 has the wall time wall (its end_unix
+ * moved), or, with wall NaN, no start and a timed_s of +inf. */
+static void replay_source_h5(double wall)
+{
+	copy_file(good_h5, "costs.h5", -1);
+	hid_t f = H5Fopen("costs.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	if (isnan(wall)) {
+		meas_f64(f, "start_unix", 0, 1, NAN);
+		meas_f64(f, "timed_s", 0, 1, INFINITY);
+	} else {
+		meas_f64(f, "end_unix", 0, 1, meas_f64(f, "start_unix", 0, 0, 0) + wall);
+	}
+	H5Fclose(f);
+}
+static void make_replay_h5_negative(void)
+{
+	replay_source_h5(-5);
+}
+static void make_replay_h5_infinite(void)
+{
+	replay_source_h5(NAN);
+}
+static void make_replay_h5_absurd(void)
+{
+	replay_source_h5(1e9);
+}
+
+/* costs.csv: one row of point 0123456789abcdef taking secs. */
+static void replay_source_csv(const char *secs)
+{
+	char text[256];
+	snprintf(text, sizeof text,
+		 "point_id_hex,family,variant,seconds\n0123456789abcdef,strided_read,course,%s\n",
+		 secs);
+	write_text("costs.csv", text);
+}
+static void make_replay_csv_negative(void)
+{
+	replay_source_csv("-1");
+}
+static void make_replay_csv_nan(void)
+{
+	replay_source_csv("nan");
+}
+static void make_replay_csv_infinite(void)
+{
+	replay_source_csv("inf");
+}
+static void make_replay_csv_absurd(void)
+{
+	replay_source_csv("1e300");
 }
 
 /* ---- Plug-ins: the files their rows need -------------------------------- */
@@ -2278,6 +2355,58 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "--replay-devices A:1,B:2:0.5 makes 3 devices, but the run has 2 ranks: the "
 		 "counts must add up to the number of ranks" },
+	/* The replay backend: one check of a recorded time for both readers */
+	{ "RB01 a negative time in a replayed result file (was: accepted, the next sleeps "
+	  "cancelled)",
+	  { "--backend", "replay=costs.h5", "@ci", O },
+	  .make = make_replay_h5_negative,
+	  .rc = 2,
+	  .msg = "its wall time (from start_unix, end_unix, timed_s) -5 s is negative; a duration "
+		 "is from 0 to 604800 s: a damaged file" },
+	{ "RB02 an infinite time in a replayed result file (was: accepted, a sleep past time_t)",
+	  { "--backend", "replay=costs.h5", "@ci", O },
+	  .make = make_replay_h5_infinite,
+	  .rc = 2,
+	  .msg = "timed_s) inf s is infinite; a duration is from 0 to 604800 s" },
+	{ "RB03 a time of 10^9 s in a replayed result file (was: accepted)",
+	  { "--backend", "replay=costs.h5", "@ci", O },
+	  .make = make_replay_h5_absurd,
+	  .rc = 2,
+	  .msg = "timed_s) 1e+09 s is longer than a week; a duration is from 0 to 604800 s" },
+	{ "RB04 a negative time in a replayed table",
+	  { "--backend", "replay=costs.csv", "@ci", O },
+	  .make = make_replay_csv_negative,
+	  .rc = 2,
+	  .msg = "--backend replay=costs.csv: costs.csv:2: the time of point 0123456789abcdef, -1 "
+		 "s is negative; a duration is from 0 to 604800 s" },
+	{ "RB05 NaN in a replayed table (was: \"expected point_id_hex,...\")",
+	  { "--backend", "replay=costs.csv", "@ci", O },
+	  .make = make_replay_csv_nan,
+	  .rc = 2,
+	  .msg = "costs.csv:2: the time of point 0123456789abcdef, nan s is not a number; a "
+		 "duration is from 0 to 604800 s" },
+	{ "RB06 inf in a replayed table",
+	  { "--backend", "replay=costs.csv", "@ci", O },
+	  .make = make_replay_csv_infinite,
+	  .rc = 2,
+	  .msg = "costs.csv:2: the time of point 0123456789abcdef, inf s is infinite; a duration "
+		 "is from 0 to 604800 s" },
+	{ "RB07 10^300 s in a replayed table (was: accepted)",
+	  { "--backend", "replay=costs.csv", "@ci", O },
+	  .make = make_replay_csv_absurd,
+	  .rc = 2,
+	  .msg = "costs.csv:2: the time of point 0123456789abcdef, 1e+300 s is longer than a "
+		 "week; a duration is from 0 to 604800 s" },
+	{ "RB08 --costs reads with the same check: a negative time in a result file",
+	  { "--costs", "costs.h5", "@ci", O },
+	  .make = make_replay_h5_negative,
+	  .rc = 2,
+	  .msg = "costs.h5: row 0 of /measurements (point " },
+	{ "RB09 --costs: a negative time in a table",
+	  { "--costs", "costs.csv", "@ci", O },
+	  .make = make_replay_csv_negative,
+	  .rc = 2,
+	  .msg = "costs.csv:2: the time of point 0123456789abcdef, -1 s is negative" },
 };
 
 #define N_CASES (sizeof table / sizeof table[0])

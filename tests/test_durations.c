@@ -607,6 +607,105 @@ START_TEST(h200_matches_fixture)
 }
 END_TEST
 
+/* The one check of a wall time both readers make (issue 23, cause 8): its
+ * edges, and each reader refusing what the other refuses (the rows RB01 to
+ * RB09 of docs/bad-inputs.md run them end to end). */
+START_TEST(wall_check_edges)
+{
+	char why[128];
+	ck_assert(sw_duration_wall_ok(0, why, sizeof why));
+	ck_assert(sw_duration_wall_ok(-0.0, why, sizeof why));
+	ck_assert(sw_duration_wall_ok(SW_DURATION_MAX_S, why, sizeof why));
+	ck_assert(sw_duration_wall_ok(5e-324, NULL, 0));
+	ck_assert(!sw_duration_wall_ok(nextafter(SW_DURATION_MAX_S, INFINITY), why, sizeof why));
+	ck_assert_str_eq(why, "604800 s is longer than a week; a duration is from 0 to 604800 s");
+	ck_assert(!sw_duration_wall_ok(-5e-324, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "is negative"));
+	ck_assert(!sw_duration_wall_ok(NAN, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "is not a number"));
+	ck_assert(!sw_duration_wall_ok(-INFINITY, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "is infinite"));
+	ck_assert(!sw_duration_wall_ok(NAN, NULL, 0));
+}
+END_TEST
+
+/* Each way a result file can give a bad wall time, refused naming the row
+ * and its point; an invalid row's time is not one (it is left out). */
+START_TEST(h5_times_checked)
+{
+	struct variation v = { .with_end = 1 };
+	struct {
+		double start, end, timed;
+		const char *says;
+	} bad[] = {
+		{ 100.0, 95.0, 0.1, "-5 s is negative" },             /* end_unix - start_unix */
+		{ 100.0, 100.0 + 1e9, 0.1, "is longer than a week" }, /* the same */
+		{ 100.0, NAN, -2.0, "-2 s is negative" },       /* timed_s: last of its rank */
+		{ 100.0, NAN, INFINITY, "inf s is infinite" },  /* the same */
+		{ -1.7e308, NAN, 0.1, "1.7e+308 s is longer" }, /* the gap to row 0's 50 */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct trow r[3] = { row(21, 0, 0, SW_ROW_INVALID, 50.0, -7.0),
+				     row(22, 0, 0, SW_ROW_OK, bad[i].start, bad[i].timed),
+				     row(23, 0, 0, SW_ROW_OK, 1.7e308, 0.0) };
+		r[0].end_unix = 40.0; /* invalid: never a duration, never checked */
+		r[1].end_unix = bad[i].end;
+		r[2].end_unix = 1.7e308;
+		if (!isnan(bad[i].end) || bad[i].start > 0)
+			r[2].start_unix = r[2].end_unix = 300.0; /* row 1 is the last before it */
+		if (isnan(bad[i].end) && bad[i].start > 0)
+			r[2].rank = 1; /* row 1 alone on rank 0: its timed_s counts */
+		struct sw_durations d;
+		struct sw_err e = { 0 };
+		write_file(in_dir("bad.h5"), r, 3, &v);
+		ck_assert_int_eq(sw_durations_read(in_dir("bad.h5"), &d, &e), SW_EINVAL);
+		ck_assert_msg(
+			strstr(e.msg, "bad.h5: row 1 of /measurements (point 0000000000000016): "
+				      "its wall time (from start_unix, end_unix, timed_s) ") &&
+				strstr(e.msg, bad[i].says) && strstr(e.msg, ": a damaged file"),
+			"case %zu: %s", i, e.msg);
+		ck_assert_ptr_null(d.rows);
+	}
+}
+END_TEST
+
+/* A text table with one row of secs: what the reader says (SW_OK: ""). */
+static enum sw_status csv_of(const char *secs, char *msg, size_t len)
+{
+	char path[512];
+	struct sw_durations d;
+	struct sw_err err = { 0 };
+	snprintf(path, sizeof path, "%s/t.csv", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "point_id_hex,family,variant,seconds\nabc,strided_read,course,%s\n", secs);
+	ck_assert_int_eq(fclose(f), 0);
+	enum sw_status st = sw_durations_read(path, &d, &err);
+	snprintf(msg, len, "%s", st == SW_OK ? "" : err.msg);
+	if (st == SW_OK)
+		ck_assert_uint_eq(d.n, 1);
+	sw_durations_fini(&d);
+	return st;
+}
+
+START_TEST(csv_times_checked)
+{
+	const char *bad[] = { "-1", "-0.001", "nan", "-nan", "inf", "-inf", "1e999", "604801" };
+	char msg[512];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_int_eq(csv_of(bad[i], msg, sizeof msg), SW_EINVAL);
+		ck_assert_msg(strstr(msg, "t.csv:2: the time of point 0000000000000abc, ") &&
+				      strstr(msg, "; a duration is from 0 to 604800 s"),
+			      "%s: %s", bad[i], msg);
+	}
+	ck_assert_int_eq(csv_of("0", msg, sizeof msg), SW_OK);
+	ck_assert_int_eq(csv_of("604800", msg, sizeof msg), SW_OK);
+	ck_assert_int_eq(csv_of("1e-999", msg, sizeof msg), SW_OK); /* underflows to 0 */
+	ck_assert_int_eq(csv_of("1s", msg, sizeof msg), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(msg, "expected point_id_hex,family,variant,seconds"));
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	int h200 = argc > 1 && !strcmp(argv[1], "h200");
@@ -632,6 +731,9 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, refuse_columns);
 		tcase_add_test(tc, refuse_truncated);
 		tcase_add_test(tc, live_writer);
+		tcase_add_test(tc, wall_check_edges);
+		tcase_add_test(tc, h5_times_checked);
+		tcase_add_test(tc, csv_times_checked);
 	}
 	suite_add_tcase(s, tc);
 	return sw_check_run(s);

@@ -112,10 +112,15 @@ static void write_small(void)
 	for (size_t i = 0; i < f.plan.n; i++) {
 		struct sw_record r;
 
+		const struct sw_plan_point *pt = &f.plan.points[i];
+		const struct sw_family *fam = sw_family_at(pt->family);
+
 		sw_record_init(&r);
-		r.point_id = f.plan.points[i].id;
+		r.point_id = pt->id;
 		r.plan_index = (uint32_t)i;
-		strcpy(r.family, "strided_read");
+		/* the plan's names: a row of another is damaged (h5plan.c) */
+		snprintf(r.family, sizeof r.family, "%s", fam->name);
+		snprintf(r.variant, sizeof r.variant, "%s", fam->variants[pt->p.variant].name);
 		strcpy(r.backend, "model");
 		ck_assert_msg(sw_h5_append(h, &r, &e) == SW_OK, "%s", e.msg);
 	}

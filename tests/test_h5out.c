@@ -1812,6 +1812,7 @@ START_TEST(resume_settings)
 	uint64_t *ids;
 	size_t n;
 	int session;
+	struct sw_h5_damage dmg;
 	static const struct {
 		const char *text, *refusal; /* NULL: accepted */
 	} cases[] = {
@@ -1832,7 +1833,7 @@ START_TEST(resume_settings)
 		struct sw_h5_meta other = m;
 		enum sw_status want = cases[i].refusal ? SW_EINVAL : SW_OK;
 		other.job_text = cases[i].text;
-		ck_assert_int_eq(sw_h5_check_resume(path, &other, &n, &e), want);
+		ck_assert_int_eq(sw_h5_check_resume(path, &other, &n, &dmg, &e), want);
 		ck_assert_int_eq(sw_h5_resume(path, &other, &h, &ids, &n, &session, &e), want);
 		if (cases[i].refusal)
 			ck_assert_msg(strstr(e.msg, cases[i].refusal), "case %zu: %s", i, e.msg);
@@ -1852,18 +1853,19 @@ START_TEST(check_resume_changes_nothing)
 	struct sw_h5 *h;
 	struct sw_err e = { 0 };
 	struct stat before, after;
+	struct sw_h5_damage dmg;
 	size_t n = 99;
 	int big = INT32_MAX;
 
 	ck_assert_msg(sw_h5_create(path, 0, &m, &h, &e) == SW_OK, "%s", e.msg);
 	ck_assert_int_eq(sw_h5_close(&h, 1700000100.0, &e), SW_OK);
-	ck_assert_msg(sw_h5_check_resume(path, &m, &n, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_check_resume(path, &m, &n, &dmg, &e) == SW_OK, "%s", e.msg);
 	ck_assert_uint_eq(n, 0);
 	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
 	ck_assert(f >= 0 && sw_h5_put_i32(f, "sessions", big, &e) == SW_OK);
 	H5Fclose(f);
 	ck_assert(stat(path, &before) == 0);
-	ck_assert_int_eq(sw_h5_check_resume(path, &m, &n, &e), SW_EINVAL);
+	ck_assert_int_eq(sw_h5_check_resume(path, &m, &n, &dmg, &e), SW_EINVAL);
 	ck_assert_msg(strstr(e.msg, "as many as its counter holds"), "%s", e.msg);
 	ck_assert(stat(path, &after) == 0);
 	ck_assert_int_eq(before.st_mtime, after.st_mtime);
@@ -1871,7 +1873,7 @@ START_TEST(check_resume_changes_nothing)
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); /* a plain open: no flags left set */
 	ck_assert(f >= 0);
 	H5Fclose(f);
-	ck_assert_int_eq(sw_h5_check_resume(in_dir("none.h5"), &m, &n, &e), SW_EIO);
+	ck_assert_int_eq(sw_h5_check_resume(in_dir("none.h5"), &m, &n, &dmg, &e), SW_EIO);
 }
 END_TEST
 

@@ -282,7 +282,19 @@ START_TEST(test_dry_run)
 	ck_assert_ptr_nonnull(strstr(text, "plan: 144 points"));
 	ck_assert_ptr_nonnull(strstr(text, "  strided_read   course             64 points"));
 	ck_assert_ptr_nonnull(strstr(text, "  strided_read   memcpy              8 points"));
-	ck_assert_ptr_nonnull(strstr(text, "rank 2 runs 48 points, expected "));
+	/* the split follows the committed rates (LPT): each rank a share, all 144 */
+	int total = 0;
+	for (int k = 0; k < 3; k++) {
+		char line[32];
+		const char *at;
+		int n = 0;
+		snprintf(line, sizeof line, "rank %d runs ", k);
+		ck_assert_ptr_nonnull(at = strstr(text, line));
+		ck_assert_int_eq(sscanf(at + strlen(line), "%d points, expected ", &n), 1);
+		ck_assert_int_gt(n, 0);
+		total += n;
+	}
+	ck_assert_int_eq(total, 144);
 	ck_assert_ptr_nonnull(strstr(text, "total: 144 points, expected "));
 	ck_assert_ptr_nonnull(strstr(text, "estimated time: "));
 	ck_assert_ptr_nonnull(strstr(text, " on 3 ranks (the static split's busiest rank)"));

@@ -78,6 +78,19 @@ def _say(tool, msg):
     return EXIT_ERROR
 
 
+def warn(tool, msg):
+    """A warning, one line on stderr (`sweep-<tool>: warning: ...`); the tool goes on."""
+    line = " ".join(str(msg).split())
+    with contextlib.suppress(OSError, ValueError):
+        print(f"{tool}: warning: {line}", file=sys.stderr, flush=True)
+
+
+def warn_run(tool, run):
+    """The warnings the reader gave a file (damaged rows left out), each with its path."""
+    for w in run.warnings:
+        warn(tool, f"{run.path}: {w}")
+
+
 def _silence_stdout():
     """Point fd 1 at /dev/null, so that what stdout still buffers is dropped
     at exit instead of failing again there (Python's 'Exception ignored')."""

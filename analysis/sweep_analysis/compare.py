@@ -37,7 +37,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .cli import ArgumentParser, ToolError, emit, entry
+from .cli import ArgumentParser, ToolError, emit, entry, warn_run
 from .doc import Para, Table, to_markdown
 from .output import atomic_file, check_output
 from .reader import DEVICE_CLASS, STATUS_NAMES, SweepFileError, class_rows, latest, read
@@ -401,9 +401,12 @@ def main(argv=None):
         check_output(a.md, inputs)
     if a.classes:
         run = read(a.a)
+        warn_run(TOOL, run)
         ra, rb = class_side(run, a.classes[0]), class_side(run, a.classes[1])
     else:
         ra, rb = read(a.a), read(a.b)
+        warn_run(TOOL, ra)
+        warn_run(TOOL, rb)
     df = compare(ra, rb, t, a.alpha)
     error = nothing_compared(df, ra, rb)
     if error:

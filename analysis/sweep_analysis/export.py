@@ -8,7 +8,8 @@ empty in CSV and null in JSON. point_id, a uint64, is exact in every table:
 a decimal integer in CSV, a string of that decimal integer in JSON (so that
 tools reading JSON numbers as doubles keep it exact). sweep's own output
 (`--dry-run`) prints the same number as 16 hex digits. Fill rows are never
-exported. Output goes to stdout without -o.
+exported, nor are damaged rows (docs/hdf5-schema.md, "Damaged rows"): each file's
+count of them is a warning on stderr. Output goes to stdout without -o.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .cli import ArgumentParser, emit, entry
+from .cli import ArgumentParser, emit, entry, warn_run
 from .output import atomic_file, check_output
 from .reader import read
 
@@ -114,6 +115,7 @@ def main(argv=None):
     if to_file:  # before reading: a refused output costs nothing
         check_output(a.output, [a.file])
     run = read(a.file)
+    warn_run(TOOL, run)  # damaged rows: left out, and said
     if a.csv:
         df = {"measurements": measurements, "devices": lambda r: r.devices, "samples": samples}[
             a.table

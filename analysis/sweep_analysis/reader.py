@@ -59,6 +59,16 @@ PLUGIN_HASHES_ATTR = "plugin_hashes"
 METRIC_COLUMNS = ("point_id", "name", "value", "unit")
 FILL_POINT_ID = np.uint64(2**64 - 1)  # a row allocated but never written
 
+# Schema 7 on: /plan, one row per point of the file's plan (point_id, family,
+# variant). A row of /measurements is damaged when its point is not in it,
+# its family or variant are not that point's, either is empty, or its status
+# is none sweep writes (docs/hdf5-schema.md, "Damaged rows"); older files,
+# without /plan, are judged by the last three alone. A resume marks the
+# damaged rows it finds: point_id the fill value, status -2.
+PLAN_SCHEMA = 7
+PLAN_COLUMNS = ("point_id", "family", "variant")
+DAMAGED_STATUS = -2
+
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 # Columns every schema-1 file has (docs/hdf5-schema.md), which the reader
@@ -174,6 +184,10 @@ class Run:
     # (which say "emulated" for replay rows) read it; nothing else does
     all_rows: pd.DataFrame = field(default_factory=pd.DataFrame)
     fill_rows: int = 0  # status -1 rows dropped
+    damaged_rows: int = 0  # damaged rows dropped (docs/hdf5-schema.md, "Damaged rows")
+    marked_rows: int = 0  # rows a resume marked damaged (status -2), dropped
+    # what a tool says on stderr as a warning (damaged rows left out), also in notes
+    warnings: list = field(default_factory=list)
     replay_rows: int = 0  # rows of the replay backend dropped: no measurements
     label: str = ""  # short name for tables: the file name
     notes: list = field(default_factory=list)  # what a reader should know
@@ -443,16 +457,9 @@ def _read(path) -> Run:
             else:
                 axes = _old_axes(rows)
             devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
-            ds = f["samples"]
-            if ds.ndim != 1 or ds.dtype.kind not in "iuf":
-                raise SweepFileError(
-                    f"{path}: /samples is {ds.dtype} of shape {ds.shape} where the schema has "
-                    "one column of float64 times: a damaged or foreign file"
-                )
-            if live:
-                ds.refresh()
-            samples = np.asarray(ds[:], dtype=np.float64)
+            samples = _samples(f["samples"], path, live)
             metrics = _metrics(f, path, live)
+            plan = _plan(f, attrs, path) if version >= PLAN_SCHEMA else None
             sessions = None
             if "sessions" in f:  # written before SWMR starts: no refresh needed
                 sessions, _ = _table(f["sessions"], "sessions", SESSION_COLUMNS, path, False)
@@ -466,10 +473,7 @@ def _read(path) -> Run:
         rows[c] = np.nan
     if CALIBRATION not in rows.columns:
         rows[CALIBRATION] = 0
-    fill = int((rows["status"] < 0).sum())
-    replayed = int((rows["backend"] == "replay").sum())
-    rows = rows[rows["status"] >= 0].reset_index(drop=True)
-
+    rows, fill, damaged, marked, why = _written(rows, plan)
     run = Run(
         path=path,
         attrs=attrs,
@@ -479,7 +483,9 @@ def _read(path) -> Run:
         units={**dev_units, **units},
         axes=axes,
         fill_rows=fill,
-        replay_rows=replayed,
+        damaged_rows=damaged,
+        marked_rows=marked,
+        replay_rows=int((rows["backend"] == "replay").sum()),
         label=os.path.basename(path),
         absent_columns=absent,
         metrics=metrics,
@@ -489,8 +495,106 @@ def _read(path) -> Run:
     _join_devices(run)
     # replay rows (a test instrument) are never presented as measurements
     run.rows = run.all_rows[run.all_rows["backend"] != "replay"].reset_index(drop=True)
+    _add_damage_notes(run, why)
     _add_notes(run)
     return run
+
+
+def _samples(ds, path, live) -> np.ndarray:
+    if ds.ndim != 1 or ds.dtype.kind not in "iuf":
+        raise SweepFileError(
+            f"{path}: /samples is {ds.dtype} of shape {ds.shape} where the schema has "
+            "one column of float64 times: a damaged or foreign file"
+        )
+    if live:
+        ds.refresh()
+    return np.asarray(ds[:], dtype=np.float64)
+
+
+def _written(rows, plan):
+    """The rows sweep wrote and no damage changed; how many fill, damaged and
+    marked rows were dropped, and why the first damaged one is."""
+    status = rows["status"].to_numpy()
+    fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
+    marked = status == DAMAGED_STATUS
+    damaged, why = _damaged(rows, plan, ~fill & ~marked)
+    kept = rows[~fill & ~marked & ~damaged].reset_index(drop=True)
+    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why
+
+
+def _plan(f, attrs, path) -> pd.DataFrame:
+    """/plan of a schema-7 file, indexed by point_id; refused when it cannot be
+    the file's plan, since it is what tells a damaged row."""
+    if "plan" not in f or not isinstance(f["plan"], h5py.Dataset):
+        raise SweepFileError(
+            f"{path}: no /plan dataset, which schema {PLAN_SCHEMA} files have: a damaged file"
+        )
+    plan, _ = _table(f["plan"], "plan", PLAN_COLUMNS, path, False)
+    want = attrs.get("plan_points")
+    bad = (plan["point_id"] == FILL_POINT_ID) | (plan["family"] == "") | (plan["variant"] == "")
+    if bad.any() or (want is not None and len(plan) != int(np.asarray(want).item())):
+        what = (
+            f"{int(bad.sum())} of its rows are empty"
+            if bad.any()
+            else f"it has {len(plan)} rows, plan_points says {want}"
+        )
+        raise SweepFileError(
+            f"{path}: /plan is damaged ({what}), so it cannot tell damaged rows of "
+            "/measurements from good ones; `sweep --dry-run --resume` checks the file and "
+            "`sweep --resume` writes /plan again"
+        )
+    return plan.drop_duplicates("point_id").set_index("point_id")
+
+
+def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:
+    """Which of the written rows (not fill rows, not rows a resume marked) are
+    damaged, and why the first of them is ("row 16: its family or variant is
+    empty")."""
+    fam = rows["family"].astype(str).to_numpy()
+    var = rows["variant"].astype(str).to_numpy()
+    status = rows["status"].to_numpy()
+    checks = [
+        (~np.isin(status, list(STATUS_NAMES)), "its status {s} is none sweep writes"),
+        ((fam == "") | (var == ""), "its family or variant is empty"),
+    ]
+    if plan is not None:
+        at = plan.index.get_indexer(rows["point_id"].to_numpy(np.uint64))
+        known = at >= 0
+        pf = np.where(known, plan["family"].to_numpy(object)[at], "")
+        pv = np.where(known, plan["variant"].to_numpy(object)[at], "")
+        checks.append((~known, "point {id} is no point of the file's plan (/plan)"))
+        checks.append(
+            (known & ((pf != fam) | (pv != var)), "it says {f}/{v}, /plan says {pf}/{pv}")
+        )
+    bad = np.zeros(len(rows), dtype=bool)
+    for mask, _ in checks:
+        bad |= mask & written
+    if not bad.any():
+        return bad, ""
+    i = int(np.argmax(bad))
+    text = next(t for m, t in checks if m[i])
+    return bad, f"row {i}: " + text.format(
+        s=status[i],
+        id=f"{int(rows['point_id'].iat[i]):016x}",
+        f=fam[i],
+        v=var[i],
+        pf=pf[i] if plan is not None else "",
+        pv=pv[i] if plan is not None else "",
+    )
+
+
+def _add_damage_notes(run: Run, why: str):
+    if run.damaged_rows:
+        run.warnings.append(
+            f"{run.damaged_rows} damaged row(s) of /measurements were left out ({why}): "
+            "`sweep --resume` marks them and measures their points again"
+        )
+    if run.marked_rows:
+        run.warnings.append(
+            f"{run.marked_rows} row(s) a resume found damaged and marked (status "
+            f"{DAMAGED_STATUS}) were left out"
+        )
+    run.notes.extend(run.warnings)
 
 
 def _old_axes(rows) -> list:

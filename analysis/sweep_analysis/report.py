@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, budget, claims, counters, figures, fleet, modelgap, summary
-from .cli import ArgumentParser, emit, entry
+from .cli import ArgumentParser, emit, entry, warn_run
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import atomic_dir, check_output
 from .reader import DEVICE_CLASS, STATUS_NAMES, cc_text, class_rows, latest_per_gpu, read
@@ -1316,10 +1316,14 @@ def main(argv=None):
     ap.add_argument(
         "--force", action="store_true", help="replace DIR even if it is not an earlier report"
     )
-    ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    ap.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing but errors and warnings"
+    )
     a = ap.parse_args(argv)
     progress = (lambda s: None) if a.quiet else (lambda s: print(f"{TOOL}: {s}", file=sys.stderr))
-    make_report(a.files, a.output, force=a.force, progress=progress)
+    rep = make_report(a.files, a.output, force=a.force, progress=progress)
+    for r in rep.runs:  # even under -q: rows left out of the report
+        warn_run(TOOL, r)
     if not a.quiet:
         emit(
             f"{TOOL}: report in {os.path.join(os.path.abspath(a.output), 'index.html')} "

@@ -4,7 +4,9 @@ export's tables and JSON and compare's matching, sample check and tables.
 
 Inputs: junk bytes, real result files cut short or with bytes overwritten,
 and real files edited with h5py (datasets and attributes deleted or retyped,
-columns of another type or holding extreme values, tables emptied).
+columns of another type or holding extreme values, tables emptied, blocks of
+rows zeroed), among them a schema-7 copy with /plan, by which the reader
+judges damaged rows.
 Property: the entry function returns, or raises ToolError (the one error
 cli.entry turns into a one-line message); anything else is a bug.
 
@@ -17,10 +19,12 @@ runs batches of examples until either budget ends, and prints each failure
 from __future__ import annotations
 
 import argparse
+import atexit
 import faulthandler
 import json
 import os
 import resource
+import shutil
 import signal
 import sys
 import tempfile
@@ -40,7 +44,11 @@ import functools  # noqa: E402
 
 from sweep_analysis import compare, export, stats  # noqa: E402
 from sweep_analysis.cli import CHILD_ENV, ToolError  # noqa: E402
-from sweep_analysis.reader import read  # noqa: E402
+from sweep_analysis.reader import (  # noqa: E402
+    MEASUREMENT_COLUMNS,
+    OPTIONAL_MEASUREMENT_COLUMNS,
+    read,
+)
 
 # Small real files for edits and byte damage; the large one is only cut short.
 SMALL = ["legacy/h200-quick.h5", "h200-flush-read.h5", "h200-seeds-counters.h5"]
@@ -57,7 +65,38 @@ def _sources():
     return small, small + big
 
 
+def _with_plan(src):
+    """A schema-7 copy of src (the layout sweep writes now): its /plan made from
+    its rows, so edits reach the damaged-row checks /plan drives. In a
+    temporary folder that goes when the process ends."""
+    folder = tempfile.mkdtemp(prefix="fuzz_plan_", dir=SCRATCH)
+    atexit.register(shutil.rmtree, folder, True)
+    dst = os.path.join(folder, "with-plan.h5")
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        m = f["measurements"][:]
+        ids, first = np.unique(m["point_id"], return_index=True)
+        plan = np.zeros(
+            len(ids), dtype=[("point_id", "<u8"), ("family", "S32"), ("variant", "S32")]
+        )
+        plan["point_id"], plan["family"], plan["variant"] = (
+            ids,
+            m["family"][first],
+            m["variant"][first],
+        )
+        f.create_dataset("plan", data=plan, maxshape=(None,), chunks=True)
+        known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS)
+        axes = [c for c in m.dtype.names if c not in known and m.dtype[c] == np.int64]
+        f["measurements"].attrs["axis_columns"] = np.array(axes, dtype=h5py.string_dtype())
+        f.attrs["schema_version"] = np.int32(7)
+        f.attrs["plan_points"] = np.uint64(len(ids))
+    return dst
+
+
 SMALL_PATHS, ALL_PATHS = _sources()
+WITH_PLAN = _with_plan(SMALL_PATHS[0])
+SMALL_PATHS.append(WITH_PLAN)
+ALL_PATHS.append(WITH_PLAN)
 # The bootstrap's 2000 resamples per point are most of compare's time and
 # none of its reading: the same code with 50 keeps the fuzzer on the readers.
 compare.median_ratio_ci = functools.partial(stats.median_ratio_ci, resamples=50)
@@ -121,7 +160,7 @@ ODD_VALUES = [
 ]
 ODD_DTYPES = ["f8", "f4", "i4", "i1", "u8", "S4", "S1", "?", ("f8", (2,))]
 EXTREMES = [0, -1, 1, 2**31, 2**62, -(2**62), float("nan"), float("inf"), -float("inf")]
-TABLES = ["measurements", "devices", "samples"]
+TABLES = ["measurements", "devices", "samples", "plan"]
 
 
 def _retype(f, name, col, dtype):
@@ -172,6 +211,11 @@ def _edit(f, e):
     elif op == "samples":
         del f[name]
         f.create_dataset(name, data=e[2])
+    elif op == "zero" and f[name].shape and f[name].shape[0]:
+        n = f[name].shape[0]  # a block read back as zeros: damaged rows
+        first = e[2] % n
+        k = min(e[3], n - first)
+        f[name][first : first + k] = np.zeros(k, dtype=f[name].dtype)
 
 
 def _attr_edit(f, e):
@@ -213,8 +257,14 @@ table_edit = st.one_of(
         st.sampled_from(ODD_DTYPES),
     ),
     st.tuples(
+        st.just("zero"),
+        st.sampled_from(["measurements", "plan"]),
+        st.integers(0, 10**6),
+        st.integers(1, 64),
+    ),
+    st.tuples(
         st.just("value"),
-        st.sampled_from(["measurements", "devices"]),
+        st.sampled_from(["measurements", "devices", "plan"]),
         st.sampled_from(COLUMNS),
         st.sampled_from(EXTREMES),
         st.integers(0, 10**6),

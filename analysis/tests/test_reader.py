@@ -75,7 +75,9 @@ def test_axes_attribute_checked(ci_file, tmp_path):
         read(path)
 
 
-@pytest.mark.parametrize("name", ["h200-quick.h5", "../h200-launch-counters.h5", "../h200-full-46ab23d.h5"])
+@pytest.mark.parametrize(
+    "name", ["h200-quick.h5", "../h200-launch-counters.h5", "../h200-full-46ab23d.h5"]
+)
 def test_older_files_keep_the_old_axis_rule(name, tmp_path):
     # schema 3 and older have no axis_columns: an int64 column outside the
     # reader's lists is an axis, as before

@@ -9,6 +9,8 @@
 #ifndef SW_BACKEND_H
 #define SW_BACKEND_H
 
+#include <signal.h>
+
 #include "job/cli.h"
 #include "backend/device.h"
 #include "job/job.h"
@@ -27,6 +29,11 @@ struct sw_backend_args {
 	const char *arg;      /* --backend NAME=ARG's ARG, or NULL */
 	int rank, local_rank; /* in MPI_COMM_WORLD, and among the ranks of this node */
 	int size;             /* ranks in MPI_COMM_WORLD */
+	/* Nonzero once the run is stopping (SIGINT, SIGTERM, a file that takes
+	 * no more rows): a backend that can wait long inside one point (the
+	 * replay backend's sleep) looks at it at least every 50 ms and gives
+	 * the point up. NULL: never set. */
+	const volatile sig_atomic_t *stop;
 };
 
 struct sw_backend {
@@ -56,8 +63,10 @@ struct sw_backend {
 	 * records that are complete now: rec itself, or earlier ones whose CPU
 	 * checks ran meanwhile (a record is kept until a later call or settle
 	 * returns it, and must stay untouched; at most SW_BACKEND_MAX_KEPT
-	 * after a call). A point
-	 * that fails is a row with its reason, and SW_OK; any other status
+	 * after a call). A point that fails is a row with its reason, and
+	 * SW_OK. SW_SKIP: the point was given up because the run is stopping
+	 * (*stop): rec is not kept and is no row, the point stays missing for
+	 * --resume (done may still hold earlier records). Any other status
 	 * means this rank can take no more points (err says why). */
 	enum sw_status (*run)(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
 			      struct sw_record **done, int *n_done, struct sw_err *err);

@@ -7,7 +7,9 @@
  * Points the file lacks are skipped with that reason. A sleep that overruns
  * (a loaded machine wakes a process late) is paid back from the next
  * point's sleep, so a rank's busy time matches the recording; the time
- * between points, the schedule's own cost, is never paid back.
+ * between points, the schedule's own cost, is never paid back. A run that
+ * stops (SIGINT, SIGTERM: backend.h's stop) ends a sleep within 50 ms and
+ * gives its point up, so an hours-long point stops as any run does.
  * With --replay-devices each rank is an emulated device of a class: its
  * own name and UUID, the recorded device's CC, SMs and memory, and a speed
  * that divides its sleeps and the recorded raw samples its rows carry.
@@ -15,7 +17,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,8 @@ struct replay_state {
 	/* --replay-devices: this rank's emulated device; dev_speed 0 without */
 	double dev_speed;
 	char dev_name[SW_REPLAY_CLASS_LEN];
-	struct sw_replay_file rf; /* the recorded samples (empty from a .csv) */
+	struct sw_replay_file rf;          /* the recorded samples (empty from a .csv) */
+	const volatile sig_atomic_t *stop; /* the run is stopping: give the point up */
 };
 
 static int cmp_id(const void *a, const void *b)
@@ -116,6 +118,7 @@ static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_dev
 		return sw_wrap(err, "--backend replay=%s", a->arg);
 	}
 	qsort(s->d.rows, s->d.n, sizeof *s->d.rows, cmp_id);
+	s->stop = a->stop;
 	s->speed = a->opt->replay_speed > 0 ? a->opt->replay_speed : 1.0;
 	const char *base = strrchr(a->arg, '/');
 	snprintf(s->file, sizeof s->file, "%s", base ? base + 1 : a->arg);
@@ -137,19 +140,40 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Sleeps s less what the last sleep overran; keeps this sleep's overrun. */
-static void sleep_s(struct replay_state *st, double s)
+/* Longest stretch slept without looking at the stop flag: a signal may
+ * reach another thread (MPI's, the coordinator's), and then no sleep of this
+ * one ends early with EINTR, so the flag is what tells. */
+#define STOP_POLL_S 0.05
+
+static int stopping(const struct replay_state *st)
+{
+	return st->stop && *st->stop;
+}
+
+/* Sleeps s less what the last sleep overran; keeps this sleep's overrun.
+ * 1 when the run began to stop first (the sleep is cut short), else 0. No
+ * length is too long: the wait is slept in stretches of STOP_POLL_S, so no
+ * time converts to a timespec it does not fit (an hours-long point, or a
+ * tiny --replay-speed, waits until the stop). */
+static int sleep_s(struct replay_state *st, double s)
 {
 	double want = s - st->overrun_s;
 	if (!(want > 0)) {
 		st->overrun_s = want < 0 ? -want : 0;
-		return;
+		return 0; /* nothing left to wait: the point is done */
 	}
-	double until = mono_s() + want;
-	struct timespec ts = { (time_t)until, (long)((until - floor(until)) * 1e9) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	double until = mono_s() + want, left;
+	while (!stopping(st) && (left = until - mono_s()) > 0) {
+		double nap = left < STOP_POLL_S ? left : STOP_POLL_S;
+		struct timespec ts = { 0, (long)(nap * 1e9) };
+		nanosleep(&ts, NULL); /* EINTR: the loop looks at the flag again */
+	}
+	if (stopping(st)) {
+		st->overrun_s = 0;
+		return 1;
+	}
 	st->overrun_s = mono_s() - until;
+	return 0;
 }
 
 /* The recorded raw samples of point id, divided by the device's speed, and
@@ -178,6 +202,14 @@ static void scaled_samples(const struct replay_state *s, uint64_t id, struct sw_
 	rec->timed_s = row->timed_s / s->dev_speed;
 }
 
+/* The run stops during the point's sleep: no row, the point stays missing
+ * for --resume (backend.h). */
+static enum sw_status given_up(int *n_done)
+{
+	*n_done = 0;
+	return SW_SKIP;
+}
+
 static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
 				 struct sw_record **done, int *n_done, struct sw_err *err)
 {
@@ -194,13 +226,15 @@ static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, st
 		return SW_OK;
 	}
 	if (!s->dev_speed) {
-		sleep_s(s, d->wall_s / s->speed);
+		if (sleep_s(s, d->wall_s / s->speed))
+			return given_up(n_done);
 		rec->status = d->status;
 		snprintf(rec->message, sizeof rec->message, "replay of %.100s: %.6g s at speed %g",
 			 s->file, d->wall_s, s->speed);
 		return SW_OK;
 	}
-	sleep_s(s, d->wall_s / s->dev_speed / s->speed);
+	if (sleep_s(s, d->wall_s / s->dev_speed / s->speed))
+		return given_up(n_done);
 	rec->status = d->status;
 	if (d->status == SW_ROW_OK)
 		scaled_samples(s, pt->id, rec);

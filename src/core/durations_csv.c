@@ -1,7 +1,8 @@
 /*
  * Durations as text (durations.h): `point_id_hex,family,variant,seconds`
  * per line after a header, the form the replay fixtures under tests/data
- * and generated test inputs take. Pure: no HDF5. Every row is an ok row.
+ * and generated test inputs take. Pure: no HDF5. Every row is an ok row;
+ * its seconds pass the check the result file's reader makes too.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -15,11 +16,13 @@
 #include "core/durations.h"
 #include "core/safe_open.h"
 
-/* One line into d; 0 when it does not read. */
-static int parse_line(char *line, struct sw_duration *d)
+/* One line into d: 1; 0 when it does not read, or when its time fails the
+ * check both readers make (why then says so; else why is ""). */
+static int parse_line(char *line, struct sw_duration *d, char *why, size_t len)
 {
 	char *id = strtok(line, ","), *family = strtok(NULL, ","), *variant = strtok(NULL, ",");
 	char *secs = strtok(NULL, ",\r\n"), *end;
+	why[0] = '\0';
 	if (!id || !family || !variant || !secs)
 		return 0;
 	errno = 0;
@@ -28,7 +31,9 @@ static int parse_line(char *line, struct sw_duration *d)
 	if (*end || errno)
 		return 0;
 	d->wall_s = strtod(secs, &end);
-	if (*end || errno || !isfinite(d->wall_s) || d->wall_s < 0)
+	if (*end || end == secs || (errno && errno != ERANGE))
+		return 0;
+	if (!sw_duration_wall_ok(d->wall_s, why, len))
 		return 0;
 	snprintf(d->family, sizeof d->family, "%s", family);
 	snprintf(d->variant, sizeof d->variant, "%s", variant);
@@ -78,13 +83,18 @@ enum sw_status sw_durations_read_csv(const char *path, struct sw_durations *out,
 		lineno++;
 		if ((st = grow(out, &cap, err)) != SW_OK)
 			break;
-		if (!parse_line(line, &out->rows[out->n]))
+		struct sw_duration *d = &out->rows[out->n];
+		char why[128];
+		if (parse_line(line, d, why, sizeof why))
+			out->n++;
+		else if (why[0])
+			st = sw_fail(err, SW_EINVAL, "%s:%zu: the time of point %016" PRIx64 ", %s",
+				     path, lineno, d->point_id, why);
+		else
 			st = sw_fail(err, SW_EINVAL,
 				     "%s:%zu: expected point_id_hex,family,variant,"
 				     "seconds",
 				     path, lineno);
-		else
-			out->n++;
 	}
 	fclose(f);
 	if (st != SW_OK) {

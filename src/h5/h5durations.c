@@ -8,6 +8,7 @@
  */
 #include "core/durations.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,8 +366,24 @@ static enum sw_status wall_times(const struct in_row *in, size_t n, double *wall
 
 /* ---- the table ------------------------------------------------------- */
 
+/* Row i's wall time against the check the text table's reader makes too
+ * (durations.h): a negative, endless or week-long time is a damaged file,
+ * and it would cancel or stall a replay's sleeps. */
+static enum sw_status check_wall(const struct in_row *r, size_t i, double wall, const char *path,
+				 struct sw_err *err)
+{
+	char why[128];
+	if (sw_duration_wall_ok(wall, why, sizeof why))
+		return SW_OK;
+	return sw_fail(err, SW_EINVAL,
+		       "%s: row %zu of /measurements (point %016" PRIx64
+		       "): its wall time (from start_unix, end_unix, timed_s) %s: a damaged file",
+		       path, i, r->point_id, why);
+}
+
 static enum sw_status fill_table(const struct in_row *in, size_t n, const struct in_dev *devs,
-				 size_t n_devs, struct sw_durations *out, struct sw_err *err)
+				 size_t n_devs, const char *path, struct sw_durations *out,
+				 struct sw_err *err)
 {
 	double *wall = malloc((n ? n : 1) * sizeof *wall);
 	enum sw_status st;
@@ -381,6 +398,11 @@ static enum sw_status fill_table(const struct in_row *in, size_t n, const struct
 
 		if (in[i].status != SW_ROW_OK && in[i].status != SW_ROW_SKIPPED)
 			continue;
+		/* a damaged row (zeros, say) is no point's time (docs/hdf5-schema.md) */
+		if (!in[i].family[0] || !in[i].variant[0])
+			continue;
+		if ((st = check_wall(&in[i], i, wall[i], path, err)) != SW_OK)
+			break;
 		d->point_id = in[i].point_id;
 		memcpy(d->family, in[i].family, sizeof d->family);
 		memcpy(d->variant, in[i].variant, sizeof d->variant);
@@ -411,7 +433,7 @@ enum sw_status sw_durations_read(const char *path, struct sw_durations *out, str
 		return sw_durations_read_csv(path, out, err);
 	st = read_table(path, &in, &n, &has_end, &devs, &n_devs, err);
 	if (st == SW_OK)
-		st = fill_table(in, n, devs, n_devs, out, err);
+		st = fill_table(in, n, devs, n_devs, path, out, err);
 	free(in);
 	free(devs);
 	if (st)
@@ -419,10 +441,4 @@ enum sw_status sw_durations_read(const char *path, struct sw_durations *out, str
 	else
 		out->from_end_unix = has_end;
 	return st;
-}
-
-void sw_durations_fini(struct sw_durations *d)
-{
-	free(d->rows);
-	memset(d, 0, sizeof *d);
 }

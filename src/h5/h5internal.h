@@ -48,6 +48,8 @@ struct sw_h5 {
 	int n_metric_names;
 	struct sw_metric_row *metric_buf;
 	size_t metric_len, metric_cap;
+
+	struct sw_h5_damage damage; /* what a resume found (h5plan.c) */
 };
 
 /* Point id of a row that was allocated but never written (the fill value). */
@@ -304,5 +306,22 @@ enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta 
 
 /* Starts SWMR writing on h's file, once every object and attribute exists. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err);
+
+/* ---- h5plan.c: /plan and damaged rows ---------------------------------- */
+
+struct sw_plan;
+
+/* /plan (schema 7 on) made or rewritten to hold plan's points (a /plan of
+ * another layout is replaced). Before SWMR writing starts. */
+enum sw_status sw_h5_write_plan(struct sw_h5 *h, const struct sw_plan *plan, struct sw_err *err);
+
+/* The damaged rows of h's /measurements (its first h->n_meas rows): *bad,
+ * one byte per row (caller frees), set for each; *dmg what they are, and
+ * on a resume whether /plan is the plan's. Reads only. */
+enum sw_status sw_h5_find_damage(struct sw_h5 *h, const struct sw_h5_meta *meta, uint8_t **bad,
+				 struct sw_h5_damage *dmg, struct sw_err *err);
+
+/* Marks the rows bad sets: point_id FILL_POINT_ID, status SW_H5_DAMAGED_STATUS. */
+enum sw_status sw_h5_mark_damage(struct sw_h5 *h, const uint8_t *bad, struct sw_err *err);
 
 #endif

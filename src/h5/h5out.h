@@ -22,7 +22,8 @@
  * attribute under --metrics; 4: the axis_columns attribute of /measurements;
  * 5: the placement attribute, /measurements' calibration and /devices'
  * device_class; 6: the phase times of /measurements (alloc_s ... check_cpu_s);
- * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found */
+ * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found;
+ *    /plan (the plan's points, by which a reader tells damaged rows) */
 #define SW_SCHEMA_VERSION 7
 
 struct sw_h5;
@@ -114,12 +115,31 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta,
 				  struct sw_err *err);
 
+/* Damaged rows of /measurements (docs/hdf5-schema.md, "Damaged rows"):
+ * what a resume found, judged by meta->plan (the job's; on --extend the
+ * file's /plan where it has one). A resume leaves them out of what the file
+ * holds, so their points run again, and marks them (point_id the fill
+ * value, status SW_H5_DAMAGED_STATUS); --dry-run --resume only says so. */
+struct sw_h5_damage {
+	uint64_t rows;      /* damaged rows; 0: none */
+	uint64_t first_row; /* the first of them */
+	int plan_wrong;     /* /plan (schema 7 on) is not the plan's (damaged, or an --extend's
+			     * new plan): the resume writes it */
+	char note[448];     /* "16 rows of /measurements are damaged (rows 16 to 31; row 16:
+			     * its family is empty)", or "" */
+};
+#define SW_H5_DAMAGED_STATUS (-2)
+
+/* What sw_h5_resume found and did about damaged rows; zeroed for a new file. */
+const struct sw_h5_damage *sw_h5_damage_found(const struct sw_h5 *h);
+
 /* What --dry-run --resume and --dry-run --extend say: every check
  * sw_h5_resume makes, the extend's included, on a read-only open that
- * changes nothing (no flags cleared, no session started). *n_done: the
- * distinct point ids already recorded. Statuses as sw_h5_resume's. */
+ * changes nothing (no flags cleared, no session started, no row marked). *n_done: the distinct point ids already
+ * recorded, damaged rows aside (*dmg says what they are). Statuses as
+ * sw_h5_resume's. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
-				  struct sw_err *err);
+				  struct sw_h5_damage *dmg, struct sw_err *err);
 
 /* Where the rows of an open file ran: row i is point point_id[i], measured
  * by rank rank[i] in session session[i]; devices[] are the file's /devices

@@ -411,10 +411,11 @@ static enum sw_status resume_metrics(struct sw_h5 *h, const struct sw_h5_meta *m
 	return st;
 }
 
-/* The ids already recorded (sorted, distinct, fill rows aside); *keep: the
- * rows up to the last written one (trim_unwritten). Reads only. */
-static enum sw_status read_done(struct sw_h5 *h, uint64_t **done_ids, size_t *n_done,
-				uint64_t *keep, struct sw_err *err)
+/* The ids already recorded (sorted, distinct, fill rows and damaged rows
+ * (bad) aside); *keep: the rows up to the last written one
+ * (trim_unwritten). Reads only. */
+static enum sw_status read_done(struct sw_h5 *h, const uint8_t *bad, uint64_t **done_ids,
+				size_t *n_done, uint64_t *keep, struct sw_err *err)
 {
 	enum sw_status st;
 	uint64_t *ids;
@@ -434,6 +435,9 @@ static enum sw_status read_done(struct sw_h5 *h, uint64_t **done_ids, size_t *n_
 	}
 	while (*keep > 0 && ids[*keep - 1] == FILL_POINT_ID)
 		(*keep)--;
+	for (size_t i = 0; bad && i < h->n_meas; i++)
+		if (bad[i])
+			ids[i] = FILL_POINT_ID;
 	*n_done = tidy_ids(ids, h->n_meas);
 	*done_ids = ids;
 	return SW_OK;
@@ -601,13 +605,14 @@ static enum sw_status check_sessions(struct sw_h5 *h, struct sw_err *err)
  * holds go to *done_ids (the caller frees them), *keep: its rows up to the
  * last written one. */
 static enum sw_status check_all(struct sw_h5 *h, const struct sw_h5_meta *meta, int *previous,
-				uint64_t **done_ids, size_t *n_done, uint64_t *keep,
-				struct sw_err *err)
+				uint8_t **bad, struct sw_h5_damage *dmg, uint64_t **done_ids,
+				size_t *n_done, uint64_t *keep, struct sw_err *err)
 {
 	enum sw_status st;
 
 	if ((st = validate(h, meta, previous, err)) || (st = resume_metrics(h, meta, err)) ||
-	    (st = check_sessions(h, err)) || (st = read_done(h, done_ids, n_done, keep, err)))
+	    (st = check_sessions(h, err)) || (st = sw_h5_find_damage(h, meta, bad, dmg, err)) ||
+	    (st = read_done(h, *bad, done_ids, n_done, keep, err)))
 		return st;
 	return meta->mode == SW_SESSION_EXTEND ? sw_h5extend_check(h, meta, *done_ids, *n_done, err)
 					       : SW_OK;
@@ -628,7 +633,7 @@ static enum sw_status said(const struct sw_h5_meta *meta, enum sw_status st, str
  * passed: an extend's new axis columns, unwritten rows dropped, the
  * session's row, its counters. */
 static enum sw_status start_writing(struct sw_h5 *h, const struct sw_h5_meta *meta, int session,
-				    uint64_t keep, struct sw_err *err)
+				    const uint8_t *bad, uint64_t keep, struct sw_err *err)
 {
 	int missing[SW_MAX_AXIS_COLUMNS], n = 0;
 	enum sw_status st;
@@ -638,7 +643,10 @@ static enum sw_status start_writing(struct sw_h5 *h, const struct sw_h5_meta *me
 	    (n = sw_h5_missing_axes(h->measurements, missing)) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /measurements",
 				  h->path);
+	/* damaged rows are marked only once every check passed */
 	if ((n > 0 && (st = sw_h5_add_axis_columns(h->file, &h->measurements, missing, n, err))) ||
+	    (h->damage.rows && (st = sw_h5_mark_damage(h, bad, err))) ||
+	    (h->damage.plan_wrong && (st = sw_h5_write_plan(h, meta->plan, err))) ||
 	    (st = trim_unwritten(h, keep, err)) ||
 	    (st = sw_h5extend_add_session(h, meta, session, err)))
 		return st;
@@ -653,6 +661,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	struct sw_h5 *h;
 	int previous = -1, sessions = 0;
 	uint64_t keep = 0;
+	uint8_t *bad = NULL;
 
 	*out = NULL;
 	*done_ids = NULL;
@@ -665,19 +674,21 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	if (st)
 		return st;
 	if ((st = open_for_resume(h, &fmt, err)) ||
-	    (st = check_all(h, meta, &previous, done_ids, n_done, &keep, err)))
+	    (st = check_all(h, meta, &previous, &bad, &h->damage, done_ids, n_done, &keep, err)))
 		goto free_ids;
 	if (sw_h5_get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
 	    sessions - 1 > previous)
 		previous = sessions - 1;
-	if ((st = start_writing(h, meta, previous + 1, keep, err)))
+	if ((st = start_writing(h, meta, previous + 1, bad, keep, err)))
 		goto free_ids;
 	h->swmr_pending = fmt == FMT_SWMR;
 	*session = h->session = previous + 1;
 	*out = h;
+	free(bad);
 	return SW_OK;
 
 free_ids:
+	free(bad);
 	free(*done_ids);
 	*done_ids = NULL;
 	*n_done = 0;
@@ -700,17 +711,24 @@ enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta
 	return st;
 }
 
+const struct sw_h5_damage *sw_h5_damage_found(const struct sw_h5 *h)
+{
+	return &h->damage;
+}
+
 /* --dry-run --resume (and --extend): read-only, under a read lock of ours,
  * so a file another sweep writes is refused as a resume of it would be. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
-				  struct sw_err *err)
+				  struct sw_h5_damage *dmg, struct sw_err *err)
 {
 	enum sw_status st;
 	struct sw_h5 *h;
 	uint64_t *ids = NULL, keep;
+	uint8_t *bad = NULL;
 	int previous;
 
 	*n_done = 0;
+	memset(dmg, 0, sizeof *dmg);
 	if ((st = sw_h5_check_inputs(path, meta, err)) ||
 	    (st = sw_h5_check_file(path, "cannot resume", err)) ||
 	    (st = sw_h5_new_handle(path, &h, err)))
@@ -721,8 +739,9 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 			     "lock)",
 			     path);
 	if (st == SW_OK && (st = sw_h5_open_read(path, "cannot resume", &h->file, err)) == SW_OK)
-		st = check_all(h, meta, &previous, &ids, n_done, &keep, err);
+		st = check_all(h, meta, &previous, &bad, dmg, &ids, n_done, &keep, err);
 	free(ids);
+	free(bad);
 	sw_h5_destroy(h);
 	return said(meta, st, err);
 }

@@ -273,6 +273,21 @@ static enum sw_status measure_and_close(struct sw_rank_ctx *r, struct sw_err *er
 	return st;
 }
 
+/* Rank 0, --dry-run --resume: what the file holds, and what a resume would
+ * do about damaged rows and /plan first. */
+/* What --dry-run --resume or --extend (how) found damaged in the file. */
+static void say_dry_damage(const char *how, const char *path, const struct sw_h5_damage *d)
+{
+	if (d->rows)
+		fprintf(stderr,
+			"sweep: %s: %s: %s; %s marks them damaged (status %d) and runs their "
+			"points again\n",
+			how, path, d->note, how, SW_H5_DAMAGED_STATUS);
+	if (d->plan_wrong && strcmp(how, "--resume") == 0) /* an extend writes its new plan */
+		fprintf(stderr, "sweep: %s: %s: its /plan is not its plan's; %s writes it again\n",
+			how, path, how);
+}
+
 enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc, char **argv,
 		      struct sw_err *err)
 {
@@ -293,25 +308,33 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 		goto out;
 	if (opt->dry_run) {
 		size_t n_done = 0;
+		struct sw_h5_damage dmg = { 0 };
 		/* the same checks as a resume or extend, before the plan is shown
 		 * as runnable */
 		int reopen = opt->resume || opt->extend;
 		if ((st = sw_setup_dry_check(&r, err)) != SW_OK ||
-		    (reopen && (st = sw_setup_check_resume(&r, &n_done, err)) != SW_OK))
+		    (reopen && (st = sw_setup_check_resume(&r, &n_done, &dmg, err)) != SW_OK))
 			goto out;
 		if (r.rank == 0)
 			sw_setup_print_plan(&r);
-		if (r.rank == 0 && opt->resume)
+		if (r.rank == 0 && opt->resume) {
+			say_dry_damage("--resume", r.path, &dmg);
 			fprintf(stderr,
-				"sweep: --resume: %s passes every check; %zu of %zu points are in "
+				"sweep: --resume: %s passes every %scheck; %zu of %zu points are "
+				"in "
 				"it\n",
-				r.path, n_done, r.plan.n);
+				r.path, dmg.rows || dmg.plan_wrong ? "other " : "", n_done,
+				r.plan.n);
+		}
 		/* every point of the file is in the plan, or the check refused it */
-		if (r.rank == 0 && opt->extend)
+		if (r.rank == 0 && opt->extend) {
+			say_dry_damage("--extend", r.path, &dmg);
 			fprintf(stderr,
-				"sweep: --extend: %s passes every check; %zu of the job's %zu "
+				"sweep: --extend: %s passes every %scheck; %zu of the job's %zu "
 				"points are in it, %zu would be added\n",
-				r.path, n_done, r.plan.n, r.plan.n - n_done);
+				r.path, dmg.rows ? "other " : "", n_done, r.plan.n,
+				r.plan.n - n_done);
+		}
 		goto out;
 	}
 	/* Devices first: a run that cannot bind leaves no file behind. */

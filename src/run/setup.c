@@ -294,6 +294,7 @@ static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 		.opt = r->opt, .job = &r->job, .arg = r->opt->backend_arg, .rank = r->rank
 	};
 	a.size = r->size;
+	a.stop = &sw_run_interrupted; /* SIGINT, SIGTERM (run.c) */
 	enum sw_status st = local_rank_of(err, &a.local_rank);
 	if (st == SW_OK)
 		st = injected(r, SW_STAGE_BIND, st, err);
@@ -460,16 +461,18 @@ static int output_path(struct sw_rank_ctx *r)
 	return snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
 }
 
-enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done, struct sw_err *err)
+enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done,
+				     struct sw_h5_damage *dmg, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	char version[128];
 	output_path(r);
 	*n_done = 0;
+	memset(dmg, 0, sizeof *dmg);
 	if (r->rank == 0) {
 		struct sw_h5_input in[MAX_INPUTS];
 		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
-		st = sw_h5_check_resume(r->path, &meta, n_done, err);
+		st = sw_h5_check_resume(r->path, &meta, n_done, dmg, err);
 	}
 	return sw_mpi_worst(st);
 }
@@ -491,6 +494,19 @@ static enum sw_status read_done(struct sw_rank_ctx *r, struct sw_place_done **do
 	*n_done = *done ? p.n_rows : 0;
 	sw_h5_placed_fini(&p);
 	return st;
+}
+
+/* Rank 0, even under --quiet: the damaged rows a resume found and marked,
+ * whose points it runs again, and a /plan it wrote again. */
+static void say_damage(const char *path, const struct sw_h5_damage *d, enum sw_session_mode mode)
+{
+	if (d->rows)
+		fprintf(stderr,
+			"sweep: %s: %s; they are marked damaged (status %d) and their points run "
+			"again\n",
+			path, d->note, SW_H5_DAMAGED_STATUS);
+	if (d->plan_wrong && mode == SW_SESSION_RESUME)
+		fprintf(stderr, "sweep: %s: its /plan was not its plan's; written again\n", path);
 }
 
 /* Rank 0: the pairs (plan index, owner) the file lacks, in plan order. */
@@ -537,6 +553,8 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 	else if (st == SW_OK)
 		st = sw_h5_create(r->path, r->opt->force, &meta, &r->h5, err);
 	free(ids);
+	if (st == SW_OK)
+		say_damage(r->path, sw_h5_damage_found(r->h5), meta.mode);
 	n_done = 0;
 	if (st == SW_OK && meta.mode != SW_SESSION_NEW)
 		st = read_done(r, &done, &n_done, err);

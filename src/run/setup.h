@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "h5/h5out.h"
 #include "run/rank_ctx.h"
 
 /* Collective, in this order; each returns the worst status over the ranks,
@@ -25,8 +26,10 @@ enum sw_status sw_setup_bind(struct sw_rank_ctx *r, struct sw_err *err);
 enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err);
 /* --dry-run --resume (collective): rank 0 makes every check a resume
  * makes (sw_h5_check_resume), changing nothing; *n_done on rank 0: the
- * points already in the file. The worst status, on every rank. */
-enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done, struct sw_err *err);
+ * points already in the file, damaged rows aside (*dmg: what they are).
+ * The worst status, on every rank. */
+enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done,
+				     struct sw_h5_damage *dmg, struct sw_err *err);
 /* --dry-run (collective): what the backend can check without binding a
  * rank (backend.h, dry_check). The worst status, on every rank; rank 0's
  * message in err. */

@@ -117,14 +117,30 @@ static void hand_on(struct worker *w, struct sw_record *rec)
 			w->busy[i] = 0;
 }
 
-static void run_on_backend(struct worker *w, const struct sw_plan_point *pt, struct sw_record *rec)
+/* Frees the slot of a record no one will hand on. */
+static void free_unsent(struct worker *w, struct sw_record *rec)
+{
+	for (int i = 0; i < SW_COUNT(w->slot); i++)
+		if (w->slot[i] == rec)
+			w->busy[i] = 0;
+}
+
+static void run_on_backend(struct worker *w, uint32_t index, struct sw_record *rec)
 {
 	struct sw_rank_ctx *r = w->r;
+	const struct sw_plan_point *pt = &r->plan.points[index];
 	struct sw_record *done[SW_BACKEND_MAX_DONE];
 	int n_done = 0;
 	share_lock(r, LOCK_EX);
 	enum sw_status st = r->backend->run(r->backend_state, pt, rec, done, &n_done, &w->why);
 	share_lock(r, LOCK_UN);
+	if (st == SW_SKIP) { /* given up as the run stops: no row, the point goes back */
+		free_unsent(w, rec);
+		w->ch->ops->give_back(w->ch->impl, &index, 1);
+		for (int i = 0; i < n_done; i++)
+			hand_on(w, done[i]);
+		return;
+	}
 	if (st != SW_OK)
 		w->dead = st;
 	if (!(rec->end_unix > 0)) /* a pipelined backend set it before its check */
@@ -148,7 +164,7 @@ static void run_point(struct worker *w, uint32_t index)
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why);
 	} else {
-		run_on_backend(w, pt, rec);
+		run_on_backend(w, index, rec);
 		return;
 	}
 	rec->end_unix = unix_s();
