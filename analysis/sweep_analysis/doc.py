@@ -76,16 +76,17 @@ def to_markdown(blocks) -> str:
 
 
 def _md_table(b: Table) -> str:
-    lines = []
-    if b.caption:
-        lines.append(f"*{b.caption}*\n")
-    lines.append("| " + " | ".join(_md_inline(h) for h in b.headers) + " |")
-    lines.append(
-        "|" + "|".join("---:" if i in b.right else "---" for i in range(len(b.headers))) + "|"
-    )
-    for r in b.rows:
-        lines.append("| " + " | ".join(_md_inline(c) for c in r) + " |")
-    return "\n".join(lines)
+    return "\n".join(md_table_lines(b.headers, b.rows, b.right, b.caption))
+
+
+def md_table_lines(headers, rows, right=(), caption=""):
+    """The lines of a Markdown table, one at a time (rows: any iterable)."""
+    if caption:
+        yield f"*{caption}*\n"
+    yield "| " + " | ".join(_md_inline(h) for h in headers) + " |"
+    yield "|" + "|".join("---:" if i in right else "---" for i in range(len(headers))) + "|"
+    for r in rows:
+        yield "| " + " | ".join(map(_md_inline, r)) + " |"
 
 
 _CSS = """
