@@ -57,11 +57,17 @@ def _md_inline(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def _md_alt(s: str) -> str:
+    """An image's alt text: one line, brackets escaped (a family named `a]b`
+    would end it early and break the link)."""
+    return re.sub(r"([\[\]])", r"\\\1", _md_inline(s))
+
+
 def to_markdown(blocks) -> str:
     out = []
     for b in blocks:
         if isinstance(b, Heading):
-            out.append("#" * b.level + " " + b.text)
+            out.append("#" * b.level + " " + " ".join(str(b.text).splitlines()))
         elif isinstance(b, Para):
             out.append(b.text)
         elif isinstance(b, Bullets):
@@ -71,7 +77,7 @@ def to_markdown(blocks) -> str:
         elif isinstance(b, Table):
             out.append(_md_table(b))
         elif isinstance(b, Figure):
-            out.append(f"![{_md_inline(b.caption)}]({b.path})\n\n*{b.caption}*")
+            out.append(f"![{_md_alt(b.caption)}]({b.path})\n\n*{b.caption}*")
     return "\n\n".join(out) + "\n"
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import time
 
@@ -110,7 +111,8 @@ class Report:
             return
         self.n_fig += 1
         caption = f"{caption} {figures.caption_notes(fig)}".strip()
-        rel = f"figures/{self.n_fig:02d}-{name}.png"
+        # the number makes it unique; the name is made of safe characters only
+        rel = f"figures/{self.n_fig:02d}-{_file_part(name)}.png"
         buf = io.BytesIO()
         fig.savefig(buf, format="png")
         plt.close(fig)
@@ -1322,6 +1324,16 @@ def _model_cell(r, tpr):
 
 def _slug(s):
     return "".join(c if c.isalnum() else "-" for c in s.lower()).strip("-")[:40]
+
+
+FILE_PART_MAX = 100  # characters of a figure's name after its number
+
+
+def _file_part(name):
+    """A name as part of a file name and of a link: ASCII letters, digits, `_`
+    and `-`, every other character `-` (a family a file names `a/b` or `..`:
+    no folder, no link to escape). Names sweep writes are kept as they are."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", name)[:FILE_PART_MAX]
 
 
 def _cuda_version(v):
