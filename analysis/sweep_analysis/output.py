@@ -76,10 +76,10 @@ def atomic_file(path, mode="w", inputs=()):
         raise OutputError(f"{path}: the folder {parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.tmp", dir=parent)
     try:
-        stop_for_test("temporary")
         with os.fdopen(
             fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})
         ) as fh:
+            stop_for_test("temporary")
             yield fh
         check_output(path, inputs)  # again: what path names may have changed meanwhile
         with renaming():  # a stop signal (cli.Stopped) waits for the rename

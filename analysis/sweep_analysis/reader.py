@@ -506,7 +506,7 @@ def _read(path, columns) -> Run:
     if replayed:
         run.rows = run.all_rows[run.all_rows["backend"] != "replay"].reset_index(drop=True)
     else:  # the same rows: a second frame over the same columns (copy on write)
-        run.rows = run.all_rows.copy(deep=False)
+        run.rows = shallow(run.all_rows)
     _add_notes(run)
     return run
 
@@ -671,7 +671,7 @@ def _join_devices(run: Run):
     at = pd.MultiIndex.from_frame(d[["rank", "session"]]).get_indexer(
         pd.MultiIndex.from_frame(run.rows[["rank", "session"]])
     )
-    rows = run.rows.copy(deep=False)
+    rows = shallow(run.rows)
     for c in keep.values():
         rows[c] = d[c].reindex(at).set_axis(rows.index)
     # the labels, made once per distinct (backend, CC, device row) and given
@@ -710,8 +710,22 @@ def take(rows: pd.DataFrame, pos) -> pd.DataFrame:
     (no copy, copy on write) when that is all of them in order."""
     pos = np.asarray(pos, dtype=np.int64)
     if len(pos) == len(rows) and (pos == np.arange(len(rows))).all():
-        return rows.copy(deep=False)
+        return shallow(rows)
     return rows.take(pos)
+
+
+# pandas copies on write (always from pandas 3): two frames may share their
+# columns, and a change to one copies what it changes. Without it, a frame
+# shares nothing: it is a copy.
+COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3 or (
+    getattr(pd.options.mode, "copy_on_write", False) is True
+)
+
+
+def shallow(rows: pd.DataFrame) -> pd.DataFrame:
+    """A frame of its own over the same columns where pandas copies on write,
+    a copy where it does not."""
+    return rows.copy(deep=not COPY_ON_WRITE)
 
 
 def _latest_pos(keys: pd.DataFrame, by) -> np.ndarray:
