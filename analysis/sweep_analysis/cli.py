@@ -32,6 +32,7 @@ import functools
 import os
 import signal
 import sys
+import threading
 
 CHILD_ENV = "SWEEP_ANALYSIS_CHILD"  # set in the forked child (reader.py bounds reads there)
 EXIT_ERROR = 2  # any failure: a file, an output, an argument, stdout
@@ -63,7 +64,6 @@ class Stopped(BaseException):
 class _Stops:
     """The state of the stop signals in the process that does the work."""
 
-    armed = False  # the handler is installed: raise Stopped
     deferred = None  # the first stop signal that came (None: none yet)
     renaming = False
     published = []  # outputs renamed into place, for the last line
@@ -222,20 +222,17 @@ def _can_fork():
 
 def _arm():
     """Stop signals raise Stopped in this process (the main thread's only)."""
-    _Stops.armed, _Stops.deferred, _Stops.published = True, None, []
+    _Stops.deferred, _Stops.published = None, []
     return {sig: signal.signal(sig, _on_stop) for sig in STOP_SIGNALS}
 
 
 def _disarm(old):
     for sig, h in old.items():
         signal.signal(sig, h)
-    _Stops.armed = False
 
 
 def _in_process(tool, fn):
     """fn() here (no fork: pytest's capture), stop signals armed if it can."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return fn()
     old = _arm()
