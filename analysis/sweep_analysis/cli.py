@@ -67,6 +67,7 @@ class _Stops:
     deferred = None  # the first stop signal that came (None: none yet)
     renaming = False
     published = []  # outputs renamed into place, for the last line
+    stdout = False  # something was written to stdout
 
 
 def _on_stop(signum, frame):
@@ -109,6 +110,8 @@ def _stopped_text(e: Stopped) -> str:
     name = signal.Signals(e.signum).name
     if _Stops.published:
         return f"stopped by {name}; {', '.join(_Stops.published)} had been written whole"
+    if _Stops.stdout:
+        return f"stopped by {name}: no file was written; stdout may be cut short"
     return f"stopped by {name}: nothing was written"
 
 
@@ -143,6 +146,7 @@ def _write_all(text):
 
 def emit(text):
     """Write text to stdout now, so that a stdout that fails is found here."""
+    _Stops.stdout = _Stops.stdout or bool(text)  # (part of) it may reach stdout
     try:
         _write_all(text)
     except BrokenPipeError:
@@ -222,7 +226,7 @@ def _can_fork():
 
 def _arm():
     """Stop signals raise Stopped in this process (the main thread's only)."""
-    _Stops.deferred, _Stops.published = None, []
+    _Stops.deferred, _Stops.published, _Stops.stdout = None, [], False
     return {sig: signal.signal(sig, _on_stop) for sig in STOP_SIGNALS}
 
 

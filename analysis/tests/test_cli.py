@@ -228,3 +228,23 @@ def test_stop_before_the_rename_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == "sweep-test: error: stopped by SIGTERM: nothing was written\n"
     assert os.listdir(tmp_path) == []
+
+
+def test_stop_after_stdout_says_so(capsys):
+    """A stop signal once part of stdout is out: the line does not say that
+    nothing was written."""
+
+    @entry("sweep-test")
+    def main(argv=None):
+        cli.emit("a,b\n")
+        os.kill(os.getpid(), signal.SIGTERM)
+        cli.emit("never\n")
+        return 0
+
+    assert main([]) == 128 + signal.SIGTERM
+    out, err = capsys.readouterr()
+    assert out == "a,b\n"
+    assert (
+        err
+        == "sweep-test: error: stopped by SIGTERM: no file was written; stdout may be cut short\n"
+    )
