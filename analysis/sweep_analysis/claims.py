@@ -85,17 +85,34 @@ class Effect:
         return f"{fmt(self.ratio)}x [{fmt(self.lo)}, {fmt(self.hi)}]"
 
 
+# The columns the claims read (besides the axes: every int64 column, as
+# axes_of finds them); Rows keeps these alone.
+COLUMNS = frozenset(
+    ("point_id", "plan_index", "rank", "session", "family", "variant", "backend")
+    + ("is_reference", "cc", "status", "checked_elems", "seed", "n_samples")
+    + ("launches_per_sample", "l2_flushed", "median_ns", "gbps", "sm_clock_mhz")
+    + ("mem_clock_mhz", "throttle_reasons", "sm_count", "sample_offset", "file", "device")
+    + ("model_requests", "model_sectors_per_request", "model_transactions_per_request")
+    + ("model_moved_bytes", "model_efficiency", "model_conflict_degree")
+)
+
+
 class Rows:
     """The ok rows of one or more files, the latest per point and backend,
     with selection helpers keyed by names, and the raw samples of each file
     (file label -> the file's /samples) for the intervals."""
 
     def __init__(self, rows: pd.DataFrame, samples: dict | None = None):
-        self.all = rows[rows["status"] == 0]
+        # only the columns a claim reads, split by family once: a file of a
+        # million rows is not copied whole for every claim
+        keep = [c for c in rows.columns if c in COLUMNS or rows[c].dtype == np.int64]
+        ok = rows.loc[rows["status"] == 0, keep]
+        self.empty = ok.iloc[0:0]
+        self.families = dict(list(ok.groupby("family", sort=False)))
         self.samples = samples or {}
 
     def get(self, family, variant=None, backend=None, **axes) -> pd.DataFrame:
-        r = self.all[self.all["family"] == family]
+        r = self.families.get(family, self.empty)
         if variant is not None:
             names = [variant] if isinstance(variant, str) else list(variant)
             present = [v for v in names if (r["variant"] == v).any()]

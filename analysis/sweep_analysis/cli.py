@@ -11,25 +11,108 @@ forked child, and a child killed by a signal is one more one-line error.
 A stdout the reader closed (`| head`) ends the tool quietly with 2: the output
 was not delivered whole. A stdout that cannot be written (full disk,
 /dev/full) is an error like any other. It does not open or write files.
+
+A stop signal (SIGTERM, SIGINT, SIGHUP) to the tool's process is passed on
+to its worker, which raises `Stopped` where it runs: every output not yet
+renamed into place is removed on the way out (output.py), the worker is
+waited for, and the tool exits 128 + the signal's number (143, 130, 129)
+with one line. A rename into place is not cut short: a signal that comes
+during it stops the tool once it is done, and the line names the output.
+If the tool's process dies without passing it on (SIGKILL), the kernel
+sends the worker SIGTERM (PR_SET_PDEATHSIG): no worker outlives the tool.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import errno
 import functools
 import os
 import signal
 import sys
+import threading
 
 CHILD_ENV = "SWEEP_ANALYSIS_CHILD"  # set in the forked child (reader.py bounds reads there)
 EXIT_ERROR = 2  # any failure: a file, an output, an argument, stdout
-EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
+# The signals that stop a tool; it exits 128 + the number, as a shell reports a
+# process a signal ended: 143 SIGTERM, 130 SIGINT (Ctrl-C), 129 SIGHUP.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+# A test hook (analysis/tests/test_bad_input_tools.py): with "temporary", the
+# worker stops itself (SIGSTOP) once it has made an output's hidden temporary,
+# a state a test can wait for before it sends a signal.
+TEST_STOP_ENV = "SWEEP_ANALYSIS_TEST_STOP"
+PR_SET_PDEATHSIG = 1
 
 
 class ToolError(Exception):
     """A failure with a message for the user (the tools' only expected error)."""
+
+
+class Stopped(BaseException):
+    """A stop signal reached the tool. A BaseException, as KeyboardInterrupt:
+    no `except Exception` takes it for a failure of its own, and every `with`
+    on the way out removes what it made."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _Stops:
+    """The state of the stop signals in the process that does the work."""
+
+    deferred = None  # the first stop signal that came (None: none yet)
+    renaming = False
+    published = []  # outputs renamed into place, for the last line
+    stdout = False  # something was written to stdout
+
+
+def _on_stop(signum, frame):
+    """Raise Stopped, once: a second signal (Ctrl-C reaches the worker from the
+    terminal and again from the tool's process) must not cut the clean-up
+    short, and none cuts a rename into place short (renaming())."""
+    first = _Stops.deferred is None
+    if first:
+        _Stops.deferred = signum
+    if first and not _Stops.renaming:
+        raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def renaming():
+    """A rename into place (output.py) that a stop signal does not cut short:
+    one that comes meanwhile stops the tool when it is done."""
+    _Stops.renaming = True
+    stopped = _Stops.deferred
+    try:
+        yield
+    finally:
+        _Stops.renaming = False
+    if _Stops.deferred is not None and stopped is None:
+        raise Stopped(_Stops.deferred)
+
+
+def published(path):
+    """Say that path was renamed into place (the line of a stop names it)."""
+    _Stops.published.append(path)
+
+
+def stop_for_test(what):
+    """The test hook TEST_STOP_ENV: stop here, as a test asked."""
+    if os.environ.get(TEST_STOP_ENV) == what:
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+def _stopped_text(e: Stopped) -> str:
+    name = signal.Signals(e.signum).name
+    if _Stops.published:
+        return f"stopped by {name}; {', '.join(_Stops.published)} had been written whole"
+    if _Stops.stdout:
+        return f"stopped by {name}: no file was written; stdout may be cut short"
+    return f"stopped by {name}: nothing was written"
 
 
 class _StdoutGone(Exception):
@@ -63,6 +146,7 @@ def _write_all(text):
 
 def emit(text):
     """Write text to stdout now, so that a stdout that fails is found here."""
+    _Stops.stdout = _Stops.stdout or bool(text)  # (part of) it may reach stdout
     try:
         _write_all(text)
     except BrokenPipeError:
@@ -128,7 +212,10 @@ def _run(tool, main, argv):
         return _say(tool, e)
     except ToolError as e:
         return _say(tool, e)
-    except KeyboardInterrupt:
+    except Stopped as e:
+        _say(tool, _stopped_text(e))
+        return 128 + e.signum
+    except KeyboardInterrupt:  # SIGINT where the tool did not arm its handler
         _say(tool, "interrupted")
         return EXIT_INTERRUPTED
     except MemoryError:
@@ -150,34 +237,105 @@ def _can_fork():
     return hasattr(os, "fork") and not os.environ.get("SWEEP_ANALYSIS_NO_FORK")
 
 
-def isolated(tool, fn):
-    """fn() -> exit status, run in a forked child where possible: a crash in
-    C code (HDF5 on a damaged file) becomes one line and EXIT_ERROR."""
-    if not _can_fork():
+def _arm():
+    """Stop signals raise Stopped in this process (the main thread's only)."""
+    _Stops.deferred, _Stops.published, _Stops.stdout = None, [], False
+    return {sig: signal.signal(sig, _on_stop) for sig in STOP_SIGNALS}
+
+
+def _disarm(old):
+    for sig, h in old.items():
+        signal.signal(sig, h)
+
+
+def _in_process(tool, fn):
+    """fn() here (no fork: pytest's capture), stop signals armed if it can."""
+    if threading.current_thread() is not threading.main_thread():
         return fn()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: everything the tool does, then out without atexit
-        code = EXIT_ERROR
-        os.environ[CHILD_ENV] = "1"
+    old = _arm()
+    try:
+        return fn()
+    except Stopped as e:  # outside fn's own error path
+        _say(tool, _stopped_text(e))
+        return 128 + e.signum
+    finally:
+        _disarm(old)
+
+
+def _die_with(parent):
+    """In the worker: SIGTERM when the tool's process dies (Linux), and stop
+    at once if it already has."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:
+        raise Stopped(signal.SIGTERM)
+
+
+def _worker(tool, fn, parent):
+    """The forked worker: everything the tool does, then out without atexit."""
+    code = EXIT_ERROR
+    os.environ[CHILD_ENV] = "1"
+    try:
+        _arm()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         try:
+            _die_with(parent)
             code = fn()
             sys.stdout.flush()
             sys.stderr.flush()
-        finally:
-            os._exit(code if isinstance(code, int) else EXIT_ERROR)
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child has Ctrl-C
-    try:
-        _, status = os.waitpid(pid, 0)
+        except Stopped as e:  # outside fn's own error path
+            _say(tool, _stopped_text(e))
+            code = 128 + e.signum
     finally:
-        signal.signal(signal.SIGINT, old)
+        os._exit(code if isinstance(code, int) else EXIT_ERROR)
+
+
+def _wait(tool, pid):
+    """In the tool's process: pass each stop signal on to the worker (and
+    SIGCONT, should it be stopped) until it ends; its exit status."""
+
+    def forward(signum, frame):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signum)
+            os.kill(pid, signal.SIGCONT)
+
+    old = {sig: signal.signal(sig, forward) for sig in STOP_SIGNALS}
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    try:
+        _, status = os.waitpid(pid, 0)  # retried after each signal (PEP 475)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
         return _say(tool, "gave up reading its input: HDF5 did not finish (a damaged file)")
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (*STOP_SIGNALS, signal.SIGKILL):
+        sig = signal.Signals(os.WTERMSIG(status))  # sent to the worker itself
+        _say(tool, f"its worker was ended by {sig.name}: nothing was written")
+        return 128 + sig
     if os.WIFSIGNALED(status):
         sig = signal.Signals(os.WTERMSIG(status)).name
         return _say(tool, f"crashed ({sig}) reading its input: HDF5 cannot read this damaged file")
     return os.WEXITSTATUS(status)
+
+
+def isolated(tool, fn):
+    """fn() -> exit status, run in a forked worker where possible: a crash in
+    C code (HDF5 on a damaged file) becomes one line and EXIT_ERROR, and a
+    stop signal to the tool stops the worker first (the module's doc)."""
+    if not _can_fork():
+        return _in_process(tool, fn)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent = os.getpid()
+    # no stop signal between the fork and the handlers: it waits, blocked
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _worker(tool, fn, parent)
+        return _wait(tool, pid)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def entry(tool):

@@ -32,17 +32,19 @@ and the summary says they are emulated.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
 import sys
 
 import numpy as np
 import pandas as pd
 
 from .cli import ArgumentParser, ToolError, emit, entry, warn_run
-from .doc import Para, Table, to_markdown
+from .doc import Table, md_table_lines
 from .output import atomic_file, check_output
 from .reader import DEVICE_CLASS, STATUS_NAMES, SweepFileError, class_rows, latest, read
 from .stats import mann_whitney, median_ratio_ci
-from .tables import axes_text, fmt
+from .tables import fmt, fmt_int
 
 TOOL = "sweep-compare"
 ORDER = ["slower", "broken", "ambiguous", "faster", "same"]
@@ -110,57 +112,115 @@ def check_samples(run, rows):
             )
 
 
+# What compare reads of a row (beside the axes); read() reads no other
+# column of /measurements for the tool (a file of a million rows has some 90).
+COLUMNS = (
+    ("point_id", "plan_index", "rank", "session", "family", "variant", "backend", "cc")
+    + ("status", "message", "median_ns", "n_samples", "sample_offset", "model_moved_bytes")
+    + ("calibration",)
+)
+RESULT = ["ratio", "lo", "hi", "p", "class", "why"]  # the columns of a verdict
+# The columns of each side a comparison reads (suffixed _a, _b), beside the
+# axes (A's; B's where A has none) and the keys point_id and backend.
+SIDE_A = ["family", "variant", "plan_index", "cc", "median_ns", "n_samples", "device"]
+SIDE_A += ["status", "model_moved_bytes", "sample_offset"]
+SIDE_B = ["median_ns", "n_samples", "device", "status", "message", "model_moved_bytes"]
+SIDE_B += ["sample_offset"]
+
+
+def _side_columns(rows, cols, suffix) -> pd.DataFrame:
+    """The keys and these columns of one side, named with the suffix."""
+    return rows[["point_id", "backend", *cols]].rename(columns={c: c + suffix for c in cols})
+
+
 def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
     """One row per point present in both files (and a count of the others).
-    Raises SweepFileError when a compared row's samples are damaged."""
+    Raises SweepFileError when a compared row's samples are damaged. Column
+    by column: a file of a million points is compared in seconds."""
     a, b = latest(ra.rows), latest(rb.rows)
     axes = list(dict.fromkeys(ra.axes + rb.axes))
-    j = a.merge(b, on=["point_id", "backend"], suffixes=("_a", "_b"))
-    check_samples(ra, a[a["point_id"].isin(j["point_id"])])
-    check_samples(rb, b[b["point_id"].isin(j["point_id"])])
-    out = []
-    for _, r in j.iterrows():
-        base = {
-            "family": r["family_a"],
-            "variant": r["variant_a"],
-            "backend": r["backend"],
-            "point": axes_text({k: r.get(f"{k}_a", r.get(k, -1)) for k in axes}, axes)
-            + (f" cc={r['cc_a']}" if r["backend"] == "model" else ""),
-            "a_ns": r["median_ns_a"],
-            "b_ns": r["median_ns_b"],
-            "n_a": int(r["n_samples_a"]),
-            "n_b": int(r["n_samples_b"]),
-            "device_a": r["device_a"],
-            "device_b": r["device_b"],
-            "plan_index": r["plan_index_a"],
+    j = _side_columns(a, SIDE_A + [k for k in axes if k in a], "_a").merge(
+        _side_columns(b, SIDE_B + [k for k in axes if k not in a and k in b], "_b"),
+        on=["point_id", "backend"],
+    )
+    both = j["point_id"]
+    where = ["point_id", "status", "backend", "sample_offset", "n_samples"]
+    check_samples(ra, a.loc[a["point_id"].isin(both), where])
+    check_samples(rb, b.loc[b["point_id"].isin(both), where])
+    model = (j["backend"] == "model").to_numpy()
+    df = pd.DataFrame(
+        {
+            "family": j["family_a"],
+            "variant": j["variant_a"],
+            "backend": j["backend"],
+            "point": _points(j, axes, model),
+            "a_ns": j["median_ns_a"],
+            "b_ns": j["median_ns_b"],
+            "n_a": j["n_samples_a"].astype(np.int64),
+            "n_b": j["n_samples_b"].astype(np.int64),
+            "device_a": j["device_a"],
+            "device_b": j["device_b"],
+            "plan_index": j["plan_index_a"],
         }
-        sa, sb = int(r["status_a"]), int(r["status_b"])
-        if sa != 0 or sb != 0:
-            c = "broken" if sa == 0 else ("same" if sa == sb else "ambiguous")
-            res = {
-                "ratio": np.nan,
-                "lo": np.nan,
-                "hi": np.nan,
-                "p": np.nan,
-                "class": c,
-                "why": f"A {STATUS_NAMES.get(sa, sa)}, B {STATUS_NAMES.get(sb, sb)}"
-                + (f": {r['message_b']}" if sb != 0 and r["message_b"] else ""),
-            }
-        elif r["backend"] == "model":
-            res = _model(r, threshold)
-        else:
-            seed = int(r["point_id"]) % (2**32)
-            res = classify(
-                ra.samples_of(_side(r, "_a")), rb.samples_of(_side(r, "_b")), threshold, alpha, seed
-            )
-        out.append({**base, **res})
-    df = pd.DataFrame(out)
+    )
+    res = _model(
+        j["model_moved_bytes_a"].to_numpy(), j["model_moved_bytes_b"].to_numpy(), threshold
+    )
+    sa, sb = j["status_a"].to_numpy(), j["status_b"].to_numpy()
+    pid = j["point_id"].to_numpy()
+    side = {x: j[[f"sample_offset_{x}", f"n_samples_{x}"]].to_numpy() for x in "ab"}
+    for i in np.flatnonzero(~model & (sa == 0) & (sb == 0)):
+        got = classify(
+            ra.samples_of(_side(side["a"][i])),
+            rb.samples_of(_side(side["b"][i])),
+            threshold,
+            alpha,
+            int(pid[i]) % (2**32),
+        )
+        for k in RESULT:
+            res[k][i] = got[k]
+    _statuses(res, sa, sb, j["message_b"].to_numpy())
+    for k in RESULT:
+        df[k] = res[k]
     if len(df):
         df["order"] = df["class"].map(ORDER.index)
         df = df.sort_values(["order", "plan_index"]).drop(columns="order")
     df.attrs["only_a"] = len(a) - len(j)
     df.attrs["only_b"] = len(b) - len(j)
     return df
+
+
+def _points(j, axes, model) -> list:
+    """Each joined row's point: its axes (A's values; an axis only one file
+    has, that file's) as axes_text writes them, and a model row's CC."""
+    cols = [j[f"{k}_a"] if f"{k}_a" in j else j[f"{k}_b"] for k in axes]
+    vals = [c.to_numpy() for c in cols]
+    text = {}  # axis, value -> "axis=value"
+
+    def one(k, v):
+        if (k, v) not in text:
+            text[k, v] = f"{k}={fmt_int(v)}"
+        return text[k, v]
+
+    out = (
+        [" ".join(one(k, v) for k, v in zip(axes, row) if v != -1) or "-" for row in zip(*vals)]
+        if axes
+        else ["-"] * len(j)
+    )
+    cc = j["cc_a"].to_numpy()
+    return [p + f" cc={c}" if m else p for p, c, m in zip(out, cc, model)]
+
+
+def _statuses(res, sa, sb, message_b):
+    """The verdict of the rows that are not ok on both sides: broken (ok in A
+    only), same (the same status) or ambiguous, and both statuses."""
+    for i in np.flatnonzero((sa != 0) | (sb != 0)):
+        a, b, msg = int(sa[i]), int(sb[i]), message_b[i]
+        res["ratio"][i] = res["lo"][i] = res["hi"][i] = res["p"][i] = np.nan
+        res["class"][i] = "broken" if a == 0 else ("same" if a == b else "ambiguous")
+        res["why"][i] = f"A {STATUS_NAMES.get(a, a)}, B {STATUS_NAMES.get(b, b)}" + (
+            f": {msg}" if b != 0 and msg else ""
+        )
 
 
 def classes_of(run) -> list:
@@ -218,79 +278,82 @@ def coverage_warning(df) -> str:
     )
 
 
-def _side(r, suffix):
-    return {"sample_offset": r[f"sample_offset{suffix}"], "n_samples": r[f"n_samples{suffix}"]}
+def _side(where):
+    """A row's (sample_offset, n_samples) as Run.samples_of takes them."""
+    return {"sample_offset": where[0], "n_samples": where[1]}
 
 
-def _model(r, threshold):
-    """Model rows: predicted bytes moved (more is slower), exactly."""
-    a, b = r["model_moved_bytes_a"], r["model_moved_bytes_b"]
-    if not (np.isfinite(a) and np.isfinite(b)) or a <= 0:
-        same = np.isnan(a) == np.isnan(b) and (a == b or np.isnan(a))
-        return {
-            "ratio": np.nan,
-            "lo": np.nan,
-            "hi": np.nan,
-            "p": np.nan,
-            "class": "same" if same else "ambiguous",
-            "why": "model: nothing to compare"
-            if same
-            else "model: moved bytes modelled in one file only",
-        }
-    ratio = b / a
-    c = "slower" if ratio > 1 + threshold else "faster" if ratio < 1 / (1 + threshold) else "same"
+def _model(a, b, threshold) -> dict:
+    """Model rows: predicted bytes moved (more is slower), exactly; the
+    verdict columns of every joined row (rows not of the model are set
+    again by compare)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = b / a
+    n = len(a)
+    none = ~(np.isfinite(a) & np.isfinite(b)) | ~(a > 0)
+    same = (np.isnan(a) == np.isnan(b)) & ((a == b) | np.isnan(a))
+    # object arrays of a few shared strings, not fixed-width text a row
+    cls = np.full(n, "same", dtype=object)
+    cls[ratio < 1 / (1 + threshold)] = "faster"
+    cls[ratio > 1 + threshold] = "slower"
+    why = np.full(n, "", dtype=object)
+    why[ratio != 1] = "model: predicted moved bytes"
+    cls[none & same], why[none & same] = "same", "model: nothing to compare"
+    cls[none & ~same] = "ambiguous"
+    why[none & ~same] = "model: moved bytes modelled in one file only"
+    ratio[none] = np.nan
     return {
         "ratio": ratio,
-        "lo": ratio,
-        "hi": ratio,
-        "p": np.nan,
-        "class": c,
-        "why": "model: predicted moved bytes" if ratio != 1 else "",
+        "lo": ratio.copy(),
+        "hi": ratio.copy(),
+        "p": np.full(n, np.nan),
+        "class": cls,
+        "why": why,
     }
 
 
-def _table(df) -> Table:
-    rows = []
-    for _, r in df.iterrows():
-        ci = (
-            f"{(r['lo'] - 1) * 100:+.1f}..{(r['hi'] - 1) * 100:+.1f}%"
-            if np.isfinite(r["lo"]) and r["lo"] != r["hi"]
-            else "-"
-        )
-        rows.append(
-            [
-                r["class"],
-                r["family"],
-                r["variant"],
-                r["point"],
-                r["backend"],
-                fmt(r["a_ns"] / 1e3, 4),
-                fmt(r["b_ns"] / 1e3, 4),
-                f"{(r['ratio'] - 1) * 100:+.1f}%" if np.isfinite(r["ratio"]) else "-",
-                ci,
-                f"{r['p']:.1g}" if np.isfinite(r["p"]) else "-",
-                f"{r['n_a']}/{r['n_b']}",
-                r["why"] or "",
-            ]
-        )
-    return Table(
+HEADERS = ["verdict", "family", "variant", "point", "backend", "A median us", "B median us"]
+HEADERS += ["time change", "interval", "p", "samples A/B", "note"]
+RIGHT = {5, 6, 7, 8, 9, 10}
+ROW_COLUMNS = ["class", "family", "variant", "point", "backend", "a_ns", "b_ns", "ratio", "lo"]
+ROW_COLUMNS += ["hi", "p", "n_a", "n_b", "why"]
+BLOCK_ROWS = 1 << 14  # rows formatted, and lines written, at a time
+
+
+def _blocks(df):
+    """The table's cells as columns of text, a block of rows at a time: a
+    million rows are never all held as text."""
+    for s in range(0, len(df), BLOCK_ROWS):
+        yield _columns(df.iloc[s : s + BLOCK_ROWS])
+
+
+def _columns(part) -> list:
+    """The twelve columns of text of these rows."""
+    c = {k: part[k].tolist() for k in ROW_COLUMNS}
+    fin = math.isfinite
+    return [
+        *(list(map(str, c[k])) for k in ("class", "family", "variant", "point", "backend")),
+        [fmt(v / 1e3, 4) for v in c["a_ns"]],
+        [fmt(v / 1e3, 4) for v in c["b_ns"]],
+        [f"{(r - 1) * 100:+.1f}%" if fin(r) else "-" for r in c["ratio"]],
         [
-            "verdict",
-            "family",
-            "variant",
-            "point",
-            "backend",
-            "A median us",
-            "B median us",
-            "time change",
-            "interval",
-            "p",
-            "samples A/B",
-            "note",
+            f"{(lo - 1) * 100:+.1f}..{(hi - 1) * 100:+.1f}%" if fin(lo) and lo != hi else "-"
+            for lo, hi in zip(c["lo"], c["hi"])
         ],
-        rows,
-        right={5, 6, 7, 8, 9, 10},
-    )
+        [f"{p:.1g}" if fin(p) else "-" for p in c["p"]],
+        [f"{a}/{b}" for a, b in zip(c["n_a"], c["n_b"])],
+        [str(w or "") for w in c["why"]],
+    ]
+
+
+def _rows(df):
+    """The table's rows, lists of text."""
+    for cols in _blocks(df):
+        yield from map(list, zip(*cols))
+
+
+def _table(df) -> Table:
+    return Table(HEADERS, list(_rows(df)), right=RIGHT)
 
 
 def summary(df, ra, rb, threshold, alpha) -> list:
@@ -324,20 +387,40 @@ def summary(df, ra, rb, threshold, alpha) -> list:
     return lines
 
 
-def _text_table(t: Table) -> str:
-    widths = [
-        max(len(str(h)), *(len(str(r[i])) for r in t.rows)) if t.rows else len(str(h))
-        for i, h in enumerate(t.headers)
-    ]
+def _text_lines(headers, blocks, right):
+    """The lines of the plain-text table; blocks() gives the cells afresh,
+    as columns of text a block of rows at a time: once to size the columns,
+    once to write them."""
+    widths = [len(str(h)) for h in headers]
+    for cols in blocks():
+        widths = [max(w, *map(len, col)) if col else w for w, col in zip(widths, cols)]
     widths[-1] = min(widths[-1], 60)
 
-    def line(cells):
-        return "  ".join(
-            str(c)[:w].rjust(w) if i in t.right else str(c)[:w].ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths))
-        ).rstrip()
+    def pad(col, i, w):
+        return [c[:w].rjust(w) for c in col] if i in right else [c[:w].ljust(w) for c in col]
 
-    return "\n".join([line(t.headers), line(["-" * w for w in widths])] + [line(r) for r in t.rows])
+    def lines(cols):
+        padded = [pad(col, i, w) for i, (col, w) in enumerate(zip(cols, widths))]
+        return ("  ".join(t).rstrip() for t in zip(*padded))
+
+    yield from lines([[str(h)] for h in headers])
+    yield from lines([["-" * w] for w in widths])
+    for cols in blocks():
+        yield from lines(cols)
+
+
+def _text_table(t: Table) -> str:
+    cols = [[str(c) for c in col] for col in zip(*t.rows)]
+    return "\n".join(_text_lines(t.headers, lambda: iter([cols] if cols else []), t.right))
+
+
+def _write_lines(write, lines, end):
+    """write("\n".join(lines) + end), a block of lines at a time."""
+    first = True
+    for block in iter(lambda: list(itertools.islice(lines, BLOCK_ROWS)), []):
+        write(("" if first else "\n") + "\n".join(block))
+        first = False
+    write(end)
 
 
 def _parser():
@@ -400,11 +483,11 @@ def main(argv=None):
     if a.md:  # before reading: a refused output costs nothing
         check_output(a.md, inputs)
     if a.classes:
-        run = read(a.a)
+        run = read(a.a, COLUMNS)
         warn_run(TOOL, run)
         ra, rb = class_side(run, a.classes[0]), class_side(run, a.classes[1])
     else:
-        ra, rb = read(a.a), read(a.b)
+        ra, rb = read(a.a, COLUMNS), read(a.b, COLUMNS)
         warn_run(TOOL, ra)
         warn_run(TOOL, rb)
     df = compare(ra, rb, t, a.alpha)
@@ -412,11 +495,13 @@ def main(argv=None):
     if error:
         raise ToolError(error)
     lines = summary(df, ra, rb, t, a.alpha)
-    table = _table(df[df["class"] != "same"] if a.changes and len(df) else df)
-    if a.md:
+    shown = df[df["class"] != "same"] if a.changes and len(df) else df
+    if a.md:  # as to_markdown([Para(...), Table(...)]) writes it, a block at a time
         with atomic_file(a.md, inputs=inputs) as fh:
-            fh.write(to_markdown([Para("# sweep-compare\n\n" + "\n\n".join(lines)), table]))
-    emit(_text_table(table) + "\n\n" + "\n".join(lines) + "\n")
+            fh.write("# sweep-compare\n\n" + "\n\n".join(lines) + "\n\n")
+            _write_lines(fh.write, md_table_lines(HEADERS, _rows(shown), RIGHT), "\n")
+    text = _text_lines(HEADERS, lambda: _blocks(shown), RIGHT)
+    _write_lines(emit, text, "\n\n" + "\n".join(lines) + "\n")
     warning = coverage_warning(df)
     if warning:
         print(f"{TOOL}: warning: {warning}", file=sys.stderr)

@@ -57,11 +57,17 @@ def _md_inline(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def _md_alt(s: str) -> str:
+    """An image's alt text: one line, brackets escaped (a family named `a]b`
+    would end it early and break the link)."""
+    return re.sub(r"([\[\]])", r"\\\1", _md_inline(s))
+
+
 def to_markdown(blocks) -> str:
     out = []
     for b in blocks:
         if isinstance(b, Heading):
-            out.append("#" * b.level + " " + b.text)
+            out.append("#" * b.level + " " + " ".join(str(b.text).splitlines()))
         elif isinstance(b, Para):
             out.append(b.text)
         elif isinstance(b, Bullets):
@@ -71,21 +77,22 @@ def to_markdown(blocks) -> str:
         elif isinstance(b, Table):
             out.append(_md_table(b))
         elif isinstance(b, Figure):
-            out.append(f"![{_md_inline(b.caption)}]({b.path})\n\n*{b.caption}*")
+            out.append(f"![{_md_alt(b.caption)}]({b.path})\n\n*{b.caption}*")
     return "\n\n".join(out) + "\n"
 
 
 def _md_table(b: Table) -> str:
-    lines = []
-    if b.caption:
-        lines.append(f"*{b.caption}*\n")
-    lines.append("| " + " | ".join(_md_inline(h) for h in b.headers) + " |")
-    lines.append(
-        "|" + "|".join("---:" if i in b.right else "---" for i in range(len(b.headers))) + "|"
-    )
-    for r in b.rows:
-        lines.append("| " + " | ".join(_md_inline(c) for c in r) + " |")
-    return "\n".join(lines)
+    return "\n".join(md_table_lines(b.headers, b.rows, b.right, b.caption))
+
+
+def md_table_lines(headers, rows, right=(), caption=""):
+    """The lines of a Markdown table, one at a time (rows: any iterable)."""
+    if caption:
+        yield f"*{caption}*\n"
+    yield "| " + " | ".join(_md_inline(h) for h in headers) + " |"
+    yield "|" + "|".join("---:" if i in right else "---" for i in range(len(headers))) + "|"
+    for r in rows:
+        yield "| " + " | ".join(map(_md_inline, r)) + " |"
 
 
 _CSS = """

@@ -4,6 +4,8 @@ into place at the end (the same rule as sweep's own result files). No output
 replaces one of the tool's inputs (same inode, or the same resolved path, or
 a folder holding one) or anything but a regular file (a file output) or a
 folder (a report): those are refused before anything is read or written.
+A stop signal (cli.Stopped) removes the temporary like any failure; it does
+not cut a rename into place short (cli.renaming).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 
-from .cli import ToolError
+from .cli import ToolError, published, renaming, stop_for_test
 
 REPORT_MARKER = ".sweep-report"
 
@@ -77,11 +79,14 @@ def atomic_file(path, mode="w", inputs=()):
         with os.fdopen(
             fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})
         ) as fh:
+            stop_for_test("temporary")
             yield fh
         check_output(path, inputs)  # again: what path names may have changed meanwhile
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+        with renaming():  # a stop signal (cli.Stopped) waits for the rename
+            os.replace(tmp, path)
+            published(path)
+    except BaseException:  # a failure, or cli.Stopped: the temporary goes
+        if os.path.lexists(tmp):
             os.unlink(tmp)
         raise
 
@@ -107,18 +112,21 @@ def atomic_dir(path, force=False, inputs=()):
             )
     tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.tmp", dir=parent)
     try:
+        stop_for_test("temporary")
         yield tmp
         with open(os.path.join(tmp, REPORT_MARKER), "w") as fh:
             fh.write("made by sweep-report; replaced whole by the next run\n")
         os.chmod(tmp, 0o755)
-        if os.path.exists(path):
-            old = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.old", dir=parent)
-            os.rename(path, os.path.join(old, "x"))
-            os.rename(tmp, path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, path)
-    except BaseException:
+        with renaming():  # a stop signal (cli.Stopped) waits for the renames
+            if os.path.exists(path):
+                old = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.old", dir=parent)
+                os.rename(path, os.path.join(old, "x"))
+                os.rename(tmp, path)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(tmp, path)
+            published(path)
+    except BaseException:  # a failure, or cli.Stopped: the temporary goes
         shutil.rmtree(tmp, ignore_errors=True)
         raise
 

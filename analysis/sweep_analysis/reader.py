@@ -243,9 +243,13 @@ def _attr_items(obj):
     return [(_text(k) if isinstance(k, bytes) else k, v) for k, v in obj.attrs.items()]
 
 
-def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
-    if live:  # a SWMR reader sees rows flushed since the open only after this
-        ds.refresh()
+# Rows read at a time: a table is read in slices, each slice's columns copied
+# out, so that the whole record array (some 1 KiB a row) is never in memory.
+READ_SLICE_ROWS = 1 << 16
+
+
+def _check_table(ds, name, required, path):
+    """A table with the columns the schema requires, each of its type."""
     if ds.dtype.names is None or ds.ndim != 1:
         raise SweepFileError(f"{path}: /{name} is not a table: not a sweep result file")
     missing = [c for c in required if c not in ds.dtype.names]
@@ -255,21 +259,52 @@ def _table(ds, name, required, path, live) -> tuple[pd.DataFrame, dict]:
             f"not a sweep result file of schema version {SCHEMA_VERSION}"
         )
     _check_types(ds.dtype, name, path)
-    data = ds[:]
-    cols = {}
-    for c in data.dtype.names:
-        col = data[c]
-        if col.dtype.byteorder not in "=|":  # a big-endian column: pandas takes native only
-            col = col.astype(col.dtype.newbyteorder("="))
-        if col.dtype.kind == "S":
-            col = np.char.decode(col, "utf-8", errors="replace").astype(object)
-        elif col.dtype.kind == "O":  # variable-length strings (/sessions)
-            col = np.array([_text(v) for v in col], dtype=object)
-        cols[c] = col
+
+
+def _table(ds, name, required, path, live, keep=None) -> tuple[pd.DataFrame, dict]:
+    """The table as a DataFrame (only the columns in keep, if given) and the
+    units of its columns."""
+    if live:  # a SWMR reader sees rows flushed since the open only after this
+        ds.refresh()
+    _check_table(ds, name, required, path)
+    n = ds.shape[0]
+    names = [c for c in ds.dtype.names if keep is None or c in keep]
+    cols = {c: _column(ds.dtype.fields[c][0], n) for c in names}
+    texts = {}  # each distinct string decoded once, one str object for all its rows
+    for start in range(0, n, READ_SLICE_ROWS):
+        part = ds[start : start + READ_SLICE_ROWS]
+        end = start + len(part)
+        for c, col in cols.items():
+            col[start:end] = _decoded(part[c], texts)
     units = {
         k[len("units:") :]: str(_text(v)) for k, v in _attr_items(ds) if k.startswith("units:")
     }
-    return pd.DataFrame(cols), units
+    return pd.DataFrame(cols, copy=False), units
+
+
+def _column(t, n) -> np.ndarray:
+    """An empty column of n rows for values of HDF5 type t: strings as Python
+    str (object), numbers in native byte order (pandas takes no other)."""
+    if t.kind in "SO":
+        return np.empty(n, dtype=object)
+    return np.empty(n, dtype=t.newbyteorder("=") if t.byteorder not in "=|" else t)
+
+
+def _decoded(col, texts) -> np.ndarray:
+    """A slice of a column as the DataFrame holds it: fixed-length strings
+    decoded (UTF-8, bad bytes replaced), each distinct one once."""
+    if col.dtype.kind == "S":
+        distinct, where = np.unique(col, return_inverse=True)
+        strs = np.empty(len(distinct), dtype=object)
+        for i, b in enumerate(distinct):
+            t = texts.get(b)
+            if t is None:
+                t = texts[b] = b.decode("utf-8", errors="replace")
+            strs[i] = t
+        return strs[where.reshape(-1)]
+    if col.dtype.kind == "O":  # variable-length strings (/sessions)
+        return np.array([_text(v) for v in col], dtype=object)
+    return col
 
 
 FILE_KINDS = {
@@ -428,20 +463,30 @@ def _read_limit():
             signal.signal(signal.SIGALRM, old)
 
 
-def read(path) -> Run:
-    """Read a sweep result file whole. Raises SweepFileError with a message,
-    and nothing else (analysis/tests/fuzz_readers.py holds it to that)."""
+# The /measurements columns the reader itself reads (devices, classes, notes,
+# latest, class_rows), whatever columns a caller asks for.
+OWN_COLUMNS = frozenset(
+    ("point_id", "plan_index", "rank", "session", "backend", "cc", "status", "family", "variant")
+    + ("n_samples", "sample_offset", "median_ns", CALIBRATION)
+)
+
+
+def read(path, columns=None) -> Run:
+    """Read a sweep result file whole: every column of /measurements, or
+    with columns only those (besides the axes and OWN_COLUMNS), for a tool
+    that reads no other. Raises SweepFileError with a message, and nothing
+    else (analysis/tests/fuzz_readers.py holds it to that)."""
     path = os.fspath(path)
     try:
         with _read_limit():
-            return _read(path)
+            return _read(path, None if columns is None else frozenset(columns))
     except SweepFileError:
         raise
     except DAMAGE as e:
         raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
 
 
-def _read(path) -> Run:
+def _read(path, columns) -> Run:
     f = _open(path)
     try:
         with f:
@@ -451,11 +496,12 @@ def _read(path) -> Run:
             # read finds its device and its samples: a session's devices go
             # before its rows, a row's samples before the row.
             live = f.swmr_mode
-            rows, units = _table(f["measurements"], "measurements", MEASUREMENT_COLUMNS, path, live)
-            if version >= AXES_ATTR_SCHEMA:
-                axes = _named_axes(f["measurements"], rows, path)
-            else:
-                axes = _old_axes(rows)
+            m = f["measurements"]
+            _check_table(m, "measurements", MEASUREMENT_COLUMNS, path)
+            axes = _named_axes(m, path) if version >= AXES_ATTR_SCHEMA else _old_axes(m.dtype)
+            keep = None if columns is None else columns | OWN_COLUMNS | set(axes)
+            rows, units = _table(m, "measurements", MEASUREMENT_COLUMNS, path, live, keep)
+            present = m.dtype.names
             devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
             samples = _samples(f["samples"], path, live)
             metrics = _metrics(f, path, live)
@@ -468,12 +514,10 @@ def _read(path) -> Run:
     except DAMAGE as e:
         raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
 
-    absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in rows.columns]
-    for c in absent:
-        rows[c] = np.nan
-    if CALIBRATION not in rows.columns:
-        rows[CALIBRATION] = 0
+    absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in present]
+    rows = _complete(rows, [c for c in absent if columns is None or c in columns])
     rows, fill, damaged, marked, why = _written(rows, plan)
+    replayed = int((rows["backend"] == "replay").sum())
     run = Run(
         path=path,
         attrs=attrs,
@@ -485,7 +529,7 @@ def _read(path) -> Run:
         fill_rows=fill,
         damaged_rows=damaged,
         marked_rows=marked,
-        replay_rows=int((rows["backend"] == "replay").sum()),
+        replay_rows=replayed,
         label=os.path.basename(path),
         absent_columns=absent,
         metrics=metrics,
@@ -494,13 +538,17 @@ def _read(path) -> Run:
         run.sessions = sessions
     _join_devices(run)
     # replay rows (a test instrument) are never presented as measurements
-    run.rows = run.all_rows[run.all_rows["backend"] != "replay"].reset_index(drop=True)
+    if replayed:
+        run.rows = run.all_rows[run.all_rows["backend"] != "replay"].reset_index(drop=True)
+    else:  # the same rows: a second frame over the same columns (copy on write)
+        run.rows = shallow(run.all_rows)
     _add_damage_notes(run, why)
     _add_notes(run)
     return run
 
 
 def _samples(ds, path, live) -> np.ndarray:
+    """/samples: one column of times, as float64."""
     if ds.ndim != 1 or ds.dtype.kind not in "iuf":
         raise SweepFileError(
             f"{path}: /samples is {ds.dtype} of shape {ds.shape} where the schema has "
@@ -518,7 +566,9 @@ def _written(rows, plan):
     fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
     marked = status == DAMAGED_STATUS
     damaged, why = _damaged(rows, plan, ~fill & ~marked)
-    kept = rows[~fill & ~marked & ~damaged].reset_index(drop=True)
+    keep = ~fill & ~marked & ~damaged
+    # a copy only where there is something to drop
+    kept = rows if keep.all() else rows[keep].reset_index(drop=True)
     return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why
 
 
@@ -597,13 +647,27 @@ def _add_damage_notes(run: Run, why: str):
     run.notes.extend(run.warnings)
 
 
-def _old_axes(rows) -> list:
-    """Before schema 4: the int64 columns outside the reader's lists."""
+def _complete(rows, absent):
+    """The rows with the optional columns a file lacks (NaN) and calibration
+    (0 before schema 5)."""
+    for c in absent:
+        rows[c] = np.nan
+    if CALIBRATION not in rows.columns:
+        rows[CALIBRATION] = 0
+    return rows
+
+
+def _old_axes(dtype) -> list:
+    """Before schema 4: the int64 columns (of any byte order) outside the reader's lists."""
     known = set(MEASUREMENT_COLUMNS) | set(OPTIONAL_MEASUREMENT_COLUMNS) | {CALIBRATION}
-    return [c for c in rows.columns if c not in known and rows[c].dtype == np.int64]
+    return [
+        c
+        for c in dtype.names
+        if c not in known and dtype.fields[c][0].kind == "i" and dtype.fields[c][0].itemsize == 8
+    ]
 
 
-def _named_axes(ds, rows, path) -> list:
+def _named_axes(ds, path) -> list:
     """Schema 4 on: the axis columns /measurements names, each an integer column."""
     if AXES_ATTR not in ds.attrs:
         raise SweepFileError(
@@ -612,8 +676,9 @@ def _named_axes(ds, rows, path) -> list:
         )
     names = np.atleast_1d(np.asarray(ds.attrs[AXES_ATTR], dtype=object))
     axes = [_text(n) for n in names]
+    fields = ds.dtype.fields
     for a in axes:
-        if not isinstance(a, str) or a not in rows.columns or rows[a].dtype.kind not in "iu":
+        if not isinstance(a, str) or a not in fields or fields[a][0].kind not in "iu":
             raise SweepFileError(
                 f"{path}: /measurements' {AXES_ATTR} names {a!r}, which is not one of its "
                 "integer columns: a damaged or foreign file"
@@ -720,19 +785,39 @@ def _join_devices(run: Run):
         "pci_bus_id": "pci_bus_id",
         DEVICE_CLASS: DEVICE_CLASS,
     }
-    d = d[["rank", "session", *keep]].rename(columns=keep)
-    rows = run.rows.merge(d, on=["rank", "session"], how="left")
+    d = d[["rank", "session", *keep]].rename(columns=keep).reset_index(drop=True)
+    # a left join on (rank, session), whose keys are unique in d: each row's
+    # device row by position (-1: none, NaN as a merge gives), the rows' own
+    # columns not copied
+    at = pd.MultiIndex.from_frame(d[["rank", "session"]]).get_indexer(
+        pd.MultiIndex.from_frame(run.rows[["rank", "session"]])
+    )
+    rows = shallow(run.rows)
+    for c in keep.values():
+        rows[c] = d[c].reindex(at).set_axis(rows.index)
+    # the labels, made once per distinct (backend, CC, device row) and given
+    # to each row: a million rows share a few label strings
+    key = ["backend", "cc", "device_name", DEVICE_CLASS]
+    group = rows.groupby(key, sort=False, dropna=False).ngroup().to_numpy()
+    first = rows[key].iloc[np.unique(group, return_index=True)[1]]
+    cls, device = _device_labels(first)
+    rows[DEVICE_CLASS] = cls[group]
+    rows["device"] = device[group]
+    rows["file"] = run.label
+    run.all_rows = rows
+
+
+def _device_labels(rows) -> tuple:
+    """The device class and the device label of rows: arrays of str."""
     model = rows["backend"] == "model"
     name = rows["device_name"].fillna("unknown device").astype(str)
     cls = rows[DEVICE_CLASS].fillna(name).astype(str)
-    rows[DEVICE_CLASS] = np.where(model, "model", cls)
     # a class whose label is not its name (two models share the name) is named by its label
-    name = np.where(cls != name, cls, name)
+    label = np.where(cls != name, cls, name)
     cc = rows["cc"].map(cc_text).astype(str)  # str even with no rows (a sweep just started)
     emulated = np.where(rows["backend"] == "replay", ", emulated", "")
-    rows["device"] = np.where(model, "model CC " + cc, name + " (CC " + cc + emulated + ")")
-    rows["file"] = run.label
-    run.all_rows = rows
+    device = np.where(model, "model CC " + cc, label + " (CC " + cc + emulated + ")")
+    return np.asarray(np.where(model, "model", cls), dtype=object), np.asarray(device, dtype=object)
 
 
 def cc_text(cc) -> str:
@@ -741,26 +826,67 @@ def cc_text(cc) -> str:
     return f"{cc // 10}.{cc % 10}"
 
 
+def take(rows: pd.DataFrame, pos) -> pd.DataFrame:
+    """rows at these positions, in this order: a frame over the same columns
+    (no copy, copy on write) when that is all of them in order."""
+    pos = np.asarray(pos, dtype=np.int64)
+    if len(pos) == len(rows) and (pos == np.arange(len(rows))).all():
+        return shallow(rows)
+    return rows.take(pos)
+
+
+# pandas copies on write (always from pandas 3): two frames may share their
+# columns, and a change to one copies what it changes. Without it, a frame
+# shares nothing: it is a copy.
+COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3 or (
+    getattr(pd.options.mode, "copy_on_write", False) is True
+)
+
+
+def shallow(rows: pd.DataFrame) -> pd.DataFrame:
+    """A frame of its own over the same columns where pandas copies on write,
+    a copy where it does not."""
+    return rows.copy(deep=not COPY_ON_WRITE)
+
+
+def _latest_pos(keys: pd.DataFrame, by) -> np.ndarray:
+    """Positions of the last row of each group `by` in session order (stable:
+    file order within a session), in that order. keys: session and by."""
+    order = np.argsort(keys["session"].to_numpy(), kind="stable")
+    last = ~keys.iloc[order].duplicated(by, keep="last").to_numpy()
+    return order[last]
+
+
 def latest(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per point and backend: the one of the latest session."""
-    return rows.sort_values("session", kind="stable").drop_duplicates(
-        ["point_id", "backend"], keep="last"
+    return take(
+        rows, _latest_pos(rows[["session", "point_id", "backend"]], ["point_id", "backend"])
     )
+
+
+def _gpu_keys(rows: pd.DataFrame) -> pd.DataFrame:
+    """The columns that tell one GPU's row of a point from another's: UUID and
+    rank (two ranks sharing a GPU each keep theirs); none for model rows."""
+    gpu = (rows["backend"] != "model").to_numpy()
+    return pd.DataFrame(
+        {
+            "session": rows["session"].to_numpy(),
+            "point_id": rows["point_id"].to_numpy(),
+            "backend": rows["backend"].to_numpy(),
+            "_uuid": np.where(gpu, rows["uuid"].fillna("").astype(str).to_numpy(), ""),
+            "_rank": np.where(gpu, rows["rank"].to_numpy(), -1),
+        }
+    )
+
+
+PER_GPU = ["point_id", "backend", "_uuid", "_rank"]
 
 
 def latest_per_gpu(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per point, backend and GPU (UUID and rank: two ranks sharing
     a GPU each keep theirs): the one of the latest session. Model rows have
     no GPU: one per point and backend."""
-    gpu = rows["backend"] != "model"
-    r = rows.assign(
-        _uuid=np.where(gpu, rows["uuid"].fillna("").astype(str), ""),
-        _rank=np.where(gpu, rows["rank"], -1),
-    )
-    r = r.sort_values("session", kind="stable").drop_duplicates(
-        ["point_id", "backend", "_uuid", "_rank"], keep="last"
-    )
-    return r.drop(columns=["_uuid", "_rank"])
+    return take(rows, _latest_pos(_gpu_keys(rows), PER_GPU))
 
 
 def class_rows(rows: pd.DataFrame, placement: str = "once") -> pd.DataFrame:
@@ -770,18 +896,38 @@ def class_rows(rows: pd.DataFrame, placement: str = "once") -> pd.DataFrame:
     `latest` does. A point that ran on several GPUs of a class (every_gpu, a
     calibration point) is shown by its median GPU's row (by median time, the
     lower middle of an even count; ok rows before the others), so the figure
-    shown is one GPU's real measurement with its own samples."""
+    shown is one GPU's real measurement with its own samples. Rows keep
+    their order; only the chosen ones are copied."""
     once = (rows["backend"] == "model") | ((rows[CALIBRATION] == 0) & (placement == "once"))
-    kept = [latest(rows[once])]
-    many = latest_per_gpu(rows[~once])
-    if len(many):
-        bad = (many["status"] != 0).astype(int)
-        keys = ["point_id", "backend", DEVICE_CLASS]
-        m = many.assign(_bad=bad, _t=many["median_ns"].fillna(np.inf))
-        m = m.sort_values([*keys, "_bad", "_t"], kind="stable")
-        g = m.groupby(keys, sort=False, dropna=False)
-        size = g["_bad"].transform("size")
-        n_ok = size - g["_bad"].transform("sum")
-        pick = np.where(n_ok > 0, (n_ok - 1) // 2, size - 1)
-        kept.append(m[g.cumcount().to_numpy() == pick].drop(columns=["_bad", "_t"]))
-    return pd.concat(kept).sort_index(kind="stable")
+    once = once.to_numpy()
+    at_once = np.flatnonzero(once)
+    keys = rows[["session", "point_id", "backend"]]
+    kept = [at_once[_latest_pos(keys.iloc[at_once], ["point_id", "backend"])]]
+    at_many = np.flatnonzero(~once)
+    if len(at_many):
+        many = _gpu_keys(rows.iloc[at_many])
+        many_pos = at_many[_latest_pos(many, PER_GPU)]
+        kept.append(_median_gpu_pos(rows.iloc[many_pos], many_pos))
+    pos = np.concatenate(kept)
+    # in the rows' order (by index label, as their rows were)
+    return take(rows, pos[np.argsort(rows.index.to_numpy()[pos], kind="stable")])
+
+
+def _median_gpu_pos(many: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
+    """Of each point's rows on several GPUs (many, at positions pos), the
+    position of its median GPU's, per point, backend and class."""
+    keys = ["point_id", "backend", DEVICE_CLASS]
+    m = pd.DataFrame(
+        {
+            **{k: many[k].to_numpy() for k in keys},
+            "_bad": (many["status"] != 0).astype(int).to_numpy(),
+            "_t": many["median_ns"].fillna(np.inf).to_numpy(),
+            "_pos": pos,
+        }
+    )
+    m = m.sort_values([*keys, "_bad", "_t"], kind="stable")
+    g = m.groupby(keys, sort=False, dropna=False)
+    size = g["_bad"].transform("size")
+    n_ok = size - g["_bad"].transform("sum")
+    pick = np.where(n_ok > 0, (n_ok - 1) // 2, size - 1)
+    return m["_pos"].to_numpy()[g.cumcount().to_numpy() == pick]

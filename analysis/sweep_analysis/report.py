@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import time
 
@@ -26,7 +27,15 @@ from . import __version__, budget, claims, counters, figures, fleet, modelgap, s
 from .cli import ArgumentParser, emit, entry, warn_run
 from .doc import Bullets, Figure, Heading, Para, Table, to_html, to_markdown
 from .output import atomic_dir, check_output
-from .reader import DEVICE_CLASS, STATUS_NAMES, cc_text, class_rows, latest_per_gpu, read
+from .reader import (
+    DEVICE_CLASS,
+    STATUS_NAMES,
+    cc_text,
+    class_rows,
+    latest_per_gpu,
+    read,
+    take,
+)
 from .stats import median_ci
 from .tables import (
     axes_text,
@@ -45,6 +54,11 @@ from .tables import (
 )
 
 TOOL = "sweep-report"
+
+# What the cross-architecture section reads of the model rows, besides the axes.
+MODEL_COLUMNS = ("family", "variant", "cc", "plan_index", "model_efficiency")
+MODEL_COLUMNS += ("model_sectors_per_request", "model_transactions_per_request")
+MODEL_COLUMNS += ("model_conflict_degree",)
 
 ABOUT_COLUMNS = (
     "GB/s are useful bytes (what the computation must move, counted as the course counts "
@@ -77,10 +91,16 @@ class Report:
         self.classes_rows = self._ordered([class_rows(r.all_rows, r.placement) for r in runs])
 
     def _ordered(self, parts):
-        rows = pd.concat(parts, ignore_index=True)
+        """The parts as one frame in (file, plan) order; a part that is one
+        file's rows in that order already is not copied."""
+        if len(parts) == 1:
+            rows = parts[0].reset_index(drop=True)
+        else:
+            rows = pd.concat(parts, ignore_index=True)
         for a in self.axes:  # a file made with fewer families lacks some axis columns
             rows[a] = rows[a].fillna(-1).astype(np.int64)
-        return rows.sort_values(["file", "plan_index"], kind="stable").reset_index(drop=True)
+        order = rows[["file", "plan_index"]].sort_values(["file", "plan_index"], kind="stable")
+        return take(rows, order.index).reset_index(drop=True)
 
     # -- helpers ------------------------------------------------------------
     def add(self, *blocks):
@@ -91,7 +111,8 @@ class Report:
             return
         self.n_fig += 1
         caption = f"{caption} {figures.caption_notes(fig)}".strip()
-        rel = f"figures/{self.n_fig:02d}-{name}.png"
+        # the number makes it unique; the name is made of safe characters only
+        rel = f"figures/{self.n_fig:02d}-{_file_part(name)}.png"
         buf = io.BytesIO()
         fig.savefig(buf, format="png")
         plt.close(fig)
@@ -230,70 +251,90 @@ class Report:
 
     def families(self):
         self.add(Heading(2, "Families"))
-        fams = list(dict.fromkeys(self.rows["family"]))
-        for fam in fams:
-            f = self.rows[self.rows["family"] == fam]
-            self.add(Heading(3, fam))
-            refs = [v for v in variant_order(f) if f[f["variant"] == v]["is_reference"].iloc[0]]
-            ax = used_axes(f, self.axes)
+        at = self.rows.groupby("family", sort=False).indices
+        for fam in dict.fromkeys(self.rows["family"]):
+            self.family(fam, at[fam])
+
+    def family(self, fam, at):
+        """A family's section: its rows are at these positions. Only the
+        measured rows are taken whole (a million model rows are not)."""
+        f = self.rows[["variant", "is_reference", "plan_index", "backend", "status", *self.axes]]
+        f = f.iloc[at]
+        self.add(Heading(3, fam))
+        refs = [v for v in variant_order(f) if f[f["variant"] == v]["is_reference"].iloc[0]]
+        ax = used_axes(f, self.axes)
+        self.add(
+            Para(
+                f"Variants: {', '.join(v for v in variant_order(f) if v not in refs)}; "
+                f"references: {', '.join(refs) or 'none'}; axes: "
+                + (", ".join(f"{a} ({self.unit(a) or 'value'})" for a in ax) or "none")
+                + "."
+            )
+        )
+        measured = self.rows.take(at[(f["backend"] == "cuda").to_numpy()])
+        for dev, g in device_groups(measured):
+            self.family_device(fam, g, dev)
+        self.family_model(fam, at[(f["backend"] == "model").to_numpy()], measured.empty)
+        self.not_measured(fam, at[(f["status"] != 0).to_numpy()])
+
+    def family_model(self, fam, at, unmeasured):
+        """A family's model rows (at these positions): its figure, if it has one."""
+        if not len(at):
+            return
+        # what stride_model and bank_conflicts read
+        cols = ["variant", "plan_index", "backend", "status", "cc", "median_ns", "model_efficiency"]
+        cols += ["model_conflict_degree", *(a for a in ("stride", "word_stride") if a in self.rows)]
+        if fam == "strided_read":
+            self.figure(
+                figures.stride_model(self.rows[cols].iloc[at]),
+                "strided_read-model",
+                "Model: share of moved bytes that are useful, against stride, per "
+                "CC. Sectors per request are in the cross-architecture section.",
+            )
+        if fam == "smem_bank" and unmeasured:
+            model = self.rows[cols].iloc[at]
+            for cc, g in list(model.groupby("cc"))[-1:]:
+                self.figure(
+                    figures.bank_conflicts(g, f"model CC {cc_text(cc)}"),
+                    "smem_bank-model",
+                    "Model: conflict degree against word stride (newest CC of the file).",
+                )
+        if unmeasured:
             self.add(
                 Para(
-                    f"Variants: {', '.join(v for v in variant_order(f) if v not in refs)}; "
-                    f"references: {', '.join(refs) or 'none'}; axes: "
-                    + (", ".join(f"{a} ({self.unit(a) or 'value'})" for a in ax) or "none")
-                    + "."
+                    f"{len(at)} model rows (no measurements): see "
+                    f"[Cross-architecture](#cross-architecture-model)."
                 )
             )
-            measured = f[f["backend"] == "cuda"]
-            for dev, g in device_groups(measured):
-                self.family_device(fam, g, dev)
-            model = f[f["backend"] == "model"]
-            if len(model) and fam == "strided_read":
-                self.figure(
-                    figures.stride_model(model),
-                    "strided_read-model",
-                    "Model: share of moved bytes that are useful, against stride, per "
-                    "CC. Sectors per request are in the cross-architecture section.",
-                )
-            if len(model) and fam == "smem_bank" and measured.empty:
-                for cc, g in list(model.groupby("cc"))[-1:]:
-                    self.figure(
-                        figures.bank_conflicts(g, f"model CC {cc_text(cc)}"),
-                        "smem_bank-model",
-                        "Model: conflict degree against word stride (newest CC of the file).",
-                    )
-            if len(model) and measured.empty:
-                self.add(
-                    Para(
-                        f"{len(model)} model rows (no measurements): see "
-                        f"[Cross-architecture](#cross-architecture-model)."
-                    )
-                )
-            bad = f[f["status"] != 0]
-            if len(bad):
-                rows = []
-                for (dev, v, st, msg), g in bad.groupby(
-                    ["device", "variant", "status", "message"], sort=False
-                ):
-                    pts = [axes_text(r, self.axes) for _, r in g.iterrows()]
-                    rows.append(
-                        [
-                            dev if g["device"].nunique() == 1 else "",
-                            v,
-                            STATUS_NAMES.get(int(st), str(st)),
-                            msg or "-",
-                            str(len(g)),
-                            ", ".join(pts[:3]) + (" ..." if len(pts) > 3 else ""),
-                        ]
-                    )
-                self.add(
-                    Table(
-                        ["device", "variant", "status", "message", "points", "e.g."],
-                        _merge_model_devices(rows),
-                        right={4},
-                        caption=f"{fam}: points not measured or not modelled",
-                    )
-                )
+
+    def not_measured(self, fam, at):
+        """The table of a family's rows (at these positions) that are not ok."""
+        if not len(at):
+            return
+        bad = self.rows[["device", "variant", "status", "message", *self.axes]].iloc[at]
+        rows = []
+        for (dev, v, st, msg), g in bad.groupby(
+            ["device", "variant", "status", "message"], sort=False
+        ):
+            pts = [axes_text(r, self.axes) for _, r in g.head(3).iterrows()]
+            rows.append(
+                [
+                    dev if g["device"].nunique() == 1 else "",
+                    v,
+                    STATUS_NAMES.get(int(st), str(st)),
+                    msg or "-",
+                    str(len(g)),
+                    ", ".join(pts) + (" ..." if len(g) > 3 else ""),
+                ]
+            )
+        self.add(
+            Table(
+                ["device", "variant", "status", "message", "points", "e.g."],
+                _merge_model_devices(rows),
+                right={4},
+                caption=f"{fam}: points not measured or not modelled",
+            )
+        )
 
     def family_device(self, fam, g, dev):
         ok = g[g["status"] == 0]
@@ -431,7 +472,8 @@ class Report:
 
     def cross_arch(self):
         self.add(Heading(2, "Cross-architecture (model)"))
-        m = self.rows[(self.rows["backend"] == "model") & (self.rows["status"] == 0)]
+        model = ((self.rows["backend"] == "model") & (self.rows["status"] == 0)).to_numpy()
+        m = self.rows[[*MODEL_COLUMNS, *self.axes]][model]  # these columns alone: a copy
         if m.empty:
             self.add(
                 Para(
@@ -503,19 +545,16 @@ class Report:
 
     def model_tables(self, m, values, tpr):
         """Per family, every point's model figures per CC."""
-        for fam in dict.fromkeys(m["family"]):
-            f = m[m["family"] == fam]
+        for fam, f in m.groupby("family", sort=False):
             rows = []
             fccs = sorted(f["cc"].unique())
+            per_variant = dict(list(f.groupby("variant", sort=False)))
             for v in variant_order(f):
-                fv = f[f["variant"] == v]
+                fv = per_variant[v]
                 cols = [c for c, _, _ in values if fv[c].notna().any()]
-                if not cols:
-                    continue
-                folded, kept = fold_model(fv, self.axes, cols)
-                for _key, g in folded.groupby(kept, sort=True) if kept else [((), folded)]:
-                    cells = {int(r["cc"]): _model_cell(r, tpr) for _, r in g.iterrows()}
-                    rows.append([v, axes_text(g.iloc[0], kept)] + [cells.get(c, "-") for c in fccs])
+                if cols:
+                    folded, kept = fold_model(fv, self.axes, cols)
+                    rows += _model_rows(folded, kept, v, tpr, fccs)
             if rows:
                 self.add(
                     Table(
@@ -536,9 +575,12 @@ class Report:
         model (model_gap: '' or which way; modelgap.RULE)."""
         samples = {r.label: r.samples for r in self.runs}
         lo, hi = np.full(len(self.rows), np.nan), np.full(len(self.rows), np.nan)
-        for i, (_, r) in enumerate(self.rows.iterrows()):
-            if r["backend"] == "cuda" and r["status"] == 0:
-                lo[i], hi[i] = median_ci(modelgap.samples_of(samples, r))
+        at = np.flatnonzero(
+            ((self.rows["backend"] == "cuda") & (self.rows["status"] == 0)).to_numpy()
+        )
+        where = self.rows[["file", "sample_offset", "n_samples"]].iloc[at]
+        for i, r in zip(at, where.to_dict("records")):
+            lo[i], hi[i] = median_ci(modelgap.samples_of(samples, r))
         self.rows["ci_lo_ns"], self.rows["ci_hi_ns"] = lo, hi
         self.gaps = modelgap.find(self.rows, self.axes, samples)
         self.rows["model_gap"] = self.gaps["flag"].reindex(self.rows.index).fillna("")
@@ -1246,6 +1288,30 @@ def _merge_model_devices(rows):
     return list(out.values())
 
 
+def _model_rows(folded, kept, variant, tpr, ccs) -> list:
+    """A variant's rows of a model table: one per value of the kept axes (the
+    folded rows come sorted by them, then by CC), a cell per CC."""
+    n = len(folded)
+    figs = [
+        folded[c].to_numpy(float) if c in folded else np.full(n, np.nan)
+        for c in (tpr, "model_efficiency", "model_conflict_degree")
+    ]
+    cells = [
+        _model_cell({tpr: t, "model_efficiency": e, "model_conflict_degree": d}, tpr)
+        for t, e, d in zip(*figs)
+    ]
+    keys = folded[kept].to_numpy() if kept else np.zeros((n, 0))
+    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)]) if n else []
+    column = {int(c): i for i, c in enumerate(ccs)}
+    out = []
+    for s, e in zip(starts, [*starts[1:], n]):
+        row = ["-"] * len(ccs)
+        for k, cc in enumerate(folded["cc"].to_numpy()[s:e], start=s):
+            row[column[int(cc)]] = cells[k]
+        out.append([variant, axes_text(dict(zip(kept, keys[s])), kept), *row])
+    return out
+
+
 def _model_cell(r, tpr):
     parts = []
     t, e, d = (r.get(c, np.nan) for c in (tpr, "model_efficiency", "model_conflict_degree"))
@@ -1258,6 +1324,16 @@ def _model_cell(r, tpr):
 
 def _slug(s):
     return "".join(c if c.isalnum() else "-" for c in s.lower()).strip("-")[:40]
+
+
+FILE_PART_MAX = 100  # characters of a figure's name after its number
+
+
+def _file_part(name):
+    """A name as part of a file name and of a link: ASCII letters, digits, `_`
+    and `-`, every other character `-` (a family a file names `a/b` or `..`:
+    no folder, no link to escape). Names sweep writes are kept as they are."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", name)[:FILE_PART_MAX]
 
 
 def _cuda_version(v):

@@ -144,9 +144,11 @@ def fold_model(rows: pd.DataFrame, axes, cols) -> tuple:
     keep = list(ax)
     for a in ax:
         others = [k for k in keep if k != a] + ["cc"]
-        g = rows.groupby(others, dropna=False)[cols]
-        # an axis matters when, with everything else fixed, a figure varies along it
-        spread = g.agg(lambda s: np.nanmax(s) - np.nanmin(s) if s.notna().any() else 0.0)
+        g = rows.groupby(others, dropna=False, sort=False)[cols]
+        # an axis matters when, with everything else fixed, a figure varies along
+        # it: the largest minus the smallest value of a group, NaN skipped (NaN
+        # for a group without a value, which is no spread)
+        spread = g.max() - g.min()
         if not (spread.to_numpy(dtype=float) > 1e-9).any():
             keep.remove(a)
     folded = rows.groupby(keep + ["cc"], dropna=False)[cols].median().reset_index()

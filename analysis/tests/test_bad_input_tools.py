@@ -9,10 +9,13 @@ written, no input overwritten, no temporary left.
 
 import hashlib
 import os
+import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -314,3 +317,171 @@ def test_closed_stdout(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=LIMIT_S) == 2, err
     assert err == ""
+
+
+# ---- N01..N04: family names that are no file names --------------------------
+
+
+def renamed(names):
+    """in.h5: the seeds file with families renamed, {old: new} (bytes)."""
+
+    def make(d, src):
+        good(d, src)
+        with h5py.File(os.path.join(d, "in.h5"), "r+") as f:
+            m = f["measurements"][:]
+            for old, new in names.items():
+                m["family"][m["family"] == old] = new
+            f["measurements"][:] = m
+
+    return make
+
+
+FIGURE_FILE = re.compile(r"[0-9]{2,}-[A-Za-z0-9_-]+\.png")
+MD_FIGURE = re.compile(r"^!\[(?:\\.|[^\]\\])*\]\((figures/[^)\s]+)\)$", re.M)
+HTML_FIGURE = re.compile(r'<figure><a href="(figures/[^"]+)">')
+
+NAMES = [
+    ("N01", {b"float3": b"a/b"}, ["a/b"]),
+    ("N02", {b"rowsum": b"../../x", b"float3": b"/etc/passwd"}, ["../../x", "/etc/passwd"]),
+    ("N03", {b"float3": b"a/b", b"reduce": b"a-b", b"rowsum": b"a b"}, ["a/b", "a-b", "a b"]),
+    ("N04", {b"histogram": b"x]y (z)", b"reduce": b"[r](#s)"}, ["x]y (z)", "[r](#s)"]),
+]
+
+
+@pytest.mark.parametrize("row", NAMES, ids=[r[0] for r in NAMES])
+def test_family_names_in_figures(row, seeds_files, tmp_path):
+    """A family whose name is no file name (a file of an older writer or of
+    another: sweep itself now refuses such names, P26, P27): the report is
+    written, each figure under figures/ with a name of safe characters and a
+    number of its own, every link of report.md and index.html names one of
+    them, and nothing is written outside the report folder (was: exit 2,
+    "figures/03-a/b-....png: No such file or directory")."""
+    _, names, shown = row
+    renamed(names)(str(tmp_path), seeds_files[0])
+    before = snapshot(tmp_path)
+    p = run("report", ["in.h5", "-o", "rep", "-q"], tmp_path)
+    assert p.returncode == 0 and p.stderr == "" and p.stdout == "", p.stderr
+    after = snapshot(tmp_path)
+    assert {k: v for k, v in after.items() if not k.startswith("rep")} == before
+    files = os.listdir(tmp_path / "rep" / "figures")
+    assert files and all(FIGURE_FILE.fullmatch(f) for f in files), files
+    assert len({f.split("-", 1)[0] for f in files}) == len(files)  # one number each
+    md = (tmp_path / "rep" / "report.md").read_text()
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert sorted(MD_FIGURE.findall(md)) == sorted(f"figures/{f}" for f in files)
+    assert sorted(HTML_FIGURE.findall(html)) == sorted(f"figures/{f}" for f in files)
+    for name in shown:
+        assert f"\n### {name}\n" in md
+
+
+# ---- N05..N11: a stop signal while an output is half made ---------------------
+
+
+def _stat_of(pid):
+    """(state, parent) of a process from /proc, None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            st = fh.read()
+    except OSError:
+        return None
+    f = st[st.rindex(")") + 2 :].split()
+    return f[0], int(f[1])
+
+
+def _children(pid):
+    """The processes whose parent is pid (its forked worker)."""
+    found = [(int(d), _stat_of(d)) for d in os.listdir("/proc") if d.isdigit()]
+    return [k for k, st in found if st is not None and st[1] == pid]
+
+
+def _wait_for(what, ready):
+    """Wait until ready() holds (a state of the processes, not a time), or fail."""
+    deadline = time.monotonic() + LIMIT_S
+    while not ready():
+        assert time.monotonic() < deadline, f"not seen within {LIMIT_S} s: {what}"
+        time.sleep(0.01)
+
+
+def start_stopped(tool, args, cwd):
+    """Start the tool with the test hook cli.TEST_STOP_ENV: its worker stops
+    itself (SIGSTOP) once it has made its output's hidden temporary. Returns
+    the process and its worker's pid, once the worker is stopped there."""
+    env = dict(os.environ, SWEEP_ANALYSIS_TEST_STOP="temporary", MPLBACKEND="Agg")
+    env["PYTHONPATH"] = os.path.join(SOURCE, "analysis") + os.pathsep + env.get("PYTHONPATH", "")
+    p = subprocess.Popen(
+        tool_command(tool) + args,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    kids = []
+
+    def stopped():
+        assert p.poll() is None, p.communicate()
+        kids[:] = _children(p.pid)
+        return len(kids) == 1 and (_stat_of(kids[0]) or "-")[0] == "T"
+
+    _wait_for("the worker stopped at its temporary", stopped)
+    return p, kids[0]
+
+
+def _hidden(d):
+    return [n for n in os.listdir(d) if n.startswith(".")]
+
+
+def earlier_report(d, src):
+    good(d, src)
+    p = run("report", ["in.h5", "-o", "rep", "-q"], d)
+    assert p.returncode == 0, p.stderr
+
+
+STOPS = [
+    ("N05", "report", ["in.h5", "-o", "rep", "-q"], good, signal.SIGTERM),
+    ("N06", "report", ["in.h5", "-o", "rep", "-q"], good, signal.SIGINT),
+    ("N07", "report", ["in.h5", "-o", "rep", "-q"], good, signal.SIGHUP),
+    ("N09", "report", ["in.h5", "-o", "rep", "-q"], earlier_report, signal.SIGTERM),
+    ("N10", "compare", ["in.h5", "in.h5", "--md", "c.md"], good, signal.SIGTERM),
+    ("N11", "export", ["in.h5", "--csv", "-o", "out.csv"], good, signal.SIGTERM),
+]
+
+
+@pytest.mark.parametrize("row", STOPS, ids=[r[0] for r in STOPS])
+def test_stop_signal(row, h200_file, tmp_path):
+    """A stop signal to the tool's process (not to its process group, as
+    `kill PID` sends it) while its worker has the output's temporary: the
+    worker is stopped and waited for, the temporary removed, nothing is
+    written (an earlier report stays as it was), exit 128 + the signal, one
+    line (was: the signal ended the tool's process alone; its worker ran on
+    and wrote the output later, or SIGINT was ignored)."""
+    _, tool, args, make, sig = row
+    make(str(tmp_path), h200_file)
+    before = snapshot(tmp_path)
+    p, worker = start_stopped(tool, args, tmp_path)
+    assert len(_hidden(tmp_path)) == 1  # the temporary, beside the output
+    os.kill(p.pid, sig)
+    out, err = p.communicate(timeout=LIMIT_S)
+    assert p.returncode == 128 + sig, err
+    assert err == f"sweep-{tool}: error: stopped by {sig.name}: nothing was written\n"
+    assert out == ""
+    assert _stat_of(worker) is None  # waited for: gone
+    assert snapshot(tmp_path) == before
+
+
+def test_tool_killed(h200_file, tmp_path):
+    """N08: SIGKILL to the tool's process, which cannot pass it on: the
+    kernel sends its worker SIGTERM (PR_SET_PDEATHSIG), which removes the
+    temporary and writes nothing (was: the worker ran on and wrote the report)."""
+    good(str(tmp_path), h200_file)
+    before = snapshot(tmp_path)
+    p, worker = start_stopped("report", ["in.h5", "-o", "rep", "-q"], tmp_path)
+    os.kill(p.pid, signal.SIGKILL)
+    assert p.wait(timeout=LIMIT_S) == -signal.SIGKILL
+    os.kill(worker, signal.SIGCONT)  # its SIGTERM waits while it is stopped
+    err = p.stderr.read()  # to the end: the worker held the pipe until it ended
+    assert err.startswith("sweep-report: error: stopped by SIG"), err
+    assert err.endswith(": nothing was written\n") and err.count("\n") == 1, err
+    # ended: gone, or a zombie where the process that adopted it does not reap
+    _wait_for("the worker ended", lambda: (_stat_of(worker) or "Z")[0] == "Z")
+    assert snapshot(tmp_path) == before

@@ -3,6 +3,7 @@ the output check (output.check_output), in process; test_bad_input_tools.py
 runs the same end to end."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,66 @@ def test_hdf5_loop_gives_up(tmp_path):
         "sweep-export: error: gave up reading its input: HDF5 did not finish (a damaged file)"
     ]
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_stop_waits_for_a_rename(tmp_path, capsys, monkeypatch):
+    """A stop signal during the rename of a finished output into place does
+    not cut it short: the output is whole, then the tool stops, and its one
+    line names the output (issue 23, cause 10)."""
+    target = tmp_path / "out.csv"
+
+    real = os.replace
+
+    def replace(a, b):
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before the rename
+        real(a, b)
+
+    @entry("sweep-test")
+    def main(argv=None):
+        with output.atomic_file(target) as fh:
+            fh.write("x\n")
+        return 0
+
+    monkeypatch.setattr(output.os, "replace", replace)
+    assert main([]) == 128 + signal.SIGTERM
+    err = capsys.readouterr().err
+    assert err == f"sweep-test: error: stopped by SIGTERM; {target} had been written whole\n"
+    assert target.read_text() == "x\n" and os.listdir(tmp_path) == ["out.csv"]
+
+
+def test_stop_before_the_rename_writes_nothing(tmp_path, capsys):
+    """A stop signal while the output is being made: the temporary is
+    removed, nothing is written, exit 143, one line."""
+
+    @entry("sweep-test")
+    def main(argv=None):
+        with output.atomic_file(tmp_path / "out.csv") as fh:
+            fh.write("x\n")
+            os.kill(os.getpid(), signal.SIGTERM)
+            fh.write("never\n")
+        return 0
+
+    assert main([]) == 128 + signal.SIGTERM
+    err = capsys.readouterr().err
+    assert err == "sweep-test: error: stopped by SIGTERM: nothing was written\n"
+    assert os.listdir(tmp_path) == []
+
+
+def test_stop_after_stdout_says_so(capsys):
+    """A stop signal once part of stdout is out: the line does not say that
+    nothing was written."""
+
+    @entry("sweep-test")
+    def main(argv=None):
+        cli.emit("a,b\n")
+        os.kill(os.getpid(), signal.SIGTERM)
+        cli.emit("never\n")
+        return 0
+
+    assert main([]) == 128 + signal.SIGTERM
+    out, err = capsys.readouterr()
+    assert out == "a,b\n"
+    assert (
+        err
+        == "sweep-test: error: stopped by SIGTERM: no file was written; stdout may be cut short\n"
+    )
