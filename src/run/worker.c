@@ -108,21 +108,19 @@ static struct sw_record *free_slot(struct worker *w)
 	return w->slot[i];
 }
 
-/* Sends a complete record and frees its slot. */
-static void hand_on(struct worker *w, struct sw_record *rec)
+/* Frees the slot of rec: sent, or never to be. */
+static void free_slot_of(struct worker *w, const struct sw_record *rec)
 {
-	w->ch->ops->record(w->ch->impl, rec);
 	for (int i = 0; i < SW_COUNT(w->slot); i++)
 		if (w->slot[i] == rec)
 			w->busy[i] = 0;
 }
 
-/* Frees the slot of a record no one will hand on. */
-static void free_unsent(struct worker *w, struct sw_record *rec)
+/* Sends a complete record and frees its slot. */
+static void hand_on(struct worker *w, struct sw_record *rec)
 {
-	for (int i = 0; i < SW_COUNT(w->slot); i++)
-		if (w->slot[i] == rec)
-			w->busy[i] = 0;
+	w->ch->ops->record(w->ch->impl, rec);
+	free_slot_of(w, rec);
 }
 
 static void run_on_backend(struct worker *w, uint32_t index, struct sw_record *rec)
@@ -135,7 +133,7 @@ static void run_on_backend(struct worker *w, uint32_t index, struct sw_record *r
 	enum sw_status st = r->backend->run(r->backend_state, pt, rec, done, &n_done, &w->why);
 	share_lock(r, LOCK_UN);
 	if (st == SW_SKIP) { /* given up as the run stops: no row, the point goes back */
-		free_unsent(w, rec);
+		free_slot_of(w, rec);
 		w->ch->ops->give_back(w->ch->impl, &index, 1);
 		for (int i = 0; i < n_done; i++)
 			hand_on(w, done[i]);
