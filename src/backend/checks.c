@@ -1,8 +1,7 @@
 /*
  * The CPU checks of measured points, on one thread beside the GPU
- * (checks.h): a ring of SW_CHECK_SETS slots taken in turn, checked in that
- * order, so the oldest queued record is always the first active slot after
- * c->next.
+ * (checks.h): a ring of SW_CHECK_SETS slots taken in turn, checked and
+ * returned in that order, so the oldest queued record is at c->oldest.
  */
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include "backend/checks.h"
@@ -149,6 +148,7 @@ void sw_checks_queue(struct sw_checks *c, const struct sw_family *f, const struc
 	q->finished = 0;
 	q->active = 1;
 	c->next = (c->next + 1) % SW_CHECK_SETS;
+	c->queued++;
 	if (c->inline_only) { /* no thread: the check runs here, in its turn */
 		run_check(c, q);
 		q->finished = 1;
@@ -169,12 +169,7 @@ int sw_checks_next_held(struct sw_checks *c)
 /* The oldest active slot, or NULL; under c->lock. */
 static struct sw_check_slot *oldest(struct sw_checks *c)
 {
-	for (int i = 0; i < SW_CHECK_SETS; i++) {
-		struct sw_check_slot *q = &c->slot[(c->next + i) % SW_CHECK_SETS];
-		if (q->active)
-			return q;
-	}
-	return NULL;
+	return c->queued ? &c->slot[c->oldest] : NULL;
 }
 
 /* Returns the oldest record once its check has returned, waiting for it
@@ -189,6 +184,8 @@ static struct sw_record *take_oldest(struct sw_checks *c, int wait)
 	if (q && q->finished) {
 		q->active = 0;
 		rec = q->rec;
+		c->oldest = (c->oldest + 1) % SW_CHECK_SETS;
+		c->queued--;
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (rec && c->retired)

@@ -51,8 +51,10 @@ struct sw_check_slot {
 
 struct sw_checks {
 	struct sw_check_slot slot[SW_CHECK_SETS];
-	int next; /* the slot, and host set, of the next point */
-	int head; /* the checking thread's next slot */
+	int next;   /* the slot, and host set, of the next point */
+	int head;   /* the checking thread's next slot */
+	int oldest; /* the slot of the oldest record not yet returned */
+	int queued; /* records not yet returned */
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	pthread_t thread;
