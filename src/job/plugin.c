@@ -2,9 +2,10 @@
  * Plug-in loading: each file is opened once without blocking and checked to
  * be a regular ELF file, hashed from that descriptor, then dlopen'ed by the
  * same resolved path; the libraries that brought in are hashed and kept
- * too (the system set aside: plugin_ident.h), and its sweep_plugin is checked (plugin_check.c) before any family enters the
- * registry. Families stay registered for the process: they are in the plan
- * and in every record. Pure but for the file system and the loader.
+ * too (the system set aside: plugin_ident.h), and its sweep_plugin is
+ * checked (plugin_check.c) before any family enters the registry. Families
+ * stay registered for the process: they are in the plan and in every
+ * record. Pure but for the file system and the loader.
  */
 #define _GNU_SOURCE
 #include "job/plugin.h"
