@@ -778,6 +778,65 @@ static void make_plug_two_records(void)
 	copy_plugin("plugin_hostile.so", "p.so");
 }
 
+/* ---- issue 30, causes 3 and 9: the code the rows were measured with ---- */
+
+/* dep_h5: PLUG_JOB made in a folder of its own whose p.so links the
+ * libswdep.so beside it ($ORIGIN), dep_a's build; opt_h5: HOSTILE_JOB made
+ * in another with --plugin q.so (plugin_hostile.so), the job naming none. */
+#define HOSTILE_JOB   "families:\n  hostile:\n"
+#define HOSTILE_JOB_2 HOSTILE_JOB "    axes:\n      n: 1K,2K,3K,4K,5K\n"
+static char dep_h5[512], opt_h5[512];
+
+/* out.h5: dep_h5; here its job, job2.yaml (enlarged), its plug-in, and
+ * the build of libswdep.so given (a path under SW_TEST_PLUGINS). */
+static void dep_out(const char *lib)
+{
+	copy_file(dep_h5, "out.h5", -1);
+	write_text("job.yaml", PLUG_JOB);
+	write_text("job2.yaml", PLUG_JOB_2);
+	copy_plugin("plugin_hostile_dep.so", "p.so");
+	copy_plugin(lib, "libswdep.so");
+}
+static void make_dep_other(void)
+{
+	dep_out("dep_b/libswdep.so");
+}
+/* The same library as the file's; its record rewritten to say the plug-in
+ * brought none in (deleted), or that one's owner is no recorded plug-in. */
+static void make_dep_unrecorded(void)
+{
+	dep_out("dep_a/libswdep.so");
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0 && H5Adelete(f, "plugin_libraries") >= 0 &&
+		  H5Adelete(f, "plugin_library_hashes") >= 0 &&
+		  H5Adelete(f, "plugin_library_owners") >= 0);
+	H5Fclose(f);
+}
+static void make_dep_owner(void)
+{
+	uint64_t nobody = 12345;
+	dep_out("dep_a/libswdep.so");
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	put_list(f, "plugin_library_owners", H5T_NATIVE_UINT64, &nobody, 1);
+	H5Fclose(f);
+}
+/* plug_h5 resumed with its own job's text, p.so another build of it */
+static void make_plug_other_build(void)
+{
+	copy_file(plug_h5, "out.h5", -1);
+	write_text("job.yaml", PLUG_JOB);
+	copy_plugin("plugin_hostile_other.so", "p.so");
+}
+/* out.h5: opt_h5; here its job, job2.yaml, and o.so another build of q.so */
+static void make_opt(void)
+{
+	copy_file(opt_h5, "out.h5", -1);
+	write_text("job.yaml", HOSTILE_JOB);
+	write_text("job2.yaml", HOSTILE_JOB_2);
+	copy_plugin("plugin_hostile_other.so", "o.so");
+}
+
 /* out.h5: the good file with its /sessions rebuilt laid out as layout says. */
 static void remake_sessions(enum layout layout)
 {
@@ -882,7 +941,8 @@ struct bad {
 	int np0; /* 0: 1 */
 	const char *wdir[2];
 	int rc;
-	const char *msg; /* the one "sweep: " line of stderr holds this */
+	const char *msg;  /* the one "sweep: " line of stderr holds this */
+	const char *msg2; /* and, when set, this further on */
 };
 
 #define O "-o", "out.h5"
@@ -1480,6 +1540,82 @@ static const struct bad table[] = {
 	  .make = make_plug_gone,
 	  .rc = 2,
 	  .msg = "cannot resume out.h5: its job's plug-in p.so was " },
+	{ "H4G01 --resume: the library the plug-in links is another build",
+	  { "--resume", "job.yaml", O },
+	  .make = make_dep_other,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with ",
+	  .msg2 = "/dep/libswdep.so (content " },
+	{ "H4G02 --extend: the library the plug-in links is another build",
+	  { "--extend", "job2.yaml", O },
+	  .make = make_dep_other,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with ",
+	  .msg2 = "/libswdep.so (content " },
+	{ "H4G03 --dry-run --resume: the library the plug-in links is another build",
+	  { "--dry-run", "--resume", "job.yaml", O },
+	  .make = make_dep_other,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with ",
+	  .msg2 = "); rows measured with other code would disagree with its rows: load the same "
+		  "plug-ins and libraries, or write a new file" },
+	{ "H4G04 --resume: the plug-in brings in a library the file's did not",
+	  { "--resume", "job.yaml", O },
+	  .make = make_dep_unrecorded,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with none of that name, this run loads ",
+	  .msg2 = "/libswdep.so (content " },
+	{ "H4G05 a record whose library's owner is no plug-in it records",
+	  { "--resume", "job.yaml", O },
+	  .make = make_dep_owner,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: its record of the plug-ins it was made with "
+		 "(plugin_loaded_paths, plugin_loaded_hashes, plugin_libraries, "
+		 "plugin_library_hashes, plugin_library_owners) is damaged: library 0's owner is "
+		 "no "
+		 "plug-in it records; write a new file" },
+	{ "H4G06 --resume with the job's own text, its p.so another build of the family",
+	  { "--resume", "job.yaml", O },
+	  .make = make_plug_other_build,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the file was made with the plug-in ",
+	  .msg2 = "/plug/p.so (content " },
+	{ "H4G10 --resume without the --plugin the file was made with",
+	  { "--resume", "job.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: it was made with the plug-in ",
+	  .msg2 = "/opt/q.so (content " },
+	{ "H4G11 --dry-run --resume without it",
+	  { "--dry-run", "--resume", "job.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: it was made with the plug-in ",
+	  .msg2 = "), which this run does not load, and sweep loads none on a file's word: give it "
+		  "with --plugin " },
+	{ "H4G12 --extend without it",
+	  { "--extend", "job2.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: it was made with the plug-in ",
+	  .msg2 = " or the job's plugins: (job2.yaml:2:3: unknown family `hostile`" },
+	{ "H4G13 --resume with --plugin of another build of its family",
+	  { "--resume", "--plugin", "o.so", "job.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the file was made with the plug-in ",
+	  .msg2 = "/opt/q.so (content " },
+	{ "H4G15 --resume without it, 2 ranks",
+	  { "--resume", "job.yaml", O },
+	  .make = make_opt,
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: it was made with the plug-in ",
+	  .msg2 = "/opt/q.so (content " },
 	/* options */
 	{ "B96 unknown option",
 	  { "--frobnicate", "@ci", O },
@@ -2690,6 +2826,10 @@ START_TEST(test_bad_inputs)
 				 lines);
 		else if (!strstr(line, c->msg) || strchrnul(line, '\n') < strstr(line, c->msg))
 			snprintf(why, sizeof why, "the message lacks \"%s\"", c->msg);
+		else if (c->msg2 && (!strstr(strstr(line, c->msg), c->msg2) ||
+				     strchrnul(line, '\n') < strstr(strstr(line, c->msg), c->msg2)))
+			snprintf(why, sizeof why, "the message lacks \"%s\" after \"%s\"", c->msg2,
+				 c->msg);
 		else if (out[0])
 			snprintf(why, sizeof why, "stdout is not empty");
 		else if (!same(&o[i].before, &after)) {
@@ -2858,7 +2998,7 @@ static void make_mpmd_dep_dir(const char *dir, const char *dep_b)
 
 START_TEST(test_plugins_differ_between_ranks)
 {
-	char dir[600];
+	char dir[600], err_at[700];
 
 	/* P33: the same .so, another build of the library it links on rank 1 */
 	snprintf(dir, sizeof dir, "%s/mpmd_dependency_other", tmpdir);
@@ -2866,7 +3006,16 @@ START_TEST(test_plugins_differ_between_ranks)
 	expect_rank_1(dir,
 		      run_mpmd(dir, "--plugin a/p.so a/hostile.yaml -o out.h5",
 			       "--plugin b/p.so a/hostile.yaml -o out.h5"),
-		      "rank 1 differs from rank 0 in its plug-ins");
+		      "rank 1 differs from rank 0 in its plug-ins (the library libswdep.so of the "
+		      "plug-in p.so: rank 0 loads ");
+	/* H4G07: both libraries named, each with its content */
+	snprintf(err_at, sizeof err_at, "%s/err", dir);
+	char *said = slurp(err_at);
+	ck_assert_msg(strstr(said, "/a/libswdep.so (content ") &&
+			      strstr(said, "), rank 1 loads ") &&
+			      strstr(said, "/b/libswdep.so (content "),
+		      "%s", said);
+	free(said);
 
 	/* P34: the same library in two places agrees, and runs */
 	snprintf(dir, sizeof dir, "%s/mpmd_dependency_same", tmpdir);
@@ -2885,7 +3034,7 @@ START_TEST(test_plugins_differ_between_ranks)
 	snprintf(dir, sizeof dir, "%s/mpmd_job_other", tmpdir);
 	make_mpmd_dir(dir, "other/plugin_strided_read.so");
 	expect_rank_1(dir, run_mpmd(dir, "a/job.yaml -o out.h5", "b/job.yaml -o out.h5"),
-		      "rank 1 differs from rank 0 in its plug-ins");
+		      "rank 1 differs from rank 0 in its plug-ins (rank 0 loads the plug-in ");
 
 	snprintf(dir, sizeof dir, "%s/mpmd_option_missing", tmpdir);
 	make_mpmd_dir(dir, NULL);
@@ -2899,7 +3048,13 @@ START_TEST(test_plugins_differ_between_ranks)
 	expect_rank_1(dir,
 		      run_mpmd(dir, "--plugin a/p.so a/plain.yaml -o out.h5",
 			       "--plugin b/p.so a/plain.yaml -o out.h5"),
-		      "rank 1 differs from rank 0 in its plug-ins");
+		      "rank 1 differs from rank 0 in its plug-ins (rank 0 loads the plug-in ");
+	snprintf(err_at, sizeof err_at, "%s/err", dir);
+	said = slurp(err_at);
+	ck_assert_msg(strstr(said, "/a/p.so (content ") && strstr(said, "rank 1 loads none of that "
+									"content"),
+		      "%s", said);
+	free(said);
 }
 END_TEST
 
@@ -2992,6 +3147,28 @@ int main(void)
 		 tmpdir, tmpdir, env("SW_TEST_PLUGINS"), env("SW_SWEEP"));
 	if (system(cmd) != 0) {
 		fprintf(stderr, "cannot make %s: %s\n", plug_h5, cmd);
+		return EXIT_FAILURE;
+	}
+
+	/* One whose plug-in links a library beside it, one of a --plugin run. */
+	snprintf(dep_h5, sizeof dep_h5, "%s/dep/dep.h5", tmpdir);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir '%s/dep' && cd '%s/dep' && cp '%s/plugin_hostile_dep.so' p.so && "
+		 "cp '%s/dep_a/libswdep.so' . && printf '" PLUG_JOB "' > job.yaml && "
+		 "'%s' --backend model -q job.yaml -o dep.h5",
+		 tmpdir, tmpdir, env("SW_TEST_PLUGINS"), env("SW_TEST_PLUGINS"), env("SW_SWEEP"));
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot make %s: %s\n", dep_h5, cmd);
+		return EXIT_FAILURE;
+	}
+	snprintf(opt_h5, sizeof opt_h5, "%s/opt/opt.h5", tmpdir);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir '%s/opt' && cd '%s/opt' && cp '%s/plugin_hostile.so' q.so && "
+		 "printf '" HOSTILE_JOB "' > job.yaml && "
+		 "'%s' --backend model -q --plugin q.so job.yaml -o opt.h5",
+		 tmpdir, tmpdir, env("SW_TEST_PLUGINS"), env("SW_SWEEP"));
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot make %s: %s\n", opt_h5, cmd);
 		return EXIT_FAILURE;
 	}
 

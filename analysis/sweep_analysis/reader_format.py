@@ -31,6 +31,14 @@ DEVICE_CLASS = "device_class"
 # extend reads the stored job with the plug-ins it was made with.
 PLUGIN_PATHS_ATTR = "plugin_paths"
 PLUGIN_HASHES_ATTR = "plugin_hashes"
+# Schema 8 on: every plug-in the run loaded (--plugin and plugins: alike) and
+# the libraries their loading brought in, each by path and content hash; a
+# library's owner is the content hash of the plug-in that brought it in.
+LOADED_PATHS_ATTR = "plugin_loaded_paths"
+LOADED_HASHES_ATTR = "plugin_loaded_hashes"
+LIBRARIES_ATTR = "plugin_libraries"
+LIBRARY_HASHES_ATTR = "plugin_library_hashes"
+LIBRARY_OWNERS_ATTR = "plugin_library_owners"
 
 # /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
 METRIC_COLUMNS = ("point_id", "name", "value", "unit")
@@ -186,6 +194,29 @@ class Run:
         paths = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_PATHS_ATTR, []), dtype=object))
         hashes = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_HASHES_ATTR, []))).tolist()
         return [(_text(p), int(h)) for p, h in zip(paths, hashes)]
+
+    def _list(self, name, as_text=False) -> list:
+        values = np.atleast_1d(np.asarray(self.attrs.get(name, []), dtype=object))
+        return [_text(v) if as_text else int(v) for v in values]
+
+    @property
+    def loaded_plugins(self) -> list:
+        """(path, content hash) of every plug-in the run that made the file
+        loaded, --plugin and `plugins:` alike, in load order (schema 8 on);
+        [] when it loaded none, and for older files, which record none."""
+        return list(zip(self._list(LOADED_PATHS_ATTR, True), self._list(LOADED_HASHES_ATTR)))
+
+    @property
+    def plugin_libraries(self) -> list:
+        """(path, content hash, owner's content hash) of each library those
+        plug-ins brought in (schema 8 on), the system set aside."""
+        return list(
+            zip(
+                self._list(LIBRARIES_ATTR, True),
+                self._list(LIBRARY_HASHES_ATTR),
+                self._list(LIBRARY_OWNERS_ATTR),
+            )
+        )
 
     def samples_of(self, row) -> np.ndarray:
         """Raw sample times (ns per launch) of one measurement row."""

@@ -95,6 +95,11 @@ enum sw_status sw_h5_put_u64_list(hid_t loc, const char *name, const uint64_t *v
 enum sw_status sw_h5_get_str_list(hid_t loc, const char *name, char ***values, size_t *n,
 				  struct sw_err *err);
 void sw_h5_str_list_fini(char **values, size_t n);
+/* A 1-D array of integers (sw_h5_put_u64_list's) as *n values in *values
+ * (malloc'd; the caller frees it); none when absent. SW_EINVAL when it is
+ * another type or shape, SW_ENOMEM. */
+enum sw_status sw_h5_get_u64_list(hid_t loc, const char *name, uint64_t **values, size_t *n,
+				  struct sw_err *err);
 
 /* 1: present and opened (*attr, which the caller closes); 0: absent; -1:
  * present but cannot be opened. */

@@ -26,7 +26,9 @@
  * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found;
  *    /plan (the plan's points, by which a reader tells damaged rows);
  * 8: the time model's columns of /measurements (model_device, model_time_ns,
- *    model_time_term, model_time_basis) and /model_rates */
+ *    model_time_term, model_time_basis) and /model_rates; plugin_loaded_paths
+ *    ... plugin_library_owners, every plug-in the run loaded and the
+ *    libraries they brought in (h5plugins.h) */
 #define SW_SCHEMA_VERSION 8
 
 struct sw_h5;
@@ -121,6 +123,14 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
  * starts SWMR writing (a 1.10-format file). Rows are appended after it. */
 enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta,
 				  struct sw_err *err);
+
+/* A --resume (or, extend set, --extend) of path whose job could not be
+ * read or planned (status st, its message in err): when the file records
+ * a plug-in that this run did not load (h5plugins.h), err says so first,
+ * naming the plug-in's path and content, and keeps its message after it;
+ * else err is left as it is. Reads the file only, loads nothing. Returns st. */
+enum sw_status sw_h5_explain_plugins(const char *path, int extend, enum sw_status st,
+				     struct sw_err *err);
 
 /* Damaged rows of /measurements (docs/hdf5-schema.md, "Damaged rows"):
  * what a resume found, judged by meta->plan (the job's; on --extend the

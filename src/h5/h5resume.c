@@ -1,10 +1,11 @@
 /*
  * --resume and --extend of a result file (docs/hdf5-schema.md, "Sessions
  * and --resume"): every check first (a sweep file of this job and backend,
- * its tables able to grow, its stored job's settings and plug-ins), then
- * the writes: consistency flags a killed writer left cleared (under our
- * lock), the next session started, and last, in sw_h5_resume_begin, an
- * extend's job adopted and SWMR writing; their --dry-run makes the same
+ * its tables able to grow, its stored job's settings and plug-ins, the
+ * plug-ins and libraries its rows were measured with), then the writes:
+ * consistency flags a killed writer left cleared (under our lock), the
+ * next session started, and last, in sw_h5_resume_begin, an extend's job
+ * adopted and SWMR writing; their --dry-run makes the same
  * checks read-only. The checks of a table are h5table.c's, the opens
  * h5open.c's, a grown table h5grow.c's; appending and closing h5write.c's.
  */
@@ -23,6 +24,7 @@
 
 #include "h5/h5extend.h"
 #include "h5/h5internal.h"
+#include "h5/h5plugins.h"
 #include "job/job.h"
 #include "core/record.h"
 
@@ -555,7 +557,8 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, s
 }
 
 /* Every check of a resume, on h's open file, before anything is changed:
- * the attributes, the settings, each table's layout and column types, and
+ * the attributes, the settings, the plug-ins and libraries the rows were
+ * measured with (h5plugins.c), each table's layout and column types, and
  * the counters. *previous: the largest session recorded. */
 static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, int *previous,
 			       struct sw_err *err)
@@ -565,6 +568,7 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	*previous = -1;
 	if ((st = check_attributes(h->file, h->path, meta, err)) ||
 	    (st = check_settings(h->file, h->path, meta, err)) ||
+	    (st = sw_h5plugins_check(h->file, h->path, err)) ||
 	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns, 0,
 			     &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
