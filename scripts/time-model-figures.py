@@ -23,9 +23,11 @@ import datetime
 import os
 import platform
 import re
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5py
 import numpy as np
@@ -39,10 +41,11 @@ CLASSES = [
     ("H200", "h200-full.h5", "h200-fleet.h5"),
 ]
 MIN_NS = 20_000
-AXES = (
-    "stride n block grid vec elem_bytes offset rows cols tile block_rows pad "
-    "word_stride size bins dist distinct pattern"
-).split()
+AXES = [
+    *("stride", "n", "block", "grid", "vec", "elem_bytes", "offset", "rows", "cols"),
+    *("tile", "block_rows", "pad", "word_stride", "size", "bins", "dist", "distinct"),
+    "pattern",
+]
 # The published predictors the issue names, beside which the errors stand.
 ANCHORS = (
     "Braun et al., ACM TACO 2020 (random forests over 189 kernels, five GPUs): "
@@ -88,10 +91,11 @@ def fits(pred_path):
 
 
 def job_one_cc(tmp):
-    text = open(os.path.join(TOP, "jobs", "full.yaml")).read()
-    text = re.sub(r"(?m)^  ccs: .*$", "  ccs: [9.0]", text)
+    with open(os.path.join(TOP, "jobs", "full.yaml")) as f:
+        text = re.sub(r"(?m)^  ccs: .*$", "  ccs: [9.0]", f.read())
     path = os.path.join(tmp, "full.yaml")
-    open(path, "w").write(text)
+    with open(path, "w") as f:
+        f.write(text)
     return path
 
 
@@ -108,7 +112,12 @@ def run_class(sweep, job, tmp, dev, full_name, fleet_name, other_full):
         modes.append(
             (
                 "transfer",
-                ["--model-calibrate", fleet, "--model-from", os.path.join("docs", "results", other_full)],
+                [
+                    "--model-calibrate",
+                    fleet,
+                    "--model-from",
+                    os.path.join("docs", "results", other_full),
+                ],
             )
         )
     out = {}
@@ -124,12 +133,18 @@ def md_class(dev, full_name, fleet_name, res):
     lines = [f"### {dev}: against `docs/results/{full_name}`", ""]
     lines.append("| mode | median | 90th pct | points | command |")
     lines.append("|---|---|---|---|---|")
-    for mode, (cmd, x, left, _) in res.items():
+    for mode, (cmd, x, _, _) in res.items():
         med, p90, n = summary(x)
         lines.append(f"| {mode} | {med:.3f} | {p90:.3f} | {n} | `{cmd}` |")
     _, x0, left, _ = next(iter(res.values()))
-    lines += ["", f"Left out, the variants the time model does not cover ({len(left)} points of at least 20 us): "]
-    lines[-1] += ", ".join(f"{f}/{v} ({n})" for (f, v), n in left.groupby(["family", "variant"]).size().items())
+    lines += [
+        "",
+        f"Left out, the variants the time model does not cover ({len(left)} points "
+        "of at least 20 us): ",
+    ]
+    lines[-1] += ", ".join(
+        f"{f}/{v} ({n})" for (f, v), n in left.groupby(["family", "variant"]).size().items()
+    )
     lines += ["", "Per family, median |predicted / measured - 1|:", ""]
     modes = list(res)
     lines.append("| family | points | " + " | ".join(modes) + " |")
@@ -153,10 +168,61 @@ def md_class(dev, full_name, fleet_name, res):
     return lines
 
 
+# The ten device targets of the rows-per-second benchmark: CC 3.7 to 10.0.
+BENCH_DEVICES = "K80,M40,P100-SXM,V100-SXM,T4,A100-SXM4-80GB,L4,H100-SXM,H200,B200"
+
+
+def timed(cmd):
+    """Wall and user+system CPU seconds of a command (its children's)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    subprocess.run(cmd, check=True, cwd=TOP)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return time.monotonic() - t0, cpu
+
+
+def bench(sweep, before, tmp):
+    """The model backend over jobs/full.yaml: before (a sweep without device
+    targets) and after, with ten device targets added."""
+    job = os.path.join(TOP, "jobs", "full.yaml")
+    lines = ["### The model backend's rows per second", ""]
+    lines.append(
+        "`jobs/full.yaml` on the model backend, one process, the same machine one after "
+        "the other; CPU time (user + system) is what the machine's load changes least."
+    )
+    lines += ["", "| run | rows | wall s | CPU s | rows / CPU s |", "|---|---|---|---|---|"]
+    rates = []
+    for name, binary, extra in (
+        ("before: " + revision(before), before, []),
+        (
+            "after: " + revision(sweep) + ", 10 device targets",
+            sweep,
+            ["--model-devices", BENCH_DEVICES],
+        ),
+    ):
+        out = os.path.join(tmp, "bench.h5")
+        if os.path.exists(out):
+            os.remove(out)
+        wall, cpu = timed([binary, "-q", "--backend", "model", *extra, job, "-o", out])
+        rows = len(table(out, "measurements"))
+        rates.append(rows / cpu)
+        lines.append(f"| {name} | {rows} | {wall:.1f} | {cpu:.1f} | {rows / cpu:.0f} |")
+    lines += ["", f"After over before: {rates[1] / rates[0]:.2f} of the rows per CPU second.", ""]
+    return lines
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sweep", default=os.path.join(TOP, "build", "sweep"))
     ap.add_argument("--out", help="write the Markdown here (default: stdout)")
+    ap.add_argument(
+        "--bench",
+        metavar="BEFORE_SWEEP",
+        help="also time the model backend against this older binary",
+    )
     a = ap.parse_args()
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -175,15 +241,27 @@ def main():
         job = job_one_cc(tmp)
         for i, (dev, full_name, fleet_name) in enumerate(CLASSES):
             other = CLASSES[1 - i][1]
-            missing = [n for n in (full_name, fleet_name, other) if not os.path.exists(os.path.join(RESULTS, n))]
+            missing = [
+                n
+                for n in (full_name, fleet_name, other)
+                if not os.path.exists(os.path.join(RESULTS, n))
+            ]
             if missing:
-                lines += [f"### {dev}", "", f"Not run: docs/results/ lacks {', '.join(missing)}.", ""]
+                lines += [
+                    f"### {dev}",
+                    "",
+                    f"Not run: docs/results/ lacks {', '.join(missing)}.",
+                    "",
+                ]
                 continue
             res = run_class(a.sweep, job, tmp, dev, full_name, fleet_name, other)
             lines += md_class(dev, full_name, fleet_name, res) + [""]
+        if a.bench:
+            lines += bench(a.sweep, a.bench, tmp)
     text = "\n".join(lines) + "\n"
     if a.out:
-        open(a.out, "w").write(text)
+        with open(a.out, "w") as f:
+            f.write(text)
     else:
         sys.stdout.write(text)
 
