@@ -121,11 +121,13 @@ enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta
  * holds, so their points run again, and marks them (point_id the fill
  * value, status SW_H5_DAMAGED_STATUS); --dry-run --resume only says so. */
 struct sw_h5_damage {
-	uint64_t rows;      /* damaged rows; 0: none */
-	uint64_t first_row; /* the first of them */
-	int plan_wrong;     /* /plan (schema 7 on) is not the plan's (damaged, or an --extend's
+	uint64_t rows;        /* damaged rows; 0: none */
+	uint64_t first_row;   /* the first of them */
+	int plan_wrong;       /* /plan (schema 7 on) is not the plan's (damaged, or an --extend's
 			     * new plan): the resume writes it */
-	char note[448];     /* "16 rows of /measurements are damaged (rows 16 to 31; row 16:
+	char plan_damage[96]; /* why /plan is damaged in itself ("point 5bafef483ffec276 is
+			       * in it twice"), so no row was judged by it; "" if it is not */
+	char note[448];       /* "16 rows of /measurements are damaged (rows 16 to 31; row 16:
 			     * its family is empty)", or "" */
 };
 #define SW_H5_DAMAGED_STATUS (-2)

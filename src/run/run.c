@@ -283,7 +283,15 @@ static void say_dry_damage(const char *how, const char *path, const struct sw_h5
 			"sweep: %s: %s: %s; %s marks them damaged (status %d) and runs their "
 			"points again\n",
 			how, path, d->note, how, SW_H5_DAMAGED_STATUS);
-	if (d->plan_wrong && strcmp(how, "--resume") == 0) /* an extend writes its new plan */
+	int resume = strcmp(how, "--resume") == 0;
+	if (d->plan_damage[0])
+		fprintf(stderr,
+			"sweep: %s: %s: its /plan is damaged (%s), so no row is judged by it: %s "
+			"judges rows by %s, and %s\n",
+			how, path, d->plan_damage, how,
+			resume ? "the job's plan" : "the new job's plan and the families' names",
+			resume ? "writes /plan again" : "writes the new /plan");
+	else if (d->plan_wrong && resume) /* an extend writes its new plan */
 		fprintf(stderr, "sweep: %s: %s: its /plan is not its plan's; %s writes it again\n",
 			how, path, how);
 }
@@ -332,8 +340,8 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 			fprintf(stderr,
 				"sweep: --extend: %s passes every %scheck; %zu of the job's %zu "
 				"points are in it, %zu would be added\n",
-				r.path, dmg.rows ? "other " : "", n_done, r.plan.n,
-				r.plan.n - n_done);
+				r.path, dmg.rows || dmg.plan_damage[0] ? "other " : "", n_done,
+				r.plan.n, r.plan.n - n_done);
 		}
 		goto out;
 	}

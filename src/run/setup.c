@@ -505,7 +505,16 @@ static void say_damage(const char *path, const struct sw_h5_damage *d, enum sw_s
 			"sweep: %s: %s; they are marked damaged (status %d) and their points run "
 			"again\n",
 			path, d->note, SW_H5_DAMAGED_STATUS);
-	if (d->plan_wrong && mode == SW_SESSION_RESUME)
+	if (d->plan_damage[0])
+		fprintf(stderr,
+			"sweep: %s: its /plan is damaged (%s), so no row was judged by it: rows "
+			"were judged by %s, and %s\n",
+			path, d->plan_damage,
+			mode == SW_SESSION_RESUME ? "the job's plan"
+						  : "the new job's plan and the families' names",
+			mode == SW_SESSION_RESUME ? "/plan is written again"
+						  : "the new /plan replaces it");
+	else if (d->plan_wrong && mode == SW_SESSION_RESUME)
 		fprintf(stderr, "sweep: %s: its /plan was not its plan's; written again\n", path);
 }
 
