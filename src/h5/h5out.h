@@ -142,6 +142,21 @@ const struct sw_h5_damage *sw_h5_damage_found(const struct sw_h5 *h);
  * sw_h5_resume's. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
 				  struct sw_h5_damage *dmg, struct sw_err *err);
+struct sw_h5_placed;
+/* The same, and where its rows ran (*placed, as sw_h5_read_placed gives it,
+ * damaged rows left out; the caller's, sw_h5_placed_fini), so a dry run
+ * under a placement counts the pairs a resume would run. placed NULL:
+ * sw_h5_check_resume. */
+enum sw_status sw_h5_check_resume_placed(const char *path, const struct sw_h5_meta *meta,
+					 size_t *n_done, struct sw_h5_damage *dmg,
+					 struct sw_h5_placed *placed, struct sw_err *err);
+
+/* --dry-run of a new file: every check sw_h5_create makes of the output
+ * before it writes (the path and its directory, an existing file without
+ * force, an input of the run under any of its names, the temporary's
+ * room), changing nothing. Statuses as sw_h5_create's. */
+enum sw_status sw_h5_check_create(const char *path, int force, const struct sw_h5_meta *meta,
+				  struct sw_err *err);
 
 /* Where the rows of an open file ran: row i is point point_id[i], measured
  * by rank rank[i] in session session[i]; devices[] are the file's /devices

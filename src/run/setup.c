@@ -461,20 +461,87 @@ static int output_path(struct sw_rank_ctx *r)
 	return snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
 }
 
-enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done,
-				     struct sw_h5_damage *dmg, struct sw_err *err)
+/* A name that does not fit r->path could be another file's: refused
+ * whole. len: output_path's. */
+static enum sw_status path_fits(const struct sw_rank_ctx *r, int len, struct sw_err *err)
+{
+	char brief[160];
+	if ((size_t)len < sizeof r->path)
+		return SW_OK;
+	return sw_fail(err, SW_EIO, "cannot create %s: File name too long (%d bytes, at most %zu)",
+		       sw_safe_open_brief(r->opt->output, brief, sizeof brief), len,
+		       sizeof r->path - 1);
+}
+
+int sw_setup_placed(const struct sw_rank_ctx *r)
+{
+	int cal = 0;
+	for (size_t i = 0; i < r->plan.n && !cal; i++)
+		cal = r->plan.points[i].calibration;
+	return cal || r->placement != SW_PLACE_ONCE;
+}
+
+enum sw_status sw_setup_check_output(struct sw_rank_ctx *r, struct sw_err *err)
+{
+	char version[128];
+	enum sw_status st = path_fits(r, output_path(r), err);
+	if (st == SW_OK && r->rank == 0) {
+		struct sw_h5_input in[MAX_INPUTS];
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
+		st = sw_h5_check_create(r->path, r->opt->force, &meta, err);
+	}
+	return sw_mpi_worst(st);
+}
+
+/* Rank 0, a dry run under a placement, bound: the runs (pairs) this run
+ * makes, and those of them the file's rows p lack. */
+static enum sw_status dry_pairs(const struct sw_rank_ctx *r, const struct sw_h5_placed *p,
+				struct sw_dry_resume *d, struct sw_err *err)
+{
+	struct sw_place_done *done = malloc((p->n_rows ? p->n_rows : 1) * sizeof *done);
+	uint64_t *gpu = malloc(r->size * sizeof *gpu), *cls = malloc(r->size * sizeof *cls);
+	enum sw_status st = SW_OK;
+	if (!done || !gpu || !cls) {
+		st = sw_fail(err, SW_ENOMEM, "no memory for %zu rows", p->n_rows);
+	} else {
+		sw_place_done_rows(p->point_id, p->rank, p->session, p->n_rows, p->devices,
+				   p->n_devices, done);
+		sw_place_hashes(r->devices, r->size, gpu, cls);
+		d->runs = sw_place_todo(&r->plan, &r->place, gpu, cls, NULL, 0, NULL, NULL);
+		d->runs_left =
+			sw_place_todo(&r->plan, &r->place, gpu, cls, done, p->n_rows, NULL, NULL);
+	}
+	free(done);
+	free(gpu);
+	free(cls);
+	return st;
+}
+
+enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, struct sw_dry_resume *d,
+				     struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	char version[128];
+	struct sw_h5_placed p = { 0 };
 	output_path(r);
-	*n_done = 0;
-	memset(dmg, 0, sizeof *dmg);
+	memset(d, 0, sizeof *d);
+	d->placed = sw_setup_placed(r);
 	if (r->rank == 0) {
 		struct sw_h5_input in[MAX_INPUTS];
 		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
-		st = sw_h5_check_resume(r->path, &meta, n_done, dmg, err);
+		st = sw_h5_check_resume_placed(r->path, &meta, &d->n_done, &d->dmg,
+					       d->placed ? &p : NULL, err);
 	}
-	return sw_mpi_worst(st);
+	st = sw_mpi_worst(st);
+	/* the runs owed depend on this run's GPUs and classes: bound as the
+	 * run would bind them (and refused where the run would be) */
+	if (st == SW_OK && d->placed && (st = sw_setup_bind(r, err)) == SW_OK) {
+		if (r->rank == 0)
+			st = dry_pairs(r, &p, d, err);
+		st = sw_mpi_worst(st);
+	}
+	sw_h5_placed_fini(&p);
+	return st;
 }
 
 /* Rank 0, a resume: where the file's rows ran, as place.h compares them. */
@@ -584,16 +651,8 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
-	int len = output_path(r);
 	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
-	/* cut short, the name could be another file's: refused whole */
-	if ((size_t)len >= sizeof r->path) {
-		char brief[160];
-		st = sw_fail(err, SW_EIO,
-			     "cannot create %s: File name too long (%d bytes, at most %zu)",
-			     sw_safe_open_brief(r->opt->output, brief, sizeof brief), len,
-			     sizeof r->path - 1);
-	}
+	st = path_fits(r, output_path(r), err);
 	if (st == SW_OK && r->rank == 0)
 		st = open_file(r, err);
 	if ((st = sw_mpi_worst(st)) != SW_OK) /* rank 0's failure is the job's */
