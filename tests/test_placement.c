@@ -222,6 +222,22 @@ START_TEST(test_dry_resume_counts_class_runs)
 	snprintf(replay, sizeof replay, "replay=%s", good);
 	const char *make[] = { "--backend", "model", "-q", ci_job, "-o", good, NULL };
 	run_says(1, make, "");
+	/* H4R11: a dry run of a new file says the runs too (was: "the classes
+	 * are known only once ranks bind") */
+	const char *dry_new[] = { "--backend",
+				  replay,
+				  "--replay-speed",
+				  "1e6",
+				  "--dry-run",
+				  "--placement",
+				  "per_class",
+				  "--replay-devices",
+				  "A:1,B:1",
+				  ci_job,
+				  "-o",
+				  pc,
+				  NULL };
+	run_says(2, dry_new, "placement per_class on 2 device classes: 72 runs of the 36 points");
 	const char *one[] = { "--backend", replay,        "--replay-speed",
 			      "1e6",       "-q",          "--replay-devices",
 			      "A:1",       "--placement", "per_class",

@@ -329,8 +329,11 @@ static enum sw_status dry_run(struct sw_rank_ctx *r, struct sw_err *err)
 	struct sw_dry_resume d = { 0 };
 	enum sw_status st;
 	int reopen = opt->resume || opt->extend;
+	/* under a placement the runs depend on the GPUs: bound as the run
+	 * binds them (sw_setup_check_resume binds for a resume or extend) */
 	if ((st = sw_setup_dry_check(r, err)) != SW_OK ||
 	    (!reopen && (st = sw_setup_check_output(r, err)) != SW_OK) ||
+	    (!reopen && sw_setup_placed(r) && (st = sw_setup_bind(r, err)) != SW_OK) ||
 	    (reopen && (st = sw_setup_check_resume(r, &d, err)) != SW_OK))
 		return st;
 	if (r->rank != 0)

@@ -796,17 +796,37 @@ static void print_points(const struct sw_rank_ctx *r, const int *owner)
 	}
 }
 
-/* Placement and calibration: what a dry run, binding nothing, can say. */
+/* The runs (pairs) the bound ranks make of the whole plan; 0 without
+ * memory. */
+static size_t runs_of_plan(const struct sw_rank_ctx *r)
+{
+	uint64_t *gpu = malloc(r->size * sizeof *gpu), *cls = malloc(r->size * sizeof *cls);
+	size_t n = 0;
+	if (gpu && cls) {
+		sw_place_hashes(r->devices, r->size, gpu, cls);
+		n = sw_place_todo(&r->plan, &r->place, gpu, cls, NULL, 0, NULL, NULL);
+	}
+	free(gpu);
+	free(cls);
+	return n;
+}
+
+/* Placement and calibration: the runs the ranks make, bound as the run
+ * binds them (dry_run in run.c binds under a placement). */
 static void print_placement(const struct sw_rank_ctx *r)
 {
 	size_t cal = 0;
 	for (size_t i = 0; i < r->plan.n; i++)
 		cal += r->plan.points[i].calibration != 0;
-	if (r->placement == SW_PLACE_ONCE && !cal)
+	if (!sw_setup_placed(r))
 		return;
-	printf("placement %s; %zu calibration point%s, run first on every GPU; the estimate "
-	       "below is for each point once (the classes are known only once ranks bind)\n",
-	       sw_placement_name(r->placement), cal, cal == 1 ? "" : "s");
+	printf("placement %s", sw_placement_name(r->placement));
+	if (r->devices)
+		printf(" on %d device class%s: %zu runs of the %zu points", r->place.n_classes,
+		       r->place.n_classes == 1 ? "" : "es", runs_of_plan(r), r->plan.n);
+	printf("; %zu calibration point%s, run first on every GPU; the estimate below is for "
+	       "each point once\n",
+	       cal, cal == 1 ? "" : "s");
 }
 
 void sw_setup_print_plan(const struct sw_rank_ctx *r)
