@@ -471,18 +471,23 @@ def _plan(f, attrs, path) -> pd.DataFrame:
     plan, _ = _table(f["plan"], "plan", PLAN_COLUMNS, path, False)
     want = attrs.get("plan_points")
     bad = (plan["point_id"] == FILL_POINT_ID) | (plan["family"] == "") | (plan["variant"] == "")
-    if bad.any() or (want is not None and len(plan) != int(np.asarray(want).item())):
-        what = (
-            f"{int(bad.sum())} of its rows are empty"
-            if bad.any()
-            else f"it has {len(plan)} rows, plan_points says {want}"
-        )
+    # a point twice, with the right count and no foreign id, lacks another
+    # point, whose good rows it would call damaged
+    twice = plan["point_id"].duplicated()
+    what = None
+    if bad.any():
+        what = f"{int(bad.sum())} of its rows are empty"
+    elif twice.any():
+        what = f"point {int(plan['point_id'][twice].iloc[0]):016x} is in it twice"
+    elif want is not None and len(plan) != int(np.asarray(want).item()):
+        what = f"it has {len(plan)} rows, plan_points says {want}"
+    if what:
         raise SweepFileError(
             f"{path}: /plan is damaged ({what}), so it cannot tell damaged rows of "
             "/measurements from good ones; `sweep --dry-run --resume` checks the file and "
             "`sweep --resume` writes /plan again"
         )
-    return plan.drop_duplicates("point_id").set_index("point_id")
+    return plan.set_index("point_id")
 
 
 def _old_axes(dtype) -> list:
