@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .cli import CHILD_ENV
-from .reader_checks import _add_damage_notes, _add_notes, _complete, _written
+from .reader_checks import _add_damage_notes, _add_notes, _complete, _written, timed, zero_time
 from .reader_format import (
     AXES_ATTR,
     AXES_ATTR_SCHEMA,
@@ -120,6 +120,8 @@ __all__ = [
     "read",
     "shallow",
     "take",
+    "timed",
+    "zero_time",
 ]
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
