@@ -56,12 +56,6 @@ static void print_bindings(const struct sw_device_info *t, int n)
 			t[r].visible_devices);
 }
 
-/* Does this run place points anywhere but once, on any GPU? */
-static int placed(const struct sw_rank_ctx *r)
-{
-	return sw_setup_placed(r);
-}
-
 /* Under a placement the work is pairs (a point on a GPU or a class). */
 static void announce_placed(const struct sw_rank_ctx *r)
 {
@@ -98,7 +92,7 @@ static void announce(const struct sw_rank_ctx *r)
 	if (r->rank != 0 || r->opt->quiet)
 		return;
 	print_bindings(r->devices, r->size);
-	if (placed(r)) {
+	if (sw_setup_placed(r)) {
 		announce_placed(r);
 		return;
 	}
@@ -208,7 +202,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			: r->placement == SW_PLACE_PER_CLASS
 				? ", and its class's points once no rank of its class was left,"
 				: "");
-	const char *what = placed(r) ? "runs" : "points";
+	const char *what = sw_setup_placed(r) ? "runs" : "points";
 	if (missing && st == SW_OK && !sw_run_interrupted) /* a stop says so itself */
 		return sw_fail(err, SW_EIO,
 			       "%zu of the %zu %s of this run are not in %s; `--resume -o %s` "
@@ -339,10 +333,10 @@ static enum sw_status dry_run(struct sw_rank_ctx *r, struct sw_err *err)
 	if (r->rank != 0)
 		return SW_OK;
 	sw_setup_print_plan(r);
-	if (reopen)
+	if (reopen) {
 		say_dry_damage(opt->resume ? "--resume" : "--extend", r->path, &d.dmg);
-	if (reopen)
 		say_dry_reopen(r, &d);
+	}
 	return SW_OK;
 }
 
