@@ -117,7 +117,7 @@ enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta
 
 /* Damaged rows of /measurements (docs/hdf5-schema.md, "Damaged rows"):
  * what a resume found, judged by meta->plan (the job's; on --extend the
- * file's /plan where it has one). A resume leaves them out of what the file
+ * file's /plan where it has one that is not damaged itself). A resume leaves them out of what the file
  * holds, so their points run again, and marks them (point_id the fill
  * value, status SW_H5_DAMAGED_STATUS); --dry-run --resume only says so. */
 struct sw_h5_damage {
