@@ -17,8 +17,9 @@ what matters:
 Model rows have no samples: their predicted moved bytes are compared
 exactly. The exit status is 1 when any point is slower or broken, 0 when
 none is, 2 when a file cannot be read, a measured row's raw samples are
-damaged (outside /samples, or not a positive finite time: the file is
-refused, not judged ambiguous), or the files have no point in common
+damaged (outside /samples, or a negative or infinite time: the file is
+refused, not judged ambiguous; a median of 0 ns, a timer that saw
+nothing, is legal and judged ambiguous), or the files have no point in common
 (nothing compared is an error, not a pass). When fewer than half of either
 file's points are in both, it warns: the verdict covers only part of a run.
 
@@ -56,6 +57,16 @@ def classify(a, b, threshold=0.05, alpha=0.01, seed=0) -> dict:
     (median b / median a), its interval, the p-value and the class."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    zero = [x for x, s in (("A", a), ("B", b)) if len(s) and not np.median(s) > 0]
+    if zero:  # every sample 0 (a timer that saw nothing): no ratio to tell
+        return {
+            "ratio": np.nan,
+            "lo": np.nan,
+            "hi": np.nan,
+            "p": np.nan,
+            "class": "ambiguous",
+            "why": f"{' and '.join(zero)}: a median time of 0 ns, no time to compare",
+        }
     if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
         r = np.median(b) / np.median(a) if len(a) and len(b) else np.nan
         return {
@@ -89,8 +100,9 @@ def classify(a, b, threshold=0.05, alpha=0.01, seed=0) -> dict:
 
 def check_samples(run, rows):
     """Raise SweepFileError when a measured ok row among rows has samples that
-    do not lie in /samples or are not positive finite times: a damaged table,
-    which must not pass for too few or too noisy samples."""
+    do not lie in /samples or are negative or not finite: a damaged table,
+    which must not pass for too few or too noisy samples. A sample of 0 ns
+    is legal (a timer that saw nothing): classify says so."""
     r = rows[(rows["status"] == 0) & (rows["backend"] != "model")]
     off = r["sample_offset"].to_numpy(np.float64)
     n = r["n_samples"].to_numpy(np.float64)
@@ -105,10 +117,10 @@ def check_samples(run, rows):
         )
     for o, k, pid in zip(off.astype(np.int64), n.astype(np.int64), r["point_id"]):
         s = run.samples[o : o + k]
-        if not (np.isfinite(s) & (s > 0)).all():
+        if not (np.isfinite(s) & (s >= 0)).all():
             raise SweepFileError(
                 f"{run.path}: damaged sample table: point_id {int(pid)} has samples that are "
-                "not positive finite times (ns)"
+                "negative or not finite times (ns)"
             )
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 from .cli import ArgumentParser, emit, entry, warn_run
 from .output import atomic_file, check_output
 from .reader import read
+from .text import shown
 
 TOOL = "sweep-export"
 
@@ -63,7 +64,9 @@ def _clean(v):
         return [_clean(x) for x in v]
     if isinstance(v, bytes):
         return v.decode("utf-8", errors="replace")
-    if v is None or isinstance(v, (str, int, bool)):
+    if isinstance(v, str):  # a name's bytes that are not UTF-8 as \xNN (text.py)
+        return shown(v)
+    if v is None or isinstance(v, (int, bool)):
         return v
     return str(v)
 
@@ -81,7 +84,7 @@ def to_json(run, with_samples=False) -> dict:
         if with_samples:
             rec["samples_ns"] = [float(x) for x in run.samples_of(r)]
     return {
-        "file": run.path,
+        "file": shown(run.path),
         "attributes": {k: _clean(v) for k, v in run.attrs.items()},
         "units": run.units,
         "axes": run.axes,

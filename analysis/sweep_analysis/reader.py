@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .cli import CHILD_ENV
-from .reader_checks import _add_damage_notes, _add_notes, _complete, _written
+from .reader_checks import _add_damage_notes, _add_notes, _complete, _written, timed, zero_time
 from .reader_format import (
     AXES_ATTR,
     AXES_ATTR_SCHEMA,
@@ -120,6 +120,8 @@ __all__ = [
     "read",
     "shallow",
     "take",
+    "timed",
+    "zero_time",
 ]
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
@@ -471,18 +473,23 @@ def _plan(f, attrs, path) -> pd.DataFrame:
     plan, _ = _table(f["plan"], "plan", PLAN_COLUMNS, path, False)
     want = attrs.get("plan_points")
     bad = (plan["point_id"] == FILL_POINT_ID) | (plan["family"] == "") | (plan["variant"] == "")
-    if bad.any() or (want is not None and len(plan) != int(np.asarray(want).item())):
-        what = (
-            f"{int(bad.sum())} of its rows are empty"
-            if bad.any()
-            else f"it has {len(plan)} rows, plan_points says {want}"
-        )
+    # a point twice, with the right count and no foreign id, lacks another
+    # point, whose good rows it would call damaged
+    twice = plan["point_id"].duplicated()
+    what = None
+    if bad.any():
+        what = f"{int(bad.sum())} of its rows are empty"
+    elif twice.any():
+        what = f"point {int(plan['point_id'][twice].iloc[0]):016x} is in it twice"
+    elif want is not None and len(plan) != int(np.asarray(want).item()):
+        what = f"it has {len(plan)} rows, plan_points says {want}"
+    if what:
         raise SweepFileError(
             f"{path}: /plan is damaged ({what}), so it cannot tell damaged rows of "
             "/measurements from good ones; `sweep --dry-run --resume` checks the file and "
             "`sweep --resume` writes /plan again"
         )
-    return plan.drop_duplicates("point_id").set_index("point_id")
+    return plan.set_index("point_id")
 
 
 def _old_axes(dtype) -> list:

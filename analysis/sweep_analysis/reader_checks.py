@@ -85,6 +85,27 @@ def _complete(rows, absent):
     return rows
 
 
+def zero_time(rows: pd.DataFrame) -> np.ndarray:
+    """Measured ok rows whose median time is not above 0 ns: every sample 0
+    (a timer that saw nothing), which sweep writes as it found it. They tell
+    no time and no speed (their GB/s is infinite)."""
+    if "median_ns" not in rows:
+        return np.zeros(len(rows), dtype=bool)
+    return (
+        (rows["backend"] != "model").to_numpy()
+        & (rows["status"] == 0).to_numpy()
+        & ~(rows["median_ns"].to_numpy(np.float64) > 0)
+        & (rows["n_samples"].to_numpy(np.float64) > 0)
+    )
+
+
+def timed(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows without those of zero_time: what a report's tables, figures
+    and speeds are made of (its notes say how many were left out)."""
+    zero = zero_time(rows)
+    return rows[~zero] if zero.any() else rows
+
+
 def _add_notes(run: Run):
     """What the reader of a report must know about how complete the file is."""
     if run.fill_rows:
@@ -101,6 +122,14 @@ def _add_notes(run: Run):
         run.notes.append(
             f"{run.replay_rows} row(s) of the replay backend (a test instrument: each point "
             "slept a duration recorded in another file) are no measurements and were left out"
+        )
+    zero = zero_time(run.all_rows)
+    if zero.any():
+        ranks = sorted(set(run.all_rows["rank"].to_numpy()[zero].tolist()))
+        run.notes.append(
+            f"{int(zero.sum())} measured row(s) (rank(s) {', '.join(map(str, ranks))}) have a "
+            "median time of 0 ns: their samples are 0, a timer that saw nothing; they tell no "
+            "time and no speed, and the report's tables and figures leave them out"
         )
     bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(run.samples)
     if bad.any():

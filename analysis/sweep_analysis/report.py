@@ -30,6 +30,7 @@ from .report_model import ModelSections
 from .report_page import TOOL, Page
 from .report_runs import RunSections
 from .report_summary import SummarySection
+from .text import BYTES
 
 
 class Report(Page, RunSections, SummarySection, FamilySections, ModelSections, FleetSections):
@@ -76,9 +77,10 @@ def make_report(paths, outdir, force=False, progress=lambda s: None):
         rep = Report(runs, tmp, progress)
         blocks = rep.build()
         title = f"sweep report: {', '.join(r.label for r in runs)}"
-        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as fh:
+        # a name's bytes that are not UTF-8 as \xNN (text.py)
+        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8", errors=BYTES) as fh:
             fh.write(to_markdown(blocks))
-        with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8") as fh:
+        with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8", errors=BYTES) as fh:
             fh.write(to_html(blocks, title))
     return rep
 

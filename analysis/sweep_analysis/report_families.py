@@ -254,6 +254,14 @@ def _nanmedian(x) -> float:
     return float(np.median(x)) if len(x) else np.nan
 
 
+def _speedup(base_ns, ns) -> str:
+    """base_ns / ns as "1.23x"; "-" where a time is 0 ns (a timer that saw
+    nothing: no speed to tell), NaN or infinite."""
+    if not (base_ns > 0 and ns > 0 and np.isfinite(base_ns) and np.isfinite(ns)):
+        return "-"
+    return fmt(base_ns / ns, 3) + "x"
+
+
 def _variant_rows(nonref, keys, ax, variants, col, ratio):
     """The rows of the side-by-side table, one per key (a row of keys): each
     variant's throughput, its ratio to the first reference (ratio: that column
@@ -276,7 +284,7 @@ def _variant_rows(nonref, keys, ax, variants, col, ratio):
             cells += [fmt(_nanmedian(rat[sel[v]]), 3) if has[v] else "-" for v in variants]
         b = _nanmedian(ns[sel[variants[0]]]) if has[variants[0]] else np.nan
         cells += [
-            fmt(b / _nanmedian(ns[sel[v]]), 3) + "x" if has[v] and np.isfinite(b) else "-"
+            _speedup(b, _nanmedian(ns[sel[v]])) if has[v] and np.isfinite(b) else "-"
             for v in variants[1:]
         ]
         out.append(cells)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from . import figures
 from .doc import Figure
-from .reader import class_rows, latest_per_gpu, take
+from .reader import class_rows, latest_per_gpu, take, timed
 
 TOOL = "sweep-report"
 
@@ -37,11 +37,13 @@ class Page:
             self.units.update(r.units)
         self.axes = list(dict.fromkeys(a for r in runs for a in r.axes))
         # measured and model rows, one per point and device class (reader.class_rows)
-        self.rows = self._ordered([class_rows(r.rows, r.placement) for r in runs])
+        self.rows = self._ordered([class_rows(timed(r.rows), r.placement) for r in runs])
         # every GPU's latest row of each point, replay rows included: the fleet
         # and class sections (which say "emulated") and the per-rank clocks
-        self.every = self._ordered([latest_per_gpu(r.all_rows) for r in runs])
-        self.classes_rows = self._ordered([class_rows(r.all_rows, r.placement) for r in runs])
+        self.every = self._ordered([latest_per_gpu(timed(r.all_rows)) for r in runs])
+        self.classes_rows = self._ordered(
+            [class_rows(timed(r.all_rows), r.placement) for r in runs]
+        )
 
     def _ordered(self, parts):
         """The parts as one frame in (file, plan) order; a part that is one

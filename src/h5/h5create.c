@@ -145,6 +145,12 @@ static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta,
 	return SW_OK;
 }
 
+enum sw_status sw_h5_check_create(const char *path, int force, const struct sw_h5_meta *meta,
+				  struct sw_err *err)
+{
+	return sw_h5_check_target(path, force, meta, err);
+}
+
 enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
 			    struct sw_h5 **out, struct sw_err *err)
 {

@@ -338,6 +338,11 @@ enum sw_status sw_h5_write_plan(struct sw_h5 *h, const struct sw_plan *plan, str
 enum sw_status sw_h5_find_damage(struct sw_h5 *h, const struct sw_h5_meta *meta, uint8_t **bad,
 				 struct sw_h5_damage *dmg, struct sw_err *err);
 
+/* sw_h5_read_placed without the rows bad sets (NULL: none), on a file a
+ * dry run opened read-only, whose damaged rows are not marked. */
+enum sw_status sw_h5_read_placed_kept(struct sw_h5 *h, const uint8_t *bad, struct sw_h5_placed *p,
+				      struct sw_err *err);
+
 /* Marks the rows bad sets: point_id FILL_POINT_ID, status SW_H5_DAMAGED_STATUS. */
 enum sw_status sw_h5_mark_damage(struct sw_h5 *h, const uint8_t *bad, struct sw_err *err);
 

@@ -726,6 +726,13 @@ const struct sw_h5_damage *sw_h5_damage_found(const struct sw_h5 *h)
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
 				  struct sw_h5_damage *dmg, struct sw_err *err)
 {
+	return sw_h5_check_resume_placed(path, meta, n_done, dmg, NULL, err);
+}
+
+enum sw_status sw_h5_check_resume_placed(const char *path, const struct sw_h5_meta *meta,
+					 size_t *n_done, struct sw_h5_damage *dmg,
+					 struct sw_h5_placed *placed, struct sw_err *err)
+{
 	enum sw_status st;
 	struct sw_h5 *h;
 	uint64_t *ids = NULL, keep;
@@ -745,6 +752,8 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 			     path);
 	if (st == SW_OK && (st = sw_h5_open_read(path, "cannot resume", &h->file, err)) == SW_OK)
 		st = check_all(h, meta, &previous, &bad, dmg, &ids, n_done, &keep, err);
+	if (st == SW_OK && placed) /* the damaged rows as a resume would mark them */
+		st = sw_h5_read_placed_kept(h, bad, placed, err);
 	free(ids);
 	free(bad);
 	sw_h5_destroy(h);
