@@ -569,6 +569,8 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 		st = sw_h5_resume_begin(r->h5, &meta, err);
 	else if (st == SW_OK)
 		st = sw_h5_flush(r->h5, err);
+	if (st != SW_OK) /* closed now, as the last flush left it, not by HDF5 at exit */
+		sw_h5_abandon(&r->h5);
 	return st;
 }
 
