@@ -2182,7 +2182,7 @@ static const struct bad table[] = {
 	{ "A24 hexadecimal in --replay-speed",
 	  { "--backend", "replay=costs.h5", "--replay-speed", "0x2", "@ci", O },
 	  .rc = 2,
-	  .msg = "bad --replay-speed '0x2': expected a number above 0, at most 1e6" },
+	  .msg = "bad --replay-speed '0x2': expected a number from 0.001 to 1000000" },
 	{ "A25 a leading + in a number key",
 	  { "job.yaml", O },
 	  .job = "measure:\n  time_cap_s: +1\nfamilies:\n  strided_read:\n",
@@ -2304,13 +2304,32 @@ static const struct bad table[] = {
 	{ "R07 a speed of 0",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:0", "@ci", O },
 	  .rc = 2,
-	  .msg = "--replay-devices: bad speed '0' in 'A:1:0': expected a number above 0, at most "
-		 "1e6" },
+	  .msg = "--replay-devices: bad speed '0' in 'A:1:0': expected a number from 0.01 to "
+		 "100" },
 	{ "R08 a speed that is not a number",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:fast", "@ci", O },
 	  .rc = 2,
-	  .msg = "--replay-devices: bad speed 'fast' in 'A:1:fast': expected a number above 0, at "
-		 "most 1e6" },
+	  .msg = "--replay-devices: bad speed 'fast' in 'A:1:fast': expected a number from 0.01 "
+		 "to 100" },
+	/* Issue 30, cause 10: SPEED and --replay-speed in a range (H4P02-H4P05) */
+	{ "H4P02 a SPEED of 1e-300 (was: accepted, each point a sleep past what a timespec holds)",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:1e-300", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: bad speed '1e-300' in 'A:1:1e-300': expected a number from "
+		 "0.01 to 100" },
+	{ "H4P03 a SPEED of 1e6 (was: accepted)",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:1e6", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: bad speed '1e6' in 'A:1:1e6': expected a number from 0.01 to "
+		 "100" },
+	{ "H4P04 --replay-speed 1e-300 (was: accepted)",
+	  { "--backend", "replay=costs.h5", "--replay-speed", "1e-300", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --replay-speed '1e-300': expected a number from 0.001 to 1000000" },
+	{ "H4P05 --replay-speed past 1000000",
+	  { "--backend", "replay=costs.h5", "--replay-speed", "2e6", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --replay-speed '2e6': expected a number from 0.001 to 1000000" },
 	{ "R09 a class name with a slash",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A/B:1", "@ci", O },
 	  .rc = 2,
