@@ -743,7 +743,6 @@ enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta
 				  struct sw_err *err)
 {
 	enum sw_status st = sw_h5_flush(h, err);
-
 	char name[160];
 
 	if (st == SW_OK && meta->mode == SW_SESSION_EXTEND &&

@@ -150,9 +150,11 @@ enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta 
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err)
 {
 	enum sw_status st = sw_h5_room_reserve(h, SW_H5_AT_SWMR, SW_H5_ROOM_METADATA, err);
+	char name[160];
 
 	if (st)
-		return sw_wrap(err, "%s: cannot start writing in SWMR mode", h->path);
+		return sw_wrap(err, "%s: cannot start writing in SWMR mode",
+			       sw_safe_open_brief(h->path, name, sizeof name));
 	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);
 	if (H5Fstart_swmr_write(h->file) < 0)
