@@ -966,8 +966,8 @@ struct bad {
 #define D10   "././././././././././"
 #define D100  D10 D10 D10 D10 D10 D10 D10 D10 D10 D10
 #define D1000 D100 D100 D100 D100 D100 D100 D100 D100 D100 D100
-/* paths at PATH_MAX: 4095 bytes with a 4-byte name (legal, but no room for
- * the hidden temporary name beside it), and one byte more */
+/* paths at PATH_MAX: 4095 bytes with a 4-byte name (legal: written, O05,
+ * test_long_path_short_name), and one byte more */
 #define P4095                                                                                      \
 	".//" D1000 D1000 D10 D10 D10 D10 "././././"                                               \
 	"o.h5"
@@ -2167,19 +2167,10 @@ static const struct bad table[] = {
 	  .make = make_link_loop,
 	  .rc = 4,
 	  .msg = "cannot create out.h5: Too many levels of symbolic links" },
-	{ "O05 a 4095-byte path with a short name: no room for the temporary, the whole reason",
-	  { "@ci", "-o", P4095 },
-	  .rc = 4,
-	  .msg = "o.h5: the path is 4095 bytes, and the hidden temporary file sweep builds beside "
-		 "it (.NAME.tmpPID) needs " },
 	{ "O06 a 4096-byte path: the whole reason",
 	  { "@ci", "-o", P4096 },
 	  .rc = 4,
 	  .msg = "o.h5: File name too long (4096 bytes, at most 4095)" },
-	{ "O07 a 4095-byte path with a short name, with --force",
-	  { "--force", "@ci", "-o", P4095 },
-	  .rc = 4,
-	  .msg = "o.h5: the path is 4095 bytes, and the hidden temporary file" },
 	/* Inputs that are also outputs (issue 23, cause 3) */
 	{ "H09 output is the replay file",
 	  { "--backend", "replay=out.h5", "@ci", O },
@@ -2382,7 +2373,7 @@ static const struct bad table[] = {
 	{ "A24 hexadecimal in --replay-speed",
 	  { "--backend", "replay=costs.h5", "--replay-speed", "0x2", "@ci", O },
 	  .rc = 2,
-	  .msg = "bad --replay-speed '0x2': expected a number above 0, at most 1e6" },
+	  .msg = "bad --replay-speed '0x2': expected a number from 0.001 to 1000000" },
 	{ "A25 a leading + in a number key",
 	  { "job.yaml", O },
 	  .job = "measure:\n  time_cap_s: +1\nfamilies:\n  strided_read:\n",
@@ -2504,13 +2495,32 @@ static const struct bad table[] = {
 	{ "R07 a speed of 0",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:0", "@ci", O },
 	  .rc = 2,
-	  .msg = "--replay-devices: bad speed '0' in 'A:1:0': expected a number above 0, at most "
-		 "1e6" },
+	  .msg = "--replay-devices: bad speed '0' in 'A:1:0': expected a number from 0.01 to "
+		 "100" },
 	{ "R08 a speed that is not a number",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:fast", "@ci", O },
 	  .rc = 2,
-	  .msg = "--replay-devices: bad speed 'fast' in 'A:1:fast': expected a number above 0, at "
-		 "most 1e6" },
+	  .msg = "--replay-devices: bad speed 'fast' in 'A:1:fast': expected a number from 0.01 "
+		 "to 100" },
+	/* Issue 30, cause 10: SPEED and --replay-speed in a range (H4P02-H4P05) */
+	{ "H4P02 a SPEED of 1e-300 (was: accepted, each point a sleep past what a timespec holds)",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:1e-300", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: bad speed '1e-300' in 'A:1:1e-300': expected a number from "
+		 "0.01 to 100" },
+	{ "H4P03 a SPEED of 1e6 (was: accepted)",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:1e6", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: bad speed '1e6' in 'A:1:1e6': expected a number from 0.01 to "
+		 "100" },
+	{ "H4P04 --replay-speed 1e-300 (was: accepted)",
+	  { "--backend", "replay=costs.h5", "--replay-speed", "1e-300", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --replay-speed '1e-300': expected a number from 0.001 to 1000000" },
+	{ "H4P05 --replay-speed past 1000000",
+	  { "--backend", "replay=costs.h5", "--replay-speed", "2e6", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --replay-speed '2e6': expected a number from 0.001 to 1000000" },
 	{ "R09 a class name with a slash",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A/B:1", "@ci", O },
 	  .rc = 2,
@@ -3194,37 +3204,70 @@ START_TEST(test_long_output_name)
 }
 END_TEST
 
-/* O08: a legal path of 4095 bytes (PATH_MAX with its NUL) and a long name:
- * the temporary name beside it gives up the name's end, not the run. */
-START_TEST(test_long_output_path)
+/* A legal path of total bytes ("./" repeated, then a name of name_len
+ * bytes: "o.h5" for 4, else a's and ".h5") in a folder of its own,
+ * written by sweep (with force, over a sweep file made there first): the
+ * file opens, and no temporary is left beside it. */
+static void long_path_written(const char *what, const char *sub, size_t total, size_t name_len,
+			      int force)
 {
 	static char path[4096];
 	char dir[512], full[4700];
-	size_t name = 203, n = 0;
-	snprintf(dir, sizeof dir, "%s/longpath", tmpdir);
+	size_t n = 0;
+	snprintf(dir, sizeof dir, "%s/%s", tmpdir, sub);
 	ck_assert(mkdir(dir, 0755) == 0);
-	while (n < sizeof path - 1 - name)
+	if ((total - name_len) % 2)
+		n += (size_t)sprintf(path, ".//");
+	while (n < total - name_len)
 		n += (size_t)sprintf(path + n, "./");
-	memset(path + n, 'a', name - 3);
-	memcpy(path + n + name - 3, ".h5", 4);
-	ck_assert_uint_eq(strlen(path), 4095);
-	static struct bad run = { .what = "O08", .args = { "-q", "@ci", "-o", NULL } };
+	if (name_len == 4) {
+		memcpy(path + n, "o.h5", 5);
+	} else {
+		memset(path + n, 'a', name_len - 3);
+		memcpy(path + n + name_len - 3, ".h5", 4);
+	}
+	ck_assert_uint_eq(strlen(path), total);
+	snprintf(full, sizeof full, "%s/%s", dir, path + n);
+	static struct bad run = { .args = { "-q", "@ci", "-o", NULL, NULL } };
+	run.what = what;
 	run.args[3] = path;
+	run.args[4] = force ? "--force" : NULL;
 	struct outcome o = { 0 };
 	snprintf(o.dir, sizeof o.dir, "%s", dir);
-	snprintf(o.out_log, sizeof o.out_log, "%s/longpath.out", tmpdir);
-	snprintf(o.err_log, sizeof o.err_log, "%s/longpath.err", tmpdir);
+	snprintf(o.out_log, sizeof o.out_log, "%s/%s.out", tmpdir, sub);
+	snprintf(o.err_log, sizeof o.err_log, "%s/%s.err", tmpdir, sub);
 	snprintf(o.session_dir, sizeof o.session_dir, "%s", tmpdir);
 	int status;
+	if (force)
+		copy_file(good_h5, full, -1);
 	waitpid(launch(&run, &o), &status, 0);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", slurp(o.err_log));
-	snprintf(full, sizeof full, "%s/%s", dir, path + n);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: %s", what,
+		      slurp(o.err_log));
 	hid_t f = H5Fopen(full, H5F_ACC_RDONLY, H5P_DEFAULT);
-	ck_assert_msg(f >= 0, "no file %s", full);
+	ck_assert_msg(f >= 0, "%s: no file %s", what, full);
 	H5Fclose(f);
 	struct snapshot after;
 	snap(dir, &after);
 	ck_assert_int_eq(after.n, 1); /* no temporary left beside it */
+}
+
+/* O08: a legal path of 4095 bytes (PATH_MAX with its NUL) and a long name:
+ * the temporary name beside it gives up the name's end, not the run. */
+START_TEST(test_long_output_path)
+{
+	long_path_written("O08", "longpath", 4095, 203, 0);
+}
+END_TEST
+
+/* O05, O07, H4P01 (issue 30, cause 10): a legal path of 4095 or 4088 bytes
+ * whose name is 4 bytes: the hidden temporary is named in the output's
+ * folder, held open, so its path is never longer than the output's (was:
+ * refused, the temporary's path past PATH_MAX with a long pid). */
+START_TEST(test_long_path_short_name)
+{
+	long_path_written("O05", "short4095", 4095, 4, 0);
+	long_path_written("O07", "short4095f", 4095, 4, 1);
+	long_path_written("H4P01", "short4088", 4088, 4, 0);
 }
 END_TEST
 
@@ -3289,6 +3332,7 @@ int main(void)
 	tcase_add_test(tc, test_plugins_differ_between_ranks);
 	tcase_add_test(tc, test_long_output_name);
 	tcase_add_test(tc, test_long_output_path);
+	tcase_add_test(tc, test_long_path_short_name);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

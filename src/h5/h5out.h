@@ -231,6 +231,14 @@ enum sw_status sw_h5_finish(struct sw_h5 **h, double end_unix, struct sw_h5_end 
 /* sw_h5_finish without the count. */
 enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
 
+/* Closes a file whose opening failed after sw_h5_create or sw_h5_resume
+ * returned it (its first flush, SWMR writing, an extend's job on a full
+ * disk): what was flushed stays, no end time is written (the session did
+ * not end), the reserve and our lock are given back; *h becomes NULL. Safe
+ * on NULL. Every step before it leaves HDF5 nothing unwritten, so the close
+ * writes nothing new. */
+void sw_h5_abandon(struct sw_h5 **h);
+
 /* Opens path read-only (as a SWMR reader where it can) and counts session's
  * rows, so that a summary says what the file holds, not what was handed to
  * the writer (a run counts through sw_h5_finish, which does it on the file

@@ -59,6 +59,13 @@ struct meas_row {
 	char variant[SW_TEXT_LEN];
 };
 
+uint64_t sw_h5_plan_room(size_t n_points)
+{
+	uint64_t chunks = (n_points + PLAN_CHUNK_ROWS - 1) / PLAN_CHUNK_ROWS;
+
+	return chunks * PLAN_CHUNK_ROWS * sizeof(struct plan_row);
+}
+
 /* ---- the plan as rows ---------------------------------------------------- */
 
 static void plan_row_of(const struct sw_plan_point *pt, struct plan_row *r)

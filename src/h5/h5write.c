@@ -16,6 +16,7 @@
 #include <hdf5.h>
 
 #include "core/faults.h"
+#include "core/safe_open.h"
 #include "h5/h5internal.h"
 
 #define AUTO_FLUSH_ROWS    1024         /* sw_h5_append flushes at this many rows */
@@ -53,7 +54,8 @@ void sw_h5_destroy(struct sw_h5 *h)
 	if (!h)
 		return;
 	sw_h5_close_ids(h);
-	if (h->lock_fd >= 0) /* after the file: no other sweep may open it before */
+	sw_h5_room_release(h); /* after the file: its size is final */
+	if (h->lock_fd >= 0)   /* after the file: no other sweep may open it before */
 		close(h->lock_fd);
 	if (h->held_fd >= 0)
 		close(h->held_fd);
@@ -77,7 +79,7 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->file = h->devices = h->measurements = h->samples = H5I_INVALID_HID;
 	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
 	h->metrics = h->metric_mtype = H5I_INVALID_HID;
-	h->lock_fd = h->held_fd = -1;
+	h->lock_fd = h->held_fd = h->room_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
 		sw_h5_destroy(h);
@@ -140,9 +142,21 @@ enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta 
 
 /* Objects first, then SWMR: a SWMR writer may append to datasets but not
  * create objects or attributes, and writes no variable-length data (the
- * tables hold fixed-length strings only). */
+ * tables hold fixed-length strings only). H5Fstart_swmr_write closes the
+ * open datasets, flushes and opens them again: a flush failing in it
+ * leaves their ids dangling, and the file is then closed at exit on freed
+ * memory. So the room comes first, and everything is flushed before it,
+ * where a failure leaves every id whole. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err)
 {
+	enum sw_status st = sw_h5_room_reserve(h, SW_H5_AT_SWMR, SW_H5_ROOM_METADATA, err);
+	char name[160];
+
+	if (st)
+		return sw_wrap(err, "%s: cannot start writing in SWMR mode",
+			       sw_safe_open_brief(h->path, name, sizeof name));
+	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+		return sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);
 	if (H5Fstart_swmr_write(h->file) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot start writing in SWMR mode", h->path);
 	h->swmr = 1;
@@ -277,10 +291,22 @@ close_fspace:
 	return st;
 }
 
+/* The room a flush of the rows h holds may take (h5room.c); 0 for none. */
+static uint64_t flush_room(const struct sw_h5 *h)
+{
+	if (!h->samples_len && !h->metric_len && !h->meas_len && !h->dev_len)
+		return 0;
+	return SW_H5_ROOM_METADATA + sw_h5_room_rows(h->samples, h->n_samples, h->samples_len) +
+	       (h->metric_len ? sw_h5_room_rows(h->metrics, h->n_metric_rows, h->metric_len) : 0) +
+	       sw_h5_room_rows(h->measurements, h->n_meas, h->meas_len) +
+	       sw_h5_room_rows(h->devices, h->n_dev, h->dev_len);
+}
+
 enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 {
 	enum sw_status st;
 	struct sw_faults f;
+	uint64_t room = flush_room(h);
 
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
 	if (f.enospc_rows >= 0 && h->n_meas + h->meas_len > (uint64_t)f.enospc_rows)
@@ -288,6 +314,11 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 			       "cannot write %zu rows to /measurements: No space left on device "
 			       "(SW_TEST_FAULT)",
 			       h->meas_len);
+	/* Before HDF5 writes a byte: a flush refused here leaves the file as
+	 * the last one left it, and closing it then writes nothing new. */
+	if (room && (st = sw_h5_room_reserve(h, SW_H5_AT_FLUSH, room, err)))
+		return h->meas_len ? sw_wrap(err, "cannot write %zu rows", h->meas_len)
+				   : sw_wrap(err, "cannot write this session's /devices rows");
 	/* Samples before the rows that point into them. */
 	st = write_rows(h->samples, "/samples", H5T_NATIVE_DOUBLE, h->samples_buf, h->samples_len,
 			&h->n_samples, err);
@@ -344,6 +375,15 @@ static enum sw_status write_end_time(struct sw_h5 *h, double end_unix, struct sw
 	return st;
 }
 
+/* The end time's room (h5room.c), before HDF5 is asked to write it: on a
+ * full disk the file is closed as the last flush left it, without it. */
+static enum sw_status end_time_room(struct sw_h5 *h, struct sw_err *err)
+{
+	if (sw_h5_room_reserve(h, SW_H5_AT_CLOSE, SW_H5_ROOM_METADATA, err) == SW_OK)
+		return SW_OK;
+	return sw_wrap(err, "cannot write the end time");
+}
+
 /* The session's rows in the file h holds, read back as a reader sees them. */
 static void count_rows(const struct sw_h5 *h, struct sw_h5_end *end)
 {
@@ -388,7 +428,7 @@ enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end
 	*hp = NULL;
 	fault_close_wait();
 	st = sw_h5_flush(h, err);
-	if (st == SW_OK && !h->swmr)
+	if (st == SW_OK && !h->swmr && (st = end_time_room(h, err)) == SW_OK)
 		st = sw_h5_put_time(h->file, "end_time", "end_unix", end_unix, err);
 	/* The file last, and checked: H5Fclose writes what is still cached. */
 	file = h->file;
@@ -400,7 +440,8 @@ enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end
 	 * rows are kept first, and the end time goes with them, never into the
 	 * file now at the name, which is left alone. */
 	own_st = sw_h5_own_at_end(h, where, sizeof where, &own_err);
-	if (st == SW_OK && h->swmr)
+	/* the room again: the close may have given back what was past its end */
+	if (st == SW_OK && h->swmr && (st = end_time_room(h, err)) == SW_OK)
 		st = write_end_time(h, end_unix, err);
 	if (st)
 		sw_wrap(err, "%s", where);
@@ -420,4 +461,12 @@ enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end
 enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *err)
 {
 	return sw_h5_finish(hp, end_unix, NULL, err);
+}
+
+void sw_h5_abandon(struct sw_h5 **hp)
+{
+	if (!hp)
+		return;
+	sw_h5_destroy(*hp);
+	*hp = NULL;
 }

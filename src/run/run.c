@@ -211,7 +211,8 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 	if (missing)
 		fprintf(stderr, "sweep: %zu %s not in the file; `--resume -o %s` completes it%s\n",
 			r->n_todo - (size_t)in.rows, what, where,
-			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
+			st == SW_EIO ? " once the cause above is fixed (a full disk: free space; a "
+				       "file-size limit: raise it)"
 				     : "");
 	return st;
 }

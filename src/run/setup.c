@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "core/durations.h"
 #include "h5/h5out.h"
 #include "job/plugin.h"
+#include "job/replay_spec.h"
 #include "backend/measure.h"
 #include "run/progress.h"
 #include "core/safe_open.h"
@@ -667,6 +669,8 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 		st = sw_h5_resume_begin(r->h5, &meta, err);
 	else if (st == SW_OK)
 		st = sw_h5_flush(r->h5, err);
+	if (st != SW_OK) /* closed now, as the last flush left it, not by HDF5 at exit */
+		sw_h5_abandon(&r->h5);
 	return st;
 }
 

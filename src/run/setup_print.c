@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "core/durations.h"
 #include "h5/h5out.h"
 #include "job/plugin.h"
+#include "job/replay_spec.h"
 #include "backend/measure.h"
 #include "run/progress.h"
 #include "core/safe_open.h"
@@ -78,7 +80,8 @@ static void print_variants(const struct sw_rank_ctx *r)
 	}
 }
 
-/* Static: each rank's points and expected seconds; the largest, the
+/* Static: each rank's points and expected seconds (a replayed rank's
+ * over its rate: --replay-speed and its device's SPEED); the largest, the
  * makespan the split expects. */
 static double print_ranks(const struct sw_rank_ctx *r, const int *owner)
 {
@@ -92,6 +95,7 @@ static double print_ranks(const struct sw_rank_ctx *r, const int *owner)
 				c++;
 				s += r->cost_s[i];
 			}
+		s /= sw_replay_spec_rate(r->opt, k);
 		say_s(t, sizeof t, s);
 		printf("  rank %d runs %zu points, expected %s\n", k, c, t);
 		makespan = s > makespan ? s : makespan;
@@ -116,6 +120,33 @@ static void print_sources(const struct sw_rank_ctx *r)
 	printf("%s\n", kinds ? "" : "none (no points)");
 }
 
+/* The dynamic schedule's bound, max(T1/N, longest point), on ranks that
+ * replay at rates of their own: T1 over the sum of the rates, the longest
+ * point over the fastest rank's. */
+static double replay_bound_s(const struct sw_rank_ctx *r)
+{
+	double t1 = 0, longest = 0, sum = 0, fastest = 0;
+	for (size_t i = 0; i < r->plan.n; i++) {
+		t1 += r->cost_s[i];
+		longest = r->cost_s[i] > longest ? r->cost_s[i] : longest;
+	}
+	for (int k = 0; k < r->size; k++) {
+		double rate = sw_replay_spec_rate(r->opt, k);
+		sum += rate;
+		fastest = rate > fastest ? rate : fastest;
+	}
+	return fmax(t1 / sum, longest / fastest);
+}
+
+/* A replay whose ranks run faster or slower than recorded. */
+static int replay_scaled(const struct sw_rank_ctx *r)
+{
+	for (int k = 0; k < r->size; k++)
+		if (sw_replay_spec_rate(r->opt, k) != 1.0)
+			return 1;
+	return 0;
+}
+
 static void print_estimate(const struct sw_rank_ctx *r, double wall_s, const char *how)
 {
 	double t1 = 0, longest = 0;
@@ -130,7 +161,11 @@ static void print_estimate(const struct sw_rank_ctx *r, double wall_s, const cha
 	printf("total: %zu points, expected %s on one rank, the longest %s\n", r->plan.n, a, b);
 	printf("estimated time: %s on %d rank%s (%s)\n", w, r->size, r->size == 1 ? "" : "s", how);
 	print_sources(r);
-	if (!r->backend->measures) /* the cost model knows GPU runs only */
+	if (replay_scaled(r))
+		printf("  (replayed: each rank's time over --replay-speed %g%s)\n",
+		       r->opt->replay_speed,
+		       r->opt->n_replay_devices ? " and its device's SPEED" : "");
+	else if (!r->backend->measures) /* the cost model knows GPU runs only */
 		printf("  (the time of a GPU run: the %s backend measures nothing)\n",
 		       r->backend->name);
 }
@@ -202,7 +237,9 @@ void sw_setup_print_plan(const struct sw_rank_ctx *r)
 	} else {
 		printf("  points are handed out on request, longest expected first; rank 0 "
 		       "measures too\n");
-		print_estimate(r, sw_sched_bound_s(r->cost_s, r->plan.n, r->size),
+		print_estimate(r,
+			       replay_scaled(r) ? replay_bound_s(r)
+						: sw_sched_bound_s(r->cost_s, r->plan.n, r->size),
 			       "the bound max(T1/N, longest point)");
 	}
 	if (r->opt->points)
