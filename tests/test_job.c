@@ -69,7 +69,9 @@ static void assert_default_axis(const struct sw_job_family *jf, int axis)
 	struct sw_axis_values want;
 	struct sw_err err = { 0 };
 
-	ck_assert_int_eq(sw_axis_parse(jf->family->axes[axis].defaults, &want, &err), SW_OK);
+	ck_assert_int_eq(sw_axis_def_parse(&jf->family->axes[axis], jf->family->axes[axis].defaults,
+					   &want, &err),
+			 SW_OK);
 	assert_values(&jf->axes[axis].values, want.v, want.n);
 	ck_assert_int_eq(jf->axes[axis].loc.line, 0);
 	ck_assert_int_eq(jf->axes[axis].loc.column, 0);

@@ -49,7 +49,8 @@ void sw_plan_fini(struct sw_plan *plan);
  * before baselines existed. */
 uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc);
 
-/* "strided_read/course stride=4 n=64M" (cc=9.0 appended for a model point). */
+/* "strided_read/course stride=4 n=64M" (cc=9.0 appended for a model point);
+ * a categorical axis's value by its name: "pattern=gather". */
 void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len);
 
 #endif
