@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/figures.h"
 #include "core/status.h"
 
 struct sw_family;
@@ -35,6 +36,13 @@ enum sw_row_status {
 	SW_ROW_FAILED = 3,  /* a CUDA error; `message` holds its text */
 };
 
+/* The `message` of an ok row whose output no CPU check compared (its
+ * check_mode "none"): the model backend's rows, and a measured row of a
+ * family without a check hook (%s: the family). */
+#define SW_NOT_CHECKED_MODEL                                                                       \
+	"not checked: the model backend runs no fill, launch or check (a prediction)"
+#define SW_NOT_CHECKED_NO_HOOK "not checked: family %s has no check hook"
+
 /* The C type of each column kind of record_columns.h. */
 #define SW_CTYPE_I32 int32_t
 #define SW_CTYPE_U32 uint32_t
@@ -51,8 +59,16 @@ struct sw_record_metrics {
 	char units[SW_MAX_METRICS][SW_METRIC_UNIT_LEN]; /* as CUPTI names them ("byte") */
 };
 
+/* The model's figures of each named access of the point's variant (core/
+ * figures.h): /model_accesses rows, not /measurements columns (schema 8). */
+struct sw_record_accesses {
+	int32_t n; /* 0: none (no model figures, or the variant names no accesses) */
+	int32_t pad;
+	struct sw_access_figures a[SW_MAX_ACCESSES];
+};
+
 /* A /measurements row: one field per entry of record_columns.h, in its
- * order, then the metrics and the raw samples. */
+ * order, then the metrics, the per-access figures and the raw samples. */
 struct sw_record {
 #define X_NUM(name, kind, units, blank) SW_CTYPE_##kind name;
 #define X_TEXT(name, len, blank)        char name[len];
@@ -60,6 +76,7 @@ struct sw_record {
 #include "core/record_columns.h"
 	/* not in the compound type: */
 	struct sw_record_metrics metrics;
+	struct sw_record_accesses accesses;
 	double samples_ns[SW_MAX_SAMPLES];
 };
 

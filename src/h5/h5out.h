@@ -23,8 +23,10 @@
  * 5: the placement attribute, /measurements' calibration and /devices'
  * device_class; 6: the phase times of /measurements (alloc_s ... check_cpu_s);
  * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found;
- *    /plan (the plan's points, by which a reader tells damaged rows) */
-#define SW_SCHEMA_VERSION 7
+ *    /plan (the plan's points, by which a reader tells damaged rows);
+ * 8: /model_accesses (the model's figures per named access) and
+ *    /axis_names (the names of categorical axes' values) */
+#define SW_SCHEMA_VERSION 8
 
 struct sw_h5;
 struct sw_job;
