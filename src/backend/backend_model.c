@@ -49,6 +49,8 @@ static enum sw_status model_run(void *state, const struct sw_plan_point *pt, str
 	if (sw_backend_add_model(pt, pt->cc, s->kepler_bank_bytes, rec, &why) != SW_OK) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why.msg);
+	} else { /* "ok" is the model's, never the check's: the row says so */
+		snprintf(rec->message, sizeof rec->message, "%s", SW_NOT_CHECKED_MODEL);
 	}
 	done[0] = rec;
 	*n_done = 1;

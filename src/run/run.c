@@ -195,6 +195,15 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			(unsigned long long)in.by_status[SW_ROW_SKIPPED],
 			(unsigned long long)in.by_status[SW_ROW_INVALID],
 			(unsigned long long)in.by_status[SW_ROW_FAILED]);
+	if (t->unchecked && !r->opt->quiet)
+		fprintf(stderr,
+			"sweep: %zu ok row%s %s never checked against a CPU reference: %s%s%s "
+			"(check_mode none)\n",
+			t->unchecked, t->unchecked == 1 ? "" : "s",
+			t->unchecked == 1 ? "was" : "were",
+			r->backend->measures ? "their families have no check hook" : "the ",
+			r->backend->measures ? "" : r->backend->name,
+			r->backend->measures ? "" : " backend runs no fill, launch or check");
 	if (r->backend->measures && in.rows && wall > 0 && !r->opt->quiet)
 		fprintf(stderr,
 			"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency "
