@@ -273,6 +273,10 @@ static enum sw_status parse_element(struct span whole, struct span el,
 		return sw_fail(err, SW_EINVAL, QUOTE_FMT ": empty list element",
 			       QUOTE_ARGS(whole.s, whole.len));
 	if (has_names(nm) && is_name(el)) {
+		if (memchr(el.s, ':', el.len))
+			return sw_fail(err, SW_EINVAL,
+				       QUOTE_FMT ": names make no range; list them, as a,b,c",
+				       QUOTE_ARGS(el.s, el.len));
 		if (a->n >= SW_AXIS_MAX_VALUES)
 			return too_many(whole, err);
 		if ((st = name_value(el, nm, &r.lo, err)) != SW_OK ||

@@ -36,11 +36,13 @@ static const char *broken(const struct sw_sizes *s, char *buf, size_t len)
 {
 	if (s->n_buffers < 0 || s->n_buffers > SW_MAX_BUFFERS)
 		snprintf(buf, len,
-			 "sets %d buffers; a point has 0 to %d (SW_MAX_BUFFERS of "
+			 "sets n_buffers %d; a point has 0 to %d buffers (SW_MAX_BUFFERS of "
 			 "<sweep/family.h>)",
 			 s->n_buffers, SW_MAX_BUFFERS);
 	else if (s->n_inputs < 0 || s->n_inputs > s->n_buffers)
-		snprintf(buf, len, "sets %d inputs of %d buffers; the inputs are 0 to n_buffers",
+		snprintf(buf, len,
+			 "sets n_inputs %d with n_buffers %d; the inputs are the first 0 to "
+			 "n_buffers buffers",
 			 s->n_inputs, s->n_buffers);
 	else
 		return NULL;

@@ -358,14 +358,14 @@ static enum sw_status check_units(struct ctx *c, const struct sw_plugin *p, int 
 			const char *u = units_in(g, f->axes[a].name);
 
 			if (u && strcmp(u, f->axes[a].units))
-				return bad(
-					c,
-					": axis '%s' is in '%s', but family '%s' has it %s%s%s; "
-					"an axis name is one column of the result file, in one "
-					"unit: give it the units '%s' or name this axis otherwise",
-					f->axes[a].name, f->axes[a].units, g->name,
-					u[0] ? "in '" : "without units (\"\")", u, u[0] ? "'" : "",
-					u);
+				return bad(c,
+					   ": axis '%s' is in '%s', but family '%s' has it %s%s%s; "
+					   "an axis name is one column of the result file, in one "
+					   "unit: give it %s%s%s or name this axis otherwise",
+					   f->axes[a].name, f->axes[a].units, g->name,
+					   u[0] ? "in '" : "without units", u, u[0] ? "'" : "",
+					   u[0] ? "the units '" : "no units (\"\")", u,
+					   u[0] ? "'" : "");
 		}
 	return SW_OK;
 }

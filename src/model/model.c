@@ -269,10 +269,9 @@ static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct 
 	s->access = w->n_accesses ? req.access : 0;
 	if (s->access < 0 || s->access >= (w->n_accesses ? w->n_accesses : 1))
 		return sw_fail(err, SW_EINVAL,
-			       "%s request %llu belongs to access %d; the variant names %d "
-			       "(SW_MAX_ACCESSES %d)",
-			       w->v->name, (unsigned long long)r, req.access, w->n_accesses,
-			       SW_MAX_ACCESSES);
+			       "%s request %llu belongs to access %d, but the variant names %d "
+			       "(sw_request.access indexes sw_variant.accesses)",
+			       w->v->name, (unsigned long long)r, req.access, w->n_accesses);
 	if (!s->lanes)
 		return SW_OK;
 	if (sw_model_request_banked(&req, w->cc, w->kepler_bank_bytes, &s->c, err) != SW_OK)
