@@ -130,7 +130,9 @@ int sw_axis_column_of(int family, int axis);
  * fit SW_NAME_LEN and SW_TEXT_LEN, family names repeat, a family has more
  * than SW_MAX_AXES axes or SW_MAX_VARIANTS variants, or none, an axis name
  * is empty, too long, repeated within its family or the name of another
- * column, or the families bring more than SW_MAX_AXIS_COLUMNS distinct axis
+ * column, a categorical axis does not name each value of its range (at most
+ * SW_MAX_AXIS_NAMES), a variant names more than SW_MAX_ACCESSES accesses,
+ * or the families bring more than SW_MAX_AXIS_COLUMNS distinct axis
  * names. Pure: run it once where families register, before any record. */
 enum sw_status sw_registry_check(const struct sw_family *const *families, int n,
 				 struct sw_err *err);
