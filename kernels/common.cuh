@@ -86,6 +86,17 @@ struct sw_read_shape {
 	uint64_t T, loads, start;
 };
 
+/* A launch shape for the time model (family.h's shape hook): NULL. */
+static inline const char *sw_shape_set(struct sw_launch_shape *s, uint64_t blocks, unsigned threads,
+				       unsigned shared_bytes, unsigned in_flight)
+{
+	s->blocks = blocks;
+	s->threads = threads;
+	s->shared_bytes = shared_bytes;
+	s->in_flight = in_flight;
+	return NULL;
+}
+
 static inline struct sw_read_shape sw_read_shape_of(int64_t grid, int64_t block, int64_t vec,
 						    int64_t elem_bytes, int64_t n,
 						    unsigned own_blocks, unsigned own_threads)

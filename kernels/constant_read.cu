@@ -134,6 +134,13 @@ static uint64_t requests_constant(const struct sw_point *p, uint64_t r, struct s
 	return requests_in(p, r, req, SW_SPACE_CONSTANT);
 }
 
+/* Time model: ACCS loads in flight a thread. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	(void)sm_count;
+	return sw_shape_set(s, blocks_of(p), threads_of(p), 0, ACCS);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	s->n_buffers = 2;
@@ -222,4 +229,5 @@ const struct sw_family sw_family_constant_read = {
 	.flops = flops,
 	.check = check,
 	.prepare = prepare,
+	.shape = shape,
 };

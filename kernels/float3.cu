@@ -200,6 +200,20 @@ static uint64_t requests_copy(const struct sw_point *p, uint64_t r, struct sw_re
 	return sw_stream_requests(3 * (uint64_t)p->axis[AXIS_N] / 4, r, req);
 }
 
+/* Time model: every variant's thread loads its three floats (or, for copy,
+ * four float4s) before it uses one. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	(void)sm_count;
+	if (p->variant == V_COPY)
+		return sw_shape_set(s, SW_FLOAT3_COPY_BLOCKS, SW_FLOAT3_THREADS, 0, 4);
+	else if (p->variant == V_STAGED)
+		return sw_shape_set(s, blocks_for(p), SW_FLOAT3_THREADS,
+				    SW_FLOAT3_TILE * sizeof(float), 3);
+	else
+		return sw_shape_set(s, blocks_for(p), threads_of(p), 0, 3);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	s->n_buffers = 2;
@@ -293,4 +307,5 @@ const struct sw_family sw_family_float3 = {
 	.useful_bytes = useful_bytes,
 	.flops = flops,
 	.check = check,
+	.shape = shape,
 };

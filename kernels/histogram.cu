@@ -247,6 +247,15 @@ static uint64_t requests_uint4(const struct sw_point *p, uint64_t r, struct sw_r
 	return requests_loads(p, r, req, 16);
 }
 
+/* Time model: the streaming read; the atomic variants are outside it. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	(void)sm_count;
+	if (p->variant != V_STREAM_READ)
+		return "its atomics bound it, and its requests hold only its loads";
+	return sw_shape_set(s, SW_HIST_STREAM_BLOCKS, SW_HIST_STREAM_THREADS, 0, 1);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	s->n_buffers = 2;
@@ -463,4 +472,5 @@ const struct sw_family sw_family_histogram = {
 	.fill = fill,
 	.prepare = prepare,
 	.release = release,
+	.shape = shape,
 };

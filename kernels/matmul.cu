@@ -279,6 +279,18 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 	return 2 * half;
 }
 
+/* Time model: naive loads one element of A and one of B a step; tiled is
+ * outside it (its requests hold the global loads, not the tile reads). */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	uint64_t n = p->axis[AXIS_SIZE], tile = p->axis[AXIS_TILE];
+	(void)sm_count;
+	if (p->variant != V_NAIVE)
+		return "its shared tile reads bound it, and its requests hold only its global "
+		       "loads";
+	return sw_shape_set(s, (n / tile) * (n / tile), (unsigned)(tile * tile), 0, 2);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	uint64_t bytes =
@@ -393,4 +405,5 @@ const struct sw_family sw_family_matmul = {
 	.check = check,
 	.prepare = prepare,
 	.release = release,
+	.shape = shape,
 };

@@ -195,6 +195,19 @@ static uint64_t requests_float4(const struct sw_point *p, uint64_t r, struct sw_
 	return requests_loads(p, r, req, 16);
 }
 
+/* Time model: UNROLL float4s of each vector a step (the tree: one of
+ * each); the atomic variant is outside it. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	(void)sm_count;
+	if (p->variant == V_ATOMIC)
+		return "n atomics on one address bound it, and its requests hold only its loads";
+	if (p->variant == V_SHARED_TREE)
+		return sw_shape_set(s, SW_REDUCE_BLOCKS, SW_REDUCE_THREADS,
+				    SW_REDUCE_THREADS * sizeof(float), 2);
+	return sw_shape_set(s, SW_REDUCE_BLOCKS, SW_REDUCE_THREADS, 0, 2 * UNROLL);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	uint64_t n = p->axis[AXIS_N];
@@ -351,4 +364,5 @@ const struct sw_family sw_family_reduce = {
 	.flops = flops,
 	.check = check,
 	.fill = fill,
+	.shape = shape,
 };

@@ -190,6 +190,25 @@ static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_
 	return sw_stream_requests(rows_of(p) * cols_of(p) / 4, r, req);
 }
 
+/* Time model: a thread per row waits on each load; the groups keep
+ * SW_ROWSUM_UNROLL in flight. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	uint64_t rows = rows_of(p), threads = threads_of(p), warps = threads / 32;
+	(void)sm_count;
+	switch (p->variant) {
+	case V_THREAD:
+		return sw_shape_set(s, (rows + threads - 1) / threads, (unsigned)threads, 0, 1);
+	case V_BLOCK:
+		return sw_shape_set(s, rows, SW_ROWSUM_THREADS, SW_ROWSUM_WARPS * sizeof(float),
+				    SW_ROWSUM_UNROLL);
+	case V_WARP:
+		return sw_shape_set(s, (rows + warps - 1) / warps, (unsigned)threads, 0,
+				    SW_ROWSUM_UNROLL);
+	default: return sw_stream_shape(s);
+	}
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	s->n_buffers = 2;
@@ -299,4 +318,5 @@ const struct sw_family sw_family_rowsum = {
 	.useful_bytes = useful_bytes,
 	.flops = flops,
 	.check = check,
+	.shape = shape,
 };

@@ -82,6 +82,14 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 	return warps * SW_SMEM_LOADS;
 }
 
+/* Time model: the global loads only fill the shared words. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	(void)sm_count;
+	return sw_shape_set(s, SW_SMEM_T / threads_of(p), threads_of(p),
+			    SW_SMEM_WORDS * sizeof(uint32_t), 1);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	(void)p;
@@ -169,4 +177,5 @@ const struct sw_family sw_family_smem_bank = {
 	.useful_bytes = useful_bytes,
 	.flops = flops,
 	.check = check,
+	.shape = shape,
 };

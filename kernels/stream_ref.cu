@@ -56,6 +56,11 @@ uint64_t sw_stream_requests(uint64_t n4, uint64_t r, struct sw_request *req)
 	return warps * steps;
 }
 
+const char *sw_stream_shape(struct sw_launch_shape *s)
+{
+	return sw_shape_set(s, SW_STREAM_BLOCKS, SW_STREAM_THREADS, 0, 4);
+}
+
 int sw_stream_refuse(int64_t n, char *why, size_t len)
 {
 	if (n % 4 == 0)

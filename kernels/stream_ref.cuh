@@ -19,6 +19,9 @@ cudaError_t sw_stream_read(const float *a, float *out, uint64_t n4, cudaStream_t
 /* The model's requests: request r is step r / warps of warp r % warps. */
 uint64_t sw_stream_requests(uint64_t n4, uint64_t r, struct sw_request *req);
 
+/* Its launch, for the time model: four float4 loads in flight a thread. */
+const char *sw_stream_shape(struct sw_launch_shape *s);
+
 /* Nonzero when n floats are not whole float4s, with the reason in why. */
 int sw_stream_refuse(int64_t n, char *why, size_t len);
 

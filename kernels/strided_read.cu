@@ -165,6 +165,18 @@ static uint64_t requests_stream(const struct sw_point *p, uint64_t r, struct sw_
 	return sw_stream_requests(p->axis[AXIS_N] / 4, r, req);
 }
 
+/* Time model: course waits on each load, tuned keeps TUNED_UNROLL in flight. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	struct sw_read_shape sh = shape_of(p);
+	(void)sm_count;
+	if (p->variant == V_STREAM_READ)
+		return sw_stream_shape(s);
+	else
+		return sw_shape_set(s, sh.blocks, sh.threads, 0,
+				    p->variant == V_TUNED ? TUNED_UNROLL : 1);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	struct sw_read_shape sh = shape_of(p);
@@ -295,4 +307,5 @@ const struct sw_family sw_family_strided_read = {
 	.flops = flops,
 	.check = check,
 	.fill = fill,
+	.shape = shape,
 };

@@ -155,6 +155,15 @@ static uint64_t requests_image(const struct sw_point *p, uint64_t r, struct sw_r
 	return warps * SW_TEX_READS;
 }
 
+/* Time model: a thread's SW_TEX_READS loads are unrolled. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	dim3 g = grid_of(p);
+	(void)sm_count;
+	return sw_shape_set(s, (uint64_t)g.x * g.y, SW_TEX_BLOCK_X * SW_TEX_BLOCK_Y, 0,
+			    SW_TEX_READS);
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	uint64_t pixels = (uint64_t)size_of(p) * size_of(p);
@@ -309,4 +318,5 @@ const struct sw_family sw_family_texture_read = {
 	.check = check,
 	.prepare = prepare,
 	.release = release,
+	.shape = shape,
 };

@@ -162,6 +162,17 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 	return kinds * per_kind;
 }
 
+/* Time model: a thread moves tile / block_rows elements, loads unrolled. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	uint64_t tile = p->axis[AXIS_TILE], br = p->axis[AXIS_BLOCK_ROWS];
+	uint64_t blocks = (p->axis[AXIS_ROWS] / tile) * (p->axis[AXIS_COLS] / tile);
+	unsigned smem =
+		p->variant == V_NAIVE ? 0 : (unsigned)(tile * (tile + pad_of(p)) * sizeof(float));
+	(void)sm_count;
+	return sw_shape_set(s, blocks, (unsigned)(tile * br), smem, (unsigned)(tile / br));
+}
+
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
 	uint64_t bytes =
@@ -263,4 +274,5 @@ const struct sw_family sw_family_transpose = {
 	.useful_bytes = useful_bytes,
 	.flops = flops,
 	.check = check,
+	.shape = shape,
 };

@@ -12,6 +12,7 @@
 #include "run/comm.h"
 #include "job/cli.h"
 #include "kernel.h"
+#include "model/gpus.h"
 #include "core/record.h"
 #include "run/run.h"
 #include "core/status.h"
@@ -55,6 +56,55 @@ static void print_list(void)
 	       sw_family_count());
 	for (int i = 0; i < sw_family_count(); i++)
 		print_family(sw_family_at(i));
+}
+
+/* A source key as cited: "DERIVED-FP32(DQ-A100)" is DERIVED-FP32's. */
+static void print_source(const char *key, size_t len)
+{
+	char k[64];
+	snprintf(k, sizeof k, "%.*s", (int)(len < sizeof k ? len : sizeof k - 1), key);
+	k[strcspn(k, "(")] = '\0';
+	const char *c = sw_gpu_source(k);
+	printf("  %-14s %s\n", k, c ? c : "?");
+}
+
+/* --list-devices: the GPU table, its sources, and the limits per CC. */
+static void print_devices(void)
+{
+	printf("GPUs the time model knows (%d): --model-devices and model.devices take a name\n"
+	       "or the name the driver reports; a name that fits two entries is refused.\n"
+	       "Sources, one a figure: SMs, clock, DRAM, L2, FP32 (docs/model.md, "
+	       "\"Devices\").\n\n",
+	       sw_gpu_count());
+	printf("%-15s %5s %4s %6s %8s %7s %9s  %s\n", "name", "CC", "SMs", "MHz", "DRAM GB/s",
+	       "L2 MiB", "FP32 GF/s", "driver name; sources");
+	for (int i = 0; i < sw_gpu_count(); i++) {
+		const struct sw_gpu *g = sw_gpu_at(i);
+		printf("%-15s %3d.%d %4d %6.0f %9.1f %7.1f %9.0f  %.*s; %s\n", g->name, g->cc / 10,
+		       g->cc % 10, g->sms, g->boost_mhz, g->dram_gbps, g->l2_bytes / 1048576,
+		       g->fp32_gflops, (int)strcspn(g->aliases, "|"), g->aliases, g->sources);
+	}
+	printf("\nSources:\n");
+	char seen[2048] = " ";
+	for (int i = 0; i < sw_gpu_count(); i++)
+		for (const char *s = sw_gpu_at(i)->sources; *s;) {
+			size_t len = strcspn(s, " ");
+			char key[80];
+			snprintf(key, sizeof key, " %.*s ", (int)strcspn(s, " ("), s);
+			if (!strstr(seen, key) && strlen(seen) + strlen(key) < sizeof seen) {
+				strcat(seen, key + 1);
+				print_source(s, len);
+			}
+			s += len + (s[len] == ' ');
+		}
+	printf("\nWhat an SM holds at once, by CC (a CC between two rows takes the lower):\n");
+	for (int cc = 0; cc <= 120; cc++) {
+		const struct sw_cc_limits *l = sw_cc_limits_of(cc);
+		if (l && l->cc == cc)
+			printf("  %3d.%d: %4d threads, %2d blocks, %6d bytes of shared memory "
+			       "(%s)\n",
+			       cc / 10, cc % 10, l->threads, l->blocks, l->shared_bytes, l->source);
+	}
 }
 
 static enum sw_status print_version(struct sw_err *err)
@@ -104,13 +154,15 @@ static void quick_ended_early(void)
 	ended_early(0, NULL);
 }
 
-/* Rank 0's answer to --help, --version or --list. */
+/* Rank 0's answer to --help, --version, --list or --list-devices. */
 static enum sw_status answer(const struct sw_options *opt, struct sw_err *err)
 {
 	if (opt->help)
 		sw_cli_usage(stdout);
 	else if (opt->version)
 		return print_version(err);
+	else if (opt->list_devices)
+		print_devices();
 	else
 		print_list();
 	return SW_OK;
@@ -138,7 +190,7 @@ int main(int argc, char **argv)
 	 * alone would leave the others waiting in a collective */
 	where.stage = "while loading the job and its plug-ins (their constructors run then)";
 	st = sw_agree_check(argc, argv, st == SW_OK ? &opt : NULL, st, &job, &err);
-	if (st == SW_OK && (opt.help || opt.version || opt.list)) {
+	if (st == SW_OK && (opt.help || opt.version || opt.list || opt.list_devices)) {
 		where.stage = "while answering";
 		st = rank == 0 ? answer(&opt, &err) : SW_OK;
 	} else if (st == SW_OK) {

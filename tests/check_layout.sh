@@ -3,7 +3,8 @@
 # README.md ends in a line "May use: a, b" naming the folders below it, and
 # this check fails when a file includes a header from any other src/ folder,
 # when more than three C files sit at src/'s top, or when a C or CUDA file in
-# src/, kernels/ or include/ grows over 900 lines.
+# src/, kernels/ or include/, or a Python file in analysis/ or scripts/, grows
+# over 900 lines.
 # usage: check_layout.sh SOURCE_DIR
 top=$(cd "$1" && pwd) || exit 1
 cd "$top/src" || exit 1
@@ -37,8 +38,10 @@ if [ "$ntop" -gt 3 ]; then
 	bad=1
 fi
 cd "$top" || exit 1
-long=$(find src kernels include \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) -exec wc -l {} + |
-	awk '$2 != "total" && $1 > 900 { print "  " $2 ": " $1 " lines" }')
+long=$({
+	find src kernels include \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) -exec wc -l {} +
+	find analysis scripts -name '*.py' -exec wc -l {} +
+} | awk '$2 != "total" && $1 > 900 { print "  " $2 ": " $1 " lines" }')
 if [ -n "$long" ]; then
 	echo "files over 900 lines (split them by role):"
 	echo "$long"

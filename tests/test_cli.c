@@ -620,7 +620,7 @@ START_TEST(test_usage)
 		"docs/job-format.md",
 		"docs/hdf5-schema.md",
 	};
-	char buf[8192], flat[8192], *line;
+	char buf[16384], flat[16384], *line;
 	FILE *f = tmpfile();
 	size_t n, i, k;
 

@@ -172,6 +172,10 @@ static void make_record(struct sw_record *r, int i, int session)
 	r->model_transactions_per_request = 8.0 + i;
 	r->model_conflict_degree = 2.0 + i;
 	r->model_time_bound_ns = 100.0 * i;
+	snprintf(r->model_device, sizeof r->model_device, "H100-SXM");
+	r->model_time_ns = 1000.0 + i;
+	snprintf(r->model_time_term, sizeof r->model_time_term, "dram");
+	snprintf(r->model_time_basis, sizeof r->model_time_basis, "datasheet");
 	/* the totals and counters: distinct per column, so a swap shows */
 	double *totals[] = {
 		&r->model_ld_requests,
@@ -364,6 +368,10 @@ static void expect_measurements(hid_t file, const struct sw_record *recs, size_t
 	EXPECT_F64(d, recs, n, model_transactions_per_request, cols);
 	EXPECT_F64(d, recs, n, model_conflict_degree, cols);
 	EXPECT_F64(d, recs, n, model_time_bound_ns, cols);
+	EXPECT_STR(d, recs, n, model_device, cols);
+	EXPECT_F64(d, recs, n, model_time_ns, cols);
+	EXPECT_STR(d, recs, n, model_time_term, cols);
+	EXPECT_STR(d, recs, n, model_time_basis, cols);
 	EXPECT_F64(d, recs, n, model_ld_requests, cols);
 	EXPECT_F64(d, recs, n, model_ld_transactions, cols);
 	EXPECT_F64(d, recs, n, model_st_requests, cols);

@@ -15,6 +15,9 @@ schema 6 file reads as one whose job named no plug-in it recorded.
 Unwritten fill rows (status -1) are dropped here, so no caller sees them.
 A file a sweep is still writing reads as of its last flush (SWMR).
 It does not interpret the measurements: that is tables.py and the tools.
+This module holds what touches HDF5; reader_format.py (the schema and Run),
+reader_checks.py (the rows dropped) and reader_rows.py (the device join and
+the row selections) hold the rest, and every public name is exported here.
 """
 
 from __future__ import annotations
@@ -26,131 +29,101 @@ import os
 import signal
 import stat
 import time
-from dataclasses import dataclass, field
 
 import h5py
 import numpy as np
 import pandas as pd
 
-from .cli import CHILD_ENV, ToolError
+from .cli import CHILD_ENV
+from .reader_checks import _add_damage_notes, _add_notes, _complete, _written
+from .reader_format import (
+    AXES_ATTR,
+    AXES_ATTR_SCHEMA,
+    CALIBRATION,
+    DAMAGED_STATUS,
+    DEVICE_CLASS,
+    DEVICE_COLUMNS,
+    FILL_POINT_ID,
+    MEASUREMENT_COLUMNS,
+    METRIC_COLUMNS,
+    OPTIONAL_MEASUREMENT_COLUMNS,
+    PLACEMENT_ATTR,
+    PLACEMENTS,
+    PLAN_COLUMNS,
+    PLAN_SCHEMA,
+    PLUGIN_HASHES_ATTR,
+    PLUGIN_PATHS_ATTR,
+    SCHEMA_VERSION,
+    SESSION_COLUMNS,
+    STATUS_NAMES,
+    Run,
+    SweepFileError,
+    _text,
+)
+from .reader_rows import (
+    COPY_ON_WRITE,
+    PER_GPU,
+    _join_devices,
+    cc_text,
+    class_labels,
+    class_rows,
+    latest,
+    latest_per_gpu,
+    shallow,
+    take,
+)
+
+# The reader's public names, wherever they live (reader_format.py,
+# reader_rows.py): every tool imports them from here.
+__all__ = [
+    "AXES_ATTR",
+    "AXES_ATTR_SCHEMA",
+    "CALIBRATION",
+    "COPY_ON_WRITE",
+    "DAMAGE",
+    "DAMAGED_STATUS",
+    "DEVICE_CLASS",
+    "DEVICE_COLUMNS",
+    "FILE_KINDS",
+    "FILL_POINT_ID",
+    "HDF5_SIGNATURE",
+    "MEASUREMENT_COLUMNS",
+    "METADATA_READ_ATTEMPTS",
+    "METRIC_COLUMNS",
+    "NOT_SWMR",
+    "OPEN_TRIES",
+    "OPEN_WAIT_S",
+    "OPTIONAL_MEASUREMENT_COLUMNS",
+    "OWN_COLUMNS",
+    "PER_GPU",
+    "PLACEMENTS",
+    "PLACEMENT_ATTR",
+    "PLAN_COLUMNS",
+    "PLAN_SCHEMA",
+    "PLUGIN_HASHES_ATTR",
+    "PLUGIN_PATHS_ATTR",
+    "READ_LIMIT_S",
+    "READ_SLICE_ROWS",
+    "Run",
+    "SCHEMA_VERSION",
+    "SESSION_COLUMNS",
+    "STATUS_NAMES",
+    "STRING_COLUMNS",
+    "SweepFileError",
+    "VLEN_COLUMNS",
+    "cc_text",
+    "class_labels",
+    "class_rows",
+    "latest",
+    "latest_per_gpu",
+    "open_regular",
+    "read",
+    "shallow",
+    "take",
+]
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
-SCHEMA_VERSION = 7  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
-# From schema 4 on /measurements names its axis columns in this attribute (an
-# array of strings); older files' axes are found by elimination (_old_axes).
-AXES_ATTR = "axis_columns"
-AXES_ATTR_SCHEMA = 4
-
-# Schema 5 on: where points ran (root attribute; older files: "once"), the
-# calibration flag of a row (1: a calibration point, run on every GPU; older
-# files: 0) and the device class of a /devices row (older files: derived).
-PLACEMENT_ATTR = "placement"
-PLACEMENTS = ("once", "per_class", "every_gpu")
-CALIBRATION = "calibration"
-DEVICE_CLASS = "device_class"
-
-# Schema 7 on: the real path and content hash of each plug-in of the job's
-# `plugins:` (root attributes, absent when it names none), so a resume or
-# extend reads the stored job with the plug-ins it was made with.
-PLUGIN_PATHS_ATTR = "plugin_paths"
-PLUGIN_HASHES_ATTR = "plugin_hashes"
-
-# /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
-METRIC_COLUMNS = ("point_id", "name", "value", "unit")
-FILL_POINT_ID = np.uint64(2**64 - 1)  # a row allocated but never written
-
-# Schema 7 on: /plan, one row per point of the file's plan (point_id, family,
-# variant). A row of /measurements is damaged when its point is not in it,
-# its family or variant are not that point's, either is empty, or its status
-# is none sweep writes (docs/hdf5-schema.md, "Damaged rows"); older files,
-# without /plan, are judged by the last three alone. A resume marks the
-# damaged rows it finds: point_id the fill value, status -2.
-PLAN_SCHEMA = 7
-PLAN_COLUMNS = ("point_id", "family", "variant")
-DAMAGED_STATUS = -2
-
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-
-# Columns every schema-1 file has (docs/hdf5-schema.md), which the reader
-# needs. Axis columns come on top: the file names them (schema 4 on), or,
-# in older files, they are the int64 columns outside these lists.
-MEASUREMENT_COLUMNS = (
-    "point_id",
-    "plan_index",
-    "rank",
-    "session",
-    "family",
-    "variant",
-    "backend",
-    "is_reference",
-    "cc",
-    "status",
-    "message",
-    "check_mode",
-    "checked_elems",
-    "max_rel_err",
-    "seed",
-    "n_samples",
-    "launches_per_sample",
-    "l2_flushed",
-    "median_ns",
-    "min_ns",
-    "mean_ns",
-    "stddev_ns",
-    "rse",
-    "useful_bytes",
-    "flops",
-    "gbps",
-    "gflops",
-    "timed_s",
-    "sm_clock_mhz",
-    "mem_clock_mhz",
-    "throttle_reasons",
-    "model_requests",
-    "model_sectors_per_request",
-    "model_moved_bytes",
-    "model_efficiency",
-    "start_unix",
-    "sample_offset",
-)
-# Columns added to schema 1 later (old readers may ignore them): NaN when absent.
-OPTIONAL_MEASUREMENT_COLUMNS = (
-    "model_transactions_per_request",
-    "model_conflict_degree",
-    "model_time_bound_ns",
-)
-DEVICE_COLUMNS = (
-    "rank",
-    "session",
-    "host",
-    "local_rank",
-    "device_index",
-    "backend",
-    "pci_bus_id",
-    "uuid",
-    "name",
-    "cc",
-    "sm_count",
-    "mem_clock_khz",
-    "mem_bus_width_bits",
-    "peak_gbps",
-    "l2_bytes",
-    "mem_bytes",
-    "driver_version",
-    "runtime_version",
-    "visible_devices",
-)
-SESSION_COLUMNS = (
-    "session",
-    "mode",
-    "start_unix",
-    "start_time",
-    "plan_fingerprint",
-    "plan_points",
-    "tool_version",
-    "job_text",
-)
-STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
 
 # A sweep leaves SWMR mode for a moment when it resumes a file and when it
 # writes the end time; a SWMR reader that opens the file then is refused
@@ -162,79 +135,6 @@ OPEN_WAIT_S = 0.2
 # be midway), 100 times by default with a doubling wait: a damaged file then
 # holds each read for minutes. 16 tries wait some 65 ms in all.
 METADATA_READ_ATTEMPTS = 16
-
-
-class SweepFileError(ToolError):
-    """A file this package cannot read, with a message meant for the user."""
-
-
-@dataclass
-class Run:
-    """One result file, read whole."""
-
-    path: str
-    attrs: dict
-    devices: pd.DataFrame
-    rows: pd.DataFrame  # /measurements without fill rows, one device's columns joined
-    samples: np.ndarray
-    units: dict  # column -> units, of /measurements and /devices
-    axes: list  # axis column names, in file order
-    # every row of every backend but fill rows, replay rows included, with
-    # the same device columns: the fleet and class sections and compare --class
-    # (which say "emulated" for replay rows) read it; nothing else does
-    all_rows: pd.DataFrame = field(default_factory=pd.DataFrame)
-    fill_rows: int = 0  # status -1 rows dropped
-    damaged_rows: int = 0  # damaged rows dropped (docs/hdf5-schema.md, "Damaged rows")
-    marked_rows: int = 0  # rows a resume marked damaged (status -2), dropped
-    # what a tool says on stderr as a warning (damaged rows left out), also in notes
-    warnings: list = field(default_factory=list)
-    replay_rows: int = 0  # rows of the replay backend dropped: no measurements
-    label: str = ""  # short name for tables: the file name
-    notes: list = field(default_factory=list)  # what a reader should know
-    absent_columns: list = field(default_factory=list)  # optional columns filled with NaN
-    # /metrics: point_id, name, value, unit; one row per point and name (the last written)
-    metrics: pd.DataFrame = field(
-        default_factory=lambda: pd.DataFrame({c: [] for c in METRIC_COLUMNS})
-    )
-    # /sessions: one row per session (new, resume, extend); empty before schema 3
-    sessions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SESSION_COLUMNS))
-
-    @property
-    def closed_cleanly(self) -> bool:
-        return "end_time" in self.attrs
-
-    @property
-    def placement(self) -> str:
-        """once, per_class or every_gpu: once in files before schema 5."""
-        return str(self.attrs.get(PLACEMENT_ATTR, "once"))
-
-    @property
-    def backend(self) -> str:
-        return str(self.attrs.get("backend", ""))
-
-    @property
-    def plugins(self) -> list:
-        """(path, content hash) of the file each `plugins:` entry of the job
-        resolved to, in order (schema 7 on); [] for a job without plug-ins
-        and for older files, which record none."""
-        paths = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_PATHS_ATTR, []), dtype=object))
-        hashes = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_HASHES_ATTR, []))).tolist()
-        return [(_text(p), int(h)) for p, h in zip(paths, hashes)]
-
-    def samples_of(self, row) -> np.ndarray:
-        """Raw sample times (ns per launch) of one measurement row."""
-        o, n = int(row["sample_offset"]), int(row["n_samples"])
-        if n <= 0 or o + n > len(self.samples):
-            return np.empty(0)
-        return self.samples[o : o + n]
-
-
-def _text(v):
-    if isinstance(v, bytes):
-        return v.decode("utf-8", errors="replace")
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
 
 
 def _attr_items(obj):
@@ -339,6 +239,8 @@ STRING_COLUMNS = frozenset(
     + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS)
     + ("mode", "start_time", "unit")  # /sessions, /metrics
 )
+
+
 VLEN_COLUMNS = frozenset(("tool_version", "job_text"))  # /sessions: variable-length strings
 
 
@@ -559,19 +461,6 @@ def _samples(ds, path, live) -> np.ndarray:
     return np.asarray(ds[:], dtype=np.float64)
 
 
-def _written(rows, plan):
-    """The rows sweep wrote and no damage changed; how many fill, damaged and
-    marked rows were dropped, and why the first damaged one is."""
-    status = rows["status"].to_numpy()
-    fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
-    marked = status == DAMAGED_STATUS
-    damaged, why = _damaged(rows, plan, ~fill & ~marked)
-    keep = ~fill & ~marked & ~damaged
-    # a copy only where there is something to drop
-    kept = rows if keep.all() else rows[keep].reset_index(drop=True)
-    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why
-
-
 def _plan(f, attrs, path) -> pd.DataFrame:
     """/plan of a schema-7 file, indexed by point_id; refused when it cannot be
     the file's plan, since it is what tells a damaged row."""
@@ -594,67 +483,6 @@ def _plan(f, attrs, path) -> pd.DataFrame:
             "`sweep --resume` writes /plan again"
         )
     return plan.drop_duplicates("point_id").set_index("point_id")
-
-
-def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:
-    """Which of the written rows (not fill rows, not rows a resume marked) are
-    damaged, and why the first of them is ("row 16: its family or variant is
-    empty")."""
-    fam = rows["family"].astype(str).to_numpy()
-    var = rows["variant"].astype(str).to_numpy()
-    status = rows["status"].to_numpy()
-    checks = [
-        (~np.isin(status, list(STATUS_NAMES)), "its status {s} is none sweep writes"),
-        ((fam == "") | (var == ""), "its family or variant is empty"),
-    ]
-    if plan is not None:
-        at = plan.index.get_indexer(rows["point_id"].to_numpy(np.uint64))
-        known = at >= 0
-        pf = np.where(known, plan["family"].to_numpy(object)[at], "")
-        pv = np.where(known, plan["variant"].to_numpy(object)[at], "")
-        checks.append((~known, "point {id} is no point of the file's plan (/plan)"))
-        checks.append(
-            (known & ((pf != fam) | (pv != var)), "it says {f}/{v}, /plan says {pf}/{pv}")
-        )
-    bad = np.zeros(len(rows), dtype=bool)
-    for mask, _ in checks:
-        bad |= mask & written
-    if not bad.any():
-        return bad, ""
-    i = int(np.argmax(bad))
-    text = next(t for m, t in checks if m[i])
-    return bad, f"row {i}: " + text.format(
-        s=status[i],
-        id=f"{int(rows['point_id'].iat[i]):016x}",
-        f=fam[i],
-        v=var[i],
-        pf=pf[i] if plan is not None else "",
-        pv=pv[i] if plan is not None else "",
-    )
-
-
-def _add_damage_notes(run: Run, why: str):
-    if run.damaged_rows:
-        run.warnings.append(
-            f"{run.damaged_rows} damaged row(s) of /measurements were left out ({why}): "
-            "`sweep --resume` marks them and measures their points again"
-        )
-    if run.marked_rows:
-        run.warnings.append(
-            f"{run.marked_rows} row(s) a resume found damaged and marked (status "
-            f"{DAMAGED_STATUS}) were left out"
-        )
-    run.notes.extend(run.warnings)
-
-
-def _complete(rows, absent):
-    """The rows with the optional columns a file lacks (NaN) and calibration
-    (0 before schema 5)."""
-    for c in absent:
-        rows[c] = np.nan
-    if CALIBRATION not in rows.columns:
-        rows[CALIBRATION] = 0
-    return rows
 
 
 def _old_axes(dtype) -> list:
@@ -723,211 +551,3 @@ def _check_schema(f, attrs, path) -> int:
         if name not in f or not isinstance(f[name], h5py.Dataset):
             raise SweepFileError(f"{path}: no /{name} dataset: not a sweep result file")
     return version
-
-
-def _add_notes(run: Run):
-    """What the reader of a report must know about how complete the file is."""
-    if run.fill_rows:
-        run.notes.append(
-            f"{run.fill_rows} unwritten row(s) left by an interrupted flush were ignored"
-        )
-    if not run.closed_cleanly:
-        run.notes.append(
-            "the file has no end_time: the sweep that wrote it was killed or "
-            "is still running; the report shows what was flushed"
-        )
-    rows = run.rows
-    if run.replay_rows:
-        run.notes.append(
-            f"{run.replay_rows} row(s) of the replay backend (a test instrument: each point "
-            "slept a duration recorded in another file) are no measurements and were left out"
-        )
-    bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(run.samples)
-    if bad.any():
-        run.notes.append(
-            f"{int(bad.sum())} row(s) point past the end of /samples: their raw samples are ignored"
-        )
-
-
-def class_labels(devices: pd.DataFrame) -> pd.Series:
-    """Each /devices row's device class: the file's `device_class` where it
-    has one (schema 5), else derived as the writer derives it: a GPU model is
-    (name, CC, memory), labelled by its name unless two models of the file
-    share it, then "name CC x.y, N GiB". Model-backend rows: "model"."""
-    model = devices["backend"] == "model"
-    given = devices.get(DEVICE_CLASS)
-    keys = devices[["name", "cc", "mem_bytes"]][~model].drop_duplicates()
-    shared = set(keys["name"][keys["name"].duplicated()])
-    out = []
-    for i, d in devices.iterrows():
-        if model[i]:
-            out.append("model")
-        elif given is not None and given[i]:
-            out.append(str(given[i]))
-        elif d["name"] in shared:
-            out.append(f"{d['name']} CC {cc_text(d['cc'])}, {d['mem_bytes'] / 2**30:.0f} GiB")
-        else:
-            out.append(str(d["name"]))
-    return pd.Series(out, index=devices.index, dtype=object)
-
-
-def _join_devices(run: Run):
-    """Add the columns of each row's /devices row (by rank and session) to
-    every row (run.all_rows)."""
-    d = run.devices.drop_duplicates(["rank", "session"], keep="last").copy()
-    d[DEVICE_CLASS] = class_labels(d) if len(d) else pd.Series(dtype=object)
-    keep = {
-        "host": "host",
-        "uuid": "uuid",
-        "name": "device_name",
-        "peak_gbps": "peak_gbps",
-        "sm_count": "sm_count",
-        "pci_bus_id": "pci_bus_id",
-        DEVICE_CLASS: DEVICE_CLASS,
-    }
-    d = d[["rank", "session", *keep]].rename(columns=keep).reset_index(drop=True)
-    # a left join on (rank, session), whose keys are unique in d: each row's
-    # device row by position (-1: none, NaN as a merge gives), the rows' own
-    # columns not copied
-    at = pd.MultiIndex.from_frame(d[["rank", "session"]]).get_indexer(
-        pd.MultiIndex.from_frame(run.rows[["rank", "session"]])
-    )
-    rows = shallow(run.rows)
-    for c in keep.values():
-        rows[c] = d[c].reindex(at).set_axis(rows.index)
-    # the labels, made once per distinct (backend, CC, device row) and given
-    # to each row: a million rows share a few label strings
-    key = ["backend", "cc", "device_name", DEVICE_CLASS]
-    group = rows.groupby(key, sort=False, dropna=False).ngroup().to_numpy()
-    first = rows[key].iloc[np.unique(group, return_index=True)[1]]
-    cls, device = _device_labels(first)
-    rows[DEVICE_CLASS] = cls[group]
-    rows["device"] = device[group]
-    rows["file"] = run.label
-    run.all_rows = rows
-
-
-def _device_labels(rows) -> tuple:
-    """The device class and the device label of rows: arrays of str."""
-    model = rows["backend"] == "model"
-    name = rows["device_name"].fillna("unknown device").astype(str)
-    cls = rows[DEVICE_CLASS].fillna(name).astype(str)
-    # a class whose label is not its name (two models share the name) is named by its label
-    label = np.where(cls != name, cls, name)
-    cc = rows["cc"].map(cc_text).astype(str)  # str even with no rows (a sweep just started)
-    emulated = np.where(rows["backend"] == "replay", ", emulated", "")
-    device = np.where(model, "model CC " + cc, label + " (CC " + cc + emulated + ")")
-    return np.asarray(np.where(model, "model", cls), dtype=object), np.asarray(device, dtype=object)
-
-
-def cc_text(cc) -> str:
-    """90 -> '9.0'."""
-    cc = int(cc)
-    return f"{cc // 10}.{cc % 10}"
-
-
-def take(rows: pd.DataFrame, pos) -> pd.DataFrame:
-    """rows at these positions, in this order: a frame over the same columns
-    (no copy, copy on write) when that is all of them in order."""
-    pos = np.asarray(pos, dtype=np.int64)
-    if len(pos) == len(rows) and (pos == np.arange(len(rows))).all():
-        return shallow(rows)
-    return rows.take(pos)
-
-
-# pandas copies on write (always from pandas 3): two frames may share their
-# columns, and a change to one copies what it changes. Without it, a frame
-# shares nothing: it is a copy.
-COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3 or (
-    getattr(pd.options.mode, "copy_on_write", False) is True
-)
-
-
-def shallow(rows: pd.DataFrame) -> pd.DataFrame:
-    """A frame of its own over the same columns where pandas copies on write,
-    a copy where it does not."""
-    return rows.copy(deep=not COPY_ON_WRITE)
-
-
-def _latest_pos(keys: pd.DataFrame, by) -> np.ndarray:
-    """Positions of the last row of each group `by` in session order (stable:
-    file order within a session), in that order. keys: session and by."""
-    order = np.argsort(keys["session"].to_numpy(), kind="stable")
-    last = ~keys.iloc[order].duplicated(by, keep="last").to_numpy()
-    return order[last]
-
-
-def latest(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per point and backend: the one of the latest session."""
-    return take(
-        rows, _latest_pos(rows[["session", "point_id", "backend"]], ["point_id", "backend"])
-    )
-
-
-def _gpu_keys(rows: pd.DataFrame) -> pd.DataFrame:
-    """The columns that tell one GPU's row of a point from another's: UUID and
-    rank (two ranks sharing a GPU each keep theirs); none for model rows."""
-    gpu = (rows["backend"] != "model").to_numpy()
-    return pd.DataFrame(
-        {
-            "session": rows["session"].to_numpy(),
-            "point_id": rows["point_id"].to_numpy(),
-            "backend": rows["backend"].to_numpy(),
-            "_uuid": np.where(gpu, rows["uuid"].fillna("").astype(str).to_numpy(), ""),
-            "_rank": np.where(gpu, rows["rank"].to_numpy(), -1),
-        }
-    )
-
-
-PER_GPU = ["point_id", "backend", "_uuid", "_rank"]
-
-
-def latest_per_gpu(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per point, backend and GPU (UUID and rank: two ranks sharing
-    a GPU each keep theirs): the one of the latest session. Model rows have
-    no GPU: one per point and backend."""
-    return take(rows, _latest_pos(_gpu_keys(rows), PER_GPU))
-
-
-def class_rows(rows: pd.DataFrame, placement: str = "once") -> pd.DataFrame:
-    """One row per point, backend and device class: what a table of a
-    class's figures shows. Rows of a point that ran once (placement `once`,
-    not a calibration point, or a model row) keep the latest session's, as
-    `latest` does. A point that ran on several GPUs of a class (every_gpu, a
-    calibration point) is shown by its median GPU's row (by median time, the
-    lower middle of an even count; ok rows before the others), so the figure
-    shown is one GPU's real measurement with its own samples. Rows keep
-    their order; only the chosen ones are copied."""
-    once = (rows["backend"] == "model") | ((rows[CALIBRATION] == 0) & (placement == "once"))
-    once = once.to_numpy()
-    at_once = np.flatnonzero(once)
-    keys = rows[["session", "point_id", "backend"]]
-    kept = [at_once[_latest_pos(keys.iloc[at_once], ["point_id", "backend"])]]
-    at_many = np.flatnonzero(~once)
-    if len(at_many):
-        many = _gpu_keys(rows.iloc[at_many])
-        many_pos = at_many[_latest_pos(many, PER_GPU)]
-        kept.append(_median_gpu_pos(rows.iloc[many_pos], many_pos))
-    pos = np.concatenate(kept)
-    # in the rows' order (by index label, as their rows were)
-    return take(rows, pos[np.argsort(rows.index.to_numpy()[pos], kind="stable")])
-
-
-def _median_gpu_pos(many: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
-    """Of each point's rows on several GPUs (many, at positions pos), the
-    position of its median GPU's, per point, backend and class."""
-    keys = ["point_id", "backend", DEVICE_CLASS]
-    m = pd.DataFrame(
-        {
-            **{k: many[k].to_numpy() for k in keys},
-            "_bad": (many["status"] != 0).astype(int).to_numpy(),
-            "_t": many["median_ns"].fillna(np.inf).to_numpy(),
-            "_pos": pos,
-        }
-    )
-    m = m.sort_values([*keys, "_bad", "_t"], kind="stable")
-    g = m.groupby(keys, sort=False, dropna=False)
-    size = g["_bad"].transform("size")
-    n_ok = size - g["_bad"].transform("sum")
-    pick = np.where(n_ok > 0, (n_ok - 1) // 2, size - 1)
-    return m["_pos"].to_numpy()[g.cumcount().to_numpy() == pick]

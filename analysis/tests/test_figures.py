@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from sweep_analysis import figures
+from sweep_analysis import figure_parts, figures, figures_overview
 from sweep_analysis.reader import read
 
 
@@ -178,7 +178,7 @@ def test_log_overview_uses_points(measured_like):
         pytest.skip("no strided_read rows")
     g = g[g["stride"].isin([1, 32])]
     g["gbps"] = np.where(g["stride"] == 1, 1000.0, 1.0)  # a factor of 1000 apart
-    fig = figures._overview_bars(g, g, ["stride"], [], ("gbps", "GB/s", "GB/s"), {})
+    fig = figures_overview._overview_bars(g, g, ["stride"], [], ("gbps", "GB/s", "GB/s"), {})
     ax = fig.axes[0]
     assert ax.get_yscale() == "log" and ax.lines
     honest_axes(fig)
@@ -196,7 +196,7 @@ def test_error_bars_from_intervals(measured_like):
     g["ci_lo_ns"], g["ci_hi_ns"] = g["median_ns"] * 0.98, g["median_ns"] * 1.03
     fig = figures.family_overview(g, r.axes, "offset_read", "dev", r.units)
     assert "Error bars" in figures.caption_notes(fig)
-    err = figures._yerr(g, "gbps")
+    err = figure_parts._yerr(g, "gbps")
     np.testing.assert_allclose(err[0], g["gbps"] * (1 - 1 / 1.03))
     np.testing.assert_allclose(err[1], g["gbps"] * (1 / 0.98 - 1))
     plt.close("all")

@@ -13,7 +13,7 @@ from sweep_analysis.reader import (
     latest,
     latest_per_gpu,
 )
-from sweep_analysis.report import _file_part
+from sweep_analysis.report_page import _file_part
 from sweep_analysis.tables import fold_model
 
 

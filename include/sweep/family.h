@@ -136,6 +136,16 @@ struct sw_request {
 	int access;
 };
 
+/* How a point launches, for the time model (docs/model.md, "Time"): its
+ * grid and block, the shared memory a block holds, and how many global
+ * loads a thread issues before it uses the first. */
+struct sw_launch_shape {
+	uint64_t blocks;       /* in the grid */
+	unsigned threads;      /* per block */
+	unsigned shared_bytes; /* per block, static and dynamic */
+	unsigned in_flight;    /* loads a thread has in flight: 1 when each waits on the last */
+};
+
 typedef cudaError_t (*sw_launch_fn)(const struct sw_point *p, const struct sw_buffers *b,
 				    cudaStream_t stream);
 
@@ -179,6 +189,11 @@ struct sw_family {
 	 * objects, cuBLAS handles) into b->state, after fill; release undoes it. */
 	cudaError_t (*prepare)(const struct sw_point *p, struct sw_buffers *b, cudaStream_t s);
 	void (*release)(const struct sw_point *p, struct sw_buffers *b);
+	/* Optional, for the time model: how p launches on a GPU of sm_count
+	 * SMs; returns NULL, or why the time model cannot predict p (what
+	 * bounds it is outside the model: atomics...). NULL hook: the model
+	 * predicts no time for the family's points. */
+	const char *(*shape)(const struct sw_point *p, int sm_count, struct sw_launch_shape *s);
 };
 
 /* Entries of an array (not a pointer): descriptor tables count themselves,

@@ -17,6 +17,7 @@
 #include "job/plan.h"
 #include "core/record.h"
 #include "core/status.h"
+#include "model/time_plan.h"
 
 /* Records a backend's run may complete in one call, and keep after it. */
 #define SW_BACKEND_MAX_DONE 260
@@ -34,6 +35,8 @@ struct sw_backend_args {
 	 * replay backend's sleep) looks at it at least every 50 ms and gives
 	 * the point up. NULL: never set. */
 	const volatile sig_atomic_t *stop;
+	/* The run's time model: rates per GPU, the transfer's points. */
+	const struct sw_time_plan *time;
 };
 
 struct sw_backend {
@@ -91,5 +94,9 @@ const struct sw_backend *sw_backend_find(const char *name);
  * has no rules. */
 enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int kepler_bank_bytes,
 				    struct sw_record *rec, struct sw_err *err);
+/* The same, keeping the figures in *m for the time model. */
+enum sw_status sw_backend_add_model_kept(const struct sw_plan_point *pt, int cc,
+					 int kepler_bank_bytes, struct sw_record *rec,
+					 struct sw_model_figures *m, struct sw_err *err);
 
 #endif

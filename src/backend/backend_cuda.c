@@ -16,6 +16,8 @@ struct cuda_state {
 	struct sw_device_info dev;
 	struct sw_measure *gpu;
 	const struct sw_measure_cfg *cfg;
+	const struct sw_time_plan *time;
+	const struct sw_gpu *gpu_entry; /* the table's row of this GPU; NULL: not in it */
 };
 
 static int cuda_available(void)
@@ -49,6 +51,8 @@ static enum sw_status cuda_open(const struct sw_backend_args *a, struct sw_devic
 		return st;
 	}
 	s->dev = *dev;
+	s->time = a->time;
+	s->gpu_entry = sw_gpu_of_driver_name(dev->name);
 	*state = s;
 	return SW_OK;
 }
@@ -75,12 +79,18 @@ static enum sw_status cuda_run(void *state, const struct sw_plan_point *pt, stru
 	struct cuda_state *s = state;
 	const struct sw_family *f = sw_family_at(pt->family);
 	struct sw_err why = { 0 };
-	/* A measured row's model is the GPU's own CC in its default bank mode. */
+	struct sw_model_figures m;
+	/* A measured row's model is the GPU's own CC in its default bank mode,
+	 * and its time this GPU's, where the table knows it. */
 	if (sw_model_supports(rec->cc) &&
-	    sw_backend_add_model(pt, rec->cc, SW_KEPLER_BANK_BYTES_DEFAULT, rec, &why) == SW_OK &&
-	    s->dev.peak_gbps > 0)
-		rec->model_time_bound_ns =
-			rec->model_moved_bytes / s->dev.peak_gbps; /* GB/s = B/ns */
+	    sw_backend_add_model_kept(pt, rec->cc, SW_KEPLER_BANK_BYTES_DEFAULT, rec, &m, &why) ==
+		    SW_OK) {
+		if (s->dev.peak_gbps > 0)
+			rec->model_time_bound_ns =
+				rec->model_moved_bytes / s->dev.peak_gbps; /* GB/s = B/ns */
+		if (s->gpu_entry && s->time && s->gpu_entry->cc == rec->cc)
+			sw_time_plan_predict_from(s->time, f, &pt->p, s->gpu_entry, &m, rec);
+	}
 	_Static_assert(SW_MEASURE_MAX_DONE <= SW_BACKEND_MAX_DONE &&
 			       SW_CHECK_SETS <= SW_BACKEND_MAX_KEPT,
 		       "the worker holds every record the checks keep");

@@ -1,7 +1,8 @@
 /*
- * The model backend: a row per point and target CC with the model's
- * predicted transactions and efficiency (model.h), and no timings. Needs no
- * GPU, so it serves wherever CUDA cannot run.
+ * The model backend: a row per point and target (a CC, or a GPU of the
+ * time model's table) with the model's predicted transactions and
+ * efficiency (model.h), and for a GPU its predicted time (time_plan.h).
+ * Needs no GPU, so it serves wherever CUDA cannot run.
  */
 #include "backend/backend.h"
 
@@ -10,20 +11,28 @@
 
 #include "model/model.h"
 
+enum sw_status sw_backend_add_model_kept(const struct sw_plan_point *pt, int cc,
+					 int kepler_bank_bytes, struct sw_record *rec,
+					 struct sw_model_figures *m, struct sw_err *err)
+{
+	const struct sw_variant *v = &sw_family_at(pt->family)->variants[pt->p.variant];
+	enum sw_status st = sw_model_eval_banked(v, &pt->p, cc, kepler_bank_bytes, m, err);
+	if (st != SW_OK)
+		return st;
+	sw_record_set_model(rec, m);
+	return SW_OK;
+}
+
 enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int kepler_bank_bytes,
 				    struct sw_record *rec, struct sw_err *err)
 {
-	const struct sw_variant *v = &sw_family_at(pt->family)->variants[pt->p.variant];
 	struct sw_model_figures m;
-	enum sw_status st = sw_model_eval_banked(v, &pt->p, cc, kepler_bank_bytes, &m, err);
-	if (st != SW_OK)
-		return st;
-	sw_record_set_model(rec, &m);
-	return SW_OK;
+	return sw_backend_add_model_kept(pt, cc, kepler_bank_bytes, rec, &m, err);
 }
 
 struct model_state {
 	int kepler_bank_bytes;
+	const struct sw_time_plan *time;
 };
 
 static enum sw_status model_open(const struct sw_backend_args *a, struct sw_device_info *dev,
@@ -33,6 +42,7 @@ static enum sw_status model_open(const struct sw_backend_args *a, struct sw_devi
 	if (!s)
 		return sw_fail(err, SW_ENOMEM, "no memory for the model backend");
 	s->kepler_bank_bytes = a->job->kepler_bank_bytes;
+	s->time = a->time;
 	sw_device_host_info(a->local_rank, dev);
 	snprintf(dev->name, sizeof dev->name, "%s", sw_backend_model.name);
 	*state = s;
@@ -46,12 +56,22 @@ static enum sw_status model_run(void *state, const struct sw_plan_point *pt, str
 	const struct model_state *s = state;
 	struct sw_err why = { 0 };
 	(void)err;
-	if (sw_backend_add_model(pt, pt->cc, s->kepler_bank_bytes, rec, &why) != SW_OK) {
+	struct sw_model_figures m;
+	enum sw_status st =
+		sw_backend_add_model_kept(pt, pt->cc, s->kepler_bank_bytes, rec, &m, &why);
+	if (st != SW_OK) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why.msg);
 	} else { /* "ok" is the model's, never the check's: the row says so */
 		snprintf(rec->message, sizeof rec->message, "%s", SW_NOT_CHECKED_MODEL);
 	}
+	/* a device target's time (a CC target has no device to time on), from
+	 * the figures just counted */
+	if (pt->gpu && s->time && st == SW_OK)
+		sw_time_plan_predict_from(s->time, sw_family_at(pt->family), &pt->p, pt->gpu, &m,
+					  rec);
+	else if (pt->gpu)
+		snprintf(rec->model_device, sizeof rec->model_device, "%s", pt->gpu->name);
 	done[0] = rec;
 	*n_done = 1;
 	return SW_OK;
@@ -65,7 +85,7 @@ static void model_close(void **state)
 
 const struct sw_backend sw_backend_model = {
 	.name = "model",
-	.about = "predictions of the model for every CC of the job, no timings, no GPU",
+	.about = "predictions of the model for every CC and device of the job, no GPU",
 	.model_targets = 1,
 	.open = model_open,
 	.run = model_run,

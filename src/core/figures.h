@@ -44,6 +44,13 @@ struct sw_model_figures {
 	double ld_requests, ld_transactions;
 	double st_requests, st_transactions;
 	double shared_ld_requests, shared_ld_wavefronts, shared_ld_conflicts;
+	/* What the time model (model/time_model.h) adds up besides: shared
+	 * stores, constant-cache requests and their passes, and the 128-byte
+	 * lines and DRAM granules global requests touch (each request's
+	 * distinct ones, summed over the point). */
+	double shared_st_requests, shared_st_wavefronts;
+	double constant_requests, constant_passes;
+	double ld_lines, st_lines, ld_granules, st_granules, ld_chunks, st_chunks;
 	/* Per named access of the variant, in its order (schema 8's
 	 * /model_accesses); n_accesses 0 when it names none. */
 	int n_accesses;

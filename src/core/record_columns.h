@@ -94,6 +94,13 @@ X_MODEL(model_efficiency, F64, NULL, NAN, efficiency) /* useful over moved bytes
 X_MODEL(model_conflict_degree, F64, "passes/request", NAN, conflict_degree)
 /* moved bytes at the device's peak; NaN for a model row (set by the caller) */
 X_NUM(model_time_bound_ns, F64, "ns", NAN)
+/* the time model (schema 8): the GPU a row predicts for (a device target's,
+ * or the measuring GPU's table name), its predicted median time, the term
+ * that bound it, and the basis: datasheet, calibrated or transfer */
+X_TEXT(model_device, 32, "")
+X_NUM(model_time_ns, F64, "ns", NAN)
+X_TEXT(model_time_term, 12, "")
+X_TEXT(model_time_basis, 12, "")
 /* whole-point totals, comparable with the counters below */
 X_MODEL(model_ld_requests, F64, "requests", NAN, ld_requests) /* global loads */
 X_MODEL(model_ld_transactions, F64, "transactions", NAN, ld_transactions)

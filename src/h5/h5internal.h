@@ -363,6 +363,18 @@ enum sw_status sw_h5_named_check(struct sw_h5 *h, struct sw_err *err);
  * families it lacks (an extend's plug-in's). Before SWMR writing starts. */
 enum sw_status sw_h5_named_resume(struct sw_h5 *h, struct sw_err *err);
 
+/* ---- h5rates.c: /model_rates ---------------------------------------------- */
+
+/* Creates /model_rates in file with rows[0..n). */
+enum sw_status sw_h5_write_rates(hid_t file, const struct sw_time_rate_row *rows, int n,
+				 struct sw_err *err);
+/* SW_EINVAL, naming the file and its option, when a measured file of
+ * now[0..n_now) is not one /model_rates records with the same hash, or one
+ * it records is not among now; SW_OK for a file without /model_rates and
+ * a run without such files. */
+enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_time_rate_row *now,
+				 int n_now, struct sw_err *err);
+
 /* ---- h5plan.c: /plan and damaged rows ---------------------------------- */
 
 struct sw_plan;

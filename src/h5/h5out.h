@@ -17,6 +17,7 @@
 #include "core/device_info.h"
 #include "core/record.h"
 #include "core/status.h"
+#include "model/time_plan.h"
 
 /* 2: end_unix, measure_method; 3: /sessions, and /metrics with the metrics
  * attribute under --metrics; 4: the axis_columns attribute of /measurements;
@@ -24,8 +25,10 @@
  * device_class; 6: the phase times of /measurements (alloc_s ... check_cpu_s);
  * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found;
  *    /plan (the plan's points, by which a reader tells damaged rows);
- * 8: /model_accesses (the model's figures per named access) and
- *    /axis_names (the names of categorical axes' values) */
+ * 8: the time model's columns of /measurements (model_device, model_time_ns,
+ *    model_time_term, model_time_basis) and /model_rates; /model_accesses
+ *    (the model's figures per named access) and /axis_names (the names of
+ *    categorical axes' values) */
 #define SW_SCHEMA_VERSION 8
 
 struct sw_h5;
@@ -68,6 +71,10 @@ struct sw_h5_meta {
 	/* the run's other inputs: no create, resume or extend writes into one */
 	const struct sw_h5_input *inputs;
 	int n_inputs;
+	/* the time model's rates and files (/model_rates); a resume or extend
+	 * must give the same files, byte for byte */
+	const struct sw_time_rate_row *rates;
+	int n_rates;
 };
 
 /* A /metrics row (schema 3 on): one --metrics value of one point. */

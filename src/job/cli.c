@@ -150,6 +150,44 @@ static enum sw_status set_costs(struct sw_options *o, const char *arg, struct sw
 	return SW_OK;
 }
 
+static enum sw_status set_model_devices(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL,
+			       "empty --model-devices: expected GPU names, NAME,NAME,... "
+			       "(sweep --list-devices)");
+	if (o->model_devices)
+		return sw_fail(err, SW_EINVAL,
+			       "--model-devices given twice: name every device in one list");
+	o->model_devices = arg;
+	return SW_OK;
+}
+
+static enum sw_status add_model_calibrate(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL,
+			       "empty --model-calibrate: expected a measured result FILE[:CLASS]");
+	const char **list =
+		realloc(o->model_calibrate, (size_t)(o->n_model_calibrate + 1) * sizeof *list);
+	if (!list)
+		return sw_fail(err, SW_ENOMEM, "out of memory storing --model-calibrate");
+	list[o->n_model_calibrate++] = arg;
+	o->model_calibrate = list;
+	return SW_OK;
+}
+
+static enum sw_status set_model_from(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL,
+			       "empty --model-from: expected a measured result FILE[:CLASS]");
+	if (o->model_from)
+		return sw_fail(err, SW_EINVAL, "--model-from given twice: one file predicts");
+	o->model_from = arg;
+	return SW_OK;
+}
+
 static enum sw_status set_replay_speed(struct sw_options *o, const char *arg, struct sw_err *err)
 {
 	double v;
@@ -339,10 +377,28 @@ static const struct cli_opt opts[] = {
 	      "(--dry-run too), an unknown one refused with the nearest; at most 16; repeatable "
 	      "(default: none)"),
 	FLAG("list", 'l', list, "list the kernel families, their variants and axes"),
+	FLAG("list-devices", 0, list_devices,
+	     "list the GPUs the time model knows, their datasheet figures and where each comes "
+	     "from, and what each CC's SM holds (--li is now ambiguous: write --list)"),
 	VALUE("plugin", 0, "FILE.so", NULL, add_plugin,
 	      "load the kernel families of a plug-in built with sweep_add_plugin (CMake package "
 	      "sweep); repeatable, before the job's own plugins: key; with --list, lists its "
 	      "families too"),
+	VALUE("model-devices", 0, "NAME,NAME,...", NULL, set_model_devices,
+	      "model backend: add a device target for each GPU named (as --list-devices or "
+	      "the driver names it: H100-SXM, \"NVIDIA H200\"), beside the job's model.ccs and "
+	      "model.devices; its rows carry the predicted median time, model_time_ns, and the "
+	      "term that bound it (default: the job's model.devices)"),
+	VALUE("model-calibrate", 0, "FILE[:CLASS]", NULL, add_model_calibrate,
+	      "fit the time model's rates for one GPU class to the measured rows of FILE (a "
+	      "fleet check's, or any result of that class; CLASS when FILE holds several) and "
+	      "predict with them; the fit and FILE's path and hash are recorded; repeatable, "
+	      "one a class (default: the datasheet's rates)"),
+	VALUE("model-from", 0, "FILE[:CLASS]", NULL, set_model_from,
+	      "predict each point from FILE's measured time of the same point, scaled by the "
+	      "model's ratio between FILE's GPU and the target, so what the model misses on "
+	      "both cancels; points FILE lacks are predicted by the model alone, and say so "
+	      "(default: the model alone)"),
 	VALUE("schedule", 0, "dynamic|static", "dynamic or static", set_schedule,
 	      "dynamic: ranks take points as they finish them, longest expected first; static: "
 	      "a split decided up front that balances expected time (greedy LPT) (default: "
@@ -378,6 +434,7 @@ static const struct {
 } sections[] = {
 	{ "output", "Output:" },
 	{ "set", "What to run:" },
+	{ "model-devices", "The time model:" },
 	{ "schedule", "Sharing the work between MPI ranks:" },
 	{ "quiet", "Other:" },
 };
@@ -603,7 +660,7 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 			       argv[optind]);
 	if (n_pos == 1)
 		o->job_path = argv[optind];
-	else if (!o->list && !o->n_families)
+	else if (!o->list && !o->list_devices && !o->n_families)
 		return sw_fail(
 			err, SW_EINVAL,
 			"missing job file (usage: sweep [OPTIONS] JOB.yaml, or --family NAME; "
@@ -656,6 +713,9 @@ void sw_cli_fini(struct sw_options *o)
 	free(o->families);
 	o->families = NULL;
 	o->n_families = 0;
+	free(o->model_calibrate);
+	o->model_calibrate = NULL;
+	o->n_model_calibrate = 0;
 	free(o->replay_classes);
 	o->replay_classes = NULL;
 	o->n_replay_classes = o->n_replay_devices = 0;

@@ -29,9 +29,10 @@ struct sw_options {
 	const char *job_path; /* the one positional argument */
 	const char *output;   /* -o; NULL: <job name>.h5 in the current directory */
 	int force, resume, dry_run, list, quiet, help, version, share_gpu, counters;
-	int extend;  /* --extend: add an enlarged job's new points to an existing file */
-	int points;  /* --points: a dry run lists every point, not only the summary */
-	int backend; /* SW_BACKEND_AUTO, or an index into backend_list.h */
+	int list_devices; /* --list-devices: the time model's GPU table */
+	int extend;       /* --extend: add an enlarged job's new points to an existing file */
+	int points;       /* --points: a dry run lists every point, not only the summary */
+	int backend;      /* SW_BACKEND_AUTO, or an index into backend_list.h */
 	enum sw_schedule schedule;
 	int placement;     /* --placement: an enum sw_placement (job.h); -1: the job's */
 	const char **sets; /* --set values, in order (owned array, borrowed strings) */
@@ -52,6 +53,14 @@ struct sw_options {
 	 * SW_MAX_METRICS (record.h) (owned array of owned strings) */
 	char **metrics;
 	int n_metrics;
+	/* The time model (docs/model.md, "Time"): --model-devices NAME,... adds
+	 * device targets to the job's; --model-calibrate FILE[:CLASS] (owned
+	 * array, borrowed strings) fits a class's rates to a measured file;
+	 * --model-from FILE[:CLASS] predicts from FILE's times of each point. */
+	const char *model_devices;
+	const char **model_calibrate;
+	int n_model_calibrate;
+	const char *model_from;
 	/* --family NAME: families to run with their default axes, instead of a
 	 * job file (owned array, borrowed strings) */
 	const char **families;

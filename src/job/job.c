@@ -21,6 +21,7 @@
 
 #include <yaml.h>
 
+#include "model/gpus.h"
 #include "model/model.h"
 #include "job/job_families.h"
 #include "job/plugin.h"
@@ -107,6 +108,57 @@ static enum sw_status add_cc(struct sw_yaml_ctx *c, const yaml_node_t *n, const 
 	return SW_OK;
 }
 
+enum sw_status sw_job_add_device(struct sw_job *job, const char *name, struct sw_err *err)
+{
+	const struct sw_gpu *gpu;
+	if (sw_gpu_find(name, &gpu, err))
+		return SW_EINVAL;
+	for (int i = 0; i < job->n_devices; i++)
+		if (job->devices[i] == gpu)
+			return sw_fail(err, SW_EINVAL, "device %s is listed twice", gpu->name);
+	if (job->n_devices == SW_MAX_DEVICES)
+		return sw_fail(err, SW_EINVAL, "more than %d devices", SW_MAX_DEVICES);
+	job->devices[job->n_devices++] = gpu;
+	return SW_OK;
+}
+
+/* model.devices: a sequence of GPU names, or one string "A,B". */
+static enum sw_status parse_devices(struct sw_yaml_ctx *c, const yaml_node_t *n, struct sw_job *job)
+{
+	static const char expected[] = "GPU names like [H100-SXM, H200] or \"H100-SXM,H200\"";
+	const char *s;
+	char piece[128];
+	job->n_devices = 0;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		if (n->data.sequence.items.start == n->data.sequence.items.top)
+			return sw_yaml_fail_at(c, n, "model.devices: empty; expected %s", expected);
+		for (yaml_node_item_t *i = n->data.sequence.items.start;
+		     i < n->data.sequence.items.top; i++) {
+			const yaml_node_t *item = sw_yaml_node(c, *i);
+			enum sw_status st = sw_yaml_scalar(c, item, "model.devices",
+							   "a GPU name like H100-SXM", &s);
+			if (st)
+				return st;
+			if (sw_job_add_device(job, s, c->err))
+				return sw_yaml_wrap_at(c, item, "model.devices");
+		}
+		return SW_OK;
+	}
+	enum sw_status st = sw_yaml_scalar(c, n, "model.devices", expected, &s);
+	if (st)
+		return st;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		snprintf(piece, sizeof piece, "%.*s",
+			 (int)(len < sizeof piece ? len : sizeof piece - 1), s);
+		if (sw_job_add_device(job, piece, c->err))
+			return sw_yaml_wrap_at(c, n, "model.devices");
+		if (!s[len])
+			return SW_OK;
+		s += len + 1;
+	}
+}
+
 static enum sw_status parse_ccs(struct sw_yaml_ctx *c, const yaml_node_t *n, struct sw_job *job)
 {
 	static const char expected[] = "compute capabilities like [6.0, 9.0] or \"6.0,9.0\"";
@@ -149,7 +201,7 @@ static enum sw_status parse_ccs(struct sw_yaml_ctx *c, const yaml_node_t *n, str
 
 static enum sw_status parse_model(struct sw_yaml_ctx *c, yaml_node_t *n, struct sw_job *job)
 {
-	static const char *const keys[] = { "ccs", "kepler_bank_bytes" };
+	static const char *const keys[] = { "ccs", "devices", "kepler_bank_bytes" };
 	yaml_node_t *map;
 	enum sw_status st;
 
@@ -162,6 +214,8 @@ static enum sw_status parse_model(struct sw_yaml_ctx *c, yaml_node_t *n, struct 
 		yaml_node_t *k = sw_yaml_node(c, p->key), *v = sw_yaml_node(c, p->value);
 		if (!strcmp((const char *)k->data.scalar.value, "ccs")) {
 			st = parse_ccs(c, v, job);
+		} else if (!strcmp((const char *)k->data.scalar.value, "devices")) {
+			st = parse_devices(c, v, job);
 		} else {
 			st = sw_yaml_int(c, v, "model.kepler_bank_bytes", 4, 8,
 					 &job->kepler_bank_bytes);

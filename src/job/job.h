@@ -16,6 +16,7 @@
 #include "core/status.h"
 
 #define SW_MAX_CCS       32
+#define SW_MAX_DEVICES   32
 #define SW_JOB_MAX_BYTES (1 << 20) /* a job file is a page of text, not data */
 
 struct sw_src_loc {
@@ -56,6 +57,10 @@ struct sw_job {
 	int ccs[SW_MAX_CCS]; /* model targets, 10 * major + minor */
 	int n_ccs;
 	int kepler_bank_bytes; /* model.kepler_bank_bytes: 4 (default) or 8, for CC 3.x targets */
+	/* model.devices and --model-devices: GPUs of the table (model/gpus.h)
+	 * the model backend predicts times for, each a target beside the CCs */
+	const struct sw_gpu *devices[SW_MAX_DEVICES];
+	int n_devices;
 	/* the plug-in file each `plugins:` entry resolved to, in order (a
 	 * result file records them: docs/hdf5-schema.md, `plugin_paths`) */
 	struct sw_plugin_ref *plugins;
@@ -104,6 +109,12 @@ enum sw_status sw_job_set(struct sw_job *job, const char *assignment, struct sw_
  * SW_ENOMEM. */
 enum sw_status sw_axis_def_parse(const struct sw_axis_def *d, const char *text,
 				 struct sw_axis_values *out, struct sw_err *err);
+
+/* Adds the GPU name means (model/gpus.h, sw_gpu_find) to the job's device
+ * targets: --model-devices, as model.devices does. SW_EINVAL for a name
+ * the table does not know or knows twice, a device listed twice, or more
+ * than SW_MAX_DEVICES. */
+enum sw_status sw_job_add_device(struct sw_job *job, const char *name, struct sw_err *err);
 
 /* "once", "per_class", "every_gpu". */
 const char *sw_placement_name(enum sw_placement p);

@@ -41,6 +41,19 @@ uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc
 	return fnv1a(FNV_OFFSET, text, strlen(text));
 }
 
+uint64_t sw_point_id_dev(const struct sw_family *f, const struct sw_point *p, const char *device)
+{
+	char text[512];
+	int len = snprintf(text, sizeof text, "%s/%s", f->name, f->variants[p->variant].name);
+	for (int a = 0; a < f->n_axes && len < (int)sizeof text; a++)
+		if (axis_in_id(&f->axes[a], p->axis[a]))
+			len += snprintf(text + len, sizeof text - len, ";%s=%" PRId64,
+					f->axes[a].name, p->axis[a]);
+	if (len < (int)sizeof text)
+		snprintf(text + len, sizeof text - len, ";dev=%s", device);
+	return fnv1a(FNV_OFFSET, text, strlen(text));
+}
+
 static int selected(const struct sw_job_family *jf, int v)
 {
 	return (jf->variants & (1u << v)) != 0;
@@ -116,12 +129,12 @@ static void advance(const struct sw_job_family *jf, int v, size_t *pos)
 	}
 }
 
-/* Appends variant v's points to plan, each once per model target (or once,
- * with cc 0, for a measured plan). */
+/* Appends variant v's points to plan, each once per model target, the CCs
+ * then the devices (or once, with cc 0, for a measured plan). */
 static void expand_variant(struct sw_plan *plan, const struct sw_job *job,
 			   const struct sw_job_family *jf, int v, int model_targets)
 {
-	int targets = model_targets ? job->n_ccs : 1;
+	int targets = model_targets ? job->n_ccs + job->n_devices : 1;
 	size_t pos[SW_MAX_AXES] = { 0 };
 	for (uint64_t k = variant_points(jf, v); k > 0; k--) {
 		struct sw_point p = point_at(jf, v, pos);
@@ -129,6 +142,12 @@ static void expand_variant(struct sw_plan *plan, const struct sw_job *job,
 			struct sw_plan_point *pt = &plan->points[plan->n++];
 			pt->family = jf->index;
 			pt->p = p;
+			if (model_targets && t >= job->n_ccs) {
+				pt->gpu = job->devices[t - job->n_ccs];
+				pt->cc = pt->gpu->cc;
+				pt->id = sw_point_id_dev(jf->family, &p, pt->gpu->name);
+				continue;
+			}
 			pt->cc = model_targets ? job->ccs[t] : 0;
 			pt->id = sw_point_id(jf->family, &p, pt->cc);
 		}
@@ -223,8 +242,8 @@ enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct
 {
 	uint64_t total;
 	memset(plan, 0, sizeof *plan);
-	enum sw_status st =
-		count_points(job, model_targets ? (uint64_t)job->n_ccs : 1, &total, err);
+	enum sw_status st = count_points(
+		job, model_targets ? (uint64_t)(job->n_ccs + job->n_devices) : 1, &total, err);
 	if (st != SW_OK)
 		return st;
 
@@ -286,6 +305,8 @@ void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len)
 		format_count(v, sizeof v, pt->p.axis[a]);
 		n += snprintf(buf + n, len - n, " %s=%s", f->axes[a].name, name ? name : v);
 	}
-	if (pt->cc && n >= 0 && (size_t)n < len)
+	if (pt->gpu && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " dev=%s", pt->gpu->name);
+	else if (pt->cc && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - n, " cc=%d.%d", pt->cc / 10, pt->cc % 10);
 }

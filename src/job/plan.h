@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "job/job.h"
+#include "model/gpus.h"
 #include "kernel.h"
 #include "core/status.h"
 
@@ -19,9 +20,10 @@
 
 struct sw_plan_point {
 	uint64_t id;
-	int family;      /* registry index */
-	int cc;          /* model target (10 * major + minor), 0 for a measured point */
-	int calibration; /* 1: in the job's calibrate (too): runs on every GPU, first */
+	int family;               /* registry index */
+	int cc;                   /* model target (10 * major + minor), 0 for a measured point */
+	const struct sw_gpu *gpu; /* a device target's GPU (its cc is the GPU's); NULL otherwise */
+	int calibration;          /* 1: in the job's calibrate (too): runs on every GPU, first */
 	struct sw_point p;
 };
 
@@ -33,8 +35,8 @@ struct sw_plan {
 
 /* Expands job: its families' points, then the calibrate points that are not
  * among them (a point in both is one point, marked calibration). With
- * model_targets, every point is repeated for each of the job's CCs (the
- * model backend); otherwise cc is 0. Calibration changes no id; it enters
+ * model_targets, every point is repeated for each of the job's CCs and
+ * then each of its devices (the model backend); otherwise cc is 0. Calibration changes no id; it enters
  * the fingerprint only where a job has calibrate points, so a job without
  * them keeps the fingerprint it had. */
 enum sw_status sw_plan_build(const struct sw_job *job, int model_targets, struct sw_plan *plan,
@@ -49,8 +51,13 @@ void sw_plan_fini(struct sw_plan *plan);
  * before baselines existed. */
 uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc);
 
-/* "strided_read/course stride=4 n=64M" (cc=9.0 appended for a model point);
- * a categorical axis's value by its name: "pattern=gather". */
+/* The id of a device target: the text ends ";dev=NAME" (the table's name)
+ * instead of ";cc=NN", so two devices of one CC are two targets. */
+uint64_t sw_point_id_dev(const struct sw_family *f, const struct sw_point *p, const char *device);
+
+/* "strided_read/course stride=4 n=64M" (cc=9.0 appended for a model point,
+ * dev=H100-SXM for a device target); a categorical axis's value by its
+ * name: "pattern=gather". */
 void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len);
 
 #endif

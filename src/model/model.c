@@ -125,9 +125,21 @@ static void half_warp_segments(const struct sw_request *r, int first, struct sw_
 	}
 }
 
+/* Distinct values of sorted[0..n) shifted right by k: the 64-, 128- and
+ * 256-byte units a request's distinct 32-byte sectors fall in. */
+static int coarser(const uint64_t *sorted, int n, int k)
+{
+	int count = 0;
+	for (int i = 0; i < n; i++)
+		count += i == 0 || sorted[i] >> k != sorted[i - 1] >> k;
+	return count;
+}
+
 static void global_cost(const struct sw_request *r, int cc, struct sw_model_cost *c)
 {
-	uint64_t units[64];
+	uint64_t sectors[64];
+	/* one sort: every coarser unit is counted from the sorted sectors */
+	int n = units_touched(r, 0, 32, 32, sectors);
 	if (cc <= 11) {
 		half_warp_strict(r, 0, c);
 		half_warp_strict(r, 16, c);
@@ -135,12 +147,17 @@ static void global_cost(const struct sw_request *r, int cc, struct sw_model_cost
 		half_warp_segments(r, 0, c);
 		half_warp_segments(r, 16, c);
 	} else if (cc < 30) { /* Fermi: loads cached in L1, 128-byte lines per warp */
-		c->transactions = units_touched(r, 0, 32, 128, units);
+		c->transactions = coarser(sectors, n, 2);
 		c->moved_bytes = c->transactions * 128;
 	} else { /* 32-byte segments (3.x-5.x, through L2) and sectors (6.0 on) */
-		c->transactions = units_touched(r, 0, 32, 32, units);
-		c->moved_bytes = c->transactions * 32;
+		c->transactions = n;
+		c->moved_bytes = n * 32;
 	}
+	_Static_assert(SW_MODEL_GRANULE_BYTES == 64 && SW_MODEL_CHUNK_BYTES == 256,
+		       "the shifts below count 64- and 256-byte units of 32-byte sectors");
+	c->lines = coarser(sectors, n, 2);
+	c->chunks = coarser(sectors, n, 3);
+	c->granules = cc >= 60 ? coarser(sectors, n, 1) : c->transactions;
 }
 
 /* Passes a shared request takes: the most distinct words any bank must serve
@@ -309,6 +326,8 @@ static enum sw_status refine(struct walk *w, const struct sample *a, const struc
 struct tally {
 	double issued, global, trans, useful, moved, ld, ld_trans, st, st_trans;
 	double other, degree, sh_ld, sh_waves, sh_ideal;
+	double ld_lines, st_lines, ld_gran, st_gran, ld_chunks, st_chunks, sh_st, sh_st_waves, con,
+		con_passes;
 };
 
 static void tally_add(struct tally *t, const struct sample *s, double wt)
@@ -322,16 +341,24 @@ static void tally_add(struct tally *t, const struct sample *s, double wt)
 		t->useful += wt * s->c.useful_bytes;
 		t->moved += wt * s->c.moved_bytes;
 		if (s->is_store)
-			t->st += wt, t->st_trans += wt * s->c.transactions;
+			t->st += wt, t->st_trans += wt * s->c.transactions,
+				t->st_lines += wt * s->c.lines, t->st_gran += wt * s->c.granules,
+				t->st_chunks += wt * s->c.chunks;
 		else
-			t->ld += wt, t->ld_trans += wt * s->c.transactions;
+			t->ld += wt, t->ld_trans += wt * s->c.transactions,
+				t->ld_lines += wt * s->c.lines, t->ld_gran += wt * s->c.granules,
+				t->ld_chunks += wt * s->c.chunks;
 		return;
 	}
 	t->other += wt;
 	t->degree += wt * s->c.conflict_degree;
-	if (s->space == SW_SPACE_SHARED && !s->is_store)
+	if (s->space == SW_SPACE_CONSTANT)
+		t->con += wt, t->con_passes += wt * s->c.conflict_degree;
+	else if (!s->is_store)
 		t->sh_ld += wt, t->sh_waves += wt * s->c.wavefronts,
 			t->sh_ideal += wt * s->c.ideal_wavefronts;
+	else
+		t->sh_st += wt, t->sh_st_waves += wt * s->c.wavefronts;
 }
 
 /* Access a's sums, and whether its counts are exact: each held request
@@ -403,6 +430,16 @@ static void figures_of(const struct tally *t, int cc, struct sw_model_figures *o
 	out->shared_ld_requests = t->sh_ld;
 	out->shared_ld_wavefronts = t->sh_waves;
 	out->shared_ld_conflicts = t->sh_waves - t->sh_ideal;
+	out->shared_st_requests = t->sh_st;
+	out->shared_st_wavefronts = t->sh_st_waves;
+	out->constant_requests = t->con;
+	out->constant_passes = t->con_passes;
+	out->ld_lines = t->ld_lines;
+	out->st_lines = t->st_lines;
+	out->ld_granules = t->ld_gran;
+	out->st_granules = t->st_gran;
+	out->ld_chunks = t->ld_chunks;
+	out->st_chunks = t->st_chunks;
 	if (t->global > 0) {
 		out->transactions_per_request = t->trans / t->global;
 		out->sectors_per_request = cc >= 60 ? out->transactions_per_request : NAN;

@@ -27,7 +27,15 @@ struct sw_model_cost {
 			      * distinct addresses (1 = broadcast) */
 	int wavefronts;       /* shared, 2.x on: passes summed over the request's phases */
 	int ideal_wavefronts; /* the same without conflicts: one per phase with a lane */
+	int lines;            /* global: distinct 128-byte lines touched */
+	int granules;         /* global: distinct DRAM granules touched (SW_MODEL_GRANULE_BYTES) */
+	int chunks;           /* global: distinct SW_MODEL_CHUNK_BYTES chunks touched */
 };
+
+/* The unit in which L2 fetches from and writes to DRAM on CC 6.0 and later:
+ * a pair of sectors (docs/model.md, "Time"). */
+#define SW_MODEL_GRANULE_BYTES 64
+#define SW_MODEL_CHUNK_BYTES   256
 
 /* Nonzero when the model has rules for cc (10 * major + minor). */
 int sw_model_supports(int cc);

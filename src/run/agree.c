@@ -64,10 +64,11 @@ static uint64_t hash_int(uint64_t h, long long v)
 /* The options as parsed, so "-o x" and "--output=x" agree. */
 static uint64_t options_digest(const struct sw_options *o)
 {
-	const int flags[] = { o->force,    o->resume, o->dry_run,   o->list,
-			      o->quiet,    o->help,   o->version,   o->share_gpu,
-			      o->counters, o->points, o->backend,   o->schedule,
-			      o->batch,    o->n_sets, o->n_metrics, o->n_families };
+	const int flags[] = { o->force,        o->resume,   o->dry_run, o->list,
+			      o->list_devices, o->quiet,    o->help,    o->version,
+			      o->share_gpu,    o->counters, o->points,  o->backend,
+			      o->schedule,     o->batch,    o->n_sets,  o->n_metrics,
+			      o->n_families };
 	char speed[40];
 	uint64_t h = FNV_OFFSET;
 
@@ -82,6 +83,10 @@ static uint64_t options_digest(const struct sw_options *o)
 	for (int i = 0; i < o->n_families; i++)
 		h = hash_str(h, o->families[i]);
 	h = hash_str(h, o->costs);
+	h = hash_str(h, o->model_devices);
+	h = hash_str(h, o->model_from);
+	for (int i = 0; i < o->n_model_calibrate; i++)
+		h = hash_str(h, o->model_calibrate[i]);
 	h = hash_str(h, o->backend_arg);
 	snprintf(speed, sizeof speed, "%a", o->replay_speed);
 	return hash_str(h, speed);
@@ -94,6 +99,22 @@ static uint64_t words_digest(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		h = hash_str(h, argv[i]);
 	return h;
+}
+
+/* --model-devices NAME,...: each a device target beside the job's. */
+static enum sw_status add_devices(struct sw_job *job, const char *list, struct sw_err *err)
+{
+	for (;;) {
+		size_t len = strcspn(list, ",");
+		char name[128];
+		snprintf(name, sizeof name, "%.*s",
+			 (int)(len < sizeof name ? len : sizeof name - 1), list);
+		if (sw_job_add_device(job, name, err))
+			return sw_wrap(err, "--model-devices");
+		if (!list[len])
+			return SW_OK;
+		list += len + 1;
+	}
 }
 
 /* The job (--set applied) into *job, and its plan's fingerprint, as this
@@ -114,6 +135,8 @@ static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struc
 	v->job_text = hash_str(FNV_OFFSET, job->text);
 	for (int i = 0; st == SW_OK && i < o->n_sets; i++)
 		st = sw_job_set(job, o->sets[i], err);
+	if (st == SW_OK && o->model_devices)
+		st = add_devices(job, o->model_devices, err);
 	/* model targets or not, the backend's choice later: the ids are what tell
 	 * two registries or two --set apart */
 	if (st == SW_OK)
@@ -139,7 +162,7 @@ static void make_vote(int argc, char **argv, const struct sw_options *o, enum sw
 		/* --plugin files first: --list shows their families, the job names them */
 		for (int i = 0; st == SW_OK && !o->help && !o->version && i < o->n_plugins; i++)
 			st = sw_plugin_load(o->plugins[i], err);
-		if (st == SW_OK && !o->help && !o->version && !o->list)
+		if (st == SW_OK && !o->help && !o->version && !o->list && !o->list_devices)
 			st = job_vote(o, v, job, err);
 		/* by content and family names: the same files anywhere agree */
 		v->plugins = sw_plugins_digest();

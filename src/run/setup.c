@@ -25,6 +25,7 @@
 #include "core/safe_open.h"
 #include "run/sched.h"
 #include "run/setup.h"
+#include "run/time_setup.h"
 #include "version.h"
 
 /* The worst and the best status over all ranks, in one reduction. */
@@ -295,9 +296,12 @@ static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 	};
 	a.size = r->size;
 	a.stop = &sw_run_interrupted; /* SIGINT, SIGTERM (run.c) */
+	a.time = &r->time;
 	enum sw_status st = local_rank_of(err, &a.local_rank);
 	if (st == SW_OK)
 		st = injected(r, SW_STAGE_BIND, st, err);
+	if (st == SW_OK)
+		st = sw_time_setup(r->opt, &r->time, err);
 	if (st == SW_OK)
 		st = r->backend->open(&a, &r->dev, &r->backend_state, err);
 	r->dev.rank = r->rank;
@@ -386,8 +390,9 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
 }
 
 /* Room for the inputs a run reads besides its job: --backend NAME=FILE,
- * --costs, and each plug-in by its option and as loaded. */
-#define MAX_INPUTS (2 + 2 * SW_MAX_PLUGINS)
+ * --costs, each plug-in by its option and as loaded, and the time model's
+ * measured files. */
+#define MAX_INPUTS (2 + 2 * SW_MAX_PLUGINS + SW_TIME_MAX_FILES)
 
 /* The files this run reads besides its job (rank 0), which its output may
  * not be (docs/bad-inputs.md, "Inputs that are also outputs"); how many. */
@@ -413,6 +418,12 @@ static int list_inputs(const struct sw_rank_ctx *r, struct sw_h5_input *in)
 		snprintf(in[n++].what, sizeof in->what, "the plug-in of --plugin %s",
 			 sw_safe_open_brief(o->plugins[i], brief, sizeof brief));
 	}
+	for (int i = 0; i < r->time.n_files && n < MAX_INPUTS; i++) {
+		in[n].path = r->time.files[i].path;
+		snprintf(in[n++].what, sizeof in->what, "the measured file of %s %s",
+			 i == r->time.from ? "--model-from" : "--model-calibrate",
+			 sw_safe_open_brief(r->time.files[i].path, brief, sizeof brief));
+	}
 	/* the job's plugins: as loaded (a --plugin file matched above first) */
 	for (int i = 0; i < sw_plugin_count() && n < MAX_INPUTS; i++) {
 		in[n].path = sw_plugin_at(i)->path;
@@ -423,9 +434,14 @@ static int list_inputs(const struct sw_rank_ctx *r, struct sw_h5_input *in)
 	return n;
 }
 
-/* What the file says of this run (rank 0); version and in are the caller's. */
+/* Rows of /model_rates: every file, and each device target's rates. */
+#define MAX_RATE_ROWS (SW_TIME_MAX_FILES * 2 + SW_MAX_DEVICES)
+
+/* What the file says of this run (rank 0); version, in and rates are the
+ * caller's. */
 static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, size_t len,
-				   struct sw_h5_input in[MAX_INPUTS])
+				   struct sw_h5_input in[MAX_INPUTS],
+				   struct sw_time_rate_row rates[MAX_RATE_ROWS])
 {
 	snprintf(version, len, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
 	struct sw_h5_meta meta = {
@@ -449,6 +465,9 @@ static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, s
 		.plan = &r->plan,
 		.inputs = in,
 		.n_inputs = list_inputs(r, in),
+		.rates = rates,
+		.n_rates = sw_time_plan_rows(&r->time, r->job.devices, r->job.n_devices, rates,
+					     MAX_RATE_ROWS),
 	};
 	return meta;
 }
@@ -471,7 +490,8 @@ enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done,
 	memset(dmg, 0, sizeof *dmg);
 	if (r->rank == 0) {
 		struct sw_h5_input in[MAX_INPUTS];
-		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
+		static struct sw_time_rate_row rates[MAX_RATE_ROWS];
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates);
 		st = sw_h5_check_resume(r->path, &meta, n_done, dmg, err);
 	}
 	return sw_mpi_worst(st);
@@ -543,7 +563,8 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	char version[128];
 	struct sw_h5_input in[MAX_INPUTS];
-	struct sw_h5_meta meta = file_meta(r, version, sizeof version, in);
+	static struct sw_time_rate_row rates[MAX_RATE_ROWS];
+	struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates);
 	struct sw_place_done *done = NULL;
 	uint64_t *ids = NULL;
 	size_t n_done = 0;
@@ -786,6 +807,7 @@ void sw_setup_fini(struct sw_rank_ctx *r)
 	free(r->cost_s);
 	free(r->class_cost_s);
 	free_costs(r);
+	sw_time_plan_fini(&r->time);
 	r->cost_s = r->class_cost_s = NULL;
 	r->devices = NULL;
 	r->todo = NULL;

@@ -1,0 +1,109 @@
+"""What the reader checks of the rows it read: the unwritten (fill) rows,
+the damaged ones and those a resume marked are dropped, counted and
+said (docs/hdf5-schema.md, "Damaged rows"), with what a reader must
+know of how complete the file is."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .reader_format import CALIBRATION, DAMAGED_STATUS, FILL_POINT_ID, STATUS_NAMES, Run
+
+
+def _written(rows, plan):
+    """The rows sweep wrote and no damage changed; how many fill, damaged and
+    marked rows were dropped, and why the first damaged one is."""
+    status = rows["status"].to_numpy()
+    fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
+    marked = status == DAMAGED_STATUS
+    damaged, why = _damaged(rows, plan, ~fill & ~marked)
+    keep = ~fill & ~marked & ~damaged
+    # a copy only where there is something to drop
+    kept = rows if keep.all() else rows[keep].reset_index(drop=True)
+    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why
+
+
+def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:
+    """Which of the written rows (not fill rows, not rows a resume marked) are
+    damaged, and why the first of them is ("row 16: its family or variant is
+    empty")."""
+    fam = rows["family"].astype(str).to_numpy()
+    var = rows["variant"].astype(str).to_numpy()
+    status = rows["status"].to_numpy()
+    checks = [
+        (~np.isin(status, list(STATUS_NAMES)), "its status {s} is none sweep writes"),
+        ((fam == "") | (var == ""), "its family or variant is empty"),
+    ]
+    if plan is not None:
+        at = plan.index.get_indexer(rows["point_id"].to_numpy(np.uint64))
+        known = at >= 0
+        pf = np.where(known, plan["family"].to_numpy(object)[at], "")
+        pv = np.where(known, plan["variant"].to_numpy(object)[at], "")
+        checks.append((~known, "point {id} is no point of the file's plan (/plan)"))
+        checks.append(
+            (known & ((pf != fam) | (pv != var)), "it says {f}/{v}, /plan says {pf}/{pv}")
+        )
+    bad = np.zeros(len(rows), dtype=bool)
+    for mask, _ in checks:
+        bad |= mask & written
+    if not bad.any():
+        return bad, ""
+    i = int(np.argmax(bad))
+    text = next(t for m, t in checks if m[i])
+    return bad, f"row {i}: " + text.format(
+        s=status[i],
+        id=f"{int(rows['point_id'].iat[i]):016x}",
+        f=fam[i],
+        v=var[i],
+        pf=pf[i] if plan is not None else "",
+        pv=pv[i] if plan is not None else "",
+    )
+
+
+def _add_damage_notes(run: Run, why: str):
+    if run.damaged_rows:
+        run.warnings.append(
+            f"{run.damaged_rows} damaged row(s) of /measurements were left out ({why}): "
+            "`sweep --resume` marks them and measures their points again"
+        )
+    if run.marked_rows:
+        run.warnings.append(
+            f"{run.marked_rows} row(s) a resume found damaged and marked (status "
+            f"{DAMAGED_STATUS}) were left out"
+        )
+    run.notes.extend(run.warnings)
+
+
+def _complete(rows, absent):
+    """The rows with the optional columns a file lacks (NaN) and calibration
+    (0 before schema 5)."""
+    for c in absent:
+        rows[c] = np.nan
+    if CALIBRATION not in rows.columns:
+        rows[CALIBRATION] = 0
+    return rows
+
+
+def _add_notes(run: Run):
+    """What the reader of a report must know about how complete the file is."""
+    if run.fill_rows:
+        run.notes.append(
+            f"{run.fill_rows} unwritten row(s) left by an interrupted flush were ignored"
+        )
+    if not run.closed_cleanly:
+        run.notes.append(
+            "the file has no end_time: the sweep that wrote it was killed or "
+            "is still running; the report shows what was flushed"
+        )
+    rows = run.rows
+    if run.replay_rows:
+        run.notes.append(
+            f"{run.replay_rows} row(s) of the replay backend (a test instrument: each point "
+            "slept a duration recorded in another file) are no measurements and were left out"
+        )
+    bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(run.samples)
+    if bad.any():
+        run.notes.append(
+            f"{int(bad.sum())} row(s) point past the end of /samples: their raw samples are ignored"
+        )

@@ -1,0 +1,203 @@
+"""What the reader knows of the file format (docs/hdf5-schema.md): the
+schema versions it reads and what each added, the columns and attributes
+of each table, the status names; the Run a file reads into, and the one
+error of a file this package cannot read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .cli import ToolError
+
+SCHEMA_VERSION = 8  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+# From schema 4 on /measurements names its axis columns in this attribute (an
+# array of strings); older files' axes are found by elimination (_old_axes).
+AXES_ATTR = "axis_columns"
+AXES_ATTR_SCHEMA = 4
+
+# Schema 5 on: where points ran (root attribute; older files: "once"), the
+# calibration flag of a row (1: a calibration point, run on every GPU; older
+# files: 0) and the device class of a /devices row (older files: derived).
+PLACEMENT_ATTR = "placement"
+PLACEMENTS = ("once", "per_class", "every_gpu")
+CALIBRATION = "calibration"
+DEVICE_CLASS = "device_class"
+
+# Schema 7 on: the real path and content hash of each plug-in of the job's
+# `plugins:` (root attributes, absent when it names none), so a resume or
+# extend reads the stored job with the plug-ins it was made with.
+PLUGIN_PATHS_ATTR = "plugin_paths"
+PLUGIN_HASHES_ATTR = "plugin_hashes"
+
+# /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
+METRIC_COLUMNS = ("point_id", "name", "value", "unit")
+FILL_POINT_ID = np.uint64(2**64 - 1)  # a row allocated but never written
+
+# Schema 7 on: /plan, one row per point of the file's plan (point_id, family,
+# variant). A row of /measurements is damaged when its point is not in it,
+# its family or variant are not that point's, either is empty, or its status
+# is none sweep writes (docs/hdf5-schema.md, "Damaged rows"); older files,
+# without /plan, are judged by the last three alone. A resume marks the
+# damaged rows it finds: point_id the fill value, status -2.
+PLAN_SCHEMA = 7
+PLAN_COLUMNS = ("point_id", "family", "variant")
+DAMAGED_STATUS = -2
+
+
+# Columns every schema-1 file has (docs/hdf5-schema.md), which the reader
+# needs. Axis columns come on top: the file names them (schema 4 on), or,
+# in older files, they are the int64 columns outside these lists.
+MEASUREMENT_COLUMNS = (
+    "point_id",
+    "plan_index",
+    "rank",
+    "session",
+    "family",
+    "variant",
+    "backend",
+    "is_reference",
+    "cc",
+    "status",
+    "message",
+    "check_mode",
+    "checked_elems",
+    "max_rel_err",
+    "seed",
+    "n_samples",
+    "launches_per_sample",
+    "l2_flushed",
+    "median_ns",
+    "min_ns",
+    "mean_ns",
+    "stddev_ns",
+    "rse",
+    "useful_bytes",
+    "flops",
+    "gbps",
+    "gflops",
+    "timed_s",
+    "sm_clock_mhz",
+    "mem_clock_mhz",
+    "throttle_reasons",
+    "model_requests",
+    "model_sectors_per_request",
+    "model_moved_bytes",
+    "model_efficiency",
+    "start_unix",
+    "sample_offset",
+)
+# Columns added to schema 1 later (old readers may ignore them): NaN when absent.
+OPTIONAL_MEASUREMENT_COLUMNS = (
+    "model_transactions_per_request",
+    "model_conflict_degree",
+    "model_time_bound_ns",
+    "model_time_ns",  # schema 8: the time model's prediction
+)
+DEVICE_COLUMNS = (
+    "rank",
+    "session",
+    "host",
+    "local_rank",
+    "device_index",
+    "backend",
+    "pci_bus_id",
+    "uuid",
+    "name",
+    "cc",
+    "sm_count",
+    "mem_clock_khz",
+    "mem_bus_width_bits",
+    "peak_gbps",
+    "l2_bytes",
+    "mem_bytes",
+    "driver_version",
+    "runtime_version",
+    "visible_devices",
+)
+SESSION_COLUMNS = (
+    "session",
+    "mode",
+    "start_unix",
+    "start_time",
+    "plan_fingerprint",
+    "plan_points",
+    "tool_version",
+    "job_text",
+)
+STATUS_NAMES = {0: "ok", 1: "skipped", 2: "invalid", 3: "failed"}
+
+
+class SweepFileError(ToolError):
+    """A file this package cannot read, with a message meant for the user."""
+
+
+@dataclass
+class Run:
+    """One result file, read whole."""
+
+    path: str
+    attrs: dict
+    devices: pd.DataFrame
+    rows: pd.DataFrame  # /measurements without fill rows, one device's columns joined
+    samples: np.ndarray
+    units: dict  # column -> units, of /measurements and /devices
+    axes: list  # axis column names, in file order
+    # every row of every backend but fill rows, replay rows included, with
+    # the same device columns: the fleet and class sections and compare --class
+    # (which say "emulated" for replay rows) read it; nothing else does
+    all_rows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    fill_rows: int = 0  # status -1 rows dropped
+    damaged_rows: int = 0  # damaged rows dropped (docs/hdf5-schema.md, "Damaged rows")
+    marked_rows: int = 0  # rows a resume marked damaged (status -2), dropped
+    # what a tool says on stderr as a warning (damaged rows left out), also in notes
+    warnings: list = field(default_factory=list)
+    replay_rows: int = 0  # rows of the replay backend dropped: no measurements
+    label: str = ""  # short name for tables: the file name
+    notes: list = field(default_factory=list)  # what a reader should know
+    absent_columns: list = field(default_factory=list)  # optional columns filled with NaN
+    # /metrics: point_id, name, value, unit; one row per point and name (the last written)
+    metrics: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame({c: [] for c in METRIC_COLUMNS})
+    )
+    # /sessions: one row per session (new, resume, extend); empty before schema 3
+    sessions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SESSION_COLUMNS))
+
+    @property
+    def closed_cleanly(self) -> bool:
+        return "end_time" in self.attrs
+
+    @property
+    def placement(self) -> str:
+        """once, per_class or every_gpu: once in files before schema 5."""
+        return str(self.attrs.get(PLACEMENT_ATTR, "once"))
+
+    @property
+    def backend(self) -> str:
+        return str(self.attrs.get("backend", ""))
+
+    @property
+    def plugins(self) -> list:
+        """(path, content hash) of the file each `plugins:` entry of the job
+        resolved to, in order (schema 7 on); [] for a job without plug-ins
+        and for older files, which record none."""
+        paths = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_PATHS_ATTR, []), dtype=object))
+        hashes = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_HASHES_ATTR, []))).tolist()
+        return [(_text(p), int(h)) for p, h in zip(paths, hashes)]
+
+    def samples_of(self, row) -> np.ndarray:
+        """Raw sample times (ns per launch) of one measurement row."""
+        o, n = int(row["sample_offset"]), int(row["n_samples"])
+        if n <= 0 or o + n > len(self.samples):
+            return np.empty(0)
+        return self.samples[o : o + n]
+
+
+def _text(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8", errors="replace")
+    if isinstance(v, np.generic):
+        return v.item()
+    return v

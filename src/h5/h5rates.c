@@ -1,0 +1,139 @@
+/*
+ * /model_rates (schema 8): the rates the time model predicted with, one
+ * row per GPU, and the measured files they were fitted to, with the hash
+ * of each; a resume refuses a calibration or transfer file whose bytes are
+ * not the ones recorded (docs/hdf5-schema.md, "/model_rates").
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+
+#include "h5/h5internal.h"
+
+static const char rates_about[] =
+	"The time model's rates, one row per GPU it predicted for: a device target "
+	"(role target, the datasheet's), a GPU fitted to a measured file (calibrate) or "
+	"the GPU of --model-from's file (from), with the file's path, hash and class and "
+	"the fit's median error before and after (docs/model.md).";
+
+#define RCOL(field, kind, units)                                                                   \
+	{                                                                                          \
+#field, offsetof(struct sw_time_rate_row, field),                                  \
+			sizeof(((struct sw_time_rate_row *)0)->field), kind, units                 \
+	}
+#define RATE(name, units, about)                                                                   \
+	{ #name, offsetof(struct sw_time_rate_row, rates.name), sizeof(double), SW_COL_F64, units },
+static const struct sw_column rate_columns[] = {
+	RCOL(device, SW_COL_TEXT, NULL),     RCOL(role, SW_COL_TEXT, NULL),
+	RCOL(basis, SW_COL_TEXT, NULL),      RCOL(file, SW_COL_TEXT, NULL),
+	RCOL(file_hash, SW_COL_U64, NULL),   RCOL(file_class, SW_COL_TEXT, NULL),
+	RCOL(points, SW_COL_I32, NULL),      RCOL(error_before, SW_COL_F64, NULL),
+	RCOL(error_after, SW_COL_F64, NULL), SW_TIME_RATES(RATE)
+};
+#undef RCOL
+#undef RATE
+#define N_RATE_COLS (sizeof rate_columns / sizeof rate_columns[0])
+
+enum sw_status sw_h5_write_rates(hid_t file, const struct sw_time_rate_row *rows, int n,
+				 struct sw_err *err)
+{
+	struct sw_time_rate_row none = { .points = -1 };
+	enum sw_status st = SW_OK;
+	hid_t mtype = sw_h5_table_type(rate_columns, N_RATE_COLS, sizeof none, 0, err);
+	if (mtype < 0)
+		return sw_wrap(err, "cannot build the /model_rates type");
+	const struct sw_h5_table t = { "model_rates", rates_about, rate_columns, N_RATE_COLS, 16,
+				       mtype,         &none };
+	hid_t dset = sw_h5_create_table(file, &t, err);
+	hsize_t size = (hsize_t)n;
+	if (dset < 0)
+		st = err ? err->status : SW_EHDF5;
+	else if (n && (H5Dset_extent(dset, &size) < 0 ||
+		       H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0))
+		st = sw_h5_fail(err, SW_EHDF5, "cannot write /model_rates");
+	if (dset >= 0)
+		H5Dclose(dset);
+	H5Tclose(mtype);
+	return st;
+}
+
+/* The rows of /model_rates that name a file, into *rows (*n); none when
+ * the file has no such table (made before schema 8). */
+static enum sw_status read_rates(hid_t file, struct sw_time_rate_row **rows, int *n,
+				 struct sw_err *err)
+{
+	*rows = NULL;
+	*n = 0;
+	if (H5Lexists(file, "model_rates", H5P_DEFAULT) <= 0)
+		return SW_OK;
+	enum sw_status st = SW_OK;
+	hid_t d = H5Dopen2(file, "model_rates", H5P_DEFAULT), space = H5I_INVALID_HID;
+	hid_t mtype = sw_h5_table_type(rate_columns, N_RATE_COLS, sizeof **rows, 0, err);
+	hsize_t count = 0;
+	if (d < 0 || mtype < 0 || (space = H5Dget_space(d)) < 0 ||
+	    H5Sget_simple_extent_dims(space, &count, NULL) != 1)
+		st = sw_h5_fail(err, SW_EHDF5, "cannot read /model_rates");
+	else if (count && !(*rows = calloc(count, sizeof **rows)))
+		st = sw_fail(err, SW_ENOMEM, "out of memory for /model_rates");
+	else if (count && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "cannot read /model_rates");
+	else
+		*n = (int)count;
+	if (space >= 0)
+		H5Sclose(space);
+	if (mtype >= 0)
+		H5Tclose(mtype);
+	if (d >= 0)
+		H5Dclose(d);
+	return st;
+}
+
+/* The role words of an option, as messages name them. */
+static const char *option_of(const char *role)
+{
+	return !strcmp(role, "from") ? "--model-from" : "--model-calibrate";
+}
+
+/* The row of rows[0..n) for a's option and file, or NULL. */
+static const struct sw_time_rate_row *same_file(const struct sw_time_rate_row *a,
+						const struct sw_time_rate_row *rows, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!strcmp(rows[k].role, a->role) && !strcmp(rows[k].file, a->file))
+			return &rows[k];
+	return NULL;
+}
+
+enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_time_rate_row *now,
+				 int n_now, struct sw_err *err)
+{
+	struct sw_time_rate_row *was;
+	int n_was;
+	enum sw_status st = read_rates(file, &was, &n_was, err);
+	/* every file of this run must be one the file records, byte for byte */
+	for (int i = 0; st == SW_OK && i < n_now; i++) {
+		const struct sw_time_rate_row *then = same_file(&now[i], was, n_was);
+		if (!now[i].file[0] || (then && then->file_hash == now[i].file_hash))
+			continue;
+		st = then ? sw_fail(err, SW_EINVAL,
+				    "%s was made with %s %s, whose content has changed since "
+				    "(hash %016" PRIx64 " now, %016" PRIx64 " then): give the "
+				    "file it was made with, or start a new output",
+				    path, option_of(now[i].role), now[i].file, now[i].file_hash,
+				    then->file_hash)
+			  : sw_fail(err, SW_EINVAL,
+				    "%s was made without %s %s: give what it was "
+				    "made with (h5dump -d /model_rates %s)",
+				    path, option_of(now[i].role), now[i].file, path);
+	}
+	/* and every file it records, one of this run's */
+	for (int i = 0; st == SW_OK && i < n_was; i++)
+		if (was[i].file[0] && !same_file(&was[i], now, n_now))
+			st = sw_fail(err, SW_EINVAL, "%s was made with %s %s: give it again", path,
+				     option_of(was[i].role), was[i].file);
+	free(was);
+	return st;
+}

@@ -1,0 +1,169 @@
+/*
+ * The time model (time_model.h). Every term is a count over a rate: the
+ * counts come from the model's walk over the point's requests
+ * (model.c), the family's buffers and launch; the rates from the GPU's
+ * table row and struct sw_time_rates. docs/model.md, "Time", gives the
+ * reasoning behind each line.
+ */
+#include "model/time_model.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "model/model.h"
+
+/* The terms' smooth maximum: (sum t^p)^(1/p). 4 makes a term twice another
+ * add 3% to it, and two equal terms 19%: where two resources both run
+ * near their limit, neither hides the other wholly. */
+#define SMOOTH_P 4.0
+/* The CUDA C Programming Guide's global-memory latency, "about 200 to 400
+ * clock cycles for devices of compute capability 3.x" (its later editions
+ * give no figure): the middle, for the datasheet rates. */
+#define DATASHEET_LATENCY_CYCLES 300.0
+
+const char *sw_time_term_word(enum sw_time_term t)
+{
+	static const char *const words[] = {
+#define X(id, word) word,
+		SW_TIME_TERMS(X)
+#undef X
+	};
+	return t >= 0 && t < SW_N_TERMS ? words[t] : "launch";
+}
+
+void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r)
+{
+	memset(r, 0, sizeof *r);
+	r->dram_efficiency = 1.0;
+	r->dram_chunk_bytes = 2 * SW_MODEL_GRANULE_BYTES;
+	r->latency_ns = DATASHEET_LATENCY_CYCLES / (gpu->boost_mhz * 1e-3);
+	r->l1_requests_per_clk = 1.0;
+	r->shared_wavefronts_per_clk = 1.0;
+	r->constant_passes_per_clk = 1.0;
+}
+
+enum sw_status sw_time_inputs_from(const struct sw_family *f, const struct sw_point *p,
+				   const struct sw_gpu *gpu, const struct sw_model_figures *m,
+				   struct sw_time_inputs *in, struct sw_err *err)
+{
+	struct sw_sizes sz;
+	memset(in, 0, sizeof *in);
+	if (!f->shape)
+		return sw_fail(err, SW_SKIP, "no time: family %s describes no launch", f->name);
+	const char *why = f->shape(p, gpu->sms, &in->shape);
+	if (why)
+		return sw_fail(err, SW_SKIP, "no time: %s", why);
+	if (!f->variants[p->variant].requests)
+		return sw_fail(err, SW_SKIP, "no time: variant %s has no access pattern to model",
+			       f->variants[p->variant].name);
+	memset(&sz, 0, sizeof sz);
+	f->sizes(p, &sz);
+	for (int b = 0; b < sz.n_buffers && b < SW_MAX_BUFFERS; b++)
+		*(b < sz.n_inputs ? &in->in_bytes : &in->out_bytes) += (double)sz.bytes[b];
+	in->ld_requests = m->ld_requests;
+	in->st_requests = m->st_requests;
+	in->ld_sectors = m->ld_transactions;
+	in->st_sectors = m->st_transactions;
+	in->ld_granules = m->ld_granules;
+	in->st_granules = m->st_granules;
+	in->ld_chunks = m->ld_chunks;
+	in->st_chunks = m->st_chunks;
+	in->shared_wavefronts = m->shared_ld_wavefronts + m->shared_st_wavefronts;
+	in->constant_passes = m->constant_passes;
+	in->flops = f->flops ? f->flops(p) : 0;
+	return SW_OK;
+}
+
+enum sw_status sw_time_inputs_of(const struct sw_family *f, const struct sw_point *p,
+				 const struct sw_gpu *gpu, int kepler_bank_bytes,
+				 struct sw_time_inputs *in, struct sw_err *err)
+{
+	struct sw_model_figures m;
+	struct sw_launch_shape sh;
+	memset(in, 0, sizeof *in);
+	/* the cheap refusals first: a point the time model skips needs no walk */
+	const char *why = f->shape ? f->shape(p, gpu->sms, &sh) : "";
+	if (why)
+		return sw_time_inputs_from(f, p, gpu, NULL, in, err);
+	enum sw_status st = sw_model_eval_banked(&f->variants[p->variant], p, gpu->cc,
+						 kepler_bank_bytes, &m, err);
+	if (st != SW_OK)
+		return st == SW_SKIP ? sw_wrap(err, "no time") : st;
+	return sw_time_inputs_from(f, p, gpu, &m, in, err);
+}
+
+/* Warps resident on the whole GPU at once: blocks an SM holds by its
+ * threads, blocks and shared memory, times the SMs, at most the grid. */
+static double resident_warps(const struct sw_gpu *gpu, const struct sw_cc_limits *lim,
+			     const struct sw_launch_shape *sh)
+{
+	double warps = ceil(sh->threads / 32.0), per_sm = lim->blocks;
+	if (warps < 1)
+		warps = 1;
+	if (floor(lim->threads / (32 * warps)) < per_sm)
+		per_sm = floor(lim->threads / (32 * warps));
+	if (sh->shared_bytes && floor((double)lim->shared_bytes / sh->shared_bytes) < per_sm)
+		per_sm = floor((double)lim->shared_bytes / sh->shared_bytes);
+	if (per_sm < 1)
+		per_sm = 1;
+	double blocks = per_sm * gpu->sms;
+	return (sh->blocks < blocks ? (double)sh->blocks : blocks) * warps;
+}
+
+/* DRAM: loads move granules, and each chunk they touch at least
+ * chunk_bytes, never more than the inputs hold (what is read twice is read
+ * from L2); stores write the outputs, or their granules where scattered
+ * stores touch more. */
+static double dram_bytes(const struct sw_time_inputs *in, double chunk_bytes)
+{
+	double g = SW_MODEL_GRANULE_BYTES;
+	double rd = fmax(g * in->ld_granules, chunk_bytes * in->ld_chunks);
+	double wr = fmax(in->out_bytes, g * in->st_granules);
+	return fmin(rd, in->in_bytes) + wr;
+}
+
+void sw_time_eval(const struct sw_gpu *gpu, const struct sw_time_rates *r,
+		  const struct sw_time_inputs *in, struct sw_time *out)
+{
+	const struct sw_cc_limits *lim = sw_cc_limits_of(gpu->cc);
+	double *t = out->term_ns;
+	memset(out, 0, sizeof *out);
+	out->term = SW_TERM_LAUNCH;
+	if (!lim) {
+		out->ns = NAN;
+		return;
+	}
+	/* SM cycles a ns, on the SMs the grid fills: a grid of 32 blocks
+	 * leaves the rest idle */
+	double busy = (double)in->shape.blocks < gpu->sms ? (double)in->shape.blocks : gpu->sms;
+	double clk = gpu->boost_mhz * 1e-3 * busy;
+	double requests = in->ld_requests + in->st_requests;
+	/* loads of sectors touched before (first touches over all) hit a cache */
+	double fresh = in->ld_sectors > 0 ? fmin(1.0, in->in_bytes / (32 * in->ld_sectors)) : 1.0;
+	double sectors_per_req = requests > 0 ? (in->ld_sectors + in->st_sectors) / requests : 0;
+	double rounds = (in->ld_requests * fresh + in->st_requests) /
+			(resident_warps(gpu, lim, &in->shape) * fmax(1, in->shape.in_flight));
+
+	t[SW_TERM_DRAM] =
+		dram_bytes(in, r->dram_chunk_bytes) / (gpu->dram_gbps * r->dram_efficiency);
+	if (r->l2_gbps > 0)
+		t[SW_TERM_L2] = 32 * (in->ld_sectors * fresh + in->st_sectors) / r->l2_gbps;
+	t[SW_TERM_L1] = requests * fmax(1, sectors_per_req / 4) / (clk * r->l1_requests_per_clk);
+	t[SW_TERM_SHARED] = in->shared_wavefronts / (clk * r->shared_wavefronts_per_clk);
+	t[SW_TERM_CONSTANT] = in->constant_passes / (clk * r->constant_passes_per_clk);
+	t[SW_TERM_LATENCY] = requests > 0 ? ceil(rounds) * r->latency_ns : 0;
+	if (r->blocks_per_us_sm > 0)
+		t[SW_TERM_BLOCKS] = in->shape.blocks / (gpu->sms * r->blocks_per_us_sm * 1e-3);
+	if (gpu->fp32_gflops > 0)
+		t[SW_TERM_FP32] = in->flops / (gpu->fp32_gflops * busy / gpu->sms);
+
+	double sum = 0, most = 0;
+	for (int k = 0; k < SW_N_TERMS; k++) {
+		sum += pow(t[k], SMOOTH_P);
+		if (t[k] > most)
+			most = t[k], out->term = (enum sw_time_term)k;
+	}
+	out->ns = r->launch_ns + pow(sum, 1 / SMOOTH_P);
+	if (most < r->launch_ns)
+		out->term = SW_TERM_LAUNCH;
+}

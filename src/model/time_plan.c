@@ -1,0 +1,374 @@
+/*
+ * The run's time model (time_plan.h): which rates each GPU predicts with,
+ * fitted where a measured file of its class is given, and the transfer's
+ * table of measured points. A measured row is a point again when its
+ * family, variant and axes give back its id, so rows of another registry
+ * or version are left out rather than misread.
+ */
+#include "model/time_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "model/model.h"
+
+/* FNV-1a 64 of the point's canonical text: the plan's id (job/plan.c),
+ * rebuilt here so the model needs no job. */
+static uint64_t base_id(const struct sw_family *f, const struct sw_point *p)
+{
+	char text[512];
+	int len = snprintf(text, sizeof text, "%s/%s", f->name, f->variants[p->variant].name);
+	for (int a = 0; a < f->n_axes && len < (int)sizeof text; a++) {
+		const struct sw_axis_def *d = &f->axes[a];
+		if (p->axis[a] == SW_AXIS_UNUSED ||
+		    (d->baseline.set && p->axis[a] == d->baseline.value))
+			continue;
+		len += snprintf(text + len, sizeof text - len, ";%s=%lld", d->name,
+				(long long)p->axis[a]);
+	}
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (const char *c = text; *c; c++)
+		h = (h ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+/* The point a measured row stands for, or -1 when it is not one of this
+ * registry's (its id does not come back). */
+static int point_of(const struct sw_measured_row *r, const struct sw_family **fam,
+		    struct sw_point *p)
+{
+	for (int i = 0; i < sw_family_count(); i++) {
+		const struct sw_family *f = sw_family_at(i);
+		if (strcmp(f->name, r->family))
+			continue;
+		memset(p, 0, sizeof *p);
+		p->variant = sw_variant_find(f, r->variant);
+		if (p->variant < 0)
+			return -1;
+		for (int a = 0; a < f->n_axes; a++)
+			p->axis[a] = r->axis[sw_axis_column_of(i, a)];
+		*fam = f;
+		return base_id(f, p) == r->point_id ? 0 : -1;
+	}
+	return -1;
+}
+
+void sw_time_file_spec(const char *spec, char *path, size_t path_len, char *cls, size_t cls_len)
+{
+	const char *colon = strrchr(spec, ':');
+	snprintf(path, path_len, "%s", spec);
+	cls[0] = '\0';
+	if (!colon || strchr(colon, '/') || access(spec, F_OK) == 0)
+		return;
+	snprintf(path, path_len, "%.*s", (int)(colon - spec), spec);
+	snprintf(cls, cls_len, "%s", colon + 1);
+}
+
+/* The class of m's rows a file spec names: CLASS, or the only one. */
+static enum sw_status pick_class(const struct sw_measured *m, const char *cls,
+				 struct sw_time_file *f, struct sw_err *err)
+{
+	const struct sw_measured_row *first = NULL;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct sw_measured_row *r = &m->rows[i];
+		if (*cls && strcmp(cls, r->device_class))
+			continue;
+		if (!first)
+			first = r;
+		else if (strcmp(first->device_class, r->device_class))
+			return sw_fail(err, SW_EINVAL,
+				       "%s holds rows of several GPU classes (%s, %s): name one "
+				       "as %s:CLASS",
+				       f->path, first->device_class, r->device_class, f->path);
+	}
+	if (!first)
+		return sw_fail(err, SW_EINVAL, "%s: no measured ok rows%s%s", f->path,
+			       *cls ? " of class " : "", cls);
+	snprintf(f->device_class, sizeof f->device_class, "%s", first->device_class);
+	f->gpu = sw_gpu_of_driver_name(first->device_name);
+	if (!f->gpu)
+		return sw_fail(err, SW_EINVAL,
+			       "%s: its GPU '%s' is not in the time model's table "
+			       "(sweep --list-devices)",
+			       f->path, first->device_name);
+	return SW_OK;
+}
+
+/* The observations of m's rows of file f's class, where want (may be NULL)
+ * holds their point; *n of them into a malloc'ed array. */
+static enum sw_status observe(const struct sw_measured *m, const struct sw_time_file *f,
+			      const uint64_t *want, size_t n_want, struct sw_time_obs **obs,
+			      uint64_t **ids, int *n, struct sw_err *err)
+{
+	*obs = calloc(m->n ? m->n : 1, sizeof **obs);
+	*ids = calloc(m->n ? m->n : 1, sizeof **ids);
+	*n = 0;
+	if (!*obs || !*ids)
+		return sw_fail(err, SW_ENOMEM, "out of memory for the rows of %s", f->path);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct sw_measured_row *r = &m->rows[i];
+		const struct sw_family *fam;
+		struct sw_point p;
+		struct sw_err why;
+		int wanted = !want;
+		for (size_t k = 0; !wanted && k < n_want; k++)
+			wanted = want[k] == r->point_id;
+		if (!wanted || strcmp(r->device_class, f->device_class) || point_of(r, &fam, &p) ||
+		    sw_time_inputs_of(fam, &p, f->gpu, SW_KEPLER_BANK_BYTES_DEFAULT, &(*obs)[*n].in,
+				      &why))
+			continue;
+		(*obs)[*n].measured_ns = r->median_ns;
+		(*ids)[(*n)++] = r->point_id;
+	}
+	return SW_OK;
+}
+
+static struct sw_time_gpu *gpu_entry(struct sw_time_plan *tp, const struct sw_gpu *g)
+{
+	for (int i = 0; i < tp->n_gpus; i++)
+		if (tp->gpus[i].gpu == g)
+			return &tp->gpus[i];
+	if (tp->n_gpus == SW_TIME_MAX_GPUS)
+		return NULL;
+	struct sw_time_gpu *e = &tp->gpus[tp->n_gpus++];
+	e->gpu = g;
+	e->calibrated_by = -1;
+	sw_time_rates_datasheet(g, &e->rates);
+	return e;
+}
+
+/* Fits e's rates to file k's observations. */
+static enum sw_status fit_to(struct sw_time_gpu *e, struct sw_time_file *f, int k,
+			     const struct sw_time_obs *obs, int n, struct sw_err *err)
+{
+	sw_time_rates_datasheet(e->gpu, &e->rates);
+	if (sw_time_fit(e->gpu, obs, n, &e->rates, &e->fit, err))
+		return sw_wrap(err, "--model-calibrate %s", f->path);
+	e->calibrated_by = k;
+	f->n_points = n;
+	return SW_OK;
+}
+
+static enum sw_status calibrate(struct sw_time_plan *tp, const char *const *specs,
+				const struct sw_measured *calib, int n_calib, uint64_t **used,
+				int *n_used, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	for (int c = 0; st == SW_OK && c < n_calib; c++) {
+		struct sw_time_file *f = &tp->files[tp->n_files];
+		char cls[SW_DURATION_CLASS_LEN];
+		struct sw_time_obs *obs = NULL;
+		uint64_t *ids = NULL;
+		int n = 0;
+		sw_time_file_spec(specs[c], f->path, sizeof f->path, cls, sizeof cls);
+		f->content_hash = calib[c].content_hash;
+		if ((st = pick_class(&calib[c], cls, f, err)) ||
+		    (st = observe(&calib[c], f, NULL, 0, &obs, &ids, &n, err)) == SW_OK) {
+			struct sw_time_gpu *e = gpu_entry(tp, f->gpu);
+			st = !e ? sw_fail(err, SW_EINVAL, "too many GPUs to predict for")
+			     : e->calibrated_by >= 0
+				     ? sw_fail(err, SW_EINVAL,
+					       "two --model-calibrate files of %s: give one",
+					       f->gpu->name)
+				     : fit_to(e, f, tp->n_files, obs, n, err);
+		}
+		free(obs);
+		if (st == SW_OK && !*used) { /* the transfer's source fits the same points */
+			*used = ids;
+			*n_used = n;
+		} else {
+			free(ids);
+		}
+		if (st == SW_OK)
+			tp->n_files++;
+	}
+	return st;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sw_time_point *)a)->id,
+		 y = ((const struct sw_time_point *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* --model-from: the source's GPU, its rates (fitted on its own rows of the
+ * points the calibration used, else the datasheet's), its points. */
+static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
+				    const struct sw_measured *m, const uint64_t *used, int n_used,
+				    struct sw_err *err)
+{
+	struct sw_time_file *f = &tp->files[tp->n_files];
+	char cls[SW_DURATION_CLASS_LEN];
+	struct sw_time_obs *obs = NULL;
+	uint64_t *ids = NULL;
+	int n = 0;
+	sw_time_file_spec(spec, f->path, sizeof f->path, cls, sizeof cls);
+	f->content_hash = m->content_hash;
+	enum sw_status st = pick_class(m, cls, f, err);
+	if (st == SW_OK)
+		st = observe(m, f, NULL, 0, &obs, &ids, &n, err);
+	tp->from = tp->n_files++;
+	tp->source.gpu = f->gpu;
+	tp->source.calibrated_by = -1;
+	sw_time_rates_datasheet(f->gpu, &tp->source.rates);
+	tp->points = st == SW_OK ? calloc(n ? n : 1, sizeof *tp->points) : NULL;
+	if (st == SW_OK && !tp->points)
+		st = sw_fail(err, SW_ENOMEM, "out of memory for the points of %s", f->path);
+	for (int i = 0; st == SW_OK && i < n; i++)
+		tp->points[tp->n_points++] =
+			(struct sw_time_point){ ids[i], obs[i].measured_ns, obs[i].in };
+	if (st == SW_OK)
+		qsort(tp->points, tp->n_points, sizeof *tp->points, by_id);
+	f->n_points = n;
+	free(obs);
+	free(ids);
+	if (st || !used)
+		return st;
+	/* the source's rates, fitted on its rows of the calibration's points */
+	st = observe(m, f, used, (size_t)n_used, &obs, &ids, &n, err);
+	if (st == SW_OK && n >= 3) {
+		st = sw_time_fit(f->gpu, obs, n, &tp->source.rates, &tp->source.fit, err);
+		tp->source.calibrated_by = tp->from;
+	}
+	free(obs);
+	free(ids);
+	return st ? sw_wrap(err, "--model-from %s", f->path) : SW_OK;
+}
+
+enum sw_status sw_time_plan_build(const char *const *calib_specs, const struct sw_measured *calib,
+				  int n_calib, const char *from_spec,
+				  const struct sw_measured *from, struct sw_time_plan *tp,
+				  struct sw_err *err)
+{
+	uint64_t *used = NULL;
+	int n_used = 0;
+	memset(tp, 0, sizeof *tp);
+	tp->from = -1;
+	if (n_calib + (from != NULL) > SW_TIME_MAX_FILES)
+		return sw_fail(err, SW_EINVAL, "more than %d measured files for the time model",
+			       SW_TIME_MAX_FILES);
+	for (int i = 0; i < sw_gpu_count(); i++)
+		gpu_entry(tp, sw_gpu_at(i));
+	enum sw_status st = calibrate(tp, calib_specs, calib, n_calib, &used, &n_used, err);
+	if (st == SW_OK && from)
+		st = transfer_from(tp, from_spec, from, used, n_used, err);
+	free(used);
+	if (st)
+		sw_time_plan_fini(tp);
+	return st;
+}
+
+void sw_time_plan_fini(struct sw_time_plan *tp)
+{
+	free(tp->points);
+	tp->points = NULL;
+	tp->n_points = 0;
+}
+
+static const struct sw_time_point *source_point(const struct sw_time_plan *tp, uint64_t id)
+{
+	struct sw_time_point key = { .id = id };
+	return tp->n_points ? bsearch(&key, tp->points, tp->n_points, sizeof key, by_id) : NULL;
+}
+
+/* rec's time from its inputs in on e's GPU, transferred where the
+ * source measured the point. */
+static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
+		    const struct sw_family *f, const struct sw_point *p,
+		    const struct sw_time_inputs *in, struct sw_record *rec)
+{
+	struct sw_time t, ts;
+	sw_time_eval(e->gpu, &e->rates, in, &t);
+	rec->model_time_ns = t.ns;
+	snprintf(rec->model_time_term, sizeof rec->model_time_term, "%s",
+		 sw_time_term_word(t.term));
+	snprintf(rec->model_time_basis, sizeof rec->model_time_basis, "%s",
+		 e->calibrated_by >= 0 ? "calibrated" : "datasheet");
+	const struct sw_time_point *sp = tp->from >= 0 ? source_point(tp, base_id(f, p)) : NULL;
+	if (!sp)
+		return;
+	sw_time_eval(tp->source.gpu, &tp->source.rates, &sp->in, &ts);
+	if (!(ts.ns > 0) || !isfinite(ts.ns) || !isfinite(t.ns))
+		return;
+	rec->model_time_ns = sp->median_ns * t.ns / ts.ns;
+	snprintf(rec->model_time_basis, sizeof rec->model_time_basis, "transfer");
+}
+
+static const struct sw_time_gpu *entry_of(const struct sw_time_plan *tp, const struct sw_gpu *gpu,
+					  struct sw_record *rec)
+{
+	snprintf(rec->model_device, sizeof rec->model_device, "%s", gpu->name);
+	snprintf(rec->model_time_term, sizeof rec->model_time_term, "none");
+	for (int i = 0; i < tp->n_gpus; i++)
+		if (tp->gpus[i].gpu == gpu)
+			return &tp->gpus[i];
+	return NULL;
+}
+
+void sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
+			  const struct sw_point *p, const struct sw_gpu *gpu, int kepler_bank_bytes,
+			  struct sw_record *rec)
+{
+	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
+	struct sw_time_inputs in;
+	struct sw_err why;
+	if (e && !sw_time_inputs_of(f, p, gpu, kepler_bank_bytes, &in, &why))
+		predict(tp, e, f, p, &in, rec);
+}
+
+void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
+			       const struct sw_point *p, const struct sw_gpu *gpu,
+			       const struct sw_model_figures *m, struct sw_record *rec)
+{
+	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
+	struct sw_time_inputs in;
+	struct sw_err why;
+	if (e && !sw_time_inputs_from(f, p, gpu, m, &in, &why))
+		predict(tp, e, f, p, &in, rec);
+}
+
+static void rate_row(const struct sw_time_plan *tp, const struct sw_time_gpu *e, const char *role,
+		     int file, struct sw_time_rate_row *r)
+{
+	memset(r, 0, sizeof *r);
+	snprintf(r->device, sizeof r->device, "%s", e->gpu->name);
+	snprintf(r->role, sizeof r->role, "%s", role);
+	snprintf(r->basis, sizeof r->basis, "%s",
+		 e->calibrated_by >= 0 ? "calibrated" : "datasheet");
+	r->rates = e->rates;
+	r->error_before = r->error_after = NAN;
+	if (file < 0)
+		return;
+	const struct sw_time_file *f = &tp->files[file];
+	snprintf(r->file, sizeof r->file, "%s", f->path);
+	r->file_hash = f->content_hash;
+	snprintf(r->file_class, sizeof r->file_class, "%s", f->device_class);
+	r->points = e->calibrated_by >= 0 ? e->fit.n_points : f->n_points;
+	if (e->calibrated_by >= 0) {
+		r->error_before = e->fit.error_before;
+		r->error_after = e->fit.error_after;
+	}
+}
+
+int sw_time_plan_rows(const struct sw_time_plan *tp, const struct sw_gpu *const *targets, int n,
+		      struct sw_time_rate_row *rows, int max)
+{
+	int k = 0;
+	for (int f = 0; f < tp->n_files && k < max; f++)
+		if (f == tp->from)
+			rate_row(tp, &tp->source, "from", f, &rows[k++]);
+		else
+			for (int i = 0; i < tp->n_gpus; i++)
+				if (tp->gpus[i].calibrated_by == f && k < max)
+					rate_row(tp, &tp->gpus[i], "calibrate", f, &rows[k++]);
+	for (int t = 0; t < n && k < max; t++)
+		for (int i = 0; i < tp->n_gpus; i++)
+			if (tp->gpus[i].gpu == targets[t] && tp->gpus[i].calibrated_by < 0)
+				rate_row(tp, &tp->gpus[i], "target", -1, &rows[k++]);
+	return k;
+}

@@ -1,0 +1,103 @@
+/*
+ * What a run predicts times with: the rates of each GPU it predicts for
+ * (datasheet or calibrated on a measured file of its class) and, with
+ * --model-from, another class's measured times to transfer. Built once per
+ * rank from data the h5 layer read (core/measured.h); pure, never prints.
+ * Three levels of trust, each row labelled with its own (model_time_basis):
+ * "datasheet", "calibrated", "transfer".
+ */
+#ifndef SW_TIME_PLAN_H
+#define SW_TIME_PLAN_H
+
+#include "core/measured.h"
+#include "core/record.h"
+#include "model/time_fit.h"
+
+#define SW_TIME_MAX_FILES 8
+#define SW_TIME_PATH_LEN  1024
+#define SW_TIME_MAX_GPUS  40
+
+/* A measured file the time model read: --model-calibrate's or --model-from's. */
+struct sw_time_file {
+	char path[SW_TIME_PATH_LEN];              /* as given, less any :CLASS */
+	char device_class[SW_DURATION_CLASS_LEN]; /* the class used ("" before reading) */
+	uint64_t content_hash;
+	const struct sw_gpu *gpu; /* the class's GPU in the table */
+	int n_points;             /* its rows the time model used */
+};
+
+/* A GPU's rates and where they come from. */
+struct sw_time_gpu {
+	const struct sw_gpu *gpu;
+	struct sw_time_rates rates;
+	int calibrated_by; /* index into files, or -1: datasheet */
+	struct sw_time_fit_report fit;
+};
+
+struct sw_time_plan {
+	struct sw_time_gpu gpus[SW_TIME_MAX_GPUS];
+	int n_gpus;
+	struct sw_time_file files[SW_TIME_MAX_FILES];
+	int n_files;
+	int from;                  /* --model-from: index into files, or -1 */
+	struct sw_time_gpu source; /* the transfer's GPU, its rates fitted as the target's are */
+	/* the source's measured points: base (cuda-plan) id and median, by id */
+	struct sw_time_point {
+		uint64_t id;
+		double median_ns;
+		struct sw_time_inputs in;
+	} * points;
+	size_t n_points;
+};
+
+/* "FILE[:CLASS]" into path and class ("" without); a ':' is the class's
+ * only where FILE alone is not a file that exists. */
+void sw_time_file_spec(const char *spec, char *path, size_t path_len, char *cls, size_t cls_len);
+
+/* Builds *tp: every GPU of the table at its datasheet rates, then
+ * calib[0..n_calib), the --model-calibrate files read (specs as given),
+ * from the --model-from one (NULL: none). Each file's rows are taken of
+ * one class (its CLASS, or the only one it holds); a class the table does
+ * not know, or a file of several classes without CLASS, is SW_EINVAL. A
+ * calibration fits the GPU of its class; the transfer's GPU is fitted on
+ * its own file's rows of the points the target's calibration used, so
+ * both sides of the ratio were fitted alike. SW_ENOMEM. */
+enum sw_status sw_time_plan_build(const char *const *calib_specs, const struct sw_measured *calib,
+				  int n_calib, const char *from_spec,
+				  const struct sw_measured *from, struct sw_time_plan *tp,
+				  struct sw_err *err);
+
+void sw_time_plan_fini(struct sw_time_plan *tp);
+
+/* A row of the file's /model_rates (docs/hdf5-schema.md): the rates one
+ * GPU predicts with, and the measured file they were fitted to. */
+struct sw_time_rate_row {
+	char device[32];
+	char role[12];  /* "target", "calibrate" or "from" (the transfer's source) */
+	char basis[12]; /* "datasheet" or "calibrated" */
+	char file[SW_TIME_PATH_LEN];
+	uint64_t file_hash; /* FNV-1a 64 of the file's bytes; 0 without one */
+	char file_class[SW_DURATION_CLASS_LEN];
+	int32_t points;                   /* the file's rows the fit took */
+	double error_before, error_after; /* the fit's median |predicted / measured - 1| */
+	struct sw_time_rates rates;
+};
+
+/* The rows of tp for the device targets targets[0..n) and every file:
+ * into rows (at most max); how many. */
+int sw_time_plan_rows(const struct sw_time_plan *tp, const struct sw_gpu *const *targets, int n,
+		      struct sw_time_rate_row *rows, int max);
+
+/* Predicts point p of family f on gpu into rec's model_time_ns,
+ * model_time_term, model_time_basis and model_device: transferred where
+ * the source measured the point, else from gpu's rates. A point the time
+ * model does not cover keeps NaN, and its term says "none". */
+void sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
+			  const struct sw_point *p, const struct sw_gpu *gpu, int kepler_bank_bytes,
+			  struct sw_record *rec);
+/* The same from the model's figures of p on gpu's CC, computed already. */
+void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
+			       const struct sw_point *p, const struct sw_gpu *gpu,
+			       const struct sw_model_figures *m, struct sw_record *rec);
+
+#endif
