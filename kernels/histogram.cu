@@ -426,12 +426,20 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 #define HIST_AXES ((1u << AXIS_BINS) | (1u << AXIS_DIST) | (1u << AXIS_N))
+/* The dist axis's values by name (SW_HIST_UNIFORM, _SKEWED, _SINGLE). */
+static const char *const dists[] = { "uniform", "skewed", "single", NULL };
 static const struct sw_axis_def axes[] = {
 	{ "bins", "bins", 2, 256, "256",
 	  "histogram bins, a power of two: a byte's bin is its low bits" },
-	{ "dist", "", 0, 2, "0,1,2",
-	  "input bytes: 0 uniform, 1 skewed (geometric: half are 0, 7/8 in 3 bins), "
-	  "2 single value (every byte the same)" },
+	{ "dist",
+	  "",
+	  0,
+	  2,
+	  "uniform,skewed,single",
+	  "input bytes: uniform (0), skewed (1: geometric, half are 0, 7/8 in 3 bins), "
+	  "single (2: every byte the same value)",
+	  {},
+	  dists },
 	{ "n", "elements", 1024, INT64_C(2) << 30, "256M",
 	  "input length in bytes (one byte per element)" },
 	SW_BLOCK_AXIS("256; shared_wide's 512 stays"),

@@ -959,6 +959,9 @@ struct bad {
 
 #define O "-o", "out.h5"
 
+/* a job of the test plug-in's family, the plug-in named by --plugin */
+#define PLUG_HOSTILE "families:\n  hostile:\n"
+
 /* names longer than a file system takes: 300 bytes in one name, and over
  * PATH_MAX (4096) in all */
 #define X10   "bbbbbbbbbb"
@@ -1948,7 +1951,7 @@ static const struct bad table[] = {
 	  { "--plugin", "p.so", "@ci", O },
 	  .make = make_plugin_bad_api,
 	  .rc = 2,
-	  .msg = "was built for family API version 2; this sweep takes version 1" },
+	  .msg = "was built for family API version 1; this sweep takes version 2" },
 	{ "P05 a plug-in family named as a built-in",
 	  { "--plugin", "p.so", "@ci", O },
 	  .make = make_plugin_clash,
@@ -2065,9 +2068,9 @@ static const struct bad table[] = {
 	  { "--plugin", "p.so", "@ci", O },
 	  .plugin = "plugin_hostile_units.so",
 	  .rc = 2,
-	  .msg = "plug-in p.so: family 'hostile': axis 'n' is in bytes, but family "
-		 "'strided_read' has it in elements; an axis name is one column of the result "
-		 "file, in one unit" },
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' is in 'bytes', but family "
+		 "'strided_read' has it in 'elements'; an axis name is one column of the result "
+		 "file, in one unit: give it the units 'elements' or name this axis otherwise" },
 	{ "P31 an axis without units",
 	  { "--plugin", "p.so", "@ci", O },
 	  .plugin = "plugin_hostile_no_units.so",
@@ -2080,6 +2083,115 @@ static const struct bad table[] = {
 	  .plugin = "plugin_hostile_exit_ctor.so",
 	  .rc = 1,
 	  .msg = "exit(0) was called while loading the job and its plug-ins" },
+	/* A plug-in that breaks a limit (issue 30 cause 8, docs/bad-inputs.md) */
+	{ "H4B01 sizes() sets 9 buffers at every point, --list",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_many_buffers.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile', variant plain at its first default point: "
+		 "sizes() sets n_buffers 9; a point has 0 to 8 buffers (SW_MAX_BUFFERS of "
+		 "<sweep/family.h>)" },
+	{ "H4B02 the same, --dry-run",
+	  { "--plugin", "p.so", "--dry-run", "job.yaml" },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_many_buffers.so",
+	  .rc = 2,
+	  .msg = "variant plain at its first default point: sizes() sets n_buffers 9; a point "
+		 "has 0 to 8 buffers (SW_MAX_BUFFERS" },
+	{ "H4B03 the same, a run on the model backend",
+	  { "--plugin", "p.so", "job.yaml", O },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_many_buffers.so",
+	  .rc = 2,
+	  .msg = "variant plain at its first default point: sizes() sets n_buffers 9; a point "
+		 "has 0 to 8 buffers (SW_MAX_BUFFERS" },
+	{ "H4B04 9 buffers at n = 3K only, past loading's check, --dry-run",
+	  { "--plugin", "p.so", "--dry-run", "job.yaml" },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_buffers_at_3k.so",
+	  .rc = 2,
+	  .msg = "point hostile/plain n=3K: sizes() sets n_buffers 9; a point has 0 to 8 buffers "
+		 "(SW_MAX_BUFFERS of <sweep/family.h>)" },
+	{ "H4B05 the same, a run on the model backend",
+	  { "--plugin", "p.so", "job.yaml", O },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_buffers_at_3k.so",
+	  .rc = 2,
+	  .msg = "point hostile/plain n=3K: sizes() sets n_buffers 9; a point has 0 to 8" },
+	{ "H4B06 the same, 2 ranks",
+	  { "--plugin", "p.so", "job.yaml", O },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_buffers_at_3k.so",
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "point hostile/plain n=3K: sizes() sets n_buffers 9; a point has 0 to 8" },
+	{ "H4B07 sizes() writes past struct sw_sizes",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_write_past.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile', variant plain at its first default point: "
+		 "sizes() wrote past struct sw_sizes (136 bytes; its arrays hold SW_MAX_BUFFERS, "
+		 "8, buffers)" },
+	{ "H4B08 sizes() sets more inputs than buffers",
+	  { "--plugin", "p.so", "--dry-run", "job.yaml" },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_inputs.so",
+	  .rc = 2,
+	  .msg = "sizes() sets n_inputs 2 with n_buffers 1; the inputs are the first 0 to "
+		 "n_buffers buffers" },
+	{ "H4B09 more named accesses than SW_MAX_ACCESSES",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_many_accesses.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': variant 'plain' access names: more than 16; a "
+		 "variant names at most SW_MAX_ACCESSES accesses" },
+	/* What a user meets, round three (issue 32): family API 2 */
+	{ "U301 a plug-in built for family API 1",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_bad_api.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so was built for family API version 1; this sweep takes version 2: "
+		 "rebuild it against this sweep's <sweep/family.h>" },
+	{ "U302 a categorical axis one name short of its range",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_names_short.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' names 1 values, but its range "
+		 "1024..1025 holds 2; a categorical axis names each value of its range, min "
+		 "first" },
+	{ "U303 a value's name the command line cannot write",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_names_bad.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' value names: name 1 is named "
+		 "'not-a-name'; a name is letters, digits and '_'" },
+	{ "U304 texture_read's axis name `pattern`, which has no units, in units",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_pattern.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'pattern' is in 'kinds', but family "
+		 "'texture_read' has it without units; an axis name is one column of the result "
+		 "file, in one unit: give it no units (\"\") or name this axis otherwise" },
+	{ "U305 --set a name the axis does not have",
+	  { "--family", "texture_read", "--set", "texture_read.pattern=diagonal", O },
+	  .rc = 2,
+	  .msg = "--set texture_read.pattern=diagonal: unknown value \"diagonal\"; expected one "
+		 "of: rows, gather, columns" },
+	{ "U306 a job's name the axis does not have",
+	  { "job.yaml", O },
+	  .job = "families:\n  texture_read:\n    axes: {pattern: [rows, diagonal]}\n",
+	  .rc = 2,
+	  .msg = "job.yaml:3:28: pattern: unknown value \"diagonal\"; expected one of: rows, "
+		 "gather, columns" },
+	{ "U307 a value a categorical axis does not name",
+	  { "--family", "histogram", "--set", "histogram.dist=3", O },
+	  .rc = 2,
+	  .msg = "--set histogram.dist=3: value 3 is none of uniform (0), skewed (1), single (2)" },
+	{ "U308 a range of names",
+	  { "--family", "texture_read", "--set", "texture_read.pattern=rows:columns", O },
+	  .rc = 2,
+	  .msg = "--set texture_read.pattern=rows:columns: \"rows:columns\": names make no range; "
+		 "list them, as a,b,c" },
 	/* Agreement, paths and numbers (docs/bad-inputs.md) */
 	{ "A01 job file is a FIFO with no writer",
 	  { "job.yaml", O },

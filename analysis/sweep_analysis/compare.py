@@ -165,7 +165,7 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
             "family": j["family_a"],
             "variant": j["variant_a"],
             "backend": j["backend"],
-            "point": _points(j, axes, model),
+            "point": _points(j, axes, model, {**ra.axis_names, **rb.axis_names}),
             "a_ns": j["median_ns_a"],
             "b_ns": j["median_ns_b"],
             "n_a": j["n_samples_a"].astype(np.int64),
@@ -202,20 +202,27 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
     return df
 
 
-def _points(j, axes, model) -> list:
+def _points(j, axes, model, names) -> list:
     """Each joined row's point: its axes (A's values; an axis only one file
-    has, that file's) as axes_text writes them, and a model row's CC."""
+    has, that file's) as axes_text writes them, a categorical axis's value by
+    the name its family gives it (names: the files' /axis_names), and a
+    model row's CC."""
     cols = [j[f"{k}_a"] if f"{k}_a" in j else j[f"{k}_b"] for k in axes]
     vals = [c.to_numpy() for c in cols]
-    text = {}  # axis, value -> "axis=value"
+    fams = j["family_a"].astype(str).to_numpy()
+    text = {}  # family, axis, value -> "axis=value"
 
-    def one(k, v):
-        if (k, v) not in text:
-            text[k, v] = f"{k}={fmt_int(v)}"
-        return text[k, v]
+    def one(f, k, v):
+        if (f, k, v) not in text:
+            name = names.get((f, k), {}).get(int(v))
+            text[f, k, v] = f"{k}={name if name is not None else fmt_int(v)}"
+        return text[f, k, v]
 
     out = (
-        [" ".join(one(k, v) for k, v in zip(axes, row) if v != -1) or "-" for row in zip(*vals)]
+        [
+            " ".join(one(f, k, v) for k, v in zip(axes, row) if v != -1) or "-"
+            for f, row in zip(fams, zip(*vals))
+        ]
         if axes
         else ["-"] * len(j)
     )

@@ -1,9 +1,12 @@
 """sweep-export FILE.h5 --csv|--json [-o OUT]: flat tables for other tools.
 
 --csv writes one table (default: measurements, each row with its device's
-columns joined and strings decoded; or --table devices|samples). --json
-writes the whole file as one object: attributes, units, devices and
-measurements (with --samples, each measurement's raw samples too). NaN is
+columns joined and strings decoded; or --table devices|samples|accesses).
+--json writes the whole file as one object: attributes, units, devices,
+measurements (with --samples, each measurement's raw samples too) and,
+schema 8 on, the categorical axes' names and the model's per-access
+figures. A categorical axis keeps its value column (ids and joins use it)
+with the value's name beside it, in a column `<axis>_name`. NaN is
 empty in CSV and null in JSON. point_id, a uint64, is exact in every table:
 a decimal integer in CSV, a string of that decimal integer in JSON (so that
 tools reading JSON numbers as doubles keep it exact). sweep's own output
@@ -30,7 +33,21 @@ TOOL = "sweep-export"
 
 
 def measurements(run) -> pd.DataFrame:
-    return run.rows.drop(columns=["file", *run.absent_columns])
+    """/measurements with each categorical axis's names in `<axis>_name`
+    beside its value column."""
+    m = run.rows.drop(columns=["file", *run.absent_columns])
+    named = run.with_names(m)
+    categorical = {a for (_, a) in run.axis_names}
+    for a in reversed([a for a in run.axes if a in m and a in categorical]):
+        shown = named[a].where(m[a] != -1, "")
+        m.insert(m.columns.get_loc(a) + 1, f"{a}_name", shown.astype(str))
+    return m
+
+
+def accesses(run) -> pd.DataFrame:
+    """/model_accesses, each row with its point's family, variant and axes
+    (by name): schema 8's per-access figures; empty before."""
+    return run.accesses
 
 
 SAMPLE_COLUMNS = ["point_id", "backend", "family", "variant"]
@@ -90,6 +107,12 @@ def to_json(run, with_samples=False) -> dict:
         "axes": run.axes,
         "devices": _records(run.devices),
         "measurements": recs,
+        "axis_names": [
+            {"family": f, "axis": a, "value": v, "name": n}
+            for (f, a), by_value in run.axis_names.items()
+            for v, n in by_value.items()
+        ],
+        "model_accesses": _records(run.accesses),
     }
 
 
@@ -107,9 +130,10 @@ def main(argv=None):
     fmt.add_argument("--json", action="store_true", help="the whole file as one JSON object")
     ap.add_argument(
         "--table",
-        choices=["measurements", "devices", "samples"],
+        choices=["measurements", "devices", "samples", "accesses"],
         default="measurements",
-        help="which table --csv writes (default measurements, with device columns joined)",
+        help="which table --csv writes (default measurements, with device columns joined; "
+        "accesses: the model's figures per named access, schema 8)",
     )
     ap.add_argument("--samples", action="store_true", help="JSON: add each row's raw samples")
     ap.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
@@ -120,9 +144,12 @@ def main(argv=None):
     run = read(a.file)
     warn_run(TOOL, run)  # damaged rows: left out, and said
     if a.csv:
-        df = {"measurements": measurements, "devices": lambda r: r.devices, "samples": samples}[
-            a.table
-        ](run)
+        df = {
+            "measurements": measurements,
+            "devices": lambda r: r.devices,
+            "samples": samples,
+            "accesses": accesses,
+        }[a.table](run)
         text = df.to_csv(index=False, na_rep="", lineterminator="\n")
     else:
         text = json.dumps(to_json(run, a.samples), indent=1, allow_nan=False) + "\n"

@@ -60,6 +60,7 @@ from .reader_format import (
     SweepFileError,
     _text,
 )
+from .reader_names import ACCESS_COLUMNS, AXIS_NAME_COLUMNS, accesses, axis_names
 from .reader_rows import (
     COPY_ON_WRITE,
     PER_GPU,
@@ -240,6 +241,8 @@ STRING_COLUMNS = frozenset(
     ("family", "variant", "backend", "message", "check_mode", "counter_note")
     + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS)
     + ("mode", "start_time", "unit")  # /sessions, /metrics
+    + ("model_device", "model_time_term", "model_time_basis")  # schema 8's time model
+    + ("axis", "space", "counts")  # schema 8's /axis_names, /model_accesses
 )
 
 
@@ -413,6 +416,10 @@ def _read(path, columns) -> Run:
             sessions = None
             if "sessions" in f:  # written before SWMR starts: no refresh needed
                 sessions, _ = _table(f["sessions"], "sessions", SESSION_COLUMNS, path, False)
+            named = (
+                _optional(f, "axis_names", AXIS_NAME_COLUMNS, path, live),
+                _optional(f, "model_accesses", ACCESS_COLUMNS, path, live),
+            )
     except SweepFileError:
         raise
     except DAMAGE as e:
@@ -420,7 +427,7 @@ def _read(path, columns) -> Run:
 
     absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in present]
     rows = _complete(rows, [c for c in absent if columns is None or c in columns])
-    rows, fill, damaged, marked, why = _written(rows, plan)
+    rows, fill, damaged, marked, why, file_rows = _written(rows, plan)
     replayed = int((rows["backend"] == "replay").sum())
     run = Run(
         path=path,
@@ -440,6 +447,7 @@ def _read(path, columns) -> Run:
     )
     if sessions is not None:
         run.sessions = sessions
+    _add_named(run, *named, file_rows)
     _join_devices(run)
     # replay rows (a test instrument) are never presented as measurements
     if replayed:
@@ -519,6 +527,22 @@ def _named_axes(ds, path) -> list:
                 "integer columns: a damaged or foreign file"
             )
     return axes
+
+
+def _add_named(run, names, access_table, file_rows):
+    """Schema 8's names of categorical axes and per-access figures, into run
+    (its rows as read: file_rows are their /measurements indices)."""
+    run.axis_names = axis_names(names)
+    run.accesses = accesses(access_table, run.rows, file_rows, run.axis_names, run.axes)
+
+
+def _optional(f, name, columns, path, live):
+    """Table name of the file as a frame, or None where the file has none
+    (every file before schema 8 for /axis_names and /model_accesses)."""
+    if name not in f:
+        return None
+    table, _ = _table(f[name], name, columns, path, live)
+    return table
 
 
 def _metrics(f, path, live) -> pd.DataFrame:

@@ -13,7 +13,8 @@ from .reader_format import CALIBRATION, DAMAGED_STATUS, FILL_POINT_ID, STATUS_NA
 
 def _written(rows, plan):
     """The rows sweep wrote and no damage changed; how many fill, damaged and
-    marked rows were dropped, and why the first damaged one is."""
+    marked rows were dropped, why the first damaged one is, and each kept
+    row's index in /measurements (which /model_accesses keys by)."""
     status = rows["status"].to_numpy()
     fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
     marked = status == DAMAGED_STATUS
@@ -21,7 +22,8 @@ def _written(rows, plan):
     keep = ~fill & ~marked & ~damaged
     # a copy only where there is something to drop
     kept = rows if keep.all() else rows[keep].reset_index(drop=True)
-    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why
+    at = np.flatnonzero(keep).astype(np.uint64)
+    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why, at
 
 
 def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:

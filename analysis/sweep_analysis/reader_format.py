@@ -172,6 +172,11 @@ class Run:
     )
     # /sessions: one row per session (new, resume, extend); empty before schema 3
     sessions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SESSION_COLUMNS))
+    # schema 8: {(family, axis): {value: name}} of the categorical axes
+    # (/axis_names; `with_names` shows them), and /model_accesses joined to
+    # its rows (reader_names.py); {} and empty before schema 8
+    axis_names: dict = field(default_factory=dict)
+    accesses: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def closed_cleanly(self) -> bool:
@@ -217,6 +222,30 @@ class Run:
                 self._list(LIBRARY_OWNERS_ATTR),
             )
         )
+
+    def with_names(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """A copy of frame (rows of this file, or any frame with `family`
+        and axis columns) with each categorical axis by its values' names;
+        frame itself when no axis is named. For showing: the numbers stay in
+        run.rows, which joins and sorts by them."""
+        from .reader_names import with_names
+
+        return with_names(frame, self.axis_names, self.axes)
+
+    def axis_value(self, family: str, axis: str, value) -> str:
+        """How a value of an axis reads: its name where the family names
+        it, else the number."""
+        name = self.axis_names.get((str(family), str(axis)), {}).get(int(value))
+        return name if name is not None else str(int(value))
+
+    @property
+    def unchecked_rows(self) -> int:
+        """Ok rows whose output no CPU check compared (check_mode none:
+        the model and replay backends run no check, a family may have none)."""
+        r = self.rows
+        if not len(r) or "check_mode" not in r:
+            return 0
+        return int(((r["status"] == 0) & (r["check_mode"].astype(str) == "none")).sum())
 
     def samples_of(self, row) -> np.ndarray:
         """Raw sample times (ns per launch) of one measurement row."""

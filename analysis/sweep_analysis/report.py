@@ -46,6 +46,7 @@ class Report(Page, RunSections, SummarySection, FamilySections, ModelSections, F
         self.families()
         self.classes()
         self.cross_arch()
+        self.model_accesses()
         self.model_gaps()
         self.hardware_counters()
         self.metrics()

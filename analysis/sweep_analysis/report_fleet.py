@@ -165,7 +165,7 @@ class FleetSections:
             f["x_ref"] = ratios[ref] if ref else np.nan
             f["bound"] = f[col] * f["median_ns"] / f["model_time_bound_ns"]
             f["of_bound"] = f[col] / f["bound"]
-            f["point"] = [axes_text(r, self.axes) for _, r in f.iterrows()]
+            f["point"] = [axes_text(r, self.axes, self.names) for _, r in f.iterrows()]
             shared = f.groupby(["variant", "point"])[DEVICE_CLASS].transform("nunique") > 1
             f = f[shared]
             if f.empty:

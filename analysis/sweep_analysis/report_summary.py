@@ -1,6 +1,6 @@
 """The Summary, the report's first screen (summary.py holds its rules):
 the claims' verdicts, a headline line per family, the model gap, the
-fleet and the time budget."""
+fleet, whether the ok rows were checked, and the time budget."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class SummarySection:
             f"(section *Where model and hardware part*)."
         )
         items.append(f"**Fleet**: {self.fleet_line}.")
+        items.append(summary.checks_line(self.rows))
         items += [f"**Time budget**: {b}" for b in summary.budget_lines(self.rows)] or [
             "**Time budget**: no measured rows."
         ]

@@ -136,3 +136,29 @@ def budget_lines(rows) -> list:
             over = "no phase columns in this file (timed against wall only)"
         out.append(f"{label}: {timed} s timed of {wall} s wall ({ratio}); {over}")
     return out
+
+
+def checks_line(rows) -> str:
+    """Whether the ok rows were checked: status 0 is the backend's, not the
+    check's. The model's rows are predictions (no fill, launch or check ran);
+    a measured family without a check hook compares nothing."""
+    ok = rows[rows["status"] == 0]
+    if not len(ok):
+        return "**Checks**: no ok rows."
+    none = ok["check_mode"].astype(str) == "none"
+    model = none & (ok["backend"] == "model")
+    hookless = sorted(ok.loc[none & (ok["backend"] != "model"), "family"].astype(str).unique())
+    parts = []
+    if model.any():
+        parts.append(
+            f"{int(model.sum())} model row(s) never checked: the model backend runs no fill, "
+            "launch or check (predictions)"
+        )
+    if hookless:
+        parts.append(
+            f"{int((none & ~model).sum())} measured row(s) never checked: no check hook in "
+            + ", ".join(hookless)
+        )
+    checked = int((~none).sum())
+    head = f"**Checks**: {checked} of {len(ok)} ok row(s) checked against their CPU reference"
+    return head + ("; " + "; ".join(parts) if parts else "") + "."

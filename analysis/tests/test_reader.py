@@ -172,7 +172,7 @@ def test_plugin_record_and_the_schema_before(ci_file, tmp_path):
     assert attrs["plugin_hashes"] == [1, 2**64 - 1]
     with h5py.File(p, "r+") as f:
         del f.attrs["plugin_paths"], f.attrs["plugin_hashes"]
-        f.attrs["schema_version"] = np.int32(6)
+        f.attrs["schema_version"] = np.int32(6)  # before the plug-in record
     r = read(p)
     assert int(r.attrs["schema_version"]) == 6 and r.plugins == []
     assert len(r.rows) == int(r.attrs["plan_points"])

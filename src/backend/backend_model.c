@@ -62,6 +62,8 @@ static enum sw_status model_run(void *state, const struct sw_plan_point *pt, str
 	if (st != SW_OK) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why.msg);
+	} else { /* "ok" is the model's, never the check's: the row says so */
+		snprintf(rec->message, sizeof rec->message, "%s", SW_NOT_CHECKED_MODEL);
 	}
 	/* a device target's time (a CC target has no device to time on), from
 	 * the figures just counted */

@@ -156,7 +156,7 @@ static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta,
 	if (h->file < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot create %s", h->path);
 	if ((st = sw_h5_own_opened(h, h->file, err)) || (st = write_root(h->file, meta, err)) ||
-	    (st = create_tables(h, err)) ||
+	    (st = create_tables(h, err)) || (st = sw_h5_named_create(h, err)) ||
 	    (meta->plan && (st = sw_h5_write_plan(h, meta->plan, err))) ||
 	    (st = sw_h5_write_rates(h->file, meta->rates, meta->n_rates, err)) ||
 	    (st = create_metrics_table(h, meta, err)) ||

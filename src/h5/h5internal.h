@@ -53,7 +53,36 @@ struct sw_h5 {
 	struct sw_metric_row *metric_buf;
 	size_t metric_len, metric_cap;
 
+	/* /model_accesses (schema 8): H5I_INVALID_HID until made or opened */
+	hid_t accesses, access_mtype;
+	uint64_t n_access_rows;
+	struct sw_access_row *access_buf;
+	size_t access_len, access_cap;
+
 	struct sw_h5_damage damage; /* what a resume found (h5plan.c) */
+};
+
+/* A /model_accesses row (schema 8): one named access of the variant of
+ * /measurements row `row`, as the model figures it (core/figures.h). */
+struct sw_access_row {
+	uint64_t row; /* of /measurements; with point_id, the key */
+	uint64_t point_id;
+	int32_t cc;
+	int32_t access; /* its index in the variant's accesses */
+	char name[SW_NAME_LEN];
+	char space[12]; /* "global", "shared", "constant" */
+	int32_t is_store;
+	double requests, transactions, wavefronts, useful_bytes, moved_bytes, costed;
+	char counts[16]; /* "exact", "requests_exact", "sampled" */
+};
+
+/* An /axis_names row (schema 8): the name of one value of a categorical
+ * axis of one family. */
+struct sw_axis_name_row {
+	char family[SW_TEXT_LEN];
+	char axis[SW_NAME_LEN];
+	int64_t value;
+	char name[SW_NAME_LEN];
 };
 
 /* Point id of a row that was allocated but never written (the fill value). */
@@ -136,6 +165,12 @@ extern const struct sw_column sw_h5_device_columns[];
 extern const int sw_h5_n_device_columns;
 extern const struct sw_column sw_h5_metric_columns[];
 extern const int sw_h5_n_metric_columns;
+/* Schema 8's /model_accesses (struct sw_access_row) and /axis_names
+ * (struct sw_axis_name_row) columns. */
+extern const struct sw_column sw_h5_access_columns[];
+extern const int sw_h5_n_access_columns;
+extern const struct sw_column sw_h5_axis_name_columns[];
+extern const int sw_h5_n_axis_name_columns;
 #define N_MEAS_COLS   ((size_t)sw_record_n_columns)
 #define N_DEV_COLS    ((size_t)sw_h5_n_device_columns)
 #define N_METRIC_COLS ((size_t)sw_h5_n_metric_columns)
@@ -367,6 +402,27 @@ enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta 
 
 /* Starts SWMR writing on h's file, once every object and attribute exists. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err);
+
+/* Extends the table dset (called name in messages) by n rows of mem_type
+ * from buf and writes them; *rows counts what is on disk. */
+enum sw_status sw_h5_write_rows(hid_t dset, const char *name, hid_t mem_type, const void *buf,
+				size_t n, uint64_t *rows, struct sw_err *err);
+
+/* ---- h5named.c: schema 8's /model_accesses and /axis_names ------------- */
+
+/* Both tables made in h's new file: /model_accesses empty (h->accesses,
+ * which sw_h5_append fills), /axis_names with every registered family's
+ * named values. Before SWMR writing starts. */
+enum sw_status sw_h5_named_create(struct sw_h5 *h, struct sw_err *err);
+
+/* A resume's or extend's check of both, reading only: where the file has
+ * them, each a table of their columns (a file before schema 8 has none). */
+enum sw_status sw_h5_named_check(struct sw_h5 *h, struct sw_err *err);
+
+/* Then, once every check passed: /model_accesses opened to append to (made
+ * where the file has none), /axis_names given the named values of the
+ * families it lacks (an extend's plug-in's). Before SWMR writing starts. */
+enum sw_status sw_h5_named_resume(struct sw_h5 *h, struct sw_err *err);
 
 /* ---- h5rates.c: /model_rates ---------------------------------------------- */
 

@@ -28,7 +28,9 @@
  * 8: the time model's columns of /measurements (model_device, model_time_ns,
  *    model_time_term, model_time_basis) and /model_rates; plugin_loaded_paths
  *    ... plugin_library_owners, every plug-in the run loaded and the
- *    libraries they brought in (h5plugins.h) */
+ *    libraries they brought in (h5plugins.h); /model_accesses (the model's
+ *    figures per named access) and /axis_names (the names of categorical
+ *    axes' values) */
 #define SW_SCHEMA_VERSION 8
 
 struct sw_h5;

@@ -638,7 +638,8 @@ static enum sw_status check_all(struct sw_h5 *h, const struct sw_h5_meta *meta, 
 
 	if ((st = validate(h, meta, previous, err)) || (st = resume_metrics(h, meta, err)) ||
 	    (st = sw_h5_check_rates(h->file, h->path, meta->rates, meta->n_rates, err)) ||
-	    (st = check_sessions(h, err)) || (st = sw_h5_find_damage(h, meta, bad, dmg, err)) ||
+	    (st = check_sessions(h, err)) || (st = sw_h5_named_check(h, err)) ||
+	    (st = sw_h5_find_damage(h, meta, bad, dmg, err)) ||
 	    (st = read_done(h, *bad, done_ids, n_done, keep, err)))
 		return st;
 	return meta->mode == SW_SESSION_EXTEND ? sw_h5extend_check(h, meta, *done_ids, *n_done, err)
@@ -695,7 +696,7 @@ static enum sw_status start_writing(struct sw_h5 *h, const struct sw_h5_meta *me
 	if ((n > 0 && (st = sw_h5_add_axis_columns(h->file, &h->measurements, missing, n, err))) ||
 	    (h->damage.rows && (st = sw_h5_mark_damage(h, bad, err))) ||
 	    (h->damage.plan_wrong && (st = sw_h5_write_plan(h, meta->plan, err))) ||
-	    (st = trim_unwritten(h, keep, err)) ||
+	    (st = trim_unwritten(h, keep, err)) || (st = sw_h5_named_resume(h, err)) ||
 	    (st = sw_h5extend_add_session(h, meta, session, err)))
 		return st;
 	return start_session(h, meta, session, err);

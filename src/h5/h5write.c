@@ -18,6 +18,7 @@
 #include "core/faults.h"
 #include "core/safe_open.h"
 #include "h5/h5internal.h"
+#include "kernel.h"
 
 #define AUTO_FLUSH_ROWS    1024         /* sw_h5_append flushes at this many rows */
 #define AUTO_FLUSH_SAMPLES (256 * 1024) /* ... or this many buffered samples (2 MiB) */
@@ -30,8 +31,9 @@ _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
 
 void sw_h5_close_ids(struct sw_h5 *h)
 {
-	hid_t *datasets[] = { &h->devices, &h->measurements, &h->samples, &h->metrics };
-	hid_t *types[] = { &h->dev_mtype, &h->meas_mtype, &h->metric_mtype };
+	hid_t *datasets[] = { &h->devices, &h->measurements, &h->samples, &h->metrics,
+			      &h->accesses };
+	hid_t *types[] = { &h->dev_mtype, &h->meas_mtype, &h->metric_mtype, &h->access_mtype };
 
 	for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++)
 		if (*datasets[i] >= 0) {
@@ -64,6 +66,7 @@ void sw_h5_destroy(struct sw_h5 *h)
 	free(h->samples_buf);
 	free(h->metric_buf);
 	free(h->metric_names);
+	free(h->access_buf);
 	free(h->path);
 	free(h);
 }
@@ -79,6 +82,7 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->file = h->devices = h->measurements = h->samples = H5I_INVALID_HID;
 	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
 	h->metrics = h->metric_mtype = H5I_INVALID_HID;
+	h->accesses = h->access_mtype = H5I_INVALID_HID;
 	h->lock_fd = h->held_fd = h->room_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
@@ -91,6 +95,10 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->dev_mtype = sw_h5_table_type(sw_h5_device_columns, N_DEV_COLS,
 					sizeof(struct sw_device_info), 0, err);
 	if (h->dev_mtype < 0)
+		goto destroy_h;
+	h->access_mtype = sw_h5_table_type(sw_h5_access_columns, (size_t)sw_h5_n_access_columns,
+					   sizeof(struct sw_access_row), 0, err);
+	if (h->access_mtype < 0)
 		goto destroy_h;
 	*out = h;
 	return SW_OK;
@@ -208,6 +216,62 @@ static enum sw_status buffer_metrics(struct sw_h5 *h, const struct sw_record *re
 	return SW_OK;
 }
 
+/* The words of /model_accesses' text columns. */
+static const char *space_word(int space)
+{
+	return space == SW_SPACE_GLOBAL   ? "global"
+	       : space == SW_SPACE_SHARED ? "shared"
+					  : "constant";
+}
+
+static const char *counts_word(int counts)
+{
+	return counts == SW_COUNTS_EXACT      ? "exact"
+	       : counts == SW_COUNTS_REQUESTS ? "requests_exact"
+					      : "sampled";
+}
+
+/* rec's per-access model figures as /model_accesses rows of /measurements
+ * row `row`, named as its variant names them; nothing when the file has no
+ * such table (a file before schema 8 resumed read-only) or rec has none. */
+static enum sw_status buffer_accesses(struct sw_h5 *h, const struct sw_record *rec, uint64_t row,
+				      struct sw_err *err)
+{
+	const struct sw_family *f = sw_family_find(rec->family);
+	int v = f ? sw_variant_find(f, rec->variant) : -1;
+	int n = v < 0 ? 0 : sw_variant_access_count(&f->variants[v]);
+
+	if (h->accesses < 0 || rec->accesses.n <= 0)
+		return SW_OK;
+	if (rec->accesses.n < n)
+		n = rec->accesses.n;
+	void *buf = grow(h->access_buf, &h->access_cap, h->access_len, (size_t)n,
+			 sizeof *h->access_buf);
+	if (!buf)
+		return sw_fail(err, SW_ENOMEM, "out of memory for buffered /model_accesses rows");
+	h->access_buf = buf;
+	for (int i = 0; i < n; i++) {
+		const struct sw_access_figures *a = &rec->accesses.a[i];
+		struct sw_access_row *r = &h->access_buf[h->access_len++];
+
+		*r = (struct sw_access_row){ .row = row,
+					     .point_id = rec->point_id,
+					     .cc = rec->cc,
+					     .access = i,
+					     .is_store = a->is_store,
+					     .requests = a->requests,
+					     .transactions = a->transactions,
+					     .wavefronts = a->wavefronts,
+					     .useful_bytes = a->useful_bytes,
+					     .moved_bytes = a->moved_bytes,
+					     .costed = a->costed };
+		snprintf(r->name, sizeof r->name, "%s", f->variants[v].accesses[i]);
+		snprintf(r->space, sizeof r->space, "%s", space_word(a->space));
+		snprintf(r->counts, sizeof r->counts, "%s", counts_word(a->counts));
+	}
+	return SW_OK;
+}
+
 enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
 				    struct sw_err *err)
 {
@@ -234,7 +298,7 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 		return sw_fail(err, SW_EINVAL, "point %llu has %u samples, more than %d",
 			       (unsigned long long)rec->point_id, rec->n_samples, SW_MAX_SAMPLES);
 	enum sw_status st = buffer_metrics(h, rec, err);
-	if (st)
+	if (st || (st = buffer_accesses(h, rec, h->n_meas + h->meas_len, err)))
 		return st;
 	buf = grow(h->meas_buf, &h->meas_cap, h->meas_len, 1, MEAS_ROW_BYTES);
 	if (!buf)
@@ -257,9 +321,8 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 	return SW_OK;
 }
 
-/* Extends a table by n rows and writes them; *rows counts what is on disk. */
-static enum sw_status write_rows(hid_t dset, const char *name, hid_t mem_type, const void *buf,
-				 size_t n, uint64_t *rows, struct sw_err *err)
+enum sw_status sw_h5_write_rows(hid_t dset, const char *name, hid_t mem_type, const void *buf,
+				size_t n, uint64_t *rows, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	hsize_t start = *rows, count = n, size = *rows + n;
@@ -320,25 +383,32 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 		return h->meas_len ? sw_wrap(err, "cannot write %zu rows", h->meas_len)
 				   : sw_wrap(err, "cannot write this session's /devices rows");
 	/* Samples before the rows that point into them. */
-	st = write_rows(h->samples, "/samples", H5T_NATIVE_DOUBLE, h->samples_buf, h->samples_len,
-			&h->n_samples, err);
+	st = sw_h5_write_rows(h->samples, "/samples", H5T_NATIVE_DOUBLE, h->samples_buf,
+			      h->samples_len, &h->n_samples, err);
 	if (st)
 		return st;
 	h->samples_len = 0;
 	/* before the rows they belong to, as samples are: a cut between them
 	 * leaves metrics of a point without its row, which its rerun writes again */
-	st = write_rows(h->metrics, "/metrics", h->metric_mtype, h->metric_buf, h->metric_len,
-			&h->n_metric_rows, err);
+	st = sw_h5_write_rows(h->metrics, "/metrics", h->metric_mtype, h->metric_buf, h->metric_len,
+			      &h->n_metric_rows, err);
 	if (st)
 		return st;
 	h->metric_len = 0;
-	st = write_rows(h->measurements, "/measurements", h->meas_mtype, h->meas_buf, h->meas_len,
-			&h->n_meas, err);
+	/* the same for the per-access figures: keyed by row and point, so one
+	 * of a row a cut lost is told from the row a rerun writes there */
+	st = sw_h5_write_rows(h->accesses, "/model_accesses", h->access_mtype, h->access_buf,
+			      h->access_len, &h->n_access_rows, err);
+	if (st)
+		return st;
+	h->access_len = 0;
+	st = sw_h5_write_rows(h->measurements, "/measurements", h->meas_mtype, h->meas_buf,
+			      h->meas_len, &h->n_meas, err);
 	if (st)
 		return st;
 	h->meas_len = 0;
-	st = write_rows(h->devices, "/devices", h->dev_mtype, h->dev_buf, h->dev_len, &h->n_dev,
-			err);
+	st = sw_h5_write_rows(h->devices, "/devices", h->dev_mtype, h->dev_buf, h->dev_len,
+			      &h->n_dev, err);
 	if (st)
 		return st;
 	h->dev_len = 0;

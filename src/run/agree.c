@@ -17,6 +17,7 @@
 #include "core/faults.h"
 #include "run/comm.h"
 #include "job/job.h"
+#include "job/limits.h"
 #include "job/plan.h"
 #include "job/plugin.h"
 #include "job/plugin_ident.h"
@@ -143,6 +144,10 @@ static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struc
 	 * two registries or two --set apart */
 	if (st == SW_OK)
 		st = sw_plan_build(job, 0, &plan, err);
+	/* a plug-in's sizes() past sweep's limits, before any backend (the
+	 * model's, a dry run's) could pass it by */
+	if (st == SW_OK)
+		st = sw_plan_check_limits(&plan, err);
 	if (st == SW_OK)
 		v->plan = plan.fingerprint;
 	sw_plan_fini(&plan);

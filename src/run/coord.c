@@ -79,6 +79,8 @@ static void write_record(struct sw_coord *co, struct sw_record *rec)
 {
 	if (rec->status >= 0 && rec->status < 4)
 		co->t.counts[rec->status]++;
+	if (rec->status == SW_ROW_OK && !strcmp(rec->check_mode, "none"))
+		co->t.unchecked++;
 	if (rec->timed_s > 0)
 		co->t.timed_s += rec->timed_s;
 	co->t.written++;

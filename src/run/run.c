@@ -154,6 +154,26 @@ static enum sw_status close_output(struct sw_rank_ctx *r, struct sw_h5_end *end,
 	return st;
 }
 
+/* Rank 0: how many ok rows no CPU check compared, and why, so that "ok"
+ * is not read as "checked" (the rows' messages say it one by one). */
+static void say_unchecked(const struct sw_rank_ctx *r, const struct sw_coord_totals *t)
+{
+	const char *why = "their families have no check hook";
+	char by_backend[96];
+	if (!t->unchecked || r->opt->quiet)
+		return;
+	if (!r->backend->measures) {
+		snprintf(by_backend, sizeof by_backend,
+			 "the %s backend runs no fill, launch or check", r->backend->name);
+		why = by_backend;
+	}
+	fprintf(stderr,
+		"sweep: %zu ok row%s %s never checked against a CPU reference: %s (check_mode "
+		"none)\n",
+		t->unchecked, t->unchecked == 1 ? "" : "s", t->unchecked == 1 ? "was" : "were",
+		why);
+}
+
 /* Rank 0, after the close: what the file holds of this run, read back from
  * the file the run wrote (end: sw_h5_finish counted it, and says where it
  * is), so a disk that filled up cannot make the summary claim rows it lost.
@@ -186,6 +206,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			(unsigned long long)in.by_status[SW_ROW_SKIPPED],
 			(unsigned long long)in.by_status[SW_ROW_INVALID],
 			(unsigned long long)in.by_status[SW_ROW_FAILED]);
+	say_unchecked(r, t);
 	if (r->backend->measures && in.rows && wall > 0 && !r->opt->quiet)
 		fprintf(stderr,
 			"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency "
