@@ -84,10 +84,23 @@ __device__ __forceinline__ void histogram_count_word(unsigned int *sh, unsigned 
 		atomicAdd(&sh[sw_hist_lane_slot((w >> (8 * k)) & mask, lane)], 1u);
 }
 
+/* shared_wide's blocks an SM must hold at once, which caps its registers:
+ * as many as the SM's threads allow (2048 on 8.0, 9.0 and 10.x, 1536 on 8.6
+ * to 8.9, 11.0 and 12.x, 1024 on 7.5). ptxas ignores a larger value, with a
+ * warning. The host pass never reads it. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define WIDE_MIN_BLOCKS_PER_SM 2
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 ||                   \
+				 (__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1100))
+#define WIDE_MIN_BLOCKS_PER_SM 4
+#else
+#define WIDE_MIN_BLOCKS_PER_SM 3
+#endif
+
 /* Tuned: each lane counts the 16 bytes of a uint4 into its own copy of the
  * histogram; the next uint4 is loaded before the current one is counted, so
  * a load is in flight while the atomics run. */
-__global__ void __launch_bounds__(SW_HIST_WIDE_THREADS, 4)
+__global__ void __launch_bounds__(SW_HIST_WIDE_THREADS, WIDE_MIN_BLOCKS_PER_SM)
 	histogram_wide_kernel(const uint4 *in, unsigned int *hist, uint64_t n, unsigned int bins)
 {
 	extern __shared__ unsigned int sh[]; /* 32 x bins */

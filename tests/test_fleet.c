@@ -425,7 +425,7 @@ int main(int argc, char **argv)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(seeds, sizeof seeds, "%s/jobs/seeds.yaml", src);
 	snprintf(backend, sizeof backend,
-		 "replay=%s/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5", src);
+		 "replay=%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5", src);
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-fleet-XXXXXX", P_tmpdir);
 	if (!mkdtemp(tmpdir))
 		return EXIT_FAILURE;
