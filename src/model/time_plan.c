@@ -287,13 +287,14 @@ static const struct sw_time_point *source_point(const struct sw_time_plan *tp, u
 
 /* rec's time from its inputs in on e's GPU, transferred where the
  * source measured the point. */
-/* The source GPU's rates for a target e: the SMs' rates as e's
- * calibration has them (each fitted rate over its datasheet value, times
- * the source's datasheet value; a rate the datasheet leaves out, as
- * fitted), since what an SM does per cycle is the architecture's; the
- * memory system's (DRAM efficiency and chunk cost) the source's own, as its
- * calibration or its own rows fitted them, since those differ between two
- * boards of one architecture (the H100's HBM3, the H200's HBM3e). */
+/* The source GPU's rates for a target e: as e's calibration has them (each
+ * fitted rate over its datasheet value, times the source's datasheet
+ * value; a rate the datasheet leaves out, as fitted), since what an SM does
+ * a cycle and the share of its peak a DRAM streams at are the
+ * architecture's; but the cost of a DRAM chunk touched alone the source's
+ * own, as its calibration or its own rows fitted it: scattered accesses
+ * scale with neither board's peak (on the H100 and the H200, 1.23 where
+ * the peaks are 1.43 apart: docs/results/time-model.md). */
 static void source_rates(const struct sw_time_gpu *e, const struct sw_time_gpu *src,
 			 struct sw_time_rates *out)
 {
@@ -307,7 +308,6 @@ static void source_rates(const struct sw_time_gpu *e, const struct sw_time_gpu *
 	for (int k = 0; k < SW_N_RATES; k++)
 		theirs[k] = sheet[k] > 0 ? theirs[k] * fit[k] / sheet[k] : fit[k];
 	sw_time_rates_from_array(theirs, out);
-	out->dram_efficiency = src->rates.dram_efficiency;
 	out->dram_chunk_bytes = src->rates.dram_chunk_bytes;
 }
 
