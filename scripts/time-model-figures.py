@@ -247,8 +247,10 @@ def main():
     ]
     with tempfile.TemporaryDirectory() as tmp:
         job = job_one_cc(tmp)
-        for i, (dev, full_name, fleet_name) in enumerate(CLASSES):
+        for i, (dev, full_name, fleets) in enumerate(CLASSES):
             other = CLASSES[1 - i][1]
+            here = [n for n in fleets if os.path.exists(os.path.join(RESULTS, n))]
+            fleet_name = here[0] if here else fleets[0]
             missing = [
                 n
                 for n in (full_name, fleet_name, other)
