@@ -91,71 +91,94 @@ static double median_error(const struct problem *pb, const double *rates)
 	return med;
 }
 
+enum { N = SW_N_RATES };
+
+/* The simplex: N + 1 points and their losses. */
+struct simplex {
+	double s[N + 1][N], f[N + 1];
+	int lo, hi, next; /* the best, the worst, the worst but one */
+};
+
+static void rank_points(struct simplex *sx)
+{
+	sx->lo = sx->hi = 0;
+	for (int i = 1; i <= N; i++) {
+		if (sx->f[i] > sx->f[sx->hi])
+			sx->hi = i;
+		if (sx->f[i] < sx->f[sx->lo])
+			sx->lo = i;
+	}
+	sx->next = sx->lo;
+	for (int i = 0; i <= N; i++)
+		if (i != sx->hi && sx->f[i] > sx->f[sx->next])
+			sx->next = i;
+}
+
+/* The point c + t (c - worst), c the centroid of the others, and its loss. */
+static double toward(const struct problem *pb, const struct simplex *sx, double t, double *out)
+{
+	for (int k = 0; k < N; k++) {
+		double c = 0;
+		for (int i = 0; i <= N; i++)
+			if (i != sx->hi)
+				c += sx->s[i][k] / N;
+		out[k] = c + t * (c - sx->s[sx->hi][k]);
+	}
+	return loss_log(pb, out);
+}
+
+static void replace_worst(struct simplex *sx, const double *x, double f)
+{
+	memcpy(sx->s[sx->hi], x, sizeof sx->s[sx->hi]);
+	sx->f[sx->hi] = f;
+}
+
+/* One step: reflect the worst point, expand, contract, or shrink all. */
+static void step(const struct problem *pb, struct simplex *sx)
+{
+	double xr[N], xe[N];
+	double fr = toward(pb, sx, 1, xr);
+	if (fr < sx->f[sx->lo]) {
+		double fe = toward(pb, sx, 2, xe);
+		replace_worst(sx, fe < fr ? xe : xr, fe < fr ? fe : fr);
+		return;
+	}
+	if (fr < sx->f[sx->next]) {
+		replace_worst(sx, xr, fr);
+		return;
+	}
+	double fc = toward(pb, sx, -0.5, xe);
+	if (fc < sx->f[sx->hi]) {
+		replace_worst(sx, xe, fc);
+		return;
+	}
+	for (int i = 0; i <= N; i++) {
+		if (i == sx->lo)
+			continue;
+		for (int k = 0; k < N; k++)
+			sx->s[i][k] = sx->s[sx->lo][k] + 0.5 * (sx->s[i][k] - sx->s[sx->lo][k]);
+		sx->f[i] = loss_log(pb, sx->s[i]);
+	}
+}
+
 /* Nelder-Mead in N = SW_N_RATES dimensions from x (updated in place). */
 static void nelder_mead(const struct problem *pb, double *x)
 {
-	enum { N = SW_N_RATES };
-	double s[N + 1][N], f[N + 1], c[N], xr[N], xe[N];
+	struct simplex sx;
 	for (int i = 0; i <= N; i++) {
-		memcpy(s[i], x, sizeof s[i]);
+		memcpy(sx.s[i], x, sizeof sx.s[i]);
 		if (i && !pb->kept[i - 1])
-			s[i][i - 1] += 0.7; /* a factor of two; a kept rate never moves */
-		f[i] = loss_log(pb, s[i]);
+			sx.s[i][i - 1] += 0.7; /* a factor of two; a kept rate never moves */
+		sx.f[i] = loss_log(pb, sx.s[i]);
 	}
 	for (int it = 0; it < MAX_ITER; it++) {
-		int hi = 0, lo = 0;
-		for (int i = 1; i <= N; i++) {
-			if (f[i] > f[hi])
-				hi = i;
-			if (f[i] < f[lo])
-				lo = i;
-		}
-		int nh = lo;
-		for (int i = 0; i <= N; i++)
-			if (i != hi && f[i] > f[nh])
-				nh = i;
-		if (f[hi] - f[lo] < 1e-9 * (1 + fabs(f[lo])))
+		rank_points(&sx);
+		if (sx.f[sx.hi] - sx.f[sx.lo] < 1e-9 * (1 + fabs(sx.f[sx.lo])))
 			break;
-		for (int k = 0; k < N; k++) {
-			c[k] = 0;
-			for (int i = 0; i <= N; i++)
-				if (i != hi)
-					c[k] += s[i][k] / N;
-			xr[k] = c[k] + (c[k] - s[hi][k]);
-		}
-		double fr = loss_log(pb, xr);
-		if (fr < f[lo]) {
-			for (int k = 0; k < N; k++)
-				xe[k] = c[k] + 2 * (c[k] - s[hi][k]);
-			double fe = loss_log(pb, xe);
-			memcpy(s[hi], fe < fr ? xe : xr, sizeof s[hi]);
-			f[hi] = fe < fr ? fe : fr;
-		} else if (fr < f[nh]) {
-			memcpy(s[hi], xr, sizeof s[hi]);
-			f[hi] = fr;
-		} else {
-			for (int k = 0; k < N; k++)
-				xe[k] = c[k] + 0.5 * (s[hi][k] - c[k]);
-			double fc = loss_log(pb, xe);
-			if (fc < f[hi]) {
-				memcpy(s[hi], xe, sizeof s[hi]);
-				f[hi] = fc;
-			} else {
-				for (int i = 0; i <= N; i++) {
-					if (i == lo)
-						continue;
-					for (int k = 0; k < N; k++)
-						s[i][k] = s[lo][k] + 0.5 * (s[i][k] - s[lo][k]);
-					f[i] = loss_log(pb, s[i]);
-				}
-			}
-		}
+		step(pb, &sx);
 	}
-	int best = 0;
-	for (int i = 1; i <= N; i++)
-		if (f[i] < f[best])
-			best = i;
-	memcpy(x, s[best], sizeof s[best]);
+	rank_points(&sx);
+	memcpy(x, sx.s[sx.lo], sizeof sx.s[sx.lo]);
 }
 
 /* Nominal starting points for the rates the datasheet leaves out. */
