@@ -106,25 +106,22 @@ def revision(sweep):
     return v.splitlines()[0] if v else "?"
 
 
-def run_class(sweep, job, tmp, dev, full_name, fleet_name, other_full):
+def run_class(sweep, job, tmp, dev, full_name, fleet_name, other_full, other_fleet):
+    """The three modes against the class's full file; the transfer twice:
+    with the target's calibration alone (the issue's command), and with the
+    other class's fleet check too, which gives the source its own chunk
+    cost (docs/model.md, "Three levels of trust")."""
     full = table(os.path.join(RESULTS, full_name), "measurements")
-    fleet = os.path.join("docs", "results", fleet_name)
-    modes = [("datasheet", []), ("calibrated", ["--model-calibrate", fleet])]
-    if other_full:
-        modes.append(
-            (
-                "transfer",
-                [
-                    "--model-calibrate",
-                    fleet,
-                    "--model-from",
-                    os.path.join("docs", "results", other_full),
-                ],
-            )
-        )
+    res = os.path.join("docs", "results")
+    cal = ["--model-calibrate", os.path.join(res, fleet_name)]
+    src = ["--model-from", os.path.join(res, other_full)]
+    modes = [("datasheet", []), ("calibrated", cal), ("transfer", cal + src)]
+    if other_fleet:
+        both = cal + ["--model-calibrate", os.path.join(res, other_fleet)]
+        modes.append(("transfer, both fleets", both + src))
     out = {}
     for mode, extra in modes:
-        path = os.path.join(tmp, f"{dev}-{mode}.h5")
+        path = os.path.join(tmp, f"{dev}-{len(out)}.h5")
         cmd = predict(sweep, job, dev, path, extra)
         x, left = errors(path, dev, full)
         out[mode] = (cmd, x, left, fits(path))
@@ -264,7 +261,9 @@ def main():
                     "",
                 ]
                 continue
-            res = run_class(a.sweep, job, tmp, dev, full_name, fleet_name, other)
+            theirs = [n for n in CLASSES[1 - i][2] if os.path.exists(os.path.join(RESULTS, n))]
+            other_fleet = theirs[0] if theirs and "fleet" in theirs[0] else None
+            res = run_class(a.sweep, job, tmp, dev, full_name, fleet_name, other, other_fleet)
             lines += md_class(dev, full_name, fleet_name, res) + [""]
         if a.bench:
             lines += bench(a.sweep, a.bench, tmp)
