@@ -26,7 +26,8 @@
  * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found;
  *    /plan (the plan's points, by which a reader tells damaged rows);
  * 8: the time model's columns of /measurements (model_device, model_time_ns,
- *    model_time_term, model_time_basis) and /model_rates */
+ *    model_time_term, model_time_basis) and /model_rates; /devices'
+ *    emulates and /replays, the replay backend's recordings */
 #define SW_SCHEMA_VERSION 8
 
 struct sw_h5;
@@ -39,6 +40,18 @@ struct sw_plan;
 struct sw_h5_input {
 	const char *path;
 	char what[256]; /* what a message calls it: "the costs file of --costs F" */
+};
+
+/* A recording the replay backend replays, a row of /replays (schema 8): a
+ * class's own (--replay-devices CLASS:COUNT=FILE) or the shared one
+ * (--backend replay=FILE, class ""); a resume or extend must give the same
+ * recordings, byte for byte. */
+struct sw_h5_recording {
+	char device_class[33]; /* the SPEC's class; "": --backend replay=FILE's */
+	char file[1024];       /* as given */
+	uint64_t file_hash;    /* FNV-1a 64 of its bytes when read; 0: unreadable */
+	char emulates[64];     /* the GPU it recorded ("" for a .csv) */
+	int32_t devices;       /* ranks that replay it */
 };
 
 /* What a session does to the file, as /sessions records it. */
@@ -73,6 +86,9 @@ struct sw_h5_meta {
 	 * must give the same files, byte for byte */
 	const struct sw_time_rate_row *rates;
 	int n_rates;
+	/* the replay backend's recordings (/replays); none for other backends */
+	const struct sw_h5_recording *recordings;
+	int n_recordings;
 };
 
 /* A /metrics row (schema 3 on): one --metrics value of one point. */
