@@ -12,7 +12,7 @@ import pandas as pd
 
 from .cli import ToolError
 
-SCHEMA_VERSION = 7  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 8  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 # From schema 4 on /measurements names its axis columns in this attribute (an
 # array of strings); older files' axes are found by elimination (_old_axes).
 AXES_ATTR = "axis_columns"
@@ -94,6 +94,7 @@ OPTIONAL_MEASUREMENT_COLUMNS = (
     "model_transactions_per_request",
     "model_conflict_degree",
     "model_time_bound_ns",
+    "model_time_ns",  # schema 8: the time model's prediction
 )
 DEVICE_COLUMNS = (
     "rank",

@@ -20,7 +20,7 @@ from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
     # the reader reads what the writer writes: 7 from issue 23 (the plug-in record) on
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 7
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 8
     assert r.plugins == []  # jobs/ci.yaml names no plug-in
     assert r.metrics.empty and list(r.metrics.columns) == ["point_id", "name", "value", "unit"]
     assert r.backend == "model" and r.closed_cleanly

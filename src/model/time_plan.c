@@ -216,6 +216,13 @@ static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 	tp->source.gpu = f->gpu;
 	tp->source.calibrated_by = -1;
 	sw_time_rates_datasheet(f->gpu, &tp->source.rates);
+	/* a --model-calibrate file of the source's class fits it as the target's
+	 * fits the target: that calibration wins over the source's own rows */
+	for (int i = 0; st == SW_OK && i < tp->n_gpus; i++)
+		if (tp->gpus[i].gpu == f->gpu && tp->gpus[i].calibrated_by >= 0) {
+			tp->source = tp->gpus[i];
+			used = NULL;
+		}
 	tp->points = st == SW_OK ? calloc(n ? n : 1, sizeof *tp->points) : NULL;
 	if (st == SW_OK && !tp->points)
 		st = sw_fail(err, SW_ENOMEM, "out of memory for the points of %s", f->path);
@@ -278,6 +285,30 @@ static const struct sw_time_point *source_point(const struct sw_time_plan *tp, u
 
 /* rec's time from its inputs in on e's GPU, transferred where the
  * source measured the point. */
+/* The source GPU's rates for a target e: the SMs' rates as e's
+ * calibration has them (each fitted rate over its datasheet value, times
+ * the source's datasheet value; a rate the datasheet leaves out, as
+ * fitted), since what an SM does per cycle is the architecture's; the
+ * memory system's (DRAM efficiency and chunk cost) the source's own, as its
+ * calibration or its own rows fitted them, since those differ between two
+ * boards of one architecture (the H100's HBM3, the H200's HBM3e). */
+static void source_rates(const struct sw_time_gpu *e, const struct sw_time_gpu *src,
+			 struct sw_time_rates *out)
+{
+	double fit[SW_N_RATES], sheet[SW_N_RATES], theirs[SW_N_RATES];
+	struct sw_time_rates r;
+	sw_time_rates_to_array(&e->rates, fit);
+	sw_time_rates_datasheet(e->gpu, &r);
+	sw_time_rates_to_array(&r, sheet);
+	sw_time_rates_datasheet(src->gpu, &r);
+	sw_time_rates_to_array(&r, theirs);
+	for (int k = 0; k < SW_N_RATES; k++)
+		theirs[k] = sheet[k] > 0 ? theirs[k] * fit[k] / sheet[k] : fit[k];
+	sw_time_rates_from_array(theirs, out);
+	out->dram_efficiency = src->rates.dram_efficiency;
+	out->dram_chunk_bytes = src->rates.dram_chunk_bytes;
+}
+
 static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 		    const struct sw_family *f, const struct sw_point *p,
 		    const struct sw_time_inputs *in, struct sw_record *rec)
@@ -292,7 +323,9 @@ static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 	const struct sw_time_point *sp = tp->from >= 0 ? source_point(tp, base_id(f, p)) : NULL;
 	if (!sp)
 		return;
-	sw_time_eval(tp->source.gpu, &tp->source.rates, &sp->in, &ts);
+	struct sw_time_rates sr;
+	source_rates(e, &tp->source, &sr);
+	sw_time_eval(tp->source.gpu, &sr, &sp->in, &ts);
 	if (!(ts.ns > 0) || !isfinite(ts.ns) || !isfinite(t.ns))
 		return;
 	rec->model_time_ns = sp->median_ns * t.ns / ts.ns;
