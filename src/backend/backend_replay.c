@@ -153,7 +153,7 @@ static void csv_note(const struct sw_options *o, int rank, int size, char *buf, 
 			continue;
 		if (first < 0)
 			first = k;
-		if (c && index == 0 && !strstr(names, c->name) && used < sizeof names)
+		if (c && index == 0 && used < sizeof names) /* each class once */
 			used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
 						 classes++ ? ", " : "", c->name);
 	}
