@@ -746,8 +746,8 @@ static Suite *cli_suite(void)
 	tcase_add_test(bad, test_null_err);
 	tcase_add_test(bad, test_err_metrics);
 	tcase_add_test(bad, test_err_replay_devices);
-	tcase_add_test(bad, test_replay_devices);
 	tcase_add_test(bad, test_replay_recordings);
+	tcase_add_test(bad, test_replay_devices);
 	suite_add_tcase(s, bad);
 
 	tcase_add_test(help, test_usage);

@@ -18,18 +18,18 @@ enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
 #define SW_REPLAY_CLASS_LEN   33
 #define SW_REPLAY_MAX_DEVICES 65536
 
-/* The most classes of a SPEC with a recording of their own
- * (CLASS:COUNT=FILE): each is an input of the run and a row of the
- * output's /replays. */
-#define SW_REPLAY_MAX_FILES 32
-
-/* One CLASS:COUNT[:SPEED][=FILE] of --replay-devices. */
+/* One CLASS:COUNT[:SPEED] of --replay-devices. */
 struct sw_replay_class {
 	char name[SW_REPLAY_CLASS_LEN];
 	int count;    /* devices, 1 or more */
 	double speed; /* 1: the recorded times; 0.5: each point takes twice as long */
 	char *file;   /* =FILE, the class's own recording (owned); NULL: --backend replay=FILE */
 };
+
+/* The most classes of a SPEC with a recording of their own
+ * (CLASS:COUNT[:SPEED]=FILE): each is an input of the run and a row of the
+ * output's /replays. */
+#define SW_REPLAY_MAX_FILES 32
 
 struct sw_options {
 	const char *job_path; /* the one positional argument */

@@ -175,6 +175,21 @@ free_file:
 	return st;
 }
 
+const char *sw_replay_spec_recording(const struct sw_options *o, int rank)
+{
+	int index;
+	const struct sw_replay_class *c = sw_replay_spec_device(o, rank, &index);
+	return c && c->file ? c->file : o->backend_arg;
+}
+
+int sw_replay_spec_own_files(const struct sw_options *o)
+{
+	int n = 0;
+	for (int i = 0; i < o->n_replay_classes; i++)
+		n += o->replay_classes[i].file != NULL;
+	return n;
+}
+
 const struct sw_replay_class *sw_replay_spec_device(const struct sw_options *o, int rank,
 						    int *index)
 {
@@ -192,19 +207,4 @@ const struct sw_replay_class *sw_replay_spec_device(const struct sw_options *o, 
 		first += c->count;
 	}
 	return NULL;
-}
-
-const char *sw_replay_spec_recording(const struct sw_options *o, int rank)
-{
-	int index;
-	const struct sw_replay_class *c = sw_replay_spec_device(o, rank, &index);
-	return c && c->file ? c->file : o->backend_arg;
-}
-
-int sw_replay_spec_own_files(const struct sw_options *o)
-{
-	int n = 0;
-	for (int i = 0; i < o->n_replay_classes; i++)
-		n += o->replay_classes[i].file != NULL;
-	return n;
 }

@@ -18,18 +18,18 @@
 enum sw_status sw_replay_spec_add(struct sw_options *o, const char *e, size_t len,
 				  struct sw_err *err);
 
-/* The --replay-devices class of rank (0 <= rank < o->n_replay_devices), and
- * in *index the rank's place among the devices of that class name, counted
- * over the whole SPEC (A:3,A:1:0.8 gives the slow one index 3); NULL when
- * o has no such rank. */
-const struct sw_replay_class *sw_replay_spec_device(const struct sw_options *o, int rank,
-						    int *index);
-
 /* The recording rank replays: its class's own FILE, else --backend
  * replay=FILE's (NULL when there is none). */
 const char *sw_replay_spec_recording(const struct sw_options *o, int rank);
 
 /* How many of o's classes name a recording of their own. */
 int sw_replay_spec_own_files(const struct sw_options *o);
+
+/* The --replay-devices class of rank (0 <= rank < o->n_replay_devices), and
+ * in *index the rank's place among the devices of that class name, counted
+ * over the whole SPEC (A:3,A:1:0.8 gives the slow one index 3); NULL when
+ * o has no such rank. */
+const struct sw_replay_class *sw_replay_spec_device(const struct sw_options *o, int rank,
+						    int *index);
 
 #endif
