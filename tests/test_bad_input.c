@@ -33,6 +33,7 @@
 static char tmpdir[256];
 static char ci_job[512];             /* jobs/ci.yaml */
 static char good_h5[512];            /* a complete sweep file of jobs/ci.yaml, model backend */
+static char measured_h5[512];        /* docs/results/h100-fleet.h5: rows an H100 measured */
 static hid_t held = H5I_INVALID_HID; /* a file this test keeps open for writing */
 static int locked[4];                /* files this test holds sweep's lock on */
 static int n_locked;
@@ -309,6 +310,17 @@ static void make_replay_h5_infinite(void)
 static void make_replay_h5_absurd(void)
 {
 	replay_source_h5(1e9);
+}
+
+/* The time model's measured files: an H100's fleet check as m.h5, and a
+ * model-backend file (no measured row) as model.h5. */
+static void make_measured(void)
+{
+	copy_file(measured_h5, "m.h5", -1);
+}
+static void make_model_only(void)
+{
+	copy_file(good_h5, "model.h5", -1);
 }
 
 /* costs.csv: one row of point 0123456789abcdef taking secs. */
@@ -2436,6 +2448,58 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "costs.csv:2: the time of point 0123456789abcdef, 1e+300 s is longer than a "
 		 "week; a duration is from 0 to 604800 s" },
+	/* The time model (docs/model.md, "Time") */
+	{ "TM01 a GPU name that fits two entries of the table",
+	  { "--model-devices", "H100", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices: GPU 'H100' fits 2 entries of the table: H100-SXM, H100-PCIe; "
+		 "name one" },
+	{ "TM02 a GPU the table lacks",
+	  { "--model-devices", "H300", "@ci", O },
+	  .rc = 2,
+	  .msg = "no GPU 'H300' in the table: did you mean" },
+	{ "TM03 one GPU twice, under two names",
+	  { "--model-devices", "H200,NVIDIA H200", "@ci", O },
+	  .rc = 2,
+	  .msg = "device H200 is listed twice" },
+	{ "TM04 a job's model.devices the table lacks",
+	  { "job.yaml", O },
+	  .job = "name: j\nmodel:\n  devices: [H100-SXM, Z9]\nfamilies:\n  smem_bank: {}\n",
+	  .rc = 2,
+	  .msg = "model.devices: no GPU 'Z9' in the table" },
+	{ "TM05 a calibration file that does not exist",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "none.h5", "@ci", O },
+	  .rc = 4,
+	  .msg = "--model-calibrate none.h5: " },
+	{ "TM06 a calibration file without a measured row (a model-backend file)",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "model.h5", "@ci", O },
+	  .make = make_model_only,
+	  .rc = 2,
+	  .msg = "model.h5: no measured ok rows" },
+	{ "TM07 a calibration file's class it does not hold",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5:NVIDIA H200", "@ci", O },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "m.h5: no measured ok rows of class NVIDIA H200" },
+	{ "TM08 the output is the calibration file",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5", "--force", "@ci", "-o",
+	    "m.h5" },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "the measured file of --model-calibrate m.h5" },
+	{ "TM09 the output is the transfer's file, under another name",
+	  { "--model-devices", "H200", "--model-from", "m.h5", "--force", "@ci", "-o", "./m.h5" },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "the measured file of --model-from m.h5" },
+	{ "TM10 --li, now the start of --list and --list-devices",
+	  { "--li" },
+	  .rc = 2,
+	  .msg = "ambiguous option '--li': could be --list, --list-devices" },
+	{ "TM11 --model-devices given twice",
+	  { "--model-devices", "H200", "--model-devices", "T4", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices given twice: name every device in one list" },
 	{ "RB08 --costs reads with the same check: a negative time in a result file",
 	  { "--costs", "costs.h5", "@ci", O },
 	  .make = make_replay_h5_negative,
@@ -3009,6 +3073,8 @@ int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", env("SW_SOURCE_DIR"));
+	snprintf(measured_h5, sizeof measured_h5, "%s/docs/results/h100-fleet.h5",
+		 env("SW_SOURCE_DIR"));
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-bad-XXXXXX", P_tmpdir);
 	if (!mkdtemp(tmpdir))
 		return EXIT_FAILURE;

@@ -45,7 +45,7 @@ const char *sw_time_term_word(enum sw_time_term t);
 	X(latency_ns, "ns", "a global load's round trip, under load")                              \
 	X(l2_gbps, "GB/s", "L2 bandwidth to the SMs (0: not a term)")                              \
 	X(l1_requests_per_clk, "1/clk", "global requests an SM's L1 takes a cycle")                \
-	X(l1_sectors_per_clk, "1/clk", "32-byte sectors an SM's L1 moves a cycle")                \
+	X(l1_sectors_per_clk, "1/clk", "32-byte sectors an SM's L1 moves a cycle")                 \
 	X(shared_wavefronts_per_clk, "1/clk", "shared-memory wavefronts an SM serves a cycle")     \
 	X(constant_passes_per_clk, "1/clk", "constant-cache passes an SM serves a cycle")          \
 	X(blocks_per_us_sm, "1/us", "blocks an SM starts a microsecond (0: not a term)")           \

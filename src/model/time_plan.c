@@ -166,8 +166,10 @@ static enum sw_status calibrate(struct sw_time_plan *tp, const char *const *spec
 		int n = 0;
 		sw_time_file_spec(specs[c], f->path, sizeof f->path, cls, sizeof cls);
 		f->content_hash = calib[c].content_hash;
-		if ((st = pick_class(&calib[c], cls, f, err)) ||
-		    (st = observe(&calib[c], f, NULL, 0, &obs, &ids, &n, err)) == SW_OK) {
+		st = pick_class(&calib[c], cls, f, err);
+		if (st == SW_OK)
+			st = observe(&calib[c], f, NULL, 0, &obs, &ids, &n, err);
+		if (st == SW_OK) {
 			struct sw_time_gpu *e = gpu_entry(tp, f->gpu);
 			st = !e ? sw_fail(err, SW_EINVAL, "too many GPUs to predict for")
 			     : e->calibrated_by >= 0
