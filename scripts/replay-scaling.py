@@ -15,9 +15,16 @@ class's ranks: T1_C = sum of end_unix - start_unix, TN_C = last end_unix -
 first start_unix, efficiency T1_C / (N_C x TN_C), bound T1_C / (N_C x
 max(T1_C / N_C, longest row)); each SPEC runs without --costs, then with
 --costs of that first run's file (its times per class).
+--recordings CLASS=FILE,... replays a cluster of real classes, each its own
+recording (--replay-devices CLASS:N=FILE,...), per_class and without
+--costs (each class's expected times from the time model on its GPU), with
+N devices a class for each N of --class-ranks, and prints each class
+against its own bound as --hetero does.
 
     build/venv/bin/python scripts/replay-scaling.py --ranks 2,4,8,16,64
     build/venv/bin/python scripts/replay-scaling.py --ranks '' --hetero --speed 4
+    build/venv/bin/python scripts/replay-scaling.py --ranks '' --speed 2 \
+        --recordings H100=h100-full.h5,H200=docs/results/h200-full.h5 --class-ranks 4,8,32
 """
 
 import argparse
@@ -92,6 +99,7 @@ def class_figures(out):
         m = f["measurements"][:]
         dev = f["devices"][:]
     label = {int(d["rank"]): d["device_class"].decode() for d in dev}
+    m = m[m["status"] >= 0]  # fill rows aside
     rows = []
     for cls in sorted(set(label.values())):
         ranks = [r for r, c in label.items() if c == cls]
@@ -125,12 +133,66 @@ def hetero(a, tmp):
                 )
 
 
+def recordings(a, tmp):
+    """Each class of --recordings on its own recording, per_class, no --costs."""
+    classes = [part.split("=", 1) for part in a.recordings.split(",")]
+    job = os.path.join(TOP, "jobs/full.yaml")
+    print(
+        "| ranks | class | emulates | class ranks | rows | T1_C (s) | TN_C (s) "
+        "| efficiency | bound | ratio |"
+    )
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for n in [int(x) for x in a.class_ranks.split(",") if x]:
+        spec = ",".join(f"{c}:{n}={path}" for c, path in classes)
+        out = os.path.join(tmp, f"classes-{n}.h5")
+        cmd = ["mpirun", "-np", str(n * len(classes)), "--oversubscribe", "--bind-to", "none"]
+        cmd += [a.sweep, "-q", "--backend", "replay", "--replay-devices", spec]
+        cmd += ["--replay-speed", str(a.speed), "--placement", "per_class", "-o", out, job]
+        subprocess.run(cmd, check=True)
+        with h5py.File(out, "r") as f:
+            dev = f["devices"][:]
+        emulates = {d["device_class"].decode(): d["emulates"].decode() for d in dev}
+        for cls, nc, rows, t1, tn, eff, bound in class_figures(out):
+            print(
+                f"| {n * len(classes)} | {cls} | {emulates[cls]} | {nc} | {rows} | {t1:.2f} "
+                f"| {tn:.2f} | {eff:.3f} | {bound:.3f} | {eff / bound:.3f} |",
+                flush=True,
+            )
+
+
 def short_job(tmp):
     """The short job's file; its point ids come from a dry run (--points)."""
     job = os.path.join(tmp, "short.yaml")
     with open(job, "w") as f:
         f.write(SHORT_JOB)
     return job
+
+
+def serve(a, tmp):
+    """How many points a second rank 0 serves: a job of points that take no time."""
+    job = short_job(tmp)
+    ids = os.path.join(tmp, "ids.csv")
+    dry = subprocess.run(
+        [a.sweep, "--dry-run", "--points", "--backend", f"replay={ids}", job],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    lines = [ln.split() for ln in dry.stdout.splitlines()]
+    pts = [ln[1] for ln in lines if len(ln) >= 4 and len(ln[1]) == 16 and ln[0].isdigit()]
+    for secs in (0.0, 0.001):
+        with open(ids, "w") as f:
+            f.write("point_id_hex,family,variant,seconds\n")
+            f.writelines(f"{p},strided_read,course,{secs}\n" for p in pts)
+        print(f"\n{len(pts)} points of {secs * 1e3:g} ms:\n")
+        print("| ranks | TN (s) | points/s | efficiency |")
+        print("|---:|---:|---:|---:|")
+        for n in [int(x) for x in a.serve.split(",") if x]:
+            out = os.path.join(tmp, f"serve-{n}-{secs}.h5")
+            run(a.sweep, n, job, ids, out, 1, True)
+            rows, _, tn, _, _ = figures(out, {}, 1, n)
+            eff = rows * secs / (n * tn)
+            print(f"| {n} | {tn:.2f} | {rows / tn:.0f} | {eff:.3f} |", flush=True)
 
 
 def main():
@@ -145,11 +207,15 @@ def main():
         default=os.path.join(TOP, "docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5"),
     )
     ap.add_argument("--hetero-job", default=os.path.join(TOP, "jobs/seeds.yaml"))
+    ap.add_argument("--recordings", default="", help="CLASS=FILE,...: each class's recording")
+    ap.add_argument("--class-ranks", default="4,8,32", help="devices a class, for --recordings")
     a = ap.parse_args()
     table = durations(FIXTURE)
     with tempfile.TemporaryDirectory() as tmp:
         if a.hetero:
             hetero(a, tmp)
+        if a.recordings:
+            recordings(a, tmp)
         if not a.ranks:
             return 0
         print("| ranks | --costs | T1 (s) | TN (s) | efficiency | bound | ratio |")
@@ -165,29 +231,7 @@ def main():
                     flush=True,
                 )
         if a.serve:
-            job = short_job(tmp)
-            ids = os.path.join(tmp, "ids.csv")
-            dry = subprocess.run(
-                [a.sweep, "--dry-run", "--points", "--backend", f"replay={ids}", job],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            lines = [ln.split() for ln in dry.stdout.splitlines()]
-            pts = [ln[1] for ln in lines if len(ln) >= 4 and len(ln[1]) == 16 and ln[0].isdigit()]
-            for secs in (0.0, 0.001):
-                with open(ids, "w") as f:
-                    f.write("point_id_hex,family,variant,seconds\n")
-                    f.writelines(f"{p},strided_read,course,{secs}\n" for p in pts)
-                print(f"\n{len(pts)} points of {secs * 1e3:g} ms:\n")
-                print("| ranks | TN (s) | points/s | efficiency |")
-                print("|---:|---:|---:|---:|")
-                for n in [int(x) for x in a.serve.split(",") if x]:
-                    out = os.path.join(tmp, f"serve-{n}-{secs}.h5")
-                    run(a.sweep, n, job, ids, out, 1, True)
-                    rows, _, tn, _, _ = figures(out, {}, 1, n)
-                    eff = rows * secs / (n * tn)
-                    print(f"| {n} | {tn:.2f} | {rows / tn:.0f} | {eff:.3f} |", flush=True)
+            serve(a, tmp)
     return 0
 
 

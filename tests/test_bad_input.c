@@ -2668,6 +2668,45 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "--replay-devices A:1,B:2:0.5 makes 3 devices, but the run has 2 ranks: the "
 		 "counts must add up to the number of ranks" },
+	/* A class's own recording: --replay-devices CLASS:COUNT[:SPEED]=FILE (issue 31) */
+	{ "H31-01 an entry with nothing after '='",
+	  { "--backend", "replay", "--replay-devices", "A:1=", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: 'A:1=' names no recording after '='; expected "
+		 "CLASS:COUNT[:SPEED]=FILE (A:2=a.h5)" },
+	{ "H31-02 a class given two recordings",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1=a.h5,B:1,A:1=b.h5", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: class A replays a.h5 and b.h5: a class replays one recording" },
+	{ "H31-03 --backend replay without FILE, a class without its own",
+	  { "--backend", "replay", "--replay-devices", "A:1=a.h5,B:1", "@ci", O },
+	  .rc = 2,
+	  .msg = "--backend replay needs =FILE, the recording to replay for the classes without "
+		 "one "
+		 "(or give every class of --replay-devices its own, CLASS:COUNT=FILE)" },
+	{ "H31-04 --backend replay=FILE that no class replays",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1=a.h5", "@ci", O },
+	  .rc = 2,
+	  .msg = "--backend replay=costs.h5 would replay nothing: every class of --replay-devices "
+		 "names its own recording; give --backend replay" },
+	{ "H31-05 the output is a class's recording, with --force",
+	  { "--backend", "replay", "--replay-devices", "A:1=out.h5", "--force", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is class A's recording of --replay-devices A:...=out.h5; write the "
+		 "results "
+		 "to another file" },
+	{ "H31-06 --resume of a class's recording",
+	  { "--backend", "replay", "--replay-devices", "A:1=out.h5", "--resume", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is class A's recording of --replay-devices A:...=out.h5, and --resume "
+		 "would write into it; give the run a copy of it to read instead" },
+	{ "H31-07 a class's recording that does not exist",
+	  { "--backend", "replay", "--replay-devices", "A:1=nope.h5", "@ci", O },
+	  .rc = 4,
+	  .msg = "--replay-devices A:...=nope.h5: cannot read durations from nope.h5: No such file "
+		 "or directory" },
 	/* The replay backend: one check of a recorded time for both readers */
 	{ "RB01 a negative time in a replayed result file (was: accepted, the next sleeps "
 	  "cancelled)",

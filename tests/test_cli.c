@@ -306,7 +306,10 @@ START_TEST(test_err_bad_values)
 	ASSERT_FAILS("bad --backend 'gpu': expected cuda, model, auto or replay=FILE", "-b", "gpu",
 		     "job.yaml");
 	ASSERT_FAILS("bad --backend 'replay='", "--backend", "replay=", "job.yaml");
-	ASSERT_FAILS("bad --backend 'replay': expected", "--backend", "replay", "job.yaml");
+	ASSERT_FAILS(
+		"--backend replay needs =FILE, the recording to replay (or give every class of "
+		"--replay-devices its own, CLASS:COUNT=FILE)",
+		"--backend", "replay", "job.yaml");
 	ASSERT_FAILS("bad --backend 'cuda=x': expected", "--backend", "cuda=x", "job.yaml");
 	ASSERT_FAILS("bad --backend 'cud': expected", "--backend", "cud", "job.yaml");
 	ASSERT_FAILS("bad --replay-speed '0'", "--backend", "replay=x.csv", "--replay-speed", "0",
@@ -441,6 +444,62 @@ START_TEST(test_err_replay_devices)
 	ASSERT_SPEC_FAILS("--replay-devices: more than 65536 devices", "A:65536,B:1");
 	ASSERT_FAILS("--replay-devices given twice", "--backend", "replay=x.h5", "--replay-devices",
 		     "A:1", "--replay-devices", "B:1", "job.yaml");
+	/* a class's own recording, CLASS:COUNT[:SPEED]=FILE */
+	ASSERT_SPEC_FAILS("--replay-devices: 'A:1=' names no recording after '='; expected "
+			  "CLASS:COUNT[:SPEED]=FILE (A:2=a.h5)",
+			  "A:1=");
+	ASSERT_SPEC_FAILS("--replay-devices: 'A:' has no count", "A:=a.h5");
+	ASSERT_SPEC_FAILS("'A' has no count", "A=a.h5");
+	ASSERT_SPEC_FAILS("--replay-devices: class A replays a.h5 and b.h5: a class replays one "
+			  "recording",
+			  "A:1=a.h5,A:1=b.h5");
+	ASSERT_SPEC_FAILS("--replay-devices: class A replays --backend replay=FILE's and a.h5",
+			  "A:1,A:1=a.h5");
+	ASSERT_SPEC_FAILS("--replay-devices: class A replays a.h5 and --backend replay=FILE's",
+			  "A:1=a.h5,A:1");
+	ASSERT_FAILS("--backend replay needs =FILE, the recording to replay for the classes "
+		     "without one (or give every class of --replay-devices its own, "
+		     "CLASS:COUNT=FILE)",
+		     "--backend", "replay", "--replay-devices", "A:1=a.h5,B:1", "job.yaml");
+	ASSERT_FAILS("--backend replay=x.h5 would replay nothing: every class of --replay-devices "
+		     "names its own recording; give --backend replay",
+		     "--backend", "replay=x.h5", "--replay-devices", "A:1=a.h5,B:1=b.h5",
+		     "job.yaml");
+}
+END_TEST
+
+/* CLASS:COUNT[:SPEED]=FILE: split at the first '=', FILE the rest (an '='
+ * or ':' in it too); each rank's recording its class's own, else
+ * --backend replay=FILE's. */
+START_TEST(test_replay_recordings)
+{
+	ck_assert_int_eq(PARSE("--backend", "replay=x.h5", "--replay-devices",
+			       "A:2=a.h5,B:1:0.5=dir/b=c:1.h5,C:1,A:1:0.8=a.h5", "job.yaml"),
+			 SW_OK);
+	ck_assert_int_eq(opt.n_replay_classes, 4);
+	ck_assert_int_eq(opt.n_replay_devices, 5);
+	ck_assert_str_eq(opt.replay_classes[0].file, "a.h5");
+	ck_assert_str_eq(opt.replay_classes[1].name, "B");
+	ck_assert_double_eq(opt.replay_classes[1].speed, 0.5);
+	ck_assert_str_eq(opt.replay_classes[1].file, "dir/b=c:1.h5");
+	ck_assert_ptr_null(opt.replay_classes[2].file);
+	ck_assert_str_eq(sw_replay_spec_recording(&opt, 0), "a.h5");
+	ck_assert_str_eq(sw_replay_spec_recording(&opt, 2), "dir/b=c:1.h5");
+	ck_assert_str_eq(sw_replay_spec_recording(&opt, 3), "x.h5");
+	ck_assert_str_eq(sw_replay_spec_recording(&opt, 4), "a.h5");
+	ck_assert_int_eq(sw_replay_spec_own_files(&opt), 3);
+	sw_cli_fini(&opt);
+	/* every class its own: --backend replay alone */
+	ck_assert_int_eq(
+		PARSE("--backend", "replay", "--replay-devices", "A:1=a.h5,B:2=b.h5", "job.yaml"),
+		SW_OK);
+	ck_assert_ptr_null(opt.backend_arg);
+	ck_assert_str_eq(sw_replay_spec_recording(&opt, 2), "b.h5");
+	sw_cli_fini(&opt);
+	/* without a SPEC, every rank replays --backend replay=FILE's */
+	ck_assert_int_eq(PARSE("--backend", "replay=x.csv", "job.yaml"), SW_OK);
+	ck_assert_str_eq(sw_replay_spec_recording(&opt, 7), "x.csv");
+	sw_cli_fini(&opt);
 }
 END_TEST
 
@@ -729,6 +788,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(bad, test_null_err);
 	tcase_add_test(bad, test_err_metrics);
 	tcase_add_test(bad, test_err_replay_devices);
+	tcase_add_test(bad, test_replay_recordings);
 	tcase_add_test(bad, test_replay_devices);
 	tcase_add_test(bad, test_replay_speed_ranges);
 	suite_add_tcase(s, bad);

@@ -543,7 +543,8 @@ START_TEST(test_per_class)
 	rc = launch_run(2, "dry.log", dry);
 	text = launch_slurp("dry.log");
 	expect(rc, text, 0, "out.h5 passes every check; 36 of 36 points are in it");
-	ck_assert_msg(!strstr(text, "damaged"), "%s", text);
+	/* "damaged" alone is in the recording's path, which the dry run names */
+	ck_assert_msg(!strstr(text, "damaged (row"), "%s", text);
 }
 END_TEST
 

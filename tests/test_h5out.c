@@ -221,6 +221,8 @@ static void make_device(struct sw_device_info *d, int rank)
 	snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "00000000:%02X:00.0", 0x19 + rank);
 	snprintf(d->uuid, sizeof d->uuid, "GPU-%08x-aaaa-bbbb-cccc-dddddddddddd", rank);
 	strcpy(d->name, "NVIDIA H200");
+	if (rank % 2) /* an emulated one's column round-trips too */
+		strcpy(d->emulates, "NVIDIA H100 80GB HBM3");
 	d->cc = 90;
 	d->sm_count = 132;
 	d->mem_clock_khz = 2619000;
@@ -437,6 +439,7 @@ static void expect_devices(hid_t file, const struct sw_device_info *devs, size_t
 	EXPECT_STR(d, devs, n, uuid, cols);
 	EXPECT_STR(d, devs, n, name, cols);
 	EXPECT_STR(d, devs, n, device_class, cols);
+	EXPECT_STR(d, devs, n, emulates, cols);
 	EXPECT_INT(d, devs, n, cc, cols);
 	EXPECT_INT(d, devs, n, sm_count, cols);
 	EXPECT_INT(d, devs, n, mem_clock_khz, cols);
@@ -791,6 +794,7 @@ START_TEST(columns_documented_and_complete)
 	ck_assert(f >= 0);
 	expect_documented(f, "measurements", "## `/measurements`");
 	expect_documented(f, "devices", "## `/devices`");
+	expect_documented(f, "replays", "## `/replays`");
 	H5Fclose(f);
 	ck_assert_msg(columns_tile(sw_h5_device_columns, sw_h5_n_device_columns,
 				   sizeof(struct sw_device_info), why, sizeof why),

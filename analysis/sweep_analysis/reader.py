@@ -239,7 +239,8 @@ def open_regular(path) -> int:
 
 STRING_COLUMNS = frozenset(
     ("family", "variant", "backend", "message", "check_mode", "counter_note")
-    + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS)
+    + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS, "emulates")
+    + ("model_device", "model_time_term", "model_time_basis")  # schema 8
     + ("mode", "start_time", "unit")  # /sessions, /metrics
     + ("model_device", "model_time_term", "model_time_basis")  # schema 8's time model
     + ("axis", "space", "counts")  # schema 8's /axis_names, /model_accesses

@@ -37,6 +37,8 @@ def _join_devices(run: Run):
     every row (run.all_rows)."""
     d = run.devices.drop_duplicates(["rank", "session"], keep="last").copy()
     d[DEVICE_CLASS] = class_labels(d) if len(d) else pd.Series(dtype=object)
+    if "emulates" not in d:  # schema 8: the GPU an emulated device's recording measured on
+        d["emulates"] = ""
     keep = {
         "host": "host",
         "uuid": "uuid",
@@ -44,6 +46,7 @@ def _join_devices(run: Run):
         "peak_gbps": "peak_gbps",
         "sm_count": "sm_count",
         "pci_bus_id": "pci_bus_id",
+        "emulates": "emulates",
         DEVICE_CLASS: DEVICE_CLASS,
     }
     d = d[["rank", "session", *keep]].rename(columns=keep).reset_index(drop=True)

@@ -393,3 +393,21 @@ def test_replay_rows_are_no_measurements(sweep_bin, tmp_path):
     r = read(str(out))
     assert len(r.rows) == 0 and r.replay_rows == len(ids) > 0
     assert any("replay backend" in n for n in r.notes)
+
+
+def test_emulated_devices_name_their_gpu(sweep_bin, tmp_path):
+    """An emulated device's /devices row names the GPU its recording measured
+    on (emulates, schema 8), and every row read carries it (issue 31)."""
+    rec = SOURCE + "/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5"
+    out = tmp_path / "emulated.h5"
+    p = subprocess.run(
+        [sweep_bin, "-q", "--backend", f"replay={rec}", "--replay-devices", "A:1"]
+        + ["--replay-speed", "1000", SOURCE + "/jobs/seeds.yaml", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    r = read(str(out))
+    assert list(r.devices["emulates"]) == ["NVIDIA H200"]
+    assert r.replay_rows > 0 and set(r.all_rows["emulates"]) == {"NVIDIA H200"}

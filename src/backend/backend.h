@@ -98,5 +98,14 @@ enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int 
 enum sw_status sw_backend_add_model_kept(const struct sw_plan_point *pt, int cc,
 					 int kepler_bank_bytes, struct sw_record *rec,
 					 struct sw_model_figures *m, struct sw_err *err);
+/* A row's model columns for the GPU it ran on or emulates (the cuda and
+ * replay backends): the model's figures for rec's CC in its default bank
+ * mode, the bound at peak_gbps (GB/s; 0: none) and, where gpu (the time
+ * model's entry of the GPU; NULL: the table lacks it) has that CC, its
+ * predicted time from tp. Nothing where the model has no rules for the CC
+ * or the variant. */
+void sw_backend_add_gpu_model(const struct sw_plan_point *pt, double peak_gbps,
+			      const struct sw_gpu *gpu, const struct sw_time_plan *tp,
+			      struct sw_record *rec);
 
 #endif

@@ -78,19 +78,9 @@ static enum sw_status cuda_run(void *state, const struct sw_plan_point *pt, stru
 {
 	struct cuda_state *s = state;
 	const struct sw_family *f = sw_family_at(pt->family);
-	struct sw_err why = { 0 };
-	struct sw_model_figures m;
-	/* A measured row's model is the GPU's own CC in its default bank mode,
-	 * and its time this GPU's, where the table knows it. */
-	if (sw_model_supports(rec->cc) &&
-	    sw_backend_add_model_kept(pt, rec->cc, SW_KEPLER_BANK_BYTES_DEFAULT, rec, &m, &why) ==
-		    SW_OK) {
-		if (s->dev.peak_gbps > 0)
-			rec->model_time_bound_ns =
-				rec->model_moved_bytes / s->dev.peak_gbps; /* GB/s = B/ns */
-		if (s->gpu_entry && s->time && s->gpu_entry->cc == rec->cc)
-			sw_time_plan_predict_from(s->time, f, &pt->p, s->gpu_entry, &m, rec);
-	}
+	/* A measured row's model is the GPU's own CC, and its time this GPU's,
+	 * where the table knows it. */
+	sw_backend_add_gpu_model(pt, s->dev.peak_gbps, s->gpu_entry, s->time, rec);
 	_Static_assert(SW_MEASURE_MAX_DONE <= SW_BACKEND_MAX_DONE &&
 			       SW_CHECK_SETS <= SW_BACKEND_MAX_KEPT,
 		       "the worker holds every record the checks keep");

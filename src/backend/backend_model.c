@@ -30,6 +30,21 @@ enum sw_status sw_backend_add_model(const struct sw_plan_point *pt, int cc, int 
 	return sw_backend_add_model_kept(pt, cc, kepler_bank_bytes, rec, &m, err);
 }
 
+void sw_backend_add_gpu_model(const struct sw_plan_point *pt, double peak_gbps,
+			      const struct sw_gpu *gpu, const struct sw_time_plan *tp,
+			      struct sw_record *rec)
+{
+	struct sw_err why = { 0 };
+	struct sw_model_figures m;
+	if (!sw_model_supports(rec->cc) ||
+	    sw_backend_add_model_kept(pt, rec->cc, SW_KEPLER_BANK_BYTES_DEFAULT, rec, &m, &why))
+		return;
+	if (peak_gbps > 0)
+		rec->model_time_bound_ns = rec->model_moved_bytes / peak_gbps; /* GB/s = B/ns */
+	if (gpu && tp && gpu->cc == rec->cc)
+		sw_time_plan_predict_from(tp, sw_family_at(pt->family), &pt->p, gpu, &m, rec);
+}
+
 struct model_state {
 	int kepler_bank_bytes;
 	const struct sw_time_plan *time;

@@ -11,8 +11,11 @@
  * stops (SIGINT, SIGTERM: backend.h's stop) ends a sleep within 50 ms and
  * gives its point up, so an hours-long point stops as any run does.
  * With --replay-devices each rank is an emulated device of a class: its
- * own name and UUID, the recorded device's CC, SMs and memory, and a speed
- * that divides its sleeps and the recorded raw samples its rows carry.
+ * own name and UUID, its class's recording (CLASS:COUNT=FILE, else
+ * --backend replay=FILE's), that recording's device (emulates, CC, SMs,
+ * memory, bandwidth), and a speed that divides its sleeps and the recorded
+ * raw samples its rows carry. Every row of a result file's recording
+ * carries the model's columns for the recorded GPU, as a measured row would.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
@@ -27,6 +30,7 @@
 #include "core/stats.h"
 #include "h5/h5replay.h"
 #include "job/replay_spec.h"
+#include "model/gpus.h"
 
 struct replay_state {
 	struct sw_durations d; /* sorted by point id */
@@ -38,6 +42,11 @@ struct replay_state {
 	char dev_name[SW_REPLAY_CLASS_LEN];
 	struct sw_replay_file rf;          /* the recorded samples (empty from a .csv) */
 	const volatile sig_atomic_t *stop; /* the run is stopping: give the point up */
+	/* the recorded GPU, whose model columns the rows carry */
+	double peak_gbps;
+	const struct sw_gpu *gpu; /* its entry in the time model's table; NULL: none */
+	const struct sw_time_plan *time;
+	char note[320]; /* said once: rows without a device to model (a .csv) */
 };
 
 static int cmp_id(const void *a, const void *b)
@@ -73,29 +82,89 @@ static int is_csv(const char *path)
 	return len > 4 && strcmp(path + len - 4, ".csv") == 0;
 }
 
-/* This rank's emulated device into dev, whose host fields are filled: its
- * class as its name, a UUID no GPU has, and the recorded device's CC, SMs
- * and memory (none from a .csv, which records no device). */
-static enum sw_status emulate(const struct sw_backend_args *a, struct replay_state *s,
-			      struct sw_device_info *dev, struct sw_err *err)
+/* The option that names rank's recording path, for messages. */
+static void origin(const struct sw_options *o, int rank, const char *path, char *buf, size_t len)
+{
+	int index;
+	const struct sw_replay_class *c = sw_replay_spec_device(o, rank, &index);
+	if (c && c->file)
+		snprintf(buf, len, "--replay-devices %s:...=%s", c->name, path);
+	else
+		snprintf(buf, len, "--backend replay=%s", path);
+}
+
+/* The recorded device d into dev, whose host fields are filled: what the
+ * rank stands for (docs/hdf5-schema.md lists the columns). */
+static void take_device(const struct sw_replay_device *d, struct replay_state *s,
+			struct sw_device_info *dev)
+{
+	snprintf(dev->emulates, sizeof dev->emulates, "%s", sw_replay_device_gpu(d));
+	dev->cc = d->cc;
+	dev->sm_count = d->sm_count;
+	dev->mem_bytes = d->mem_bytes;
+	dev->mem_clock_khz = d->mem_clock_khz;
+	dev->mem_bus_width_bits = d->mem_bus_width_bits;
+	dev->peak_gbps = d->peak_gbps;
+	dev->l2_bytes = d->l2_bytes;
+	s->peak_gbps = d->peak_gbps;
+	s->gpu = dev->emulates[0] ? sw_gpu_of_driver_name(dev->emulates) : NULL;
+}
+
+/* This rank's emulated device into dev: its class as its name, a UUID no
+ * GPU has, and its recording's samples and device (none from a .csv,
+ * which records no device). */
+static enum sw_status emulate(const struct sw_backend_args *a, const char *path,
+			      struct replay_state *s, struct sw_device_info *dev,
+			      struct sw_err *err)
 {
 	int index = 0;
 	const struct sw_replay_class *c = sw_replay_spec_device(a->opt, a->rank, &index);
 	enum sw_status st = SW_OK;
+	char from[1200];
 
-	if (!is_csv(a->arg))
-		st = sw_replay_file_read(a->arg, &s->rf, err);
-	if (st != SW_OK)
-		return sw_wrap(err, "--replay-devices: --backend replay=%s", a->arg);
+	if (!is_csv(path))
+		st = sw_replay_file_read(path, &s->rf, err);
+	if (st != SW_OK) {
+		origin(a->opt, a->rank, path, from, sizeof from);
+		return sw_wrap(err, "--replay-devices: %s", from);
+	}
 	s->dev_speed = c->speed;
 	snprintf(s->dev_name, sizeof s->dev_name, "%s", c->name);
 	snprintf(dev->name, sizeof dev->name, "%s", c->name);
 	snprintf(dev->uuid, sizeof dev->uuid, "EMU-%s-%d", c->name, index);
 	snprintf(dev->pci_bus_id, sizeof dev->pci_bus_id, "emulated");
-	dev->cc = s->rf.cc;
-	dev->sm_count = s->rf.sm_count;
-	dev->mem_bytes = s->rf.mem_bytes;
+	take_device(&s->rf.dev, s, dev);
 	return SW_OK;
+}
+
+/* The note of rank, said by the first rank whose recording is a .csv: the
+ * rows that name no device, so carry no model columns. Every rank finds the
+ * same from the options, so one rank says it, once. */
+static void csv_note(const struct sw_options *o, int rank, int size, char *buf, size_t len)
+{
+	int first = -1, classes = 0;
+	size_t used = 0;
+	char names[200] = "";
+	for (int k = 0; k < size; k++) {
+		const char *p = sw_replay_spec_recording(o, k);
+		int index;
+		const struct sw_replay_class *c = sw_replay_spec_device(o, k, &index);
+		if (!p || !is_csv(p))
+			continue;
+		if (first < 0)
+			first = k;
+		if (c && index == 0 && used < sizeof names) /* each class once */
+			used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+						 classes++ ? ", " : "", c->name);
+	}
+	buf[0] = '\0';
+	if (first != rank)
+		return;
+	snprintf(buf, len,
+		 "%s names no device (a .csv recording): the rows of %s%s carry no model "
+		 "columns; replay a result file (CLASS:COUNT=FILE.h5) to have them",
+		 sw_replay_spec_recording(o, rank),
+		 classes ? (classes > 1 ? "classes " : "class ") : "every rank", names);
 }
 
 static void replay_close(void **state);
@@ -103,7 +172,9 @@ static void replay_close(void **state);
 static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_device_info *dev,
 				  void **state, struct sw_err *err)
 {
-	if (!a->arg || !*a->arg)
+	const char *path = sw_replay_spec_recording(a->opt, a->rank);
+	char from[1200];
+	if (!path || !*path)
 		return sw_fail(err, SW_EINVAL,
 			       "--backend replay=FILE: name the result file to replay");
 	enum sw_status st = check_devices(a, err);
@@ -112,25 +183,40 @@ static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_dev
 	struct replay_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return sw_fail(err, SW_ENOMEM, "no memory for the replay backend");
-	st = sw_durations_read(a->arg, &s->d, err);
+	origin(a->opt, a->rank, path, from, sizeof from);
+	st = sw_durations_read(path, &s->d, err);
 	if (st != SW_OK) {
 		free(s);
-		return sw_wrap(err, "--backend replay=%s", a->arg);
+		return sw_wrap(err, "%s", from);
 	}
 	qsort(s->d.rows, s->d.n, sizeof *s->d.rows, cmp_id);
 	s->stop = a->stop;
+	s->time = a->time;
 	s->speed = a->opt->replay_speed > 0 ? a->opt->replay_speed : 1.0;
-	const char *base = strrchr(a->arg, '/');
-	snprintf(s->file, sizeof s->file, "%s", base ? base + 1 : a->arg);
+	const char *base = strrchr(path, '/');
+	snprintf(s->file, sizeof s->file, "%s", base ? base + 1 : path);
 	sw_device_host_info(a->local_rank, dev);
 	snprintf(dev->name, sizeof dev->name, "replay of %.52s", s->file);
-	if (a->opt->n_replay_devices && (st = emulate(a, s, dev, err)) != SW_OK) {
+	csv_note(a->opt, a->rank, a->size, s->note, sizeof s->note);
+	if (a->opt->n_replay_devices)
+		st = emulate(a, path, s, dev, err);
+	else if (!is_csv(path) && (st = sw_replay_device_read(path, &s->rf.dev, err)) == SW_OK)
+		take_device(&s->rf.dev, s, dev);
+	else if (st != SW_OK)
+		sw_wrap(err, "%s", from);
+	if (st != SW_OK) {
 		void *p = s;
 		replay_close(&p);
 		return st;
 	}
 	*state = s;
 	return SW_OK;
+}
+
+static const char *replay_note(void *state)
+{
+	const struct replay_state *s = state;
+	return s->note[0] ? s->note : NULL;
 }
 
 static double mono_s(void)
@@ -217,8 +303,14 @@ static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, st
 	struct sw_duration key = { .point_id = pt->id };
 	const struct sw_duration *d = bsearch(&key, s->d.rows, s->d.n, sizeof key, cmp_id);
 	(void)err;
+	double t0 = mono_s();
 	done[0] = rec;
 	*n_done = 1;
+	/* the recorded GPU's model, as its measured row had it: counting it is
+	 * part of the point's recorded time, so its sleep pays it back */
+	sw_backend_add_gpu_model(pt, s->peak_gbps, s->gpu, s->time, rec);
+	if (d)
+		s->overrun_s += mono_s() - t0;
 	if (!d) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "replay: %.120s has no such point",
@@ -260,6 +352,7 @@ const struct sw_backend sw_backend_replay = {
 	.about = "a test instrument: sleeps each point's wall time from an earlier result file",
 	.open = replay_open,
 	.dry_check = replay_dry_check,
+	.note = replay_note,
 	.run = replay_run,
 	.close = replay_close,
 };

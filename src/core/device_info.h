@@ -21,6 +21,10 @@ struct sw_device_info {
 	/* the device class (name, CC, memory) as this run labels it: the name,
 	 * unless two classes of the run share it (run/place.h, schema 5) */
 	char device_class[96];
+	/* an emulated device's (the replay backend): the name of the GPU its
+	 * recording measured on, as that file's /devices has it; "" for a GPU
+	 * of its own, or a recording that names none (schema 8) */
+	char emulates[64];
 	int32_t cc; /* 10 * major + minor */
 	int32_t sm_count;
 	int32_t mem_clock_khz;

@@ -159,6 +159,7 @@ static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta,
 	    (st = create_tables(h, err)) || (st = sw_h5_named_create(h, err)) ||
 	    (meta->plan && (st = sw_h5_write_plan(h, meta->plan, err))) ||
 	    (st = sw_h5_write_rates(h->file, meta->rates, meta->n_rates, err)) ||
+	    (st = sw_h5_write_recordings(h->file, meta->recordings, meta->n_recordings, err)) ||
 	    (st = create_metrics_table(h, meta, err)) ||
 	    (st = sw_h5extend_add_session(h, meta, 0, err)) || (st = sw_h5_start_swmr(h, err)))
 		return st;

@@ -436,6 +436,18 @@ enum sw_status sw_h5_write_rates(hid_t file, const struct sw_time_rate_row *rows
 enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_time_rate_row *now,
 				 int n_now, struct sw_err *err);
 
+/* ---- h5replays.c: /replays ------------------------------------------------ */
+
+/* Creates /replays in file with rows[0..n). */
+enum sw_status sw_h5_write_recordings(hid_t file, const struct sw_h5_recording *rows, int n,
+				      struct sw_err *err);
+/* SW_EINVAL, naming the recording and its class, when one of now[0..n_now)
+ * is not one /replays records with the same hash, or one it records is not
+ * among now; SW_OK for a file without /replays. */
+enum sw_status sw_h5_check_recordings(hid_t file, const char *path,
+				      const struct sw_h5_recording *now, int n_now,
+				      struct sw_err *err);
+
 /* ---- h5plan.c: /plan and damaged rows ---------------------------------- */
 
 struct sw_plan;

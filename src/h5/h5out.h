@@ -30,7 +30,8 @@
  *    ... plugin_library_owners, every plug-in the run loaded and the
  *    libraries they brought in (h5plugins.h); /model_accesses (the model's
  *    figures per named access) and /axis_names (the names of categorical
- *    axes' values) */
+ *    axes' values); /devices' emulates and /replays, the replay backend's
+ *    recordings */
 #define SW_SCHEMA_VERSION 8
 
 struct sw_h5;
@@ -43,6 +44,18 @@ struct sw_plan;
 struct sw_h5_input {
 	const char *path;
 	char what[256]; /* what a message calls it: "the costs file of --costs F" */
+};
+
+/* A recording the replay backend replays, a row of /replays (schema 8): a
+ * class's own (--replay-devices CLASS:COUNT=FILE) or the shared one
+ * (--backend replay=FILE, class ""); a resume or extend must give the same
+ * recordings, byte for byte. */
+struct sw_h5_recording {
+	char device_class[33]; /* the SPEC's class; "": --backend replay=FILE's */
+	char file[1024];       /* as given */
+	uint64_t file_hash;    /* FNV-1a 64 of its bytes when read; 0: unreadable */
+	char emulates[64];     /* the GPU it recorded ("" for a .csv) */
+	int32_t devices;       /* ranks that replay it */
 };
 
 /* What a session does to the file, as /sessions records it. */
@@ -77,6 +90,9 @@ struct sw_h5_meta {
 	 * must give the same files, byte for byte */
 	const struct sw_time_rate_row *rates;
 	int n_rates;
+	/* the replay backend's recordings (/replays); none for other backends */
+	const struct sw_h5_recording *recordings;
+	int n_recordings;
 };
 
 /* A /metrics row (schema 3 on): one --metrics value of one point. */

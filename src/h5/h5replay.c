@@ -22,7 +22,7 @@ struct in_row {
 	double timed_s;
 };
 
-enum in_kind { IN_U64, IN_I32, IN_U32, IN_F64 };
+enum in_kind { IN_U64, IN_I32, IN_U32, IN_F64, IN_I64, IN_TEXT, IN_BACKEND };
 
 static const struct {
 	const char *name;
@@ -45,7 +45,10 @@ static hid_t native(enum in_kind k)
 	case IN_U64: return H5T_NATIVE_UINT64;
 	case IN_I32: return H5T_NATIVE_INT32;
 	case IN_U32: return H5T_NATIVE_UINT32;
-	case IN_F64: break;
+	case IN_I64: return H5T_NATIVE_INT64;
+	case IN_F64:
+	case IN_TEXT:
+	case IN_BACKEND: break;
 	}
 	return H5T_NATIVE_DOUBLE;
 }
@@ -137,42 +140,111 @@ close_dset:
 	return st;
 }
 
-/* The first /devices row's CC, SMs and memory; left 0 without a row. */
-static enum sw_status read_device(hid_t file, const char *path, struct sw_replay_file *out,
+/* The /devices columns a recorded device is made of: the first three are
+ * in every sweep file, the rest are read where the file has them. */
+static const struct {
+	const char *name;
+	size_t offset;
+	enum in_kind kind; /* IN_TEXT: name[64] */
+	int required;
+} dev_cols[] = {
+	{ "cc", offsetof(struct sw_replay_device, cc), IN_I32, 1 },
+	{ "sm_count", offsetof(struct sw_replay_device, sm_count), IN_I32, 1 },
+	{ "mem_bytes", offsetof(struct sw_replay_device, mem_bytes), IN_I64, 1 },
+	{ "name", offsetof(struct sw_replay_device, name), IN_TEXT, 0 },
+	{ "emulates", offsetof(struct sw_replay_device, emulates), IN_TEXT, 0 },
+	{ "backend", offsetof(struct sw_replay_device, backend), IN_BACKEND, 0 },
+	{ "mem_clock_khz", offsetof(struct sw_replay_device, mem_clock_khz), IN_I32, 0 },
+	{ "mem_bus_width_bits", offsetof(struct sw_replay_device, mem_bus_width_bits), IN_I32, 0 },
+	{ "peak_gbps", offsetof(struct sw_replay_device, peak_gbps), IN_F64, 0 },
+	{ "l2_bytes", offsetof(struct sw_replay_device, l2_bytes), IN_I64, 0 },
+};
+#define N_RECORDED_COLS (sizeof dev_cols / sizeof dev_cols[0])
+
+/* The memory type of the dev_cols dset holds (a required one missing is
+ * SW_EINVAL); *mtype is closed by the caller. */
+static enum sw_status device_type(hid_t dset, const char *path, hid_t *mtype, struct sw_err *err)
+{
+	hid_t ftype = H5Dget_type(dset), str = sw_h5_str_type(64, err),
+	      word = sw_h5_str_type(8, err);
+	enum sw_status st = SW_OK;
+
+	*mtype = H5Tcreate(H5T_COMPOUND, sizeof(struct sw_replay_device));
+	if (ftype < 0 || str < 0 || word < 0 || *mtype < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /devices", path);
+	for (size_t i = 0; st == SW_OK && i < N_RECORDED_COLS; i++) {
+		if (H5Tget_member_index(ftype, dev_cols[i].name) < 0) {
+			if (dev_cols[i].required)
+				st = sw_fail(err, SW_EINVAL, "%s: /devices lacks the column %s",
+					     path, dev_cols[i].name);
+			continue;
+		}
+		hid_t t = dev_cols[i].kind == IN_TEXT      ? str
+			  : dev_cols[i].kind == IN_BACKEND ? word
+							   : native(dev_cols[i].kind);
+		if (H5Tinsert(*mtype, dev_cols[i].name, dev_cols[i].offset, t) < 0)
+			st = sw_h5_fail(err, SW_EHDF5, "cannot add column %s", dev_cols[i].name);
+	}
+	if (ftype >= 0)
+		H5Tclose(ftype);
+	if (str >= 0)
+		H5Tclose(str);
+	if (word >= 0)
+		H5Tclose(word);
+	return st;
+}
+
+/* The first /devices row of file into *dev; left 0 without a row. */
+static enum sw_status read_device(hid_t file, const char *path, struct sw_replay_device *dev,
 				  struct sw_err *err)
 {
-	hid_t dset;
-	hsize_t rows;
+	hid_t dset, mtype = H5I_INVALID_HID, fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+	hsize_t rows, first = 0, one = 1;
 	enum sw_status st = open_table(file, path, "devices", &dset, &rows, err);
-	int32_t *cc = NULL, *sms = NULL;
-	int64_t *mem = NULL;
 
+	memset(dev, 0, sizeof *dev);
 	if (st || rows == 0)
 		goto close;
-	cc = malloc(rows * sizeof *cc);
-	sms = malloc(rows * sizeof *sms);
-	mem = malloc(rows * sizeof *mem);
-	if (!cc || !sms || !mem)
-		st = sw_fail(err, SW_ENOMEM, "out of memory for /devices of %s", path);
-	if (st == SW_OK)
-		st = sw_h5_read_column(dset, "devices", "cc", H5T_NATIVE_INT32, rows, cc, err);
-	if (st == SW_OK)
-		st = sw_h5_read_column(dset, "devices", "sm_count", H5T_NATIVE_INT32, rows, sms,
-				       err);
-	if (st == SW_OK)
-		st = sw_h5_read_column(dset, "devices", "mem_bytes", H5T_NATIVE_INT64, rows, mem,
-				       err);
-	if (st == SW_OK) {
-		out->cc = cc[0];
-		out->sm_count = sms[0];
-		out->mem_bytes = mem[0];
-	}
+	if ((st = device_type(dset, path, &mtype, err)) != SW_OK)
+		goto close;
+	fspace = H5Dget_space(dset);
+	mspace = H5Screate_simple(1, &one, NULL);
+	if (fspace < 0 || mspace < 0 ||
+	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &first, NULL, &one, NULL) < 0 ||
+	    H5Dread(dset, mtype, mspace, fspace, H5P_DEFAULT, dev) < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "%s: cannot read /devices", path);
+	dev->name[sizeof dev->name - 1] = dev->emulates[sizeof dev->emulates - 1] = '\0';
+	dev->backend[sizeof dev->backend - 1] = '\0';
 close:
-	free(cc);
-	free(sms);
-	free(mem);
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	if (fspace >= 0)
+		H5Sclose(fspace);
+	if (mtype >= 0)
+		H5Tclose(mtype);
 	if (dset >= 0)
 		H5Dclose(dset);
+	return st;
+}
+
+const char *sw_replay_device_gpu(const struct sw_replay_device *d)
+{
+	if (!strcmp(d->backend, "cuda"))
+		return d->name;
+	return strcmp(d->backend, "replay") ? "" : d->emulates;
+}
+
+enum sw_status sw_replay_device_read(const char *path, struct sw_replay_device *dev,
+				     struct sw_err *err)
+{
+	hid_t file;
+	enum sw_status st = sw_h5_open_read(path, "cannot read the recorded device of", &file, err);
+
+	memset(dev, 0, sizeof *dev);
+	if (st)
+		return st;
+	st = read_device(file, path, dev, err);
+	H5Fclose(file);
 	return st;
 }
 
@@ -238,7 +310,7 @@ enum sw_status sw_replay_file_read(const char *path, struct sw_replay_file *out,
 		st = read_table(file, path, "samples", 0, (void **)&out->samples_ns,
 				&out->n_samples, err);
 	if (st == SW_OK)
-		st = read_device(file, path, out, err);
+		st = read_device(file, path, &out->dev, err);
 	if (st == SW_OK)
 		st = fill_rows(in, n, path, out, err);
 	free(in);

@@ -1,8 +1,9 @@
 /*
- * What the replay backend's emulated devices (--replay-devices) take from a
- * result file beside its wall times: each point's recorded raw samples and
- * the recorded device. Read once per rank with the one read-only open
- * (h5open.c); it judges nothing, and a point's wall time stays durations.h's.
+ * What the replay backend takes from a result file beside its wall times:
+ * the recorded device (what an emulated device, or a plain replay, stands
+ * for) and, for --replay-devices, each point's recorded raw samples. Read
+ * once per rank with the one read-only open (h5open.c); it judges nothing,
+ * and a point's wall time stays durations.h's.
  */
 #ifndef SW_H5REPLAY_H
 #define SW_H5REPLAY_H
@@ -21,15 +22,34 @@ struct sw_replay_row {
 	size_t sample_offset; /* into sw_replay_file.samples_ns */
 };
 
+/* The GPU a recording measured on: its first /devices row's description
+ * (docs/hdf5-schema.md, "Emulated devices"); 0 and "" where the file has no
+ * row, or is too old to hold a column. */
+struct sw_replay_device {
+	char name[64], emulates[64];
+	char backend[8]; /* the row's: cuda measured on the GPU named */
+	int32_t cc, sm_count, mem_clock_khz, mem_bus_width_bits;
+	double peak_gbps; /* GB/s */
+	int64_t l2_bytes, mem_bytes;
+};
+
 struct sw_replay_file {
 	struct sw_replay_row *rows; /* owned; sorted by point id, one per id */
 	size_t n;
 	double *samples_ns; /* owned: the file's /samples, ns */
 	size_t n_samples;
-	/* the file's first /devices row; 0 where it has none */
-	int32_t cc, sm_count;
-	int64_t mem_bytes;
+	struct sw_replay_device dev;
 };
+
+/* The name of the GPU d stands for: a measured row's own (backend cuda),
+ * a replayed row's emulated one (its emulates); "" for none (a model row). */
+const char *sw_replay_device_gpu(const struct sw_replay_device *d);
+
+/* The recorded device of path alone into *dev: SW_OK; SW_EIO, SW_EINVAL
+ * (no sweep result file: no /devices), SW_EHDF5 as sw_replay_file_read.
+ * Any single process may call it. */
+enum sw_status sw_replay_device_read(const char *path, struct sw_replay_device *dev,
+				     struct sw_err *err);
 
 /*
  * Reads path's /measurements (point_id, status, n_samples, sample_offset,

@@ -638,6 +638,8 @@ static enum sw_status check_all(struct sw_h5 *h, const struct sw_h5_meta *meta, 
 
 	if ((st = validate(h, meta, previous, err)) || (st = resume_metrics(h, meta, err)) ||
 	    (st = sw_h5_check_rates(h->file, h->path, meta->rates, meta->n_rates, err)) ||
+	    (st = sw_h5_check_recordings(h->file, h->path, meta->recordings, meta->n_recordings,
+					 err)) ||
 	    (st = check_sessions(h, err)) || (st = sw_h5_named_check(h, err)) ||
 	    (st = sw_h5_find_damage(h, meta, bad, dmg, err)) ||
 	    (st = read_done(h, *bad, done_ids, n_done, keep, err)))

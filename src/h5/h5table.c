@@ -34,6 +34,7 @@ const struct sw_column sw_h5_device_columns[] = {
 	DCOL(uuid, SW_COL_TEXT, NULL),
 	DCOL(name, SW_COL_TEXT, NULL),
 	DCOL(device_class, SW_COL_TEXT, NULL),
+	DCOL(emulates, SW_COL_TEXT, NULL),
 	DCOL(cc, SW_COL_I32, NULL),
 	DCOL(sm_count, SW_COL_I32, NULL),
 	DCOL(mem_clock_khz, SW_COL_I32, "kHz"),

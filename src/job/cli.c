@@ -84,7 +84,8 @@ static void expected_backends(char *buf, size_t size, const char *sep, const cha
 					 item[i]);
 }
 
-/* NAME, or NAME=ARG for a backend that takes a word (replay=FILE). */
+/* NAME, or NAME=ARG for a backend that takes a word (replay=FILE); a bare
+ * NAME of such a backend is checked with the whole line (check_line). */
 static enum sw_status set_backend(struct sw_options *o, const char *arg, struct sw_err *err)
 {
 	const char *eq = strchr(arg, '=');
@@ -98,7 +99,7 @@ static enum sw_status set_backend(struct sw_options *o, const char *arg, struct 
 	}
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		if (strlen(backends[i].name) == len && !strncmp(arg, backends[i].name, len) &&
-		    (backends[i].arg ? eq && eq[1] : !eq)) {
+		    (backends[i].arg ? !eq || eq[1] : !eq)) {
 			o->backend = (int)i;
 			o->backend_arg = eq ? eq + 1 : NULL;
 			return SW_OK;
@@ -352,15 +353,16 @@ static const struct cli_opt opts[] = {
 	VALUE("replay-speed", 0, "X", "X, 0.001 to 1000000", set_replay_speed,
 	      "replay X times faster than recorded, X from 0.001 to 1000000, and show "
 	      "--dry-run's times so (default: 1)"),
-	VALUE("replay-devices", 0, "SPEC", "CLASS:COUNT[:SPEED],...", set_replay_devices,
-	      "replay backend: emulate devices, CLASS:COUNT[:SPEED] comma-separated, given to "
-	      "ranks in order from rank 0 (A:2,B:2:0.5: ranks 0-1 of class A, ranks 2-3 of "
-	      "class B at half speed, each point taking twice its recorded time), SPEED from "
-	      "0.01 to 100 (default 1); the counts must add up to the number of ranks; each "
-	      "device is named CLASS in /devices, with a UUID EMU-CLASS-INDEX, and the "
-	      "recorded device's CC, SMs and memory; rows carry the recorded samples divided "
-	      "by SPEED, and --dry-run's times too (default: the recorded device, no "
-	      "samples)"),
+	VALUE("replay-devices", 0, "SPEC", "CLASS:COUNT[:SPEED][=FILE],...", set_replay_devices,
+	      "replay backend: emulate devices, CLASS:COUNT[:SPEED][=FILE] comma-separated, "
+	      "given to ranks in order from rank 0 (A:2,B:2:0.5: ranks 0-1 of class A, ranks "
+	      "2-3 of class B at half speed, each point taking twice its recorded time), SPEED "
+	      "from 0.01 to 100 (default 1); =FILE is the class's own recording (no comma in "
+	      "it), else --backend replay=FILE's; the counts must add up to the number of "
+	      "ranks; each device is named CLASS in /devices, with a UUID EMU-CLASS-INDEX, and "
+	      "its recording's device (emulates), CC, SMs, memory and bandwidth; rows carry the "
+	      "recorded samples divided by SPEED, and --dry-run's times too (default: the "
+	      "recorded device, no samples)"),
 	FLAG("dry-run", 'n', dry_run,
 	     "check the job and show what would run: points per family and variant and the "
 	     "expected time on the ranks given, saying where the estimate comes from (see "
@@ -627,11 +629,33 @@ static enum sw_status parse_options(int argc, char **argv, struct sw_options *o,
 	return SW_OK;
 }
 
+/* --backend replay=FILE is the recording of the --replay-devices classes
+ * without one of their own (CLASS:COUNT=FILE): needed when one has none,
+ * and refused when every class has its own, as a recording no rank replays. */
+static enum sw_status check_recordings(const struct sw_options *o, struct sw_err *err)
+{
+	int own = sw_replay_spec_own_files(o);
+	const char *name = backends[BACKEND_replay].name, *arg = backends[BACKEND_replay].arg;
+
+	if (!o->backend_arg && (!o->n_replay_classes || own < o->n_replay_classes))
+		return sw_fail(err, SW_EINVAL,
+			       "--backend %s needs =%s, the recording to replay%s (or give every "
+			       "class of --replay-devices its own, CLASS:COUNT=%s)",
+			       name, arg, own ? " for the classes without one" : "", arg);
+	if (o->backend_arg && o->n_replay_classes && own == o->n_replay_classes)
+		return sw_fail(err, SW_EINVAL,
+			       "--backend %s=%s would replay nothing: every class of "
+			       "--replay-devices names its own recording; give --backend %s",
+			       name, o->backend_arg, name);
+	return SW_OK;
+}
+
 /* What the options say together, and the one job file. */
 static enum sw_status check_line(int argc, char **argv, struct sw_options *o, struct sw_err *err)
 {
 	/* getopt_long moved the positional arguments to the end, in order. */
 	int n_pos = argc - optind;
+	enum sw_status st;
 
 	if (o->replay_speed != 1.0 && o->backend != BACKEND_replay)
 		return sw_fail(err, SW_EINVAL, "--replay-speed needs --backend %s=%s",
@@ -639,6 +663,8 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 	if (o->replay_devices && o->backend != BACKEND_replay)
 		return sw_fail(err, SW_EINVAL, "--replay-devices needs --backend %s=%s",
 			       backends[BACKEND_replay].name, backends[BACKEND_replay].arg);
+	if (o->backend == BACKEND_replay && (st = check_recordings(o, err)) != SW_OK)
+		return st;
 	if (o->points && !o->dry_run)
 		return sw_fail(err, SW_EINVAL,
 			       "--points needs --dry-run: it lists a plan's points");
@@ -719,6 +745,8 @@ void sw_cli_fini(struct sw_options *o)
 	free(o->model_calibrate);
 	o->model_calibrate = NULL;
 	o->n_model_calibrate = 0;
+	for (int i = 0; i < o->n_replay_classes; i++)
+		free(o->replay_classes[i].file);
 	free(o->replay_classes);
 	o->replay_classes = NULL;
 	o->n_replay_classes = o->n_replay_devices = 0;

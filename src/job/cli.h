@@ -32,7 +32,13 @@ struct sw_replay_class {
 	char name[SW_REPLAY_CLASS_LEN];
 	int count;    /* devices, 1 or more */
 	double speed; /* 1: the recorded times; 0.5: each point takes twice as long */
+	char *file;   /* =FILE, the class's own recording (owned); NULL: --backend replay=FILE */
 };
+
+/* The most classes of a SPEC with a recording of their own
+ * (CLASS:COUNT[:SPEED]=FILE): each is an input of the run and a row of the
+ * output's /replays. */
+#define SW_REPLAY_MAX_FILES 32
 
 struct sw_options {
 	const char *job_path; /* the one positional argument */
@@ -48,10 +54,13 @@ struct sw_options {
 	int n_sets;
 	const char **plugins; /* --plugin files, in order (owned array, borrowed strings) */
 	int n_plugins;
-	int batch;               /* dynamic: at most this many points queued ahead; 0: by time */
-	const char *costs;       /* --costs FILE: expected point times from an earlier result */
-	const char *backend_arg; /* --backend NAME=ARG: the part after '=' (replay's file) */
-	double replay_speed;     /* --replay-speed X; 1 by default */
+	int batch;         /* dynamic: at most this many points queued ahead; 0: by time */
+	const char *costs; /* --costs FILE: expected point times from an earlier result */
+	/* --backend NAME=ARG: the part after '=' (replay's file: the recording
+	 * of the --replay-devices classes without one of their own); NULL for
+	 * a bare `--backend replay` whose every class has its own */
+	const char *backend_arg;
+	double replay_speed; /* --replay-speed X; 1 by default */
 	/* --replay-devices SPEC: emulated devices, given to ranks in order from
 	 * rank 0 (owned array); none: the recorded device */
 	const char *replay_devices; /* SPEC as written, for messages */

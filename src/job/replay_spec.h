@@ -10,11 +10,20 @@
 #include "core/status.h"
 #include "job/cli.h"
 
-/* One CLASS:COUNT[:SPEED] entry (len bytes of e) onto o's list of classes.
- * SW_EINVAL with the rule broken (o->replay_devices, the whole SPEC, names
- * it), SW_ENOMEM. */
+/* One CLASS:COUNT[:SPEED][=FILE] entry (len bytes of e, split at its first
+ * '=') onto o's list of classes. SW_EINVAL with the rule broken
+ * (o->replay_devices, the whole SPEC, names it; a class named twice with
+ * two recordings; more than SW_REPLAY_MAX_FILES classes with their own),
+ * SW_ENOMEM. */
 enum sw_status sw_replay_spec_add(struct sw_options *o, const char *e, size_t len,
 				  struct sw_err *err);
+
+/* The recording rank replays: its class's own FILE, else --backend
+ * replay=FILE's (NULL when there is none). */
+const char *sw_replay_spec_recording(const struct sw_options *o, int rank);
+
+/* How many of o's classes name a recording of their own. */
+int sw_replay_spec_own_files(const struct sw_options *o);
 
 /* The --replay-devices class of rank (0 <= rank < o->n_replay_devices), and
  * in *index the rank's place among the devices of that class name, counted

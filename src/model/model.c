@@ -29,16 +29,19 @@ int sw_model_supports(int cc)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts v[0..n) and returns the number of distinct values, compacted in front. */
+/* Sorts v[0..n) and returns the number of distinct values, compacted in
+ * front. An insertion sort: a warp's lanes give a few dozen values, most
+ * often in order already, which it passes over once, where qsort's calls
+ * through a pointer took most of a replayed row's model (issue 31). */
 static int distinct(uint64_t *v, int n)
 {
-	qsort(v, n, sizeof *v, cmp_u64);
+	for (int i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		int j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 	int k = 0;
 	for (int i = 0; i < n; i++)
 		if (k == 0 || v[i] != v[k - 1])

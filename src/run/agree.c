@@ -91,6 +91,7 @@ static uint64_t options_digest(const struct sw_options *o)
 	for (int i = 0; i < o->n_model_calibrate; i++)
 		h = hash_str(h, o->model_calibrate[i]);
 	h = hash_str(h, o->backend_arg);
+	h = hash_str(h, o->replay_devices); /* its classes' recordings too */
 	snprintf(speed, sizeof speed, "%a", o->replay_speed);
 	return hash_str(h, speed);
 }

@@ -336,15 +336,27 @@ struct sw_cost sw_cost_estimate(const struct sw_cost_model *m, uint64_t point_id
 				 SW_COST_NOMINAL };
 }
 
+static const struct sw_cost_class_known *class_hit(const struct sw_cost_model *m, const char *cls,
+						   uint64_t point_id)
+{
+	long c = cls && cls[0] && m->n_class_known ? find_class(m, cls) : -1;
+	struct sw_cost_class_known key = { (uint32_t)c, point_id, 0 };
+
+	return c >= 0 ? bsearch(&key, m->class_known, m->n_class_known, sizeof key, cmp_class_known)
+		      : NULL;
+}
+
+int sw_cost_knows_point_on(const struct sw_cost_model *m, const char *cls, uint64_t point_id)
+{
+	return class_hit(m, cls, point_id) != NULL;
+}
+
 struct sw_cost sw_cost_estimate_on(const struct sw_cost_model *m, const char *cls,
 				   uint64_t point_id, const char *family, const char *variant,
 				   double useful_bytes, double flops)
 {
-	long c = cls && cls[0] && m->n_class_known ? find_class(m, cls) : -1;
-	struct sw_cost_class_known key = { (uint32_t)c, point_id, 0 }, *hit = NULL;
+	const struct sw_cost_class_known *hit = class_hit(m, cls, point_id);
 
-	if (c >= 0)
-		hit = bsearch(&key, m->class_known, m->n_class_known, sizeof *hit, cmp_class_known);
 	if (hit)
 		return (struct sw_cost){ hit->wall_s, SW_COST_MEASURED };
 	return sw_cost_estimate(m, point_id, family, variant, useful_bytes, flops);

@@ -120,6 +120,9 @@ struct sw_cost sw_cost_estimate_on(const struct sw_cost_model *m, const char *cl
 /* Whether the table knows some point's duration on class cls. */
 int sw_cost_knows_class(const struct sw_cost_model *m, const char *cls);
 
+/* Whether the table knows point_id's own duration on class cls. */
+int sw_cost_knows_point_on(const struct sw_cost_model *m, const char *cls, uint64_t point_id);
+
 /* sw_cost_estimate(_on class cls) of a plan point, with the family's
  * useful_bytes and flops formulas (a formula left NULL counts 0). */
 struct sw_cost sw_cost_point(const struct sw_cost_model *m, const struct sw_plan_point *pt);

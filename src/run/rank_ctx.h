@@ -41,16 +41,18 @@ struct sw_rank_ctx {
 	size_t n_todo;
 	size_t gpus_absent, gpus_new; /* rank 0, a resume: place.h, sw_place_gpu_changes */
 	double *cost_s; /* expected seconds of each plan point (cost.h), the same everywhere */
-	/* after binding, when --costs has times of some class of the run: each
-	 * class's row of plan.n expected seconds on a GPU of it (cost.h), the
-	 * same everywhere; NULL: cost_s for every class */
+	/* after binding, when --costs has times of some class of the run or the
+	 * time model carries them to a class's GPU: each class's row of plan.n
+	 * expected seconds on a GPU of it (class_cost.h), the same everywhere;
+	 * NULL: cost_s for every class */
 	double *class_cost_s;
-	struct sw_cost_model *costs; /* rank 0, until binding: the model of cost_s */
-	size_t cost_sources[3];      /* rank 0: estimates by enum sw_cost_source */
-	char path[4096];             /* the output */
-	char cmdline[4096];          /* for the file's command_line attribute */
-	struct sw_h5 *h5;            /* rank 0 */
-	struct sw_time_plan time;    /* the time model's rates and transfer (time_setup.h) */
+	struct sw_cost_model *costs;    /* rank 0, until binding: the model of cost_s */
+	const struct sw_gpu *costs_gpu; /* rank 0: the GPU its table's rows ran on; NULL: unknown */
+	size_t cost_sources[3];         /* rank 0: estimates by enum sw_cost_source */
+	char path[4096];                /* the output */
+	char cmdline[4096];             /* for the file's command_line attribute */
+	struct sw_h5 *h5;               /* rank 0 */
+	struct sw_time_plan time;       /* the time model's rates and transfer (time_setup.h) */
 };
 
 /* The expected seconds of plan points for the ranks of owner (place.h):

@@ -16,14 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run/class_cost.h"
 #include "run/comm.h"
 #include "run/cost.h"
+#include "run/dry_classes.h"
 #include "core/durations.h"
 #include "h5/h5out.h"
 #include "job/plugin.h"
 #include "job/replay_spec.h"
 #include "backend/measure.h"
 #include "run/progress.h"
+#include "run/recordings.h"
 #include "core/safe_open.h"
 #include "run/sched.h"
 #include "run/setup.h"
@@ -166,8 +169,7 @@ enum sw_status sw_setup_plan(struct sw_rank_ctx *r, struct sw_err *err)
 }
 
 /* Rank 0: the cost model, from --costs or the default result file. */
-static enum sw_status load_costs(const struct sw_rank_ctx *r, struct sw_cost_model *m,
-				 struct sw_err *err)
+static enum sw_status load_costs(struct sw_rank_ctx *r, struct sw_cost_model *m, struct sw_err *err)
 {
 	struct sw_durations d = { 0 };
 	const char *path = r->opt->costs;
@@ -179,6 +181,7 @@ static enum sw_status load_costs(const struct sw_rank_ctx *r, struct sw_cost_mod
 		sw_durations_fini(&d); /* no default file: bytes and flops alone */
 	if (st != SW_OK)
 		return sw_wrap(err, "--costs %s", path);
+	r->costs_gpu = sw_class_cost_table_gpu(d.rows, d.n);
 	/* the default file is another job's: its rates, not its points */
 	st = path ? sw_cost_init(m, d.rows, d.n, err) : sw_cost_init_rates(m, d.rows, d.n, err);
 	sw_durations_fini(&d);
@@ -214,21 +217,28 @@ static void free_costs(struct sw_rank_ctx *r)
 	r->costs = NULL;
 }
 
-/* Rank 0: each class's expected times, when --costs knows some point's
- * time on a GPU of a class of the run; NULL else. */
+/* Rank 0: each class's expected times (class_cost.h), when --costs knows
+ * some of a class's points or the time model carries some to a class's
+ * GPU; NULL else (cost_s for every class). */
 static double *class_table(const struct sw_rank_ctx *r)
 {
 	const struct sw_place *pl = &r->place;
-	int known = 0;
-	for (int k = 0; k < r->size; k++)
-		known |= sw_cost_knows_class(r->costs, r->devices[k].device_class);
-	double *t = known ? malloc((size_t)pl->n_classes * r->plan.n * sizeof *t) : NULL;
+	double *t = malloc((size_t)pl->n_classes * r->plan.n * sizeof *t);
+	int differ = 0;
 	for (int c = 0; t && c < pl->n_classes; c++) {
 		int k = 0;
 		while (pl->class_of[k] != c)
 			k++;
-		sw_cost_todo_on(r->costs, r->devices[k].device_class, &r->plan, NULL, r->plan.n,
-				t + (size_t)c * r->plan.n, NULL);
+		const struct sw_device_info *d = &r->devices[k];
+		struct sw_class_basis b;
+		sw_class_cost_times(r->costs, r->costs_gpu, &r->time, &r->plan, d->device_class,
+				    sw_gpu_of_driver_name(d->emulates[0] ? d->emulates : d->name),
+				    t + (size_t)c * r->plan.n, &b);
+		differ |= b.own || b.carried;
+	}
+	if (!differ) {
+		free(t);
+		t = NULL;
 	}
 	return t;
 }
@@ -392,9 +402,9 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
 }
 
 /* Room for the inputs a run reads besides its job: --backend NAME=FILE,
- * --costs, each plug-in by its option and as loaded, and the time model's
- * measured files. */
-#define MAX_INPUTS (2 + 2 * SW_MAX_PLUGINS + SW_TIME_MAX_FILES)
+ * --costs, each plug-in by its option and as loaded, the time model's
+ * measured files and the replay classes' own recordings. */
+#define MAX_INPUTS (2 + 2 * SW_MAX_PLUGINS + SW_TIME_MAX_FILES + SW_REPLAY_MAX_FILES)
 
 /* The files this run reads besides its job (rank 0), which its output may
  * not be (docs/bad-inputs.md, "Inputs that are also outputs"); how many. */
@@ -409,6 +419,15 @@ static int list_inputs(const struct sw_rank_ctx *r, struct sw_h5_input *in)
 		snprintf(in[n++].what, sizeof in->what, "the %s file of --backend %s=%s",
 			 r->backend->name, r->backend->name,
 			 sw_safe_open_brief(o->backend_arg, brief, sizeof brief));
+	}
+	for (int i = 0; i < o->n_replay_classes && n < MAX_INPUTS; i++) {
+		const struct sw_replay_class *c = &o->replay_classes[i];
+		if (!c->file)
+			continue;
+		in[n].path = c->file;
+		snprintf(in[n++].what, sizeof in->what,
+			 "class %s's recording of --replay-devices %s:...=%s", c->name, c->name,
+			 sw_safe_open_brief(c->file, brief, sizeof brief));
 	}
 	if (o->costs) {
 		in[n].path = o->costs;
@@ -439,11 +458,12 @@ static int list_inputs(const struct sw_rank_ctx *r, struct sw_h5_input *in)
 /* Rows of /model_rates: every file, and each device target's rates. */
 #define MAX_RATE_ROWS (SW_TIME_MAX_FILES * 2 + SW_MAX_DEVICES)
 
-/* What the file says of this run (rank 0); version, in and rates are the
- * caller's. */
+/* What the file says of this run (rank 0); version, in, rates and recs
+ * are the caller's. */
 static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, size_t len,
 				   struct sw_h5_input in[MAX_INPUTS],
-				   struct sw_time_rate_row rates[MAX_RATE_ROWS])
+				   struct sw_time_rate_row rates[MAX_RATE_ROWS],
+				   struct sw_h5_recording recs[SW_MAX_RECORDINGS])
 {
 	snprintf(version, len, "sweep %s (git %s)", SW_VERSION, SW_GIT_REV);
 	struct sw_h5_meta meta = {
@@ -470,6 +490,10 @@ static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, s
 		.rates = rates,
 		.n_rates = sw_time_plan_rows(&r->time, r->job.devices, r->job.n_devices, rates,
 					     MAX_RATE_ROWS),
+		.recordings = recs,
+		.n_recordings = r->backend == &sw_backend_replay
+					? sw_recordings_of(r->opt, r->size, recs)
+					: 0,
 	};
 	return meta;
 }
@@ -509,7 +533,8 @@ enum sw_status sw_setup_check_output(struct sw_rank_ctx *r, struct sw_err *err)
 	if (st == SW_OK && r->rank == 0) {
 		struct sw_h5_input in[MAX_INPUTS];
 		static struct sw_time_rate_row rates[MAX_RATE_ROWS];
-		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates);
+		static struct sw_h5_recording recs[SW_MAX_RECORDINGS];
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates, recs);
 		st = sw_h5_check_create(r->path, r->opt->force, &meta, err);
 	}
 	return sw_mpi_worst(st);
@@ -551,7 +576,8 @@ enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, struct sw_dry_resume
 	if (r->rank == 0) {
 		struct sw_h5_input in[MAX_INPUTS];
 		static struct sw_time_rate_row rates[MAX_RATE_ROWS];
-		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates);
+		static struct sw_h5_recording recs[SW_MAX_RECORDINGS];
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates, recs);
 		st = sw_h5_check_resume_placed(r->path, &meta, &d->n_done, &d->dmg,
 					       d->placed ? &p : NULL, err);
 	}
@@ -643,7 +669,8 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 	char version[128];
 	struct sw_h5_input in[MAX_INPUTS];
 	static struct sw_time_rate_row rates[MAX_RATE_ROWS];
-	struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates);
+	static struct sw_h5_recording recs[SW_MAX_RECORDINGS];
+	struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates, recs);
 	struct sw_place_done *done = NULL;
 	uint64_t *ids = NULL;
 	size_t n_done = 0;

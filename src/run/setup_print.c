@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "run/comm.h"
 #include "run/cost.h"
+#include "run/dry_classes.h"
 #include "core/durations.h"
 #include "h5/h5out.h"
 #include "job/plugin.h"
@@ -242,6 +243,7 @@ void sw_setup_print_plan(const struct sw_rank_ctx *r)
 						: sw_sched_bound_s(r->cost_s, r->plan.n, r->size),
 			       "the bound max(T1/N, longest point)");
 	}
+	sw_dry_print_classes(r);
 	if (r->opt->points)
 		print_points(r, owner);
 	free(owner);
