@@ -588,7 +588,7 @@ int main(void)
 	const char *src = launch_env("SW_SOURCE_DIR");
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(job, sizeof job, "%s/jobs/seeds.yaml", src);
-	snprintf(recorded, sizeof recorded, "%s/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5",
+	snprintf(recorded, sizeof recorded, "%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5",
 		 src);
 	snprintf(backend, sizeof backend, "replay=%s", recorded);
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-test-XXXXXX", P_tmpdir);

@@ -398,7 +398,7 @@ def test_replay_rows_are_no_measurements(sweep_bin, tmp_path):
 def test_emulated_devices_name_their_gpu(sweep_bin, tmp_path):
     """An emulated device's /devices row names the GPU its recording measured
     on (emulates, schema 8), and every row read carries it (issue 31)."""
-    rec = SOURCE + "/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5"
+    rec = SOURCE + "/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5"
     out = tmp_path / "emulated.h5"
     p = subprocess.run(
         [sweep_bin, "-q", "--backend", f"replay={rec}", "--replay-devices", "A:1"]

@@ -253,7 +253,8 @@ static enum sw_status class_costs(struct sw_rank_ctx *r, struct sw_err *err)
 		r->class_cost_s = class_table(r);
 		have = r->class_cost_s != NULL;
 	}
-	free_costs(r);
+	if (!r->opt->dry_run) /* a dry run prints each class's estimate from it */
+		free_costs(r);
 	MUST_MPI(MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD));
 	if (!have)
 		return SW_OK;
