@@ -668,72 +668,65 @@ START_TEST(test_parse_twice)
 }
 END_TEST
 
-START_TEST(test_usage)
-{
-	static const char *const want[] = {
-		"Usage: sweep [OPTIONS] JOB.yaml",
-		"-h, --help",
-		"-V, --version",
-		"-l, --list",
-		"-n, --dry-run",
-		"--points",
-		"expected time",
-		"-o, --output FILE",
-		"-f, --force",
-		"-r, --resume",
-		"-b, --backend cuda|model|auto",
-		"(default: auto)",
-		"-s, --set FAMILY.AXIS=VALUES",
-		"--schedule dynamic|static",
-		"(default: dynamic)",
-		"--batch N",
-		"about 50 ms of expected work",
-		"--costs FILE",
-		"replay=FILE",
-		"--replay-speed X",
-		"X from 0.001 to 1000000",
-		"SPEED from 0.01 to 100",
-		"--share-gpu",
-		"-q, --quiet",
-		"1,2,4",
-		"1:128 ",
-		"0:32:4",
-		"1:128:x2",
-		"K, M or G",
-		"powers of 1024",
-		"is decimal: 0x10 is refused",
-		"mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5",
-		"sweep --backend model jobs/ci.yaml",
-		"sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml",
-		"sweep --resume -o run.h5 jobs/full.yaml",
-		"<job name>.h5",
-		"current directory",
-		"existing file is never",
-		"overwritten without --force",
-		"  0  success",
-		"  1  ",
-		"  2  bad input",
-		"  3  ",
-		"validation",
-		"  4  I/O or HDF5",
-		"  5  CUDA",
-		"  6  MPI",
-		"docs/job-format.md",
-		"docs/hdf5-schema.md",
-	};
-	char buf[16384], flat[16384], *line;
-	FILE *f = tmpfile();
-	size_t n, i, k;
+/* Phrases --help must hold; each answers a question a user asks. */
+static const char *const usage_phrases[] = {
+	"Usage: sweep [OPTIONS] JOB.yaml",
+	"-h, --help",
+	"-V, --version",
+	"-l, --list",
+	"-n, --dry-run",
+	"--points",
+	"expected time",
+	"-o, --output FILE",
+	"-f, --force",
+	"-r, --resume",
+	"-b, --backend cuda|model|auto",
+	"(default: auto)",
+	"-s, --set FAMILY.AXIS=VALUES",
+	"--schedule dynamic|static",
+	"(default: dynamic)",
+	"--batch N",
+	"about 50 ms of expected work",
+	"--costs FILE",
+	"replay=FILE",
+	"--replay-speed X",
+	"X from 0.001 to 1000000",
+	"SPEED from 0.01 to 100",
+	"--share-gpu",
+	"-q, --quiet",
+	"1,2,4",
+	"1:128 ",
+	"0:32:4",
+	"1:128:x2",
+	"K, M or G",
+	"powers of 1024",
+	"is decimal: 0x10 is refused",
+	"mpirun -np 8 sweep jobs/seeds.yaml -o seeds.h5",
+	"sweep --backend model jobs/ci.yaml",
+	"sweep --dry-run --set strided_read.stride=1:32:x2 jobs/quick.yaml",
+	"sweep --resume -o run.h5 jobs/full.yaml",
+	"<job name>.h5",
+	"current directory",
+	"existing file is never",
+	"overwritten without --force",
+	"  0  success",
+	"  1  ",
+	"  2  bad input",
+	"  3  ",
+	"validation",
+	"  4  I/O or HDF5",
+	"  5  CUDA",
+	"  6  MPI",
+	"docs/job-format.md",
+	"docs/hdf5-schema.md",
+};
 
-	ck_assert_ptr_nonnull(f);
-	sw_cli_usage(f);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	ck_assert_uint_lt(n, sizeof(buf) - 1);
-	buf[n] = '\0';
-	/* An option's help wraps wherever its words fall: look for the
-	 * phrases in it with each line break and indent read as one space. */
+/* An option's help wraps wherever its words fall: the text with each line
+ * break and indent read as one space, so a phrase is found across a wrap. */
+static void flatten_help(const char *buf, size_t n, char *flat)
+{
+	size_t i, k;
+
 	for (i = 0, k = 0; i < n; k++) {
 		flat[k] = buf[i++];
 		if (flat[k] == '\n' && !strncmp(buf + i, "                        ", 24)) {
@@ -742,8 +735,25 @@ START_TEST(test_usage)
 		}
 	}
 	flat[k] = '\0';
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		ck_assert_msg(strstr(flat, want[i]), "--help lacks '%s'", want[i]);
+}
+
+START_TEST(test_usage)
+{
+	char buf[16384], flat[16384], *line;
+	FILE *f = tmpfile();
+	size_t n, i;
+
+	ck_assert_ptr_nonnull(f);
+	sw_cli_usage(f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(n, sizeof(buf) - 1);
+	buf[n] = '\0';
+	flatten_help(buf, n, flat);
+	for (i = 0; i < sizeof(usage_phrases) / sizeof(usage_phrases[0]); i++)
+		ck_assert_msg(strstr(flat, usage_phrases[i]), "--help lacks '%s'",
+			      usage_phrases[i]);
 	ck_assert(n > 0 && buf[n - 1] == '\n');
 	/* Fits an 80-column terminal. */
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))

@@ -353,6 +353,28 @@ static void path_in(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
+/* Room for per_class_args' arguments and their NULL. */
+#define PER_CLASS_ARGS 14
+
+/* The arguments of a per_class run of job into out, each class as spec
+ * says, on backend be at --replay-speed speed; a --resume where asked. */
+static void per_class_args(const char **args, const char *be, const char *spec, const char *speed,
+			   int resume, const char *out)
+{
+	const char *head[] = { "--backend",   be,          "--replay-devices", spec,
+			       "--placement", "per_class", "--replay-speed",   speed,
+			       "-q" };
+	int n = 0;
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+		args[n++] = head[i];
+	if (resume)
+		args[n++] = "--resume";
+	args[n++] = job;
+	args[n++] = "-o";
+	args[n++] = out;
+	args[n] = NULL;
+}
+
 START_TEST(test_own_recordings)
 {
 	char b[512], spec[600], out[512], log[512];
@@ -361,27 +383,14 @@ START_TEST(test_own_recordings)
 	path_in(log, sizeof log, "own.log");
 	make_recording(b, 0);
 	snprintf(spec, sizeof spec, "A:2,B:2=%s", b);
-	const char *args[] = { "--backend",
-			       backend,
-			       "--replay-devices",
-			       spec,
-			       "--placement",
-			       "per_class",
-			       "--replay-speed",
-			       "50",
-			       "-q",
-			       job,
-			       "-o",
-			       out,
-			       NULL };
+	const char *args[PER_CLASS_ARGS];
+	per_class_args(args, backend, spec, "50", 0, out);
 	ck_assert_msg(launch_run(4, log, args) == 0, "%s", launch_slurp(log));
 	check_classes(out, b);
 	check_replays(out, b);
 }
 END_TEST
 
-/* kill -9 once rows are in, --resume: the same pairs; then a resume with
- * B's recording changed, or moved, is refused and the file left as it was. */
 /* A resume of out with B's recording at another path (b2, the same
  * bytes), then with b's bytes changed: each refused, naming it, and the
  * file left as it was. */
@@ -392,20 +401,8 @@ static void refused_changed(const char *out, const char *b, const char *b2, cons
 	/* B's recording moved: another path, the same bytes */
 	copy_bytes(b, b2);
 	snprintf(spec2, sizeof spec2, "A:2,B:2=%s", b2);
-	const char *moved[] = { "--backend",
-				backend,
-				"--replay-devices",
-				spec2,
-				"--placement",
-				"per_class",
-				"--replay-speed",
-				"50",
-				"-q",
-				"--resume",
-				job,
-				"-o",
-				out,
-				NULL };
+	const char *moved[PER_CLASS_ARGS];
+	per_class_args(moved, backend, spec2, "50", 1, out);
 	ck_assert_int_eq(launch_run(4, log, moved), 2);
 	char want[1600];
 	snprintf(want, sizeof want,
@@ -427,6 +424,8 @@ static void refused_changed(const char *out, const char *b, const char *b2, cons
 	ck_assert_int_eq(launch_rows(out, "/measurements", NULL), (hssize_t)(2 * plan_points()));
 }
 
+/* kill -9 once rows are in, --resume: the same pairs; then a resume with
+ * B's recording changed, or moved, is refused and the file left as it was. */
 START_TEST(test_kill_resume_changed)
 {
 	char b[512], b2[512], spec[600], out[512], log[512];
@@ -436,39 +435,16 @@ START_TEST(test_kill_resume_changed)
 	path_in(log, sizeof log, "killed.log");
 	make_recording(b, 0);
 	snprintf(spec, sizeof spec, "A:2,B:2=%s", b);
-	const char *first[] = { "--backend",
-				backend,
-				"--replay-devices",
-				spec,
-				"--placement",
-				"per_class",
-				"--replay-speed",
-				"1",
-				"-q",
-				job,
-				"-o",
-				out,
-				NULL };
+	const char *first[PER_CLASS_ARGS];
+	per_class_args(first, backend, spec, "1", 0, out);
 	pid_t pid = launch_start(4, log, first);
 	ck_assert_msg(launch_wait_for_rows(out, 8, pid) >= 8, "no rows: %s", launch_slurp(log));
 	launch_kill_all(pid);
 	hssize_t before = launch_rows_swmr(out, "/measurements", NULL);
 	ck_assert_msg(before > 0 && (size_t)before < 2 * plan_points(), "%lld rows after the kill",
 		      (long long)before);
-	const char *again[] = { "--backend",
-				backend,
-				"--replay-devices",
-				spec,
-				"--placement",
-				"per_class",
-				"--replay-speed",
-				"50",
-				"-q",
-				"--resume",
-				job,
-				"-o",
-				out,
-				NULL };
+	const char *again[PER_CLASS_ARGS];
+	per_class_args(again, backend, spec, "50", 1, out);
 	ck_assert_msg(launch_run(4, log, again) == 0, "%s", launch_slurp(log));
 	check_classes(out, b);
 	check_replays(out, b);
@@ -551,19 +527,8 @@ START_TEST(test_csv_said_once)
 	ck_assert(f && fputs("point_id_hex,family,variant,seconds\n", f) >= 0 && fclose(f) == 0);
 	snprintf(spec, sizeof spec, "A:2,B:2=%s", b);
 	snprintf(be, sizeof be, "replay=%s", csv);
-	const char *args[] = { "--backend",
-			       be,
-			       "--replay-devices",
-			       spec,
-			       "--placement",
-			       "per_class",
-			       "--replay-speed",
-			       "50",
-			       "-q",
-			       job,
-			       "-o",
-			       out,
-			       NULL };
+	const char *args[PER_CLASS_ARGS];
+	per_class_args(args, be, spec, "50", 0, out);
 	ck_assert_msg(launch_run(4, log, args) == 0, "%s", launch_slurp(log));
 	const char *text = launch_slurp(log), *at = strstr(text, "names no device");
 	ck_assert_msg(at && strstr(text, "the rows of class A carry no model columns"), "%s", text);
@@ -588,8 +553,8 @@ int main(void)
 	const char *src = launch_env("SW_SOURCE_DIR");
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(job, sizeof job, "%s/jobs/seeds.yaml", src);
-	snprintf(recorded, sizeof recorded, "%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5",
-		 src);
+	snprintf(recorded, sizeof recorded,
+		 "%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5", src);
 	snprintf(backend, sizeof backend, "replay=%s", recorded);
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-test-XXXXXX", P_tmpdir);
 	if (!mkdtemp(tmpdir))

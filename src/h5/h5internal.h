@@ -208,6 +208,18 @@ hid_t sw_h5_create_table(hid_t file, const struct sw_h5_table *t, struct sw_err 
 enum sw_status sw_h5_read_column(hid_t dset, const char *table, const char *name, hid_t type,
 				 uint64_t rows, void *buf, struct sw_err *err);
 
+/* Creates the table t (its fill_type left out: it is the memory type
+ * of its columns) and writes rows[0..n) into it, at once. */
+enum sw_status sw_h5_write_table(hid_t file, struct sw_h5_table t, size_t row_bytes,
+				 const void *rows, int n, struct sw_err *err);
+
+/* Every row of the 1-D table `name` of file, read as cols describe a
+ * row_bytes struct, into *rows (malloc'd, *n of them); *rows NULL and *n 0
+ * where the file has no such table. */
+enum sw_status sw_h5_read_table(hid_t file, const char *name, const struct sw_column *cols,
+				size_t n_cols, size_t row_bytes, void **rows, int *n,
+				struct sw_err *err);
+
 /* The checks that an existing table is one sweep can append to, each SW_OK
  * or SW_EINVAL with the reason: its layout (1-D, chunked, no maximum
  * size), and every column against what sweep writes (cols NULL: a table of

@@ -40,55 +40,10 @@ static const struct sw_column rate_columns[] = {
 enum sw_status sw_h5_write_rates(hid_t file, const struct sw_time_rate_row *rows, int n,
 				 struct sw_err *err)
 {
-	struct sw_time_rate_row none = { .points = -1 };
-	enum sw_status st = SW_OK;
-	hid_t mtype = sw_h5_table_type(rate_columns, N_RATE_COLS, sizeof none, 0, err);
-	if (mtype < 0)
-		return sw_wrap(err, "cannot build the /model_rates type");
-	const struct sw_h5_table t = { "model_rates", rates_about, rate_columns, N_RATE_COLS, 16,
-				       mtype,         &none };
-	hid_t dset = sw_h5_create_table(file, &t, err);
-	hsize_t size = (hsize_t)n;
-	if (dset < 0)
-		st = err ? err->status : SW_EHDF5;
-	else if (n && (H5Dset_extent(dset, &size) < 0 ||
-		       H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0))
-		st = sw_h5_fail(err, SW_EHDF5, "cannot write /model_rates");
-	if (dset >= 0)
-		H5Dclose(dset);
-	H5Tclose(mtype);
-	return st;
-}
-
-/* The rows of /model_rates that name a file, into *rows (*n); none when
- * the file has no such table (made before schema 8). */
-static enum sw_status read_rates(hid_t file, struct sw_time_rate_row **rows, int *n,
-				 struct sw_err *err)
-{
-	*rows = NULL;
-	*n = 0;
-	if (H5Lexists(file, "model_rates", H5P_DEFAULT) <= 0)
-		return SW_OK;
-	enum sw_status st = SW_OK;
-	hid_t d = H5Dopen2(file, "model_rates", H5P_DEFAULT), space = H5I_INVALID_HID;
-	hid_t mtype = sw_h5_table_type(rate_columns, N_RATE_COLS, sizeof **rows, 0, err);
-	hsize_t count = 0;
-	if (d < 0 || mtype < 0 || (space = H5Dget_space(d)) < 0 ||
-	    H5Sget_simple_extent_dims(space, &count, NULL) != 1)
-		st = sw_h5_fail(err, SW_EHDF5, "cannot read /model_rates");
-	else if (count && !(*rows = calloc(count, sizeof **rows)))
-		st = sw_fail(err, SW_ENOMEM, "out of memory for /model_rates");
-	else if (count && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
-		st = sw_h5_fail(err, SW_EHDF5, "cannot read /model_rates");
-	else
-		*n = (int)count;
-	if (space >= 0)
-		H5Sclose(space);
-	if (mtype >= 0)
-		H5Tclose(mtype);
-	if (d >= 0)
-		H5Dclose(d);
-	return st;
+	static const struct sw_time_rate_row none = { .points = -1 };
+	const struct sw_h5_table t = { "model_rates",   rates_about, rate_columns, N_RATE_COLS, 16,
+				       H5I_INVALID_HID, &none };
+	return sw_h5_write_table(file, t, sizeof none, rows, n, err);
 }
 
 /* The role words of an option, as messages name them. */
@@ -112,7 +67,10 @@ enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_t
 {
 	struct sw_time_rate_row *was;
 	int n_was;
-	enum sw_status st = read_rates(file, &was, &n_was, err);
+	void *rows;
+	enum sw_status st = sw_h5_read_table(file, "model_rates", rate_columns, N_RATE_COLS,
+					     sizeof *was, &rows, &n_was, err);
+	was = rows;
 	/* every file of this run must be one the file records, byte for byte */
 	for (int i = 0; st == SW_OK && i < n_now; i++) {
 		const struct sw_time_rate_row *then = same_file(&now[i], was, n_was);

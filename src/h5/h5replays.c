@@ -35,56 +35,10 @@ static const struct sw_column replay_columns[] = {
 enum sw_status sw_h5_write_recordings(hid_t file, const struct sw_h5_recording *rows, int n,
 				      struct sw_err *err)
 {
-	struct sw_h5_recording none = { .devices = -1 };
-	enum sw_status st = SW_OK;
-	hid_t mtype = sw_h5_table_type(replay_columns, N_REPLAY_COLS, sizeof none, 0, err);
-	if (mtype < 0)
-		return sw_wrap(err, "cannot build the /replays type");
-	const struct sw_h5_table t = { "replays", replays_about, replay_columns, N_REPLAY_COLS,
-				       16,        mtype,         &none };
-	hid_t dset = sw_h5_create_table(file, &t, err);
-	hsize_t size = (hsize_t)n;
-	if (dset < 0)
-		st = err ? err->status : SW_EHDF5;
-	else if (n && (H5Dset_extent(dset, &size) < 0 ||
-		       H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0))
-		st = sw_h5_fail(err, SW_EHDF5, "cannot write /replays");
-	if (dset >= 0)
-		H5Dclose(dset);
-	H5Tclose(mtype);
-	return st;
-}
-
-/* The rows of /replays into *rows (*n), or *present 0 when the file has
- * no such table. */
-static enum sw_status read_recordings(hid_t file, struct sw_h5_recording **rows, int *n,
-				      int *present, struct sw_err *err)
-{
-	*rows = NULL;
-	*n = 0;
-	*present = H5Lexists(file, "replays", H5P_DEFAULT) > 0;
-	if (!*present)
-		return SW_OK;
-	enum sw_status st = SW_OK;
-	hid_t d = H5Dopen2(file, "replays", H5P_DEFAULT), space = H5I_INVALID_HID;
-	hid_t mtype = sw_h5_table_type(replay_columns, N_REPLAY_COLS, sizeof **rows, 0, err);
-	hsize_t count = 0;
-	if (d < 0 || mtype < 0 || (space = H5Dget_space(d)) < 0 ||
-	    H5Sget_simple_extent_dims(space, &count, NULL) != 1)
-		st = sw_h5_fail(err, SW_EHDF5, "cannot read /replays");
-	else if (count && !(*rows = calloc(count, sizeof **rows)))
-		st = sw_fail(err, SW_ENOMEM, "out of memory for /replays");
-	else if (count && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
-		st = sw_h5_fail(err, SW_EHDF5, "cannot read /replays");
-	else
-		*n = (int)count;
-	if (space >= 0)
-		H5Sclose(space);
-	if (mtype >= 0)
-		H5Tclose(mtype);
-	if (d >= 0)
-		H5Dclose(d);
-	return st;
+	static const struct sw_h5_recording none = { .devices = -1 };
+	const struct sw_h5_table t = { "replays", replays_about,   replay_columns, N_REPLAY_COLS,
+				       16,        H5I_INVALID_HID, &none };
+	return sw_h5_write_table(file, t, sizeof none, rows, n, err);
 }
 
 /* The row of rows[0..n) of a's class and file, or NULL. */
@@ -114,9 +68,13 @@ enum sw_status sw_h5_check_recordings(hid_t file, const char *path,
 				      struct sw_err *err)
 {
 	struct sw_h5_recording *was;
-	int n_was, present;
+	int n_was;
 	char a[1200];
-	enum sw_status st = read_recordings(file, &was, &n_was, &present, err);
+	int present = H5Lexists(file, "replays", H5P_DEFAULT) > 0;
+	void *rows;
+	enum sw_status st = sw_h5_read_table(file, "replays", replay_columns, N_REPLAY_COLS,
+					     sizeof *was, &rows, &n_was, err);
+	was = rows;
 	/* every recording of this run must be one the file records, byte for byte */
 	for (int i = 0; st == SW_OK && present && i < n_now; i++) {
 		const struct sw_h5_recording *then = same_recording(&now[i], was, n_was);

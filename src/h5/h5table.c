@@ -6,6 +6,7 @@
  * such a table, and reading one column of it by name.
  */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,61 @@ enum sw_status sw_h5_read_column(hid_t dset, const char *table, const char *name
 		st = sw_h5_fail(err, SW_EHDF5, "cannot read column %s of /%s", name, table);
 close_one:
 	H5Tclose(one);
+	return st;
+}
+
+enum sw_status sw_h5_write_table(hid_t file, struct sw_h5_table t, size_t row_bytes,
+				 const void *rows, int n, struct sw_err *err)
+{
+	enum sw_status st = SW_OK;
+	hid_t mtype = sw_h5_table_type(t.cols, t.n_cols, row_bytes, 0, err);
+	if (mtype < 0)
+		return sw_wrap(err, "cannot build the /%s type", t.name);
+	t.fill_type = mtype;
+	hid_t dset = sw_h5_create_table(file, &t, err);
+	hsize_t size = (hsize_t)n;
+	if (dset < 0)
+		st = err ? err->status : SW_EHDF5;
+	else if (n && (H5Dset_extent(dset, &size) < 0 ||
+		       H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0))
+		st = sw_h5_fail(err, SW_EHDF5, "cannot write /%s", t.name);
+	if (dset >= 0)
+		H5Dclose(dset);
+	H5Tclose(mtype);
+	return st;
+}
+
+enum sw_status sw_h5_read_table(hid_t file, const char *name, const struct sw_column *cols,
+				size_t n_cols, size_t row_bytes, void **rows, int *n,
+				struct sw_err *err)
+{
+	*rows = NULL;
+	*n = 0;
+	if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
+		return SW_OK;
+	enum sw_status st = SW_OK;
+	hid_t d = H5Dopen2(file, name, H5P_DEFAULT), space = H5I_INVALID_HID;
+	hid_t mtype = sw_h5_table_type(cols, n_cols, row_bytes, 0, err);
+	hsize_t count = 0;
+	if (d < 0 || mtype < 0 || (space = H5Dget_space(d)) < 0 ||
+	    H5Sget_simple_extent_dims(space, &count, NULL) != 1 || count > INT32_MAX)
+		st = sw_h5_fail(err, SW_EHDF5, "cannot read /%s", name);
+	else if (count && !(*rows = calloc(count, row_bytes)))
+		st = sw_fail(err, SW_ENOMEM, "out of memory for /%s", name);
+	else if (count && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
+		st = sw_h5_fail(err, SW_EHDF5, "cannot read /%s", name);
+	else
+		*n = (int)count;
+	if (st != SW_OK) {
+		free(*rows);
+		*rows = NULL;
+	}
+	if (space >= 0)
+		H5Sclose(space);
+	if (mtype >= 0)
+		H5Tclose(mtype);
+	if (d >= 0)
+		H5Dclose(d);
 	return st;
 }
 
