@@ -43,10 +43,14 @@ from .reader_format import (
     DAMAGED_STATUS,
     DEVICE_CLASS,
     DEVICE_COLUMNS,
+    EMULATES,
     FILL_POINT_ID,
     MEASUREMENT_COLUMNS,
     METRIC_COLUMNS,
+    MODEL_DEVICE,
+    MODEL_RATES_COLUMNS,
     OPTIONAL_MEASUREMENT_COLUMNS,
+    OPTIONAL_TEXT_COLUMNS,
     PLACEMENT_ATTR,
     PLACEMENTS,
     PLAN_COLUMNS,
@@ -67,6 +71,7 @@ from .reader_rows import (
     cc_text,
     class_labels,
     class_rows,
+    device_targets,
     latest,
     latest_per_gpu,
     shallow,
@@ -84,16 +89,20 @@ __all__ = [
     "DAMAGED_STATUS",
     "DEVICE_CLASS",
     "DEVICE_COLUMNS",
+    "EMULATES",
     "FILE_KINDS",
     "FILL_POINT_ID",
     "HDF5_SIGNATURE",
     "MEASUREMENT_COLUMNS",
     "METADATA_READ_ATTEMPTS",
     "METRIC_COLUMNS",
+    "MODEL_DEVICE",
+    "MODEL_RATES_COLUMNS",
     "NOT_SWMR",
     "OPEN_TRIES",
     "OPEN_WAIT_S",
     "OPTIONAL_MEASUREMENT_COLUMNS",
+    "OPTIONAL_TEXT_COLUMNS",
     "OWN_COLUMNS",
     "PER_GPU",
     "PLACEMENTS",
@@ -114,6 +123,7 @@ __all__ = [
     "cc_text",
     "class_labels",
     "class_rows",
+    "device_targets",
     "latest",
     "latest_per_gpu",
     "open_regular",
@@ -236,8 +246,10 @@ def open_regular(path) -> int:
 
 STRING_COLUMNS = frozenset(
     ("family", "variant", "backend", "message", "check_mode", "counter_note")
-    + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS)
+    + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS, EMULATES)
     + ("mode", "start_time", "unit")  # /sessions, /metrics
+    + OPTIONAL_TEXT_COLUMNS
+    + ("device", "role", "basis", "file", "file_class")  # /model_rates
 )
 
 
@@ -369,7 +381,7 @@ def _read_limit():
 # latest, class_rows), whatever columns a caller asks for.
 OWN_COLUMNS = frozenset(
     ("point_id", "plan_index", "rank", "session", "backend", "cc", "status", "family", "variant")
-    + ("n_samples", "sample_offset", "median_ns", CALIBRATION)
+    + ("n_samples", "sample_offset", "median_ns", CALIBRATION, MODEL_DEVICE)
 )
 
 
@@ -408,16 +420,15 @@ def _read(path, columns) -> Run:
             samples = _samples(f["samples"], path, live)
             metrics = _metrics(f, path, live)
             plan = _plan(f, attrs, path) if version >= PLAN_SCHEMA else None
-            sessions = None
-            if "sessions" in f:  # written before SWMR starts: no refresh needed
-                sessions, _ = _table(f["sessions"], "sessions", SESSION_COLUMNS, path, False)
+            sessions = _optional(f, "sessions", SESSION_COLUMNS, path)
+            rates = _optional(f, "model_rates", MODEL_RATES_COLUMNS, path)
     except SweepFileError:
         raise
     except DAMAGE as e:
         raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
 
-    absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in present]
-    rows = _complete(rows, [c for c in absent if columns is None or c in columns])
+    absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS + OPTIONAL_TEXT_COLUMNS if c not in present]
+    rows = _complete(rows, [c for c in absent if keep is None or c in keep])
     rows, fill, damaged, marked, why = _written(rows, plan)
     replayed = int((rows["backend"] == "replay").sum())
     run = Run(
@@ -438,6 +449,8 @@ def _read(path, columns) -> Run:
     )
     if sessions is not None:
         run.sessions = sessions
+    if rates is not None:
+        run.model_rates = rates
     _join_devices(run)
     # replay rows (a test instrument) are never presented as measurements
     if replayed:
@@ -447,6 +460,14 @@ def _read(path, columns) -> Run:
     _add_damage_notes(run, why)
     _add_notes(run)
     return run
+
+
+def _optional(f, name, required, path):
+    """A table the file may lack (None then), written before SWMR writing
+    starts, so read without a refresh: /sessions, /model_rates."""
+    if name not in f:
+        return None
+    return _table(f[name], name, required, path, False)[0]
 
 
 def _samples(ds, path, live) -> np.ndarray:

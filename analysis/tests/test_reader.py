@@ -19,8 +19,8 @@ from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
 
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
-    # the reader reads what the writer writes: 7 from issue 23 (the plug-in record) on
-    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 7
+    # the reader reads what the writer writes: 8 from issue 29 (the time model) on
+    assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 8
     assert r.plugins == []  # jobs/ci.yaml names no plug-in
     assert r.metrics.empty and list(r.metrics.columns) == ["point_id", "name", "value", "unit"]
     assert r.backend == "model" and r.closed_cleanly
@@ -171,7 +171,7 @@ def test_plugin_record_and_the_schema_before(ci_file, tmp_path):
     assert attrs["plugin_hashes"] == [1, 2**64 - 1]
     with h5py.File(p, "r+") as f:
         del f.attrs["plugin_paths"], f.attrs["plugin_hashes"]
-        f.attrs["schema_version"] = np.int32(SCHEMA_VERSION - 1)
+        f.attrs["schema_version"] = np.int32(6)
     r = read(p)
     assert int(r.attrs["schema_version"]) == 6 and r.plugins == []
     assert len(r.rows) == int(r.attrs["plan_points"])
