@@ -1,9 +1,12 @@
 """sweep-export FILE.h5 --csv|--json [-o OUT]: flat tables for other tools.
 
 --csv writes one table (default: measurements, each row with its device's
-columns joined and strings decoded; or --table devices|samples). --json
-writes the whole file as one object: attributes, units, devices and
-measurements (with --samples, each measurement's raw samples too). NaN is
+columns joined and strings decoded; or --table devices|samples|model_rates).
+--json writes the whole file as one object: attributes, units, devices,
+the time model's rates (/model_rates, schema 8) and measurements (with
+--samples, each measurement's raw samples too). A model row's `device`
+says which target it is: `model CC 9.0` for a CC target, `model H100-SXM
+(CC 9.0)` for a device target (`--model-devices`, model_device set). NaN is
 empty in CSV and null in JSON. point_id, a uint64, is exact in every table:
 a decimal integer in CSV, a string of that decimal integer in JSON (so that
 tools reading JSON numbers as doubles keep it exact). sweep's own output
@@ -86,6 +89,7 @@ def to_json(run, with_samples=False) -> dict:
         "units": run.units,
         "axes": run.axes,
         "devices": _records(run.devices),
+        "model_rates": _records(run.model_rates),
         "measurements": recs,
     }
 
@@ -104,9 +108,10 @@ def main(argv=None):
     fmt.add_argument("--json", action="store_true", help="the whole file as one JSON object")
     ap.add_argument(
         "--table",
-        choices=["measurements", "devices", "samples"],
+        choices=["measurements", "devices", "samples", "model_rates"],
         default="measurements",
-        help="which table --csv writes (default measurements, with device columns joined)",
+        help="which table --csv writes (default measurements, with device columns joined; "
+        "model_rates: the time model's rates, empty before schema 8)",
     )
     ap.add_argument("--samples", action="store_true", help="JSON: add each row's raw samples")
     ap.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
@@ -117,9 +122,13 @@ def main(argv=None):
     run = read(a.file)
     warn_run(TOOL, run)  # damaged rows: left out, and said
     if a.csv:
-        df = {"measurements": measurements, "devices": lambda r: r.devices, "samples": samples}[
-            a.table
-        ](run)
+        tables = {
+            "measurements": measurements,
+            "devices": lambda r: r.devices,
+            "samples": samples,
+            "model_rates": lambda r: r.model_rates,
+        }
+        df = tables[a.table](run)
         text = df.to_csv(index=False, na_rep="", lineterminator="\n")
     else:
         text = json.dumps(to_json(run, a.samples), indent=1, allow_nan=False) + "\n"
