@@ -115,10 +115,12 @@ class Headline:
         """The Summary's line: ratios grouped by point."""
         by_point = {}
         for v, pt, meas, model, pred in self.entries:
-            val = meas if np.isfinite(meas) else model
-            tag = "" if np.isfinite(meas) else " (model)"
-            by_point.setdefault(pt, []).append(f"{v} {fmt(val, 3)}{tag}")
-            if np.isfinite(pred) and np.isfinite(meas):
+            if np.isfinite(meas):
+                text = f"{v} {fmt(meas, 3)}"
+            else:
+                text = f"{v} {fmt(model, 3)} (model)" if np.isfinite(model) else v
+            by_point.setdefault(pt, []).append(text)
+            if np.isfinite(pred):
                 by_point[pt][-1] += f" (predicted {fmt(pred, 3)})"
         parts = [
             f"at {pt}: {', '.join(vs)}" if pt else ", ".join(vs) for pt, vs in by_point.items()
@@ -185,6 +187,6 @@ def _ratios(r, v, base, col, predicted):
                 predicted.reindex(b.index).to_numpy(float),
             )
             pred = one(a[work].to_numpy(float) / ta, b[work].to_numpy(float) / tb)
-    if not (np.isfinite(meas) or np.isfinite(model)):
+    if not (np.isfinite(meas) or np.isfinite(model) or np.isfinite(pred)):
         return None
     return meas, model, pred
