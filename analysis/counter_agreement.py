@@ -17,8 +17,10 @@ import csv
 import math
 import sys
 
-from sweep_analysis.counters import TOLERANCE, agreement
+from sweep_analysis.cli import ToolError, entry
+from sweep_analysis.counters import TOLERANCE, agreement, has_counters
 from sweep_analysis.reader import read
+from sweep_analysis.text import BYTES
 
 # Where model and counters differ by more than 2%, or a figure has no model,
 # and why. Keyed by family and variant; "*" covers a family.
@@ -212,7 +214,7 @@ def fixture_row(r, axes):
 
 
 def write_fixture(path, fixture, source, job):
-    with open(path, "w", newline="") as f:
+    with open(path, "w", newline="", encoding="utf-8", errors=BYTES) as f:
         f.write(
             f"# Hardware counters of every point of {job}, one launch each.\n"
             f"# Made by: {source}\n"
@@ -225,6 +227,8 @@ def write_fixture(path, fixture, source, job):
 
 def main(counters_path, ncu_path, fixture_path, table_path, plain_path=None):
     ctr_run = read(counters_path)
+    if not has_counters(ctr_run.rows) or ctr_run.devices.empty:
+        raise ToolError(f"{counters_path}: no row with counters: not a `sweep --counters` file")
     dev = ctr_run.devices.iloc[0]
     cc = int(dev["cc"])
     axes = ctr_run.axes
@@ -241,7 +245,7 @@ def main(counters_path, ncu_path, fixture_path, table_path, plain_path=None):
         f"started {ctr_run.attrs['start_time']}"
     )
     write_fixture(fixture_path, fixture, source, ctr_run.attrs["job_path"])
-    with open(table_path, "w") as f:
+    with open(table_path, "w", encoding="utf-8", errors=BYTES) as f:
         f.write(
             TABLE_HEAD.format(
                 source=source,
@@ -318,7 +322,17 @@ it, from the file's command line):
         tests/data/counters/tail.csv tail-counters.md
 """
 
+
+@entry("counter_agreement")
+def cli(argv=None):
+    """The one error path of the package's tools (sweep_analysis.cli): any
+    failure one line and exit 2."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) not in (4, 5):
+        raise ToolError(__doc__.strip().splitlines()[-1])
+    main(*argv)
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) not in (5, 6):
-        sys.exit(__doc__)
-    main(*sys.argv[1:])
+    sys.exit(cli())

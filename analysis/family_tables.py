@@ -10,6 +10,7 @@ usage: family_tables.py FILE.h5 [FAMILY ...]"""
 
 import sys
 
+from sweep_analysis.cli import ToolError, entry
 from sweep_analysis.reader import read
 
 
@@ -23,10 +24,12 @@ def main(path, families):
         else float("nan")
     )
     timed = float(m["timed_s"].sum())
+    device = run.devices["name"].iloc[0] if len(run.devices) else "no device"
+    efficiency = f"{timed / wall / ranks:.2f}" if wall > 0 else "- (no wall time)"
     print(
-        f"file `{path}`: {len(m)} measured rows on {run.devices['name'].iloc[0]}, started "
-        f"{run.attrs['start_time']}; timed GPU time {timed:.1f} s of {wall:.1f} s wall x {ranks} "
-        f"rank(s): sweep efficiency {timed / wall / ranks:.2f}\n"
+        f"file `{path}`: {len(m)} measured rows on {device}, started "
+        f"{run.attrs.get('start_time', '?')}; timed GPU time {timed:.1f} s of {wall:.1f} s wall "
+        f"x {ranks} rank(s): sweep efficiency {efficiency}\n"
     )
     for fam in families or sorted(m["family"].unique()):
         rows = m[m["family"] == fam]
@@ -57,7 +60,8 @@ def main(path, families):
                 q = refs[refs["variant"] == name]
                 for a in used:
                     q = q[(q[a] < 0) | (q[a] == r[a])]
-                if q.empty or not r["median_ns"] > 0:
+                # a time of 0 ns (a timer that saw nothing) gives no ratio
+                if q.empty or not r["median_ns"] > 0 or not q.iloc[0]["median_ns"] > 0:
                     cells.append("")
                     continue
                 q = q.iloc[0]
@@ -72,5 +76,16 @@ def main(path, families):
         print()
 
 
+@entry("family_tables")
+def cli(argv=None):
+    """The one error path of the package's tools (sweep_analysis.cli): any
+    failure one line and exit 2."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        raise ToolError(__doc__.strip().splitlines()[-1])
+    main(argv[0], argv[1:])
+    return 0
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    sys.exit(cli())

@@ -84,10 +84,23 @@ __device__ __forceinline__ void histogram_count_word(unsigned int *sh, unsigned 
 		atomicAdd(&sh[sw_hist_lane_slot((w >> (8 * k)) & mask, lane)], 1u);
 }
 
+/* shared_wide's blocks an SM must hold at once, which caps its registers:
+ * as many as the SM's threads allow (2048 on 8.0, 9.0 and 10.x, 1536 on 8.6
+ * to 8.9, 11.0 and 12.x, 1024 on 7.5). ptxas ignores a larger value, with a
+ * warning. The host pass never reads it. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define WIDE_MIN_BLOCKS_PER_SM 2
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 ||                   \
+				 (__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1100))
+#define WIDE_MIN_BLOCKS_PER_SM 4
+#else
+#define WIDE_MIN_BLOCKS_PER_SM 3
+#endif
+
 /* Tuned: each lane counts the 16 bytes of a uint4 into its own copy of the
  * histogram; the next uint4 is loaded before the current one is counted, so
  * a load is in flight while the atomics run. */
-__global__ void __launch_bounds__(SW_HIST_WIDE_THREADS, 4)
+__global__ void __launch_bounds__(SW_HIST_WIDE_THREADS, WIDE_MIN_BLOCKS_PER_SM)
 	histogram_wide_kernel(const uint4 *in, unsigned int *hist, uint64_t n, unsigned int bins)
 {
 	extern __shared__ unsigned int sh[]; /* 32 x bins */
@@ -426,12 +439,20 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 #define HIST_AXES ((1u << AXIS_BINS) | (1u << AXIS_DIST) | (1u << AXIS_N))
+/* The dist axis's values by name (SW_HIST_UNIFORM, _SKEWED, _SINGLE). */
+static const char *const dists[] = { "uniform", "skewed", "single", NULL };
 static const struct sw_axis_def axes[] = {
 	{ "bins", "bins", 2, 256, "256",
 	  "histogram bins, a power of two: a byte's bin is its low bits" },
-	{ "dist", "", 0, 2, "0,1,2",
-	  "input bytes: 0 uniform, 1 skewed (geometric: half are 0, 7/8 in 3 bins), "
-	  "2 single value (every byte the same)" },
+	{ "dist",
+	  "",
+	  0,
+	  2,
+	  "uniform,skewed,single",
+	  "input bytes: uniform (0), skewed (1: geometric, half are 0, 7/8 in 3 bins), "
+	  "single (2: every byte the same value)",
+	  {},
+	  dists },
 	{ "n", "elements", 1024, INT64_C(2) << 30, "256M",
 	  "input length in bytes (one byte per element)" },
 	SW_BLOCK_AXIS("256; shared_wide's 512 stays"),

@@ -41,6 +41,14 @@ int sw_family_index(const struct sw_family *f);
 int sw_variant_find(const struct sw_family *f, const char *name); /* -1 when absent */
 int sw_axis_find(const struct sw_family *f, const char *name);    /* -1 when absent */
 
+/* A categorical axis's named values (sw_axis_def.names): how many (0 for a
+ * plain axis), and the name of value v (NULL for a plain axis or a value
+ * that has none). */
+int sw_axis_name_count(const struct sw_axis_def *d);
+const char *sw_axis_value_name(const struct sw_axis_def *d, int64_t v);
+/* A variant's named accesses (sw_variant.accesses): how many, 0 for none. */
+int sw_variant_access_count(const struct sw_variant *v);
+
 /* Evicts L2 by reading bytes of buf (at least twice the L2), leaving only
  * clean lines: nothing of an earlier launch drains to DRAM in the next. */
 cudaError_t sw_evict_l2(const void *buf, size_t bytes, cudaStream_t s);

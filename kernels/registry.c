@@ -88,3 +88,26 @@ int sw_axis_find(const struct sw_family *f, const char *name)
 			return i;
 	return -1;
 }
+
+int sw_axis_name_count(const struct sw_axis_def *d)
+{
+	int n = 0;
+	while (d->names && d->names[n])
+		n++;
+	return n;
+}
+
+const char *sw_axis_value_name(const struct sw_axis_def *d, int64_t v)
+{
+	if (!d->names || v < d->min || v > d->max || v - d->min >= sw_axis_name_count(d))
+		return NULL;
+	return d->names[v - d->min];
+}
+
+int sw_variant_access_count(const struct sw_variant *v)
+{
+	int n = 0;
+	while (v->accesses && v->accesses[n])
+		n++;
+	return n;
+}

@@ -281,10 +281,18 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 #define BOTH_AXES ((1u << AXIS_PATTERN) | (1u << AXIS_SIZE))
+/* The pattern axis's values by name (SW_TEX_ROWS, SW_TEX_GATHER, SW_TEX_COLUMNS). */
+static const char *const patterns[] = { "rows", "gather", "columns", NULL };
 static const struct sw_axis_def axes[] = {
-	{ "pattern", "", 0, 2, "0,1,2",
-	  "0 rows (a warp reads 32 pixels of a row), 1 gather (each read a random neighbour within "
-	  "an 8 x 8 window), 2 columns (a warp reads 32 rows of a column)" },
+	{ "pattern",
+	  "",
+	  0,
+	  2,
+	  "rows,gather,columns",
+	  "rows (0: a warp reads 32 pixels of a row), gather (1: each read a random neighbour "
+	  "within an 8 x 8 window), columns (2: a warp reads 32 rows of a column)",
+	  {},
+	  patterns },
 	{ "size", "elements", 64, 32768, "4096,8192,16384", "side of the square float image" },
 };
 static const struct sw_variant variants[] = {

@@ -11,7 +11,9 @@
 # Chromium (the report's browser test), every test and fuzz replay target,
 # and analysis[test] (pytest, hypothesis, ruff) in the venv.
 # Environment: BUILD_DIR (default build), CMAKE_CUDA_ARCHITECTURES (default:
-# the fat binary from CMakeLists.txt), NP (MPI ranks for quick, default 1).
+# the fat binary from CMakeLists.txt), NP (MPI ranks for quick, default 1),
+# SWEEP_WERROR (ON: every compiler warning in sweep's own code is an error;
+# .ci/run sets it, a user's build leaves it OFF).
 set -euo pipefail
 
 what=${1:-}
@@ -76,13 +78,16 @@ fi
 # --- build ---------------------------------------------------------------------
 archs=()
 [ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ] && archs=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")
-# BUILD_TESTING is cached: say it each time, so quick after test (or the
-# reverse) in one build folder builds what it needs.
+# BUILD_TESTING and SWEEP_WERROR are cached: say them each time, so quick
+# after test (or the reverse) in one build folder builds what it needs, and a
+# folder CI configured does not stay strict.
 if [ "$what" = test ]; then
-	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=ON >/dev/null
+	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=ON \
+		-DSWEEP_WERROR="${SWEEP_WERROR:-OFF}" >/dev/null
 	cmake --build "$build" -j "$jobs"
 else
-	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=OFF >/dev/null
+	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=OFF \
+		-DSWEEP_WERROR="${SWEEP_WERROR:-OFF}" >/dev/null
 	cmake --build "$build" -j "$jobs" --target sweep
 fi
 

@@ -2,7 +2,8 @@
 # The GPU runs of issue 29 item 5, one call each (docs/results/time-model.md):
 #   scripts/gpu-time-model.sh REV h100   the H100: jobs/fleet.yaml, seeds.yaml,
 #                                        full.yaml (resumed when the call is cut)
-#   scripts/gpu-time-model.sh REV h200   the H200: test_gpu, jobs/fleet.yaml
+#   scripts/gpu-time-model.sh REV h200   test_gpu and test_example_gpu, and on an
+#                                        H200 (nvidia-smi says) jobs/fleet.yaml
 # on a clean checkout of REV, built for arch 90 only, with the measure
 # settings the jobs carry. nvidia-smi's device name is recorded with every
 # run, so that no figure is put down to the wrong card. Results go to
@@ -30,9 +31,10 @@ run() { # name job [more sweep args]: one rank, the output in $out
 	say "$name: rc $? ($(tail -1 "$out/$name.log"))"
 }
 if [ "$what" = h200 ]; then
-	(cd build-gpu && timeout 150 ctest -R test_gpu --output-on-failure) >"$out/ctest-gpu.log" 2>&1
+	(cd build-gpu && timeout 240 ctest -R "test_gpu|test_example_gpu" --output-on-failure) >"$out/ctest-gpu.log" 2>&1
 	say "test_gpu: rc $?; $(grep -E 'tests passed' "$out/ctest-gpu.log")"
-	run h200-fleet jobs/fleet.yaml
+	# the fleet check only where the card is an H200: the name says
+	if grep -q "H200" "$out/nvidia-smi.csv"; then run h200-fleet jobs/fleet.yaml; fi
 else
 	run h100-fleet jobs/fleet.yaml
 	run h100-seeds jobs/seeds.yaml

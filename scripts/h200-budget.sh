@@ -33,7 +33,7 @@ run() { # job, reference
 	files="$files $out/$1.h5"
 	refs="$refs --ref $2"
 }
-run seeds docs/results/h200-check-2b86d9f/seeds-gpu-1.h5
+run seeds docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5
 [ "$full" = 1 ] && run full docs/results/h200-full.h5
 if python3 -c "import h5py, numpy" 2>/dev/null; then
 	# shellcheck disable=SC2086 # the lists are meant to split

@@ -142,7 +142,7 @@ def main():
     ap.add_argument("--hetero", action="store_true", help="the heterogeneous per_class table")
     ap.add_argument(
         "--hetero-file",
-        default=os.path.join(TOP, "docs/results/h200-check-2b86d9f/seeds-gpu-1.h5"),
+        default=os.path.join(TOP, "docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5"),
     )
     ap.add_argument("--hetero-job", default=os.path.join(TOP, "jobs/seeds.yaml"))
     a = ap.parse_args()

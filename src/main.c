@@ -18,27 +18,44 @@
 #include "core/status.h"
 #include "version.h"
 
+/* "      LEAD a, b (1), c": a NULL-ended list of names on one line, each
+ * with its value from first on when values is set. */
+static void print_names(const char *lead, const char *const *names, int64_t first, int values)
+{
+	for (int k = 0; names && names[k]; k++) {
+		printf("%s%s", k ? ", " : lead, names[k]);
+		if (values)
+			printf(" (%lld)", (long long)(first + k));
+	}
+	if (names && names[0])
+		printf("\n");
+}
+
+static void print_family(const struct sw_family *f)
+{
+	printf("\n%s: %s\n  variants:\n", f->name, f->about);
+	for (int v = 0; v < f->n_variants; v++) {
+		printf("    %-16s%s%s\n", f->variants[v].name,
+		       f->variants[v].is_reference ? "(reference) " : "", f->variants[v].about);
+		print_names("      accesses: ", f->variants[v].accesses, 0, 0);
+	}
+	printf("  axes:\n");
+	for (int a = 0; a < f->n_axes; a++) {
+		const struct sw_axis_def *ax = &f->axes[a];
+		printf("    %-10s default %-10s range %lld..%lld %s: %s\n", ax->name, ax->defaults,
+		       (long long)ax->min, (long long)ax->max, ax->units, ax->about);
+		print_names("      values by name: ", ax->names, ax->min, 1);
+	}
+}
+
 static void print_list(void)
 {
 	printf("Kernel families (%d). Axis values: a list 1,2,4, a range 1:128, a step 0:32:4,\n"
-	       "a geometric range 1:128:x2; K/M/G = powers of 1024. Set with --set "
-	       "FAMILY.AXIS=VALUES.\n",
+	       "a geometric range 1:128:x2; K/M/G = powers of 1024; a categorical axis's\n"
+	       "names. Set with --set FAMILY.AXIS=VALUES.\n",
 	       sw_family_count());
-	for (int i = 0; i < sw_family_count(); i++) {
-		const struct sw_family *f = sw_family_at(i);
-		printf("\n%s: %s\n  variants:\n", f->name, f->about);
-		for (int v = 0; v < f->n_variants; v++)
-			printf("    %-16s%s%s\n", f->variants[v].name,
-			       f->variants[v].is_reference ? "(reference) " : "",
-			       f->variants[v].about);
-		printf("  axes:\n");
-		for (int a = 0; a < f->n_axes; a++) {
-			const struct sw_axis_def *ax = &f->axes[a];
-			printf("    %-10s default %-10s range %lld..%lld %s: %s\n", ax->name,
-			       ax->defaults, (long long)ax->min, (long long)ax->max, ax->units,
-			       ax->about);
-		}
-	}
+	for (int i = 0; i < sw_family_count(); i++)
+		print_family(sw_family_at(i));
 }
 
 /* A source key as cited: "DERIVED-FP32(DQ-A100)" is DERIVED-FP32's. */

@@ -2,7 +2,8 @@
 # test_sanitize_leaks (-DSWEEP_SANITIZE=ON only): sweep itself under LeakSanitizer
 # with full stacks, so that tests/lsan.supp can tell Open MPI's allocations
 # from sweep's: a new file, a --resume of it and an --extend to one more n,
-# on the model backend. Any leak that is not Open MPI's fails the run (ASan's
+# and dry runs (a new file; under every_gpu, new and resumed), on the model
+# backend. Any leak that is not Open MPI's fails the run (ASan's
 # exit code 23).
 # Usage: sanitize_leaks.sh SWEEP JOB.yaml
 set -euo pipefail
@@ -23,4 +24,10 @@ run() {
 run "$job" -o "$dir/out.h5"
 run --resume "$job" -o "$dir/out.h5"
 run --extend --set strided_read.n=1M,2M,4M "$job" -o "$dir/out.h5"
-echo "sanitize_leaks: a new file, a resume and an extend: no leak outside Open MPI"
+# the dry runs' own paths (issue 30, cause 5): the output's checks, binding
+# under a placement and the runs a resume owes
+run --dry-run "$job" -o "$dir/new.h5"
+run --placement every_gpu "$job" -o "$dir/every.h5"
+run --dry-run --placement every_gpu "$job" -o "$dir/new.h5"
+run --dry-run --resume --placement every_gpu "$job" -o "$dir/every.h5"
+echo "sanitize_leaks: a new file, a resume, an extend and dry runs: no leak outside Open MPI"

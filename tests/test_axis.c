@@ -284,6 +284,43 @@ START_TEST(test_message_quotes_long_text)
 }
 END_TEST
 
+/* A categorical axis: its names for their values (first + index), mixed
+ * with integers and ranges, in the order written; names make no range. */
+START_TEST(test_named_values)
+{
+	static const char *const names[] = { "banded", "random", "block", NULL };
+	const struct sw_axis_names nm = { names, 10 };
+	struct sw_axis_values a;
+	struct sw_err err = { 0 };
+	int64_t v;
+
+	ck_assert_int_eq(sw_axis_parse_named(" random, banded ,12", &nm, &a, &err), SW_OK);
+	ck_assert_uint_eq(a.n, 3);
+	ck_assert(a.v[0] == 11 && a.v[1] == 10 && a.v[2] == 12);
+	sw_axis_values_fini(&a);
+	ck_assert_int_eq(sw_axis_parse_named("10:12", &nm, &a, &err), SW_OK);
+	ck_assert_uint_eq(a.n, 3);
+	sw_axis_values_fini(&a);
+	ck_assert_int_eq(sw_axis_parse_value(" block ", &nm, &v, &err), SW_OK);
+	ck_assert_int_eq(v, 12);
+	ck_assert_int_eq(sw_axis_parse_value("11", &nm, &v, &err), SW_OK);
+	ck_assert_int_eq(v, 11);
+
+	ck_assert_int_eq(sw_axis_parse_named("banded,diagonal", &nm, &a, &err), SW_EINVAL);
+	ck_assert_ptr_null(a.v);
+	ck_assert_str_eq(err.msg,
+			 "unknown value \"diagonal\"; expected one of: banded, random, block");
+	ck_assert_int_eq(sw_axis_parse_named("banded:block", &nm, &a, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "names make no range"), "%s", err.msg);
+	ck_assert_int_eq(sw_axis_parse_named("random,11", &nm, &a, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "the value 11 appears twice"), "%s", err.msg);
+	ck_assert_int_eq(sw_axis_parse_value("Banded", &nm, &v, &err), SW_EINVAL);
+	/* a plain axis knows no names: its old message */
+	ck_assert_int_eq(sw_axis_parse_named("banded", NULL, &a, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "is not an integer"), "%s", err.msg);
+}
+END_TEST
+
 static Suite *axis_suite(void)
 {
 	Suite *s = suite_create("axis");
@@ -307,6 +344,7 @@ static Suite *axis_suite(void)
 	tcase_add_test(api, test_parse_int);
 	tcase_add_test(api, test_append);
 	tcase_add_test(api, test_append_limit);
+	tcase_add_test(api, test_named_values);
 	suite_add_tcase(s, good);
 	suite_add_tcase(s, bad);
 	suite_add_tcase(s, api);

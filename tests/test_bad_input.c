@@ -33,6 +33,7 @@
 static char tmpdir[256];
 static char ci_job[512];             /* jobs/ci.yaml */
 static char good_h5[512];            /* a complete sweep file of jobs/ci.yaml, model backend */
+static char measured_h5[512];        /* docs/results/h100-fleet.h5: rows an H100 measured */
 static hid_t held = H5I_INVALID_HID; /* a file this test keeps open for writing */
 static int locked[4];                /* files this test holds sweep's lock on */
 static int n_locked;
@@ -309,6 +310,17 @@ static void make_replay_h5_infinite(void)
 static void make_replay_h5_absurd(void)
 {
 	replay_source_h5(1e9);
+}
+
+/* The time model's measured files: an H100's fleet check as m.h5, and a
+ * model-backend file (no measured row) as model.h5. */
+static void make_measured(void)
+{
+	copy_file(measured_h5, "m.h5", -1);
+}
+static void make_model_only(void)
+{
+	copy_file(good_h5, "model.h5", -1);
 }
 
 /* costs.csv: one row of point 0123456789abcdef taking secs. */
@@ -778,6 +790,65 @@ static void make_plug_two_records(void)
 	copy_plugin("plugin_hostile.so", "p.so");
 }
 
+/* ---- issue 30, causes 3 and 9: the code the rows were measured with ---- */
+
+/* dep_h5: PLUG_JOB made in a folder of its own whose p.so links the
+ * libswdep.so beside it ($ORIGIN), dep_a's build; opt_h5: HOSTILE_JOB made
+ * in another with --plugin q.so (plugin_hostile.so), the job naming none. */
+#define HOSTILE_JOB   "families:\n  hostile:\n"
+#define HOSTILE_JOB_2 HOSTILE_JOB "    axes:\n      n: 1K,2K,3K,4K,5K\n"
+static char dep_h5[512], opt_h5[512];
+
+/* out.h5: dep_h5; here its job, job2.yaml (enlarged), its plug-in, and
+ * the build of libswdep.so given (a path under SW_TEST_PLUGINS). */
+static void dep_out(const char *lib)
+{
+	copy_file(dep_h5, "out.h5", -1);
+	write_text("job.yaml", PLUG_JOB);
+	write_text("job2.yaml", PLUG_JOB_2);
+	copy_plugin("plugin_hostile_dep.so", "p.so");
+	copy_plugin(lib, "libswdep.so");
+}
+static void make_dep_other(void)
+{
+	dep_out("dep_b/libswdep.so");
+}
+/* The same library as the file's; its record rewritten to say the plug-in
+ * brought none in (deleted), or that one's owner is no recorded plug-in. */
+static void make_dep_unrecorded(void)
+{
+	dep_out("dep_a/libswdep.so");
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0 && H5Adelete(f, "plugin_libraries") >= 0 &&
+		  H5Adelete(f, "plugin_library_hashes") >= 0 &&
+		  H5Adelete(f, "plugin_library_owners") >= 0);
+	H5Fclose(f);
+}
+static void make_dep_owner(void)
+{
+	uint64_t nobody = 12345;
+	dep_out("dep_a/libswdep.so");
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	put_list(f, "plugin_library_owners", H5T_NATIVE_UINT64, &nobody, 1);
+	H5Fclose(f);
+}
+/* plug_h5 resumed with its own job's text, p.so another build of it */
+static void make_plug_other_build(void)
+{
+	copy_file(plug_h5, "out.h5", -1);
+	write_text("job.yaml", PLUG_JOB);
+	copy_plugin("plugin_hostile_other.so", "p.so");
+}
+/* out.h5: opt_h5; here its job, job2.yaml, and o.so another build of q.so */
+static void make_opt(void)
+{
+	copy_file(opt_h5, "out.h5", -1);
+	write_text("job.yaml", HOSTILE_JOB);
+	write_text("job2.yaml", HOSTILE_JOB_2);
+	copy_plugin("plugin_hostile_other.so", "o.so");
+}
+
 /* out.h5: the good file with its /sessions rebuilt laid out as layout says. */
 static void remake_sessions(enum layout layout)
 {
@@ -882,10 +953,14 @@ struct bad {
 	int np0; /* 0: 1 */
 	const char *wdir[2];
 	int rc;
-	const char *msg; /* the one "sweep: " line of stderr holds this */
+	const char *msg;  /* the one "sweep: " line of stderr holds this */
+	const char *msg2; /* and, when set, this further on */
 };
 
 #define O "-o", "out.h5"
+
+/* a job of the test plug-in's family, the plug-in named by --plugin */
+#define PLUG_HOSTILE "families:\n  hostile:\n"
 
 /* names longer than a file system takes: 300 bytes in one name, and over
  * PATH_MAX (4096) in all */
@@ -894,8 +969,8 @@ struct bad {
 #define D10   "././././././././././"
 #define D100  D10 D10 D10 D10 D10 D10 D10 D10 D10 D10
 #define D1000 D100 D100 D100 D100 D100 D100 D100 D100 D100 D100
-/* paths at PATH_MAX: 4095 bytes with a 4-byte name (legal, but no room for
- * the hidden temporary name beside it), and one byte more */
+/* paths at PATH_MAX: 4095 bytes with a 4-byte name (legal: written, O05,
+ * test_long_path_short_name), and one byte more */
 #define P4095                                                                                      \
 	".//" D1000 D1000 D10 D10 D10 D10 "././././"                                               \
 	"o.h5"
@@ -1480,6 +1555,82 @@ static const struct bad table[] = {
 	  .make = make_plug_gone,
 	  .rc = 2,
 	  .msg = "cannot resume out.h5: its job's plug-in p.so was " },
+	{ "H4G01 --resume: the library the plug-in links is another build",
+	  { "--resume", "job.yaml", O },
+	  .make = make_dep_other,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with ",
+	  .msg2 = "/dep/libswdep.so (content " },
+	{ "H4G02 --extend: the library the plug-in links is another build",
+	  { "--extend", "job2.yaml", O },
+	  .make = make_dep_other,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with ",
+	  .msg2 = "/libswdep.so (content " },
+	{ "H4G03 --dry-run --resume: the library the plug-in links is another build",
+	  { "--dry-run", "--resume", "job.yaml", O },
+	  .make = make_dep_other,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with ",
+	  .msg2 = "); rows measured with other code would disagree with its rows: load the same "
+		  "plug-ins and libraries, or write a new file" },
+	{ "H4G04 --resume: the plug-in brings in a library the file's did not",
+	  { "--resume", "job.yaml", O },
+	  .make = make_dep_unrecorded,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the library libswdep.so of the plug-in p.so: the file was "
+		 "made with none of that name, this run loads ",
+	  .msg2 = "/libswdep.so (content " },
+	{ "H4G05 a record whose library's owner is no plug-in it records",
+	  { "--resume", "job.yaml", O },
+	  .make = make_dep_owner,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: its record of the plug-ins it was made with "
+		 "(plugin_loaded_paths, plugin_loaded_hashes, plugin_libraries, "
+		 "plugin_library_hashes, plugin_library_owners) is damaged: library 0's owner is "
+		 "no "
+		 "plug-in it records; write a new file" },
+	{ "H4G06 --resume with the job's own text, its p.so another build of the family",
+	  { "--resume", "job.yaml", O },
+	  .make = make_plug_other_build,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the file was made with the plug-in ",
+	  .msg2 = "/plug/p.so (content " },
+	{ "H4G10 --resume without the --plugin the file was made with",
+	  { "--resume", "job.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: it was made with the plug-in ",
+	  .msg2 = "/opt/q.so (content " },
+	{ "H4G11 --dry-run --resume without it",
+	  { "--dry-run", "--resume", "job.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: it was made with the plug-in ",
+	  .msg2 = "), which this run does not load, and sweep loads none on a file's word: give it "
+		  "with --plugin " },
+	{ "H4G12 --extend without it",
+	  { "--extend", "job2.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot extend out.h5: it was made with the plug-in ",
+	  .msg2 = " or the job's plugins: (job2.yaml:2:3: unknown family `hostile`" },
+	{ "H4G13 --resume with --plugin of another build of its family",
+	  { "--resume", "--plugin", "o.so", "job.yaml", O },
+	  .make = make_opt,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: the file was made with the plug-in ",
+	  .msg2 = "/opt/q.so (content " },
+	{ "H4G15 --resume without it, 2 ranks",
+	  { "--resume", "job.yaml", O },
+	  .make = make_opt,
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "cannot resume out.h5: it was made with the plug-in ",
+	  .msg2 = "/opt/q.so (content " },
 	/* options */
 	{ "B96 unknown option",
 	  { "--frobnicate", "@ci", O },
@@ -1800,7 +1951,7 @@ static const struct bad table[] = {
 	  { "--plugin", "p.so", "@ci", O },
 	  .make = make_plugin_bad_api,
 	  .rc = 2,
-	  .msg = "was built for family API version 2; this sweep takes version 1" },
+	  .msg = "was built for family API version 1; this sweep takes version 2" },
 	{ "P05 a plug-in family named as a built-in",
 	  { "--plugin", "p.so", "@ci", O },
 	  .make = make_plugin_clash,
@@ -1917,9 +2068,9 @@ static const struct bad table[] = {
 	  { "--plugin", "p.so", "@ci", O },
 	  .plugin = "plugin_hostile_units.so",
 	  .rc = 2,
-	  .msg = "plug-in p.so: family 'hostile': axis 'n' is in bytes, but family "
-		 "'strided_read' has it in elements; an axis name is one column of the result "
-		 "file, in one unit" },
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' is in 'bytes', but family "
+		 "'strided_read' has it in 'elements'; an axis name is one column of the result "
+		 "file, in one unit: give it the units 'elements' or name this axis otherwise" },
 	{ "P31 an axis without units",
 	  { "--plugin", "p.so", "@ci", O },
 	  .plugin = "plugin_hostile_no_units.so",
@@ -1932,6 +2083,115 @@ static const struct bad table[] = {
 	  .plugin = "plugin_hostile_exit_ctor.so",
 	  .rc = 1,
 	  .msg = "exit(0) was called while loading the job and its plug-ins" },
+	/* A plug-in that breaks a limit (issue 30 cause 8, docs/bad-inputs.md) */
+	{ "H4B01 sizes() sets 9 buffers at every point, --list",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_many_buffers.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile', variant plain at its first default point: "
+		 "sizes() sets n_buffers 9; a point has 0 to 8 buffers (SW_MAX_BUFFERS of "
+		 "<sweep/family.h>)" },
+	{ "H4B02 the same, --dry-run",
+	  { "--plugin", "p.so", "--dry-run", "job.yaml" },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_many_buffers.so",
+	  .rc = 2,
+	  .msg = "variant plain at its first default point: sizes() sets n_buffers 9; a point "
+		 "has 0 to 8 buffers (SW_MAX_BUFFERS" },
+	{ "H4B03 the same, a run on the model backend",
+	  { "--plugin", "p.so", "job.yaml", O },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_many_buffers.so",
+	  .rc = 2,
+	  .msg = "variant plain at its first default point: sizes() sets n_buffers 9; a point "
+		 "has 0 to 8 buffers (SW_MAX_BUFFERS" },
+	{ "H4B04 9 buffers at n = 3K only, past loading's check, --dry-run",
+	  { "--plugin", "p.so", "--dry-run", "job.yaml" },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_buffers_at_3k.so",
+	  .rc = 2,
+	  .msg = "point hostile/plain n=3K: sizes() sets n_buffers 9; a point has 0 to 8 buffers "
+		 "(SW_MAX_BUFFERS of <sweep/family.h>)" },
+	{ "H4B05 the same, a run on the model backend",
+	  { "--plugin", "p.so", "job.yaml", O },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_buffers_at_3k.so",
+	  .rc = 2,
+	  .msg = "point hostile/plain n=3K: sizes() sets n_buffers 9; a point has 0 to 8" },
+	{ "H4B06 the same, 2 ranks",
+	  { "--plugin", "p.so", "job.yaml", O },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_buffers_at_3k.so",
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "point hostile/plain n=3K: sizes() sets n_buffers 9; a point has 0 to 8" },
+	{ "H4B07 sizes() writes past struct sw_sizes",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_write_past.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile', variant plain at its first default point: "
+		 "sizes() wrote past struct sw_sizes (136 bytes; its arrays hold SW_MAX_BUFFERS, "
+		 "8, buffers)" },
+	{ "H4B08 sizes() sets more inputs than buffers",
+	  { "--plugin", "p.so", "--dry-run", "job.yaml" },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_inputs.so",
+	  .rc = 2,
+	  .msg = "sizes() sets n_inputs 2 with n_buffers 1; the inputs are the first 0 to "
+		 "n_buffers buffers" },
+	{ "H4B09 more named accesses than SW_MAX_ACCESSES",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_many_accesses.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': variant 'plain' access names: more than 16; a "
+		 "variant names at most SW_MAX_ACCESSES accesses" },
+	/* What a user meets, round three (issue 32): family API 2 */
+	{ "U301 a plug-in built for family API 1",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_bad_api.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so was built for family API version 1; this sweep takes version 2: "
+		 "rebuild it against this sweep's <sweep/family.h>" },
+	{ "U302 a categorical axis one name short of its range",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_names_short.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' names 1 values, but its range "
+		 "1024..1025 holds 2; a categorical axis names each value of its range, min "
+		 "first" },
+	{ "U303 a value's name the command line cannot write",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_names_bad.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' value names: name 1 is named "
+		 "'not-a-name'; a name is letters, digits and '_'" },
+	{ "U304 texture_read's axis name `pattern`, which has no units, in units",
+	  { "--plugin", "p.so", "@ci", O },
+	  .plugin = "plugin_hostile_pattern.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'pattern' is in 'kinds', but family "
+		 "'texture_read' has it without units; an axis name is one column of the result "
+		 "file, in one unit: give it no units (\"\") or name this axis otherwise" },
+	{ "U305 --set a name the axis does not have",
+	  { "--family", "texture_read", "--set", "texture_read.pattern=diagonal", O },
+	  .rc = 2,
+	  .msg = "--set texture_read.pattern=diagonal: unknown value \"diagonal\"; expected one "
+		 "of: rows, gather, columns" },
+	{ "U306 a job's name the axis does not have",
+	  { "job.yaml", O },
+	  .job = "families:\n  texture_read:\n    axes: {pattern: [rows, diagonal]}\n",
+	  .rc = 2,
+	  .msg = "job.yaml:3:28: pattern: unknown value \"diagonal\"; expected one of: rows, "
+		 "gather, columns" },
+	{ "U307 a value a categorical axis does not name",
+	  { "--family", "histogram", "--set", "histogram.dist=3", O },
+	  .rc = 2,
+	  .msg = "--set histogram.dist=3: value 3 is none of uniform (0), skewed (1), single (2)" },
+	{ "U308 a range of names",
+	  { "--family", "texture_read", "--set", "texture_read.pattern=rows:columns", O },
+	  .rc = 2,
+	  .msg = "--set texture_read.pattern=rows:columns: \"rows:columns\": names make no range; "
+		 "list them, as a,b,c" },
 	/* Agreement, paths and numbers (docs/bad-inputs.md) */
 	{ "A01 job file is a FIFO with no writer",
 	  { "job.yaml", O },
@@ -2019,19 +2279,10 @@ static const struct bad table[] = {
 	  .make = make_link_loop,
 	  .rc = 4,
 	  .msg = "cannot create out.h5: Too many levels of symbolic links" },
-	{ "O05 a 4095-byte path with a short name: no room for the temporary, the whole reason",
-	  { "@ci", "-o", P4095 },
-	  .rc = 4,
-	  .msg = "o.h5: the path is 4095 bytes, and the hidden temporary file sweep builds beside "
-		 "it (.NAME.tmpPID) needs " },
 	{ "O06 a 4096-byte path: the whole reason",
 	  { "@ci", "-o", P4096 },
 	  .rc = 4,
 	  .msg = "o.h5: File name too long (4096 bytes, at most 4095)" },
-	{ "O07 a 4095-byte path with a short name, with --force",
-	  { "--force", "@ci", "-o", P4095 },
-	  .rc = 4,
-	  .msg = "o.h5: the path is 4095 bytes, and the hidden temporary file" },
 	/* Inputs that are also outputs (issue 23, cause 3) */
 	{ "H09 output is the replay file",
 	  { "--backend", "replay=out.h5", "@ci", O },
@@ -2133,6 +2384,49 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "out.h5 is the replay file of --backend replay=out.h5; write the results to "
 		 "another file" },
+	/* A dry run checks the output as the run does (issue 30, cause 5) */
+	{ "H4R01 --dry-run, output the job file (was: the plan, exit 0)",
+	  { "--dry-run", "job.yaml", "-o", "job.yaml" },
+	  .make = make_job_copy,
+	  .rc = 2,
+	  .msg = "job.yaml is the job file; write the results to another file" },
+	{ "H4R02 --dry-run, output the replay file",
+	  { "--dry-run", "--backend", "replay=out.h5", "@ci", O },
+	  .make = make_good,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=out.h5; write the results to "
+		 "another file" },
+	{ "H4R03 --dry-run --force, output the --costs file through a hard link",
+	  { "--dry-run", "--costs", "hard.h5", "--force", "@ci", O },
+	  .make = make_good_names,
+	  .rc = 2,
+	  .msg = "out.h5 is the costs file of --costs hard.h5; write the results to another "
+		 "file" },
+	{ "H4R04 --dry-run, output exists, no --force",
+	  { "--dry-run", "@ci", O },
+	  .make = make_text_out,
+	  .rc = 4,
+	  .msg = "out.h5 already exists; use --force to overwrite it or --resume to continue it" },
+	{ "H4R05 --dry-run, output in a missing directory",
+	  { "--dry-run", "@ci", "-o", "nodir/out.h5" },
+	  .rc = 4,
+	  .msg = "cannot create nodir/out.h5: directory nodir does not exist" },
+	{ "H4R06 --dry-run, a 4096-byte path",
+	  { "--dry-run", "@ci", "-o", P4096 },
+	  .rc = 4,
+	  .msg = "o.h5: File name too long (4096 bytes, at most 4095)" },
+	{ "H4R07 --dry-run, output the --plugin file",
+	  { "--dry-run", "--plugin", "p.so", "@ci", "-o", "p.so" },
+	  .plugin = "plugin_strided_read.so",
+	  .rc = 2,
+	  .msg = "p.so is the plug-in of --plugin p.so; write the results to another file" },
+	{ "H4R08 --dry-run, output the replay file, 2 ranks",
+	  { "--dry-run", "--backend", "replay=out.h5", "@ci", O },
+	  .make = make_good,
+	  .np = 2,
+	  .rc = 2,
+	  .msg = "out.h5 is the replay file of --backend replay=out.h5; write the results to "
+		 "another file" },
 	{ "A14 a byte order mark, then a mistake: positions past the mark",
 	  { "job.yaml", O },
 	  .job = "\xEF\xBB\xBF"
@@ -2191,7 +2485,7 @@ static const struct bad table[] = {
 	{ "A24 hexadecimal in --replay-speed",
 	  { "--backend", "replay=costs.h5", "--replay-speed", "0x2", "@ci", O },
 	  .rc = 2,
-	  .msg = "bad --replay-speed '0x2': expected a number above 0, at most 1e6" },
+	  .msg = "bad --replay-speed '0x2': expected a number from 0.001 to 1000000" },
 	{ "A25 a leading + in a number key",
 	  { "job.yaml", O },
 	  .job = "measure:\n  time_cap_s: +1\nfamilies:\n  strided_read:\n",
@@ -2313,13 +2607,32 @@ static const struct bad table[] = {
 	{ "R07 a speed of 0",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:0", "@ci", O },
 	  .rc = 2,
-	  .msg = "--replay-devices: bad speed '0' in 'A:1:0': expected a number above 0, at most "
-		 "1e6" },
+	  .msg = "--replay-devices: bad speed '0' in 'A:1:0': expected a number from 0.01 to "
+		 "100" },
 	{ "R08 a speed that is not a number",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:fast", "@ci", O },
 	  .rc = 2,
-	  .msg = "--replay-devices: bad speed 'fast' in 'A:1:fast': expected a number above 0, at "
-		 "most 1e6" },
+	  .msg = "--replay-devices: bad speed 'fast' in 'A:1:fast': expected a number from 0.01 "
+		 "to 100" },
+	/* Issue 30, cause 10: SPEED and --replay-speed in a range (H4P02-H4P05) */
+	{ "H4P02 a SPEED of 1e-300 (was: accepted, each point a sleep past what a timespec holds)",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:1e-300", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: bad speed '1e-300' in 'A:1:1e-300': expected a number from "
+		 "0.01 to 100" },
+	{ "H4P03 a SPEED of 1e6 (was: accepted)",
+	  { "--backend", "replay=costs.h5", "--replay-devices", "A:1:1e6", "@ci", O },
+	  .rc = 2,
+	  .msg = "--replay-devices: bad speed '1e6' in 'A:1:1e6': expected a number from 0.01 to "
+		 "100" },
+	{ "H4P04 --replay-speed 1e-300 (was: accepted)",
+	  { "--backend", "replay=costs.h5", "--replay-speed", "1e-300", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --replay-speed '1e-300': expected a number from 0.001 to 1000000" },
+	{ "H4P05 --replay-speed past 1000000",
+	  { "--backend", "replay=costs.h5", "--replay-speed", "2e6", "@ci", O },
+	  .rc = 2,
+	  .msg = "bad --replay-speed '2e6': expected a number from 0.001 to 1000000" },
 	{ "R09 a class name with a slash",
 	  { "--backend", "replay=costs.h5", "--replay-devices", "A/B:1", "@ci", O },
 	  .rc = 2,
@@ -2397,6 +2710,58 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "costs.csv:2: the time of point 0123456789abcdef, 1e+300 s is longer than a "
 		 "week; a duration is from 0 to 604800 s" },
+	/* The time model (docs/model.md, "Time") */
+	{ "TM01 a GPU name that fits two entries of the table",
+	  { "--model-devices", "H100", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices: GPU 'H100' fits 2 entries of the table: H100-SXM, H100-PCIe; "
+		 "name one" },
+	{ "TM02 a GPU the table lacks",
+	  { "--model-devices", "H300", "@ci", O },
+	  .rc = 2,
+	  .msg = "no GPU 'H300' in the table: did you mean" },
+	{ "TM03 one GPU twice, under two names",
+	  { "--model-devices", "H200,NVIDIA H200", "@ci", O },
+	  .rc = 2,
+	  .msg = "device H200 is listed twice" },
+	{ "TM04 a job's model.devices the table lacks",
+	  { "job.yaml", O },
+	  .job = "name: j\nmodel:\n  devices: [H100-SXM, Z9]\nfamilies:\n  smem_bank: {}\n",
+	  .rc = 2,
+	  .msg = "model.devices: no GPU 'Z9' in the table" },
+	{ "TM05 a calibration file that does not exist",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "none.h5", "@ci", O },
+	  .rc = 4,
+	  .msg = "--model-calibrate none.h5: " },
+	{ "TM06 a calibration file without a measured row (a model-backend file)",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "model.h5", "@ci", O },
+	  .make = make_model_only,
+	  .rc = 2,
+	  .msg = "model.h5: no measured ok rows" },
+	{ "TM07 a calibration file's class it does not hold",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5:NVIDIA H200", "@ci", O },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "m.h5: no measured ok rows of class NVIDIA H200" },
+	{ "TM08 the output is the calibration file",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5", "--force", "@ci", "-o",
+	    "m.h5" },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "the measured file of --model-calibrate m.h5" },
+	{ "TM09 the output is the transfer's file, under another name",
+	  { "--model-devices", "H200", "--model-from", "m.h5", "--force", "@ci", "-o", "./m.h5" },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "the measured file of --model-from m.h5" },
+	{ "TM10 --li, now the start of --list and --list-devices",
+	  { "--li" },
+	  .rc = 2,
+	  .msg = "ambiguous option '--li': could be --list, --list-devices" },
+	{ "TM11 --model-devices given twice",
+	  { "--model-devices", "H200", "--model-devices", "T4", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices given twice: name every device in one list" },
 	{ "RB08 --costs reads with the same check: a negative time in a result file",
 	  { "--costs", "costs.h5", "@ci", O },
 	  .make = make_replay_h5_negative,
@@ -2690,6 +3055,10 @@ START_TEST(test_bad_inputs)
 				 lines);
 		else if (!strstr(line, c->msg) || strchrnul(line, '\n') < strstr(line, c->msg))
 			snprintf(why, sizeof why, "the message lacks \"%s\"", c->msg);
+		else if (c->msg2 && (!strstr(strstr(line, c->msg), c->msg2) ||
+				     strchrnul(line, '\n') < strstr(strstr(line, c->msg), c->msg2)))
+			snprintf(why, sizeof why, "the message lacks \"%s\" after \"%s\"", c->msg2,
+				 c->msg);
 		else if (out[0])
 			snprintf(why, sizeof why, "stdout is not empty");
 		else if (!same(&o[i].before, &after)) {
@@ -2858,7 +3227,7 @@ static void make_mpmd_dep_dir(const char *dir, const char *dep_b)
 
 START_TEST(test_plugins_differ_between_ranks)
 {
-	char dir[600];
+	char dir[600], err_at[700];
 
 	/* P33: the same .so, another build of the library it links on rank 1 */
 	snprintf(dir, sizeof dir, "%s/mpmd_dependency_other", tmpdir);
@@ -2866,7 +3235,16 @@ START_TEST(test_plugins_differ_between_ranks)
 	expect_rank_1(dir,
 		      run_mpmd(dir, "--plugin a/p.so a/hostile.yaml -o out.h5",
 			       "--plugin b/p.so a/hostile.yaml -o out.h5"),
-		      "rank 1 differs from rank 0 in its plug-ins");
+		      "rank 1 differs from rank 0 in its plug-ins (the library libswdep.so of the "
+		      "plug-in p.so: rank 0 loads ");
+	/* H4G07: both libraries named, each with its content */
+	snprintf(err_at, sizeof err_at, "%s/err", dir);
+	char *said = slurp(err_at);
+	ck_assert_msg(strstr(said, "/a/libswdep.so (content ") &&
+			      strstr(said, "), rank 1 loads ") &&
+			      strstr(said, "/b/libswdep.so (content "),
+		      "%s", said);
+	free(said);
 
 	/* P34: the same library in two places agrees, and runs */
 	snprintf(dir, sizeof dir, "%s/mpmd_dependency_same", tmpdir);
@@ -2885,7 +3263,7 @@ START_TEST(test_plugins_differ_between_ranks)
 	snprintf(dir, sizeof dir, "%s/mpmd_job_other", tmpdir);
 	make_mpmd_dir(dir, "other/plugin_strided_read.so");
 	expect_rank_1(dir, run_mpmd(dir, "a/job.yaml -o out.h5", "b/job.yaml -o out.h5"),
-		      "rank 1 differs from rank 0 in its plug-ins");
+		      "rank 1 differs from rank 0 in its plug-ins (rank 0 loads the plug-in ");
 
 	snprintf(dir, sizeof dir, "%s/mpmd_option_missing", tmpdir);
 	make_mpmd_dir(dir, NULL);
@@ -2899,7 +3277,13 @@ START_TEST(test_plugins_differ_between_ranks)
 	expect_rank_1(dir,
 		      run_mpmd(dir, "--plugin a/p.so a/plain.yaml -o out.h5",
 			       "--plugin b/p.so a/plain.yaml -o out.h5"),
-		      "rank 1 differs from rank 0 in its plug-ins");
+		      "rank 1 differs from rank 0 in its plug-ins (rank 0 loads the plug-in ");
+	snprintf(err_at, sizeof err_at, "%s/err", dir);
+	said = slurp(err_at);
+	ck_assert_msg(strstr(said, "/a/p.so (content ") && strstr(said, "rank 1 loads none of that "
+									"content"),
+		      "%s", said);
+	free(said);
 }
 END_TEST
 
@@ -2932,37 +3316,70 @@ START_TEST(test_long_output_name)
 }
 END_TEST
 
-/* O08: a legal path of 4095 bytes (PATH_MAX with its NUL) and a long name:
- * the temporary name beside it gives up the name's end, not the run. */
-START_TEST(test_long_output_path)
+/* A legal path of total bytes ("./" repeated, then a name of name_len
+ * bytes: "o.h5" for 4, else a's and ".h5") in a folder of its own,
+ * written by sweep (with force, over a sweep file made there first): the
+ * file opens, and no temporary is left beside it. */
+static void long_path_written(const char *what, const char *sub, size_t total, size_t name_len,
+			      int force)
 {
 	static char path[4096];
 	char dir[512], full[4700];
-	size_t name = 203, n = 0;
-	snprintf(dir, sizeof dir, "%s/longpath", tmpdir);
+	size_t n = 0;
+	snprintf(dir, sizeof dir, "%s/%s", tmpdir, sub);
 	ck_assert(mkdir(dir, 0755) == 0);
-	while (n < sizeof path - 1 - name)
+	if ((total - name_len) % 2)
+		n += (size_t)sprintf(path, ".//");
+	while (n < total - name_len)
 		n += (size_t)sprintf(path + n, "./");
-	memset(path + n, 'a', name - 3);
-	memcpy(path + n + name - 3, ".h5", 4);
-	ck_assert_uint_eq(strlen(path), 4095);
-	static struct bad run = { .what = "O08", .args = { "-q", "@ci", "-o", NULL } };
+	if (name_len == 4) {
+		memcpy(path + n, "o.h5", 5);
+	} else {
+		memset(path + n, 'a', name_len - 3);
+		memcpy(path + n + name_len - 3, ".h5", 4);
+	}
+	ck_assert_uint_eq(strlen(path), total);
+	snprintf(full, sizeof full, "%s/%s", dir, path + n);
+	static struct bad run = { .args = { "-q", "@ci", "-o", NULL, NULL } };
+	run.what = what;
 	run.args[3] = path;
+	run.args[4] = force ? "--force" : NULL;
 	struct outcome o = { 0 };
 	snprintf(o.dir, sizeof o.dir, "%s", dir);
-	snprintf(o.out_log, sizeof o.out_log, "%s/longpath.out", tmpdir);
-	snprintf(o.err_log, sizeof o.err_log, "%s/longpath.err", tmpdir);
+	snprintf(o.out_log, sizeof o.out_log, "%s/%s.out", tmpdir, sub);
+	snprintf(o.err_log, sizeof o.err_log, "%s/%s.err", tmpdir, sub);
 	snprintf(o.session_dir, sizeof o.session_dir, "%s", tmpdir);
 	int status;
+	if (force)
+		copy_file(good_h5, full, -1);
 	waitpid(launch(&run, &o), &status, 0);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", slurp(o.err_log));
-	snprintf(full, sizeof full, "%s/%s", dir, path + n);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: %s", what,
+		      slurp(o.err_log));
 	hid_t f = H5Fopen(full, H5F_ACC_RDONLY, H5P_DEFAULT);
-	ck_assert_msg(f >= 0, "no file %s", full);
+	ck_assert_msg(f >= 0, "%s: no file %s", what, full);
 	H5Fclose(f);
 	struct snapshot after;
 	snap(dir, &after);
 	ck_assert_int_eq(after.n, 1); /* no temporary left beside it */
+}
+
+/* O08: a legal path of 4095 bytes (PATH_MAX with its NUL) and a long name:
+ * the temporary name beside it gives up the name's end, not the run. */
+START_TEST(test_long_output_path)
+{
+	long_path_written("O08", "longpath", 4095, 203, 0);
+}
+END_TEST
+
+/* O05, O07, H4P01 (issue 30, cause 10): a legal path of 4095 or 4088 bytes
+ * whose name is 4 bytes: the hidden temporary is named in the output's
+ * folder, held open, so its path is never longer than the output's (was:
+ * refused, the temporary's path past PATH_MAX with a long pid). */
+START_TEST(test_long_path_short_name)
+{
+	long_path_written("O05", "short4095", 4095, 4, 0);
+	long_path_written("O07", "short4095f", 4095, 4, 1);
+	long_path_written("H4P01", "short4088", 4088, 4, 0);
 }
 END_TEST
 
@@ -2970,6 +3387,8 @@ int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", env("SW_SOURCE_DIR"));
+	snprintf(measured_h5, sizeof measured_h5, "%s/docs/results/h100-fleet.h5",
+		 env("SW_SOURCE_DIR"));
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-bad-XXXXXX", P_tmpdir);
 	if (!mkdtemp(tmpdir))
 		return EXIT_FAILURE;
@@ -2995,6 +3414,28 @@ int main(void)
 		return EXIT_FAILURE;
 	}
 
+	/* One whose plug-in links a library beside it, one of a --plugin run. */
+	snprintf(dep_h5, sizeof dep_h5, "%s/dep/dep.h5", tmpdir);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir '%s/dep' && cd '%s/dep' && cp '%s/plugin_hostile_dep.so' p.so && "
+		 "cp '%s/dep_a/libswdep.so' . && printf '" PLUG_JOB "' > job.yaml && "
+		 "'%s' --backend model -q job.yaml -o dep.h5",
+		 tmpdir, tmpdir, env("SW_TEST_PLUGINS"), env("SW_TEST_PLUGINS"), env("SW_SWEEP"));
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot make %s: %s\n", dep_h5, cmd);
+		return EXIT_FAILURE;
+	}
+	snprintf(opt_h5, sizeof opt_h5, "%s/opt/opt.h5", tmpdir);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir '%s/opt' && cd '%s/opt' && cp '%s/plugin_hostile.so' q.so && "
+		 "printf '" HOSTILE_JOB "' > job.yaml && "
+		 "'%s' --backend model -q --plugin q.so job.yaml -o opt.h5",
+		 tmpdir, tmpdir, env("SW_TEST_PLUGINS"), env("SW_SWEEP"));
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot make %s: %s\n", opt_h5, cmd);
+		return EXIT_FAILURE;
+	}
+
 	Suite *s = suite_create("bad_input");
 	TCase *tc = tcase_create("binary");
 	tcase_set_timeout(tc, 300);
@@ -3003,6 +3444,7 @@ int main(void)
 	tcase_add_test(tc, test_plugins_differ_between_ranks);
 	tcase_add_test(tc, test_long_output_name);
 	tcase_add_test(tc, test_long_output_path);
+	tcase_add_test(tc, test_long_path_short_name);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

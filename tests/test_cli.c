@@ -444,6 +444,46 @@ START_TEST(test_err_replay_devices)
 }
 END_TEST
 
+/* Issue 30, cause 10: --replay-speed and SPEED within their ranges, each
+ * end taken, a step past it refused with the range (H4P rows); a rank's
+ * rate, which the dry run divides its times by, is the product. */
+START_TEST(test_replay_speed_ranges)
+{
+	static const char *const bad_x[] = { "1e-300", "0.0009", "1000001", "1e300" };
+	static const char *const bad_speed[] = { "1e-300", "0.009", "100.5", "1e6" };
+	char want[128], spec[64];
+
+	for (size_t i = 0; i < sizeof bad_x / sizeof bad_x[0]; i++) {
+		snprintf(want, sizeof want,
+			 "bad --replay-speed '%s': expected a number from 0.001 to 1000000",
+			 bad_x[i]);
+		ASSERT_FAILS(want, "--backend", "replay=x.h5", "--replay-speed", bad_x[i],
+			     "job.yaml");
+	}
+	for (size_t i = 0; i < sizeof bad_speed / sizeof bad_speed[0]; i++) {
+		snprintf(spec, sizeof spec, "A:1:%s", bad_speed[i]);
+		snprintf(want, sizeof want,
+			 "bad speed '%s' in '%s': expected a number from 0.01 to 100", bad_speed[i],
+			 spec);
+		ASSERT_SPEC_FAILS(want, spec);
+	}
+	ck_assert_int_eq(PARSE("--backend", "replay=x.h5", "--replay-speed", "0.001",
+			       "--replay-devices", "A:1:0.01,B:1:100", "job.yaml"),
+			 SW_OK);
+	ck_assert_double_eq_tol(sw_replay_spec_rate(&opt, 0), 1e-5, 1e-18);
+	ck_assert_double_eq_tol(sw_replay_spec_rate(&opt, 1), 0.1, 1e-15);
+	ck_assert_double_eq_tol(sw_replay_spec_rate(&opt, 2), 0.001, 1e-15); /* no device */
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("--backend", "replay=x.h5", "--replay-speed", "1000000", "job.yaml"),
+			 SW_OK);
+	ck_assert_double_eq(sw_replay_spec_rate(&opt, 0), 1e6);
+	sw_cli_fini(&opt);
+	ck_assert_int_eq(PARSE("job.yaml"), SW_OK);
+	ck_assert_double_eq(sw_replay_spec_rate(&opt, 0), 1.0);
+	sw_cli_fini(&opt);
+}
+END_TEST
+
 START_TEST(test_err_force_resume)
 {
 	ASSERT_FAILS("--force and --resume conflict", "-f", "-r", "job.yaml");
@@ -592,6 +632,8 @@ START_TEST(test_usage)
 		"--costs FILE",
 		"replay=FILE",
 		"--replay-speed X",
+		"X from 0.001 to 1000000",
+		"SPEED from 0.01 to 100",
 		"--share-gpu",
 		"-q, --quiet",
 		"1,2,4",
@@ -688,6 +730,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(bad, test_err_metrics);
 	tcase_add_test(bad, test_err_replay_devices);
 	tcase_add_test(bad, test_replay_devices);
+	tcase_add_test(bad, test_replay_speed_ranges);
 	suite_add_tcase(s, bad);
 
 	tcase_add_test(help, test_usage);

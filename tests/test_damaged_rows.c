@@ -1,11 +1,12 @@
 /*
  * Damaged rows end to end (issue 23, cause 6; docs/hdf5-schema.md, "Damaged
- * rows"; docs/bad-inputs.md, D01 to D13): complete files of jobs/ci.yaml on
- * the model backend, damaged with the HDF5 C API (a block of rows zeroed, a
- * point id of no plan point, an empty family, another variant, a status
- * sweep never writes, a zeroed /plan), then `--dry-run --resume` (says it,
- * changes nothing), `--resume` (marks the rows, runs their points again,
- * exit 0, every plan point once among the good rows) and `--extend`. Under
+ * rows"; docs/bad-inputs.md, D01 to D13, H4L01 to H4L04): complete files of
+ * jobs/ci.yaml on the model backend, damaged with the HDF5 C API (a block
+ * of rows zeroed, a point id of no plan point, an empty family, another
+ * variant, a status sweep never writes, a zeroed /plan, a /plan with a point
+ * twice or cut short), then `--dry-run --resume` (says it, changes
+ * nothing), `--resume` (marks the rows, runs their points again, exit 0,
+ * every plan point once among the good rows) and `--extend`. Under
  * every_gpu and per_class a point's id repeats, one row per GPU or class:
  * no damage, and a damaged one among them is run again for its GPU alone.
  */
@@ -321,15 +322,140 @@ START_TEST(test_plan_damaged)
 	copy(good, "out.h5");
 	zero_rows("out.h5", "plan", 0, 64);
 	const char *dry[] = { "--dry-run", "--resume", ci_job, "-o", "out.h5", NULL };
-	text = run_expect(
-		dry, 0,
-		"sweep: --resume: out.h5: its /plan is not its plan's; --resume writes it again");
+	/* since issue 30 (cause 4) the damage is named */
+	text = run_expect(dry, 0,
+			  "sweep: --resume: out.h5: its /plan is damaged (64 of its rows are "
+			  "empty), so no row is judged by it: --resume judges rows by the job's "
+			  "plan, and writes /plan again");
 	expect(0, text, 0, "passes every other check; 144 of 144 points are in it");
 	const char *resume[] = { "-q", "--resume", ci_job, "-o", "out.h5", NULL };
-	text = run_expect(resume, 0, "sweep: out.h5: its /plan was not its plan's; written again");
+	text = run_expect(resume, 0,
+			  "sweep: out.h5: its /plan is damaged (64 of its rows are empty), so no "
+			  "row was judged by it: rows were judged by the job's plan, and /plan is "
+			  "written again");
 	ck_assert_msg(!strstr(text, "rows of /measurements"), "%s", text);
 	text = run_expect(dry, 0, "out.h5 passes every check; 144 of 144 points are in it");
 	expect_complete("out.h5", 0, 0, 1);
+}
+END_TEST
+
+/* /plan with row 5's id made row 6's: the right count, no foreign id, one
+ * point twice and another missing; the id that is twice into twice. */
+static void plan_id_twice(const char *path, char *twice, size_t len)
+{
+	size_t n;
+	uint64_t *plan = launch_column(path, "plan", "point_id", H5T_NATIVE_UINT64, 8, &n);
+	ck_assert_uint_eq(n, CI_POINTS);
+	set_column(path, "plan", "point_id", 5, H5T_NATIVE_UINT64, &plan[6]);
+	snprintf(twice, len, "point %016llx is in it twice", (unsigned long long)plan[6]);
+	free(plan);
+}
+
+/* The good rows a run kept: marked ones counted in *marked; the others
+ * each a point of /plan, once, and /plan is n points long. */
+static void expect_plan_rows(const char *path, size_t n, size_t *marked)
+{
+	struct rows r = rows_of(path);
+	size_t k = 0, n_plan;
+	uint64_t *plan = launch_column(path, "plan", "point_id", H5T_NATIVE_UINT64, 8, &n_plan);
+	uint64_t *ids = malloc(r.n * sizeof *ids);
+	*marked = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		*marked += r.id[i] == FILL_ID && r.status[i] == DAMAGED_ST;
+		if (r.id[i] != FILL_ID)
+			ids[k++] = r.id[i];
+	}
+	ck_assert_uint_eq(n_plan, n);
+	ck_assert_uint_eq(k, n);
+	qsort(ids, k, sizeof *ids, cmp_u64);
+	qsort(plan, n_plan, sizeof *plan, cmp_u64);
+	for (size_t i = 0; i < k; i++)
+		ck_assert_msg(ids[i] == plan[i], "the rows are not /plan's points once each");
+	free(ids);
+	free(plan);
+	rows_free(&r);
+}
+
+/* H4L01, H4L02 (issue 30, cause 4): a /plan with one point twice is named
+ * damaged; a resume judges no row by it (none was dropped anyway: a resume
+ * judges by the job's plan) and writes it again. */
+START_TEST(test_plan_twice_resume)
+{
+	char twice[64], says[512];
+	size_t marked;
+	in_case("plan_twice");
+	copy(good, "out.h5");
+	plan_id_twice("out.h5", twice, sizeof twice);
+	const char *dry[] = { "--dry-run", "--resume", ci_job, "-o", "out.h5", NULL };
+	snprintf(says, sizeof says,
+		 "sweep: --resume: out.h5: its /plan is damaged (%s), so no row is judged by it: "
+		 "--resume judges rows by the job's plan, and writes /plan again",
+		 twice);
+	const char *text = run_expect(dry, 0, says);
+	expect(0, text, 0, "out.h5 passes every other check; 144 of 144 points are in it");
+	const char *resume[] = { "-q", "--resume", ci_job, "-o", "out.h5", NULL };
+	snprintf(says, sizeof says,
+		 "sweep: out.h5: its /plan is damaged (%s), so no row was judged by it: rows were "
+		 "judged by the job's plan, and /plan is written again",
+		 twice);
+	text = run_expect(resume, 0, says);
+	ck_assert_msg(!strstr(text, "rows of /measurements"), "%s", text);
+	expect_plan_rows("out.h5", CI_POINTS, &marked);
+	ck_assert_uint_eq(marked, 0);
+	run_expect(dry, 0, "out.h5 passes every check; 144 of 144 points are in it");
+}
+END_TEST
+
+/* H4L03, H4L04: --extend judged rows by the file's /plan, so a /plan with
+ * a point twice, cut short, or with zeroed rows had good rows marked
+ * damaged and run again (was: 1, 44 and 64 rows). A damaged /plan judges
+ * nothing: the rows are judged as in a file without /plan (the new plan
+ * and the families' names), none is marked, and the new /plan replaces it. */
+START_TEST(test_plan_damaged_extend)
+{
+	char twice[64], says[512];
+	size_t marked;
+	const char *ext[] = { "-q",   "--extend", "--set",  "strided_read.n=1M,4M,16M",
+			      ci_job, "-o",       "out.h5", NULL };
+	const char *dry[] = { "--dry-run", "--extend", "--set",  "strided_read.n=1M,4M,16M",
+			      ci_job,      "-o",       "out.h5", NULL };
+	in_case("plan_extend");
+	copy(good, "out.h5");
+	plan_id_twice("out.h5", twice, sizeof twice);
+	snprintf(says, sizeof says,
+		 "sweep: --extend: out.h5: its /plan is damaged (%s), so no row is judged by it: "
+		 "--extend judges rows by the new job's plan and the families' names, and writes "
+		 "the new /plan",
+		 twice);
+	const char *text = run_expect(dry, 0, says);
+	expect(0, text, 0, "144 of the job's 216 points are in it, 72 would be added");
+	snprintf(says, sizeof says,
+		 "sweep: out.h5: its /plan is damaged (%s), so no row was judged by it: rows were "
+		 "judged by the new job's plan and the families' names, and the new /plan "
+		 "replaces it",
+		 twice);
+	run_expect(ext, 0, says);
+	expect_plan_rows("out.h5", 216, &marked);
+	ck_assert_uint_eq(marked, 0);
+
+	/* cut short */
+	copy(good, "out.h5");
+	hid_t f = H5Fopen("out.h5", H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, "plan", H5P_DEFAULT);
+	hsize_t n = 100;
+	ck_assert(d >= 0 && H5Dset_extent(d, &n) >= 0);
+	H5Dclose(d);
+	H5Fclose(f);
+	run_expect(ext, 0, "its /plan is damaged (it has 100 rows, plan_points says 144)");
+	expect_plan_rows("out.h5", 216, &marked);
+	ck_assert_uint_eq(marked, 0);
+
+	/* zeroed rows */
+	copy(good, "out.h5");
+	zero_rows("out.h5", "plan", 0, 64);
+	run_expect(ext, 0, "its /plan is damaged (64 of its rows are empty)");
+	expect_plan_rows("out.h5", 216, &marked);
+	ck_assert_uint_eq(marked, 0);
 }
 END_TEST
 
@@ -503,6 +629,8 @@ int main(void)
 	tcase_add_test(tc, test_each_kind);
 	tcase_add_test(tc, test_extend);
 	tcase_add_test(tc, test_plan_damaged);
+	tcase_add_test(tc, test_plan_twice_resume);
+	tcase_add_test(tc, test_plan_damaged_extend);
 	tcase_add_test(tc, test_schema_6);
 	tcase_add_test(tc, test_every_gpu);
 	tcase_add_test(tc, test_per_class);

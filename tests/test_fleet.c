@@ -190,7 +190,7 @@ START_TEST(test_per_class_two_classes)
 {
 	struct sw_plan plan;
 	plan_of(seeds, &plan);
-	ck_assert_uint_eq(plan.n, 113);
+	ck_assert_uint_eq(plan.n, 115);
 	sweep(4, "A:2,B:2:0.5", "per_class", "100", NULL, seeds, in_tmp("pc.h5"));
 	assert_pairs(in_tmp("pc.h5"), &plan, BY_CLASS, classes_ab, 1);
 	/* and the classes are the ranks the SPEC gave them */
@@ -313,7 +313,7 @@ START_TEST(test_calibrate_four)
 	size_t cal = 0;
 	for (size_t i = 0; i < plan.n; i++)
 		cal += plan.points[i].calibration;
-	ck_assert_uint_eq(plan.n, 113);
+	ck_assert_uint_eq(plan.n, 115);
 	ck_assert_uint_eq(cal, 18 + 11); /* seeds' strided_read and smem_bank points */
 	assert_pairs(out, &plan, BY_UUID, uuids_a4, 0);
 	sw_plan_fini(&plan);
@@ -425,7 +425,7 @@ int main(int argc, char **argv)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(seeds, sizeof seeds, "%s/jobs/seeds.yaml", src);
 	snprintf(backend, sizeof backend,
-		 "replay=%s/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5", src);
+		 "replay=%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5", src);
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-fleet-XXXXXX", P_tmpdir);
 	if (!mkdtemp(tmpdir))
 		return EXIT_FAILURE;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "job/axis.h"
+#include "job/job.h"
 #include "backend/device.h"
 #include "backend/measure.h"
 #include "core/record.h"
@@ -36,7 +37,7 @@ static int axis_values(const struct sw_axis_def *ax, int64_t out[2])
 {
 	struct sw_axis_values v;
 	struct sw_err err = { 0 };
-	ck_assert_msg(sw_axis_parse(ax->defaults, &v, &err) == SW_OK, "%s", err.msg);
+	ck_assert_msg(sw_axis_def_parse(ax, ax->defaults, &v, &err) == SW_OK, "%s", err.msg);
 	int64_t lo = v.v[0], hi = v.v[0];
 	for (size_t i = 0; i < v.n; i++) {
 		lo = v.v[i] < lo ? v.v[i] : lo;

@@ -29,6 +29,7 @@
 #include "column_check.h"
 #include "h5/h5internal.h" /* the /devices column table */
 #include "h5/h5out.h"
+#include "job/plugin.h"
 #include "kernel.h"
 
 #define N_RECS          5
@@ -977,6 +978,135 @@ START_TEST(metrics_round_trip)
 }
 END_TEST
 
+/* The named_tables file: three rows, the second of `hostile`'s variant,
+ * which names one access (`data`), with its figures. */
+static void write_named_file(const char *path, struct sw_h5_meta *m)
+{
+	static struct sw_record rec;
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	char so[4096];
+
+	/* the test plug-in's family names an access; no built-in does */
+	snprintf(so, sizeof so, "%s/plugin_hostile.so", getenv("SW_TEST_PLUGINS"));
+	ck_assert_msg(sw_family_find("hostile") || sw_plugin_load(so, &e) == SW_OK, "%s", e.msg);
+	ck_assert_msg(sw_h5_create(path, 0, m, &h, &e) == SW_OK, "%s", e.msg);
+	for (int i = 0; i < 3; i++) {
+		make_record(&rec, i, 0);
+		strcpy(rec.family, "texture_read"); /* a variant that names no access */
+		strcpy(rec.variant, "global");
+		if (i == 1) {
+			strcpy(rec.family, "hostile");
+			strcpy(rec.variant, "plain");
+			rec.accesses.n = 1;
+			rec.accesses.a[0] = (struct sw_access_figures){ .requests = 32,
+									.transactions = 128,
+									.wavefronts = NAN,
+									.costed = 32,
+									.counts = SW_COUNTS_EXACT };
+		}
+		ck_assert_msg(sw_h5_append(h, &rec, &e) == SW_OK, "%s", e.msg);
+	}
+	ck_assert_msg(sw_h5_close(&h, 1700000100.0, &e) == SW_OK, "%s", e.msg);
+}
+
+/* Text column `name` of the one row of dset. */
+static void read_text(hid_t dset, const char *name, char *buf, size_t len)
+{
+	hid_t t = fixed_str(len);
+	read_col(dset, name, t, buf);
+	H5Tclose(t);
+}
+
+/* The categorical axes' named values of every registered family. */
+static hsize_t registry_names(void)
+{
+	hsize_t want = 0;
+	for (int i = 0; i < sw_family_count(); i++)
+		for (int a = 0; a < sw_family_at(i)->n_axes; a++)
+			want += (hsize_t)sw_axis_name_count(&sw_family_at(i)->axes[a]);
+	return want;
+}
+
+/* Schema 8: a record's per-access figures become /model_accesses rows
+ * keyed by its row and point, named as its variant names them; /axis_names
+ * holds every registered family's named values. */
+START_TEST(named_tables)
+{
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("named.h5");
+	hsize_t n;
+	uint64_t row = 9, point = 0;
+	char name[SW_NAME_LEN], counts[16];
+
+	write_named_file(path, &m);
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	expect_documented(f, "model_accesses", "## `/model_accesses`");
+	expect_documented(f, "axis_names", "## `/axis_names`");
+	hid_t d = open_dset(f, "model_accesses", &n);
+	ck_assert_uint_eq(n, 1);
+	read_col(d, "row", H5T_NATIVE_UINT64, &row);
+	read_col(d, "point_id", H5T_NATIVE_UINT64, &point);
+	ck_assert_uint_eq(row, 1);
+	ck_assert_uint_eq(point, 1001);
+	read_text(d, "name", name, sizeof name);
+	read_text(d, "counts", counts, sizeof counts);
+	ck_assert_str_eq(name, "data");
+	ck_assert_str_eq(counts, "exact");
+	H5Dclose(d);
+	ck_assert_uint_ge(registry_names(), 6); /* histogram's dist, texture_read's pattern */
+	ck_assert_uint_eq(count_rows(path, "axis_names"), registry_names());
+	H5Fclose(f);
+	ck_assert_msg(columns_tile(sw_h5_access_columns, sw_h5_n_access_columns,
+				   sizeof(struct sw_access_row), (char[256]){ 0 }, 256),
+		      "the /model_accesses columns do not cover struct sw_access_row");
+	ck_assert_msg(columns_tile(sw_h5_axis_name_columns, sw_h5_n_axis_name_columns,
+				   sizeof(struct sw_axis_name_row), (char[256]){ 0 }, 256),
+		      "the /axis_names columns do not cover struct sw_axis_name_row");
+}
+END_TEST
+
+/* A file before schema 8 has neither table: its resume makes both, and
+ * the rows it writes go on in /model_accesses, after the file's rows. */
+START_TEST(named_tables_added_by_resume)
+{
+	static struct sw_record rec;
+	struct sw_h5_meta m = test_meta(42);
+	const char *path = in_dir("named.h5");
+	struct sw_h5 *h;
+	struct sw_err e = { 0 };
+	uint64_t *ids, row = 9;
+	size_t done;
+	int session;
+	hsize_t n;
+
+	write_named_file(path, &m);
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(H5Ldelete(f, "model_accesses", H5P_DEFAULT) >= 0);
+	ck_assert(H5Ldelete(f, "axis_names", H5P_DEFAULT) >= 0);
+	H5Fclose(f);
+	m.command_line = "sweep jobs/test.yaml -o out.h5 --resume";
+	ck_assert_msg(sw_h5_resume(path, &m, &h, &ids, &done, &session, &e) == SW_OK, "%s", e.msg);
+	free(ids);
+	ck_assert_msg(sw_h5_resume_begin(h, &m, &e) == SW_OK, "%s", e.msg);
+	make_record(&rec, 5, session);
+	strcpy(rec.family, "hostile");
+	strcpy(rec.variant, "plain");
+	rec.accesses.n = 1;
+	ck_assert_int_eq(sw_h5_append(h, &rec, &e), SW_OK);
+	ck_assert_msg(sw_h5_close(&h, 1700000200.0, &e) == SW_OK, "%s", e.msg);
+	ck_assert_uint_eq(count_rows(path, "axis_names"), registry_names());
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t d = open_dset(f, "model_accesses", &n);
+	ck_assert_uint_eq(n, 1);
+	read_col(d, "row", H5T_NATIVE_UINT64, &row);
+	ck_assert_uint_eq(row, 3); /* after the file's three rows */
+	H5Dclose(d);
+	H5Fclose(f);
+}
+END_TEST
+
 static enum sw_status try_resume(const char *path, const struct sw_h5_meta *m, struct sw_err *e)
 {
 	struct sw_h5 *h;
@@ -1916,6 +2046,8 @@ static Suite *h5out_suite(void)
 	tcase_add_test(tc, resume_drops_unwritten_rows);
 	tcase_add_test(tc, check_resume_changes_nothing);
 	tcase_add_test(tc, metrics_round_trip);
+	tcase_add_test(tc, named_tables);
+	tcase_add_test(tc, named_tables_added_by_resume);
 	tcase_add_test(tc, metrics_resume_layouts);
 	suite_add_tcase(s, tc);
 	return s;

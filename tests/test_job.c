@@ -69,7 +69,9 @@ static void assert_default_axis(const struct sw_job_family *jf, int axis)
 	struct sw_axis_values want;
 	struct sw_err err = { 0 };
 
-	ck_assert_int_eq(sw_axis_parse(jf->family->axes[axis].defaults, &want, &err), SW_OK);
+	ck_assert_int_eq(sw_axis_def_parse(&jf->family->axes[axis], jf->family->axes[axis].defaults,
+					   &want, &err),
+			 SW_OK);
 	assert_values(&jf->axes[axis].values, want.v, want.n);
 	ck_assert_int_eq(jf->axes[axis].loc.line, 0);
 	ck_assert_int_eq(jf->axes[axis].loc.column, 0);
@@ -342,6 +344,47 @@ static void parse_fails(const char *text, const char *says)
 	ck_assert_msg(!strncmp(err.msg, "mem.yaml:", 9), "message \"%s\" lacks the path", err.msg);
 	assert_empty(&job);
 }
+
+/* A categorical axis by its names: a job's list and scalar, --set, the
+ * defaults; the values its ids need, in the order written. */
+START_TEST(test_named_axis_values)
+{
+	struct sw_job job;
+	struct sw_err err = { 0 };
+	const int64_t cols_rows[] = { 2, 0 }, gather[] = { 1 }, all[] = { 0, 1, 2 };
+
+	ck_assert_int_eq(parse("families:\n  texture_read:\n    axes: {pattern: [columns, 0]}\n",
+			       &job, &err),
+			 SW_OK);
+	const struct sw_family *f = job.families[0].family;
+	int a = sw_axis_find(f, "pattern");
+	assert_values(&job.families[0].axes[a].values, cols_rows, 2);
+	ck_assert_int_eq(sw_job_set(&job, "texture_read.pattern=gather", &err), SW_OK);
+	assert_values(&job.families[0].axes[a].values, gather, 1);
+	ck_assert_int_eq(sw_job_set(&job, "texture_read.pattern=rows,diagonal", &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "unknown value \"diagonal\"; expected one of: rows, "
+				      "gather, columns"),
+		      "%s", err.msg);
+	ck_assert_int_eq(sw_job_set(&job, "texture_read.pattern=3", &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "value 3 is none of rows (0), gather (1), columns (2)"), "%s",
+		      err.msg);
+	sw_job_fini(&job);
+
+	ck_assert_int_eq(
+		parse("families: {texture_read: {axes: {pattern: \"rows, columns\"}}}", &job, &err),
+		SW_OK);
+	sw_job_fini(&job);
+	ck_assert_int_eq(parse("families: {texture_read: }", &job, &err), SW_OK);
+	assert_values(&job.families[0].axes[a].values, all, 3); /* "rows,gather,columns" */
+	sw_job_fini(&job);
+	parse_fails("families:\n  texture_read:\n    axes: {pattern: [rows, diagonal]}\n",
+		    "mem.yaml:3:28: pattern: unknown value \"diagonal\"");
+	parse_fails("families:\n  histogram:\n    axes: {dist: 3}\n",
+		    "dist value 3 is none of uniform (0), skewed (1), single (2)");
+	/* names belong to their axis: stride has none */
+	parse_fails("families:\n  strided_read:\n    axes: {stride: rows}\n", "is not an integer");
+}
+END_TEST
 
 START_TEST(test_parse_memory)
 {
@@ -971,6 +1014,7 @@ static Suite *job_suite(void)
 	tcase_add_test(set, test_from_families);
 	tcase_add_test(set, test_from_families_errors);
 	tcase_add_test(set, test_placement_and_calibrate);
+	tcase_add_test(set, test_named_axis_values);
 	suite_add_tcase(s, good);
 	suite_add_tcase(s, bad);
 	suite_add_tcase(s, load);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "job/axis.h"
+#include "job/job.h"
 #include "family_scaffold.h"
 
 /* ---- a loop over every registered family ---- */
@@ -27,7 +28,7 @@ START_TEST(test_descriptors)
 			struct sw_err err = { 0 };
 			ck_assert_int_eq(sw_axis_find(f, ax->name), a);
 			ck_assert_int_le(ax->min, ax->max);
-			ck_assert_msg(sw_axis_parse(ax->defaults, &vals, &err) == SW_OK,
+			ck_assert_msg(sw_axis_def_parse(ax, ax->defaults, &vals, &err) == SW_OK,
 				      "%s.%s: %s", f->name, ax->name, err.msg);
 			for (size_t k = 0; k < vals.n; k++)
 				ck_assert(vals.v[k] >= ax->min && vals.v[k] <= ax->max);

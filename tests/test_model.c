@@ -139,7 +139,7 @@ static uint64_t made_up(const struct sw_point *p, uint64_t r, struct sw_request 
 
 START_TEST(test_tail_of_any_family)
 {
-	const struct sw_variant v = { "made_up", "", NULL, made_up, 0, 0 };
+	const struct sw_variant v = { "made_up", "", NULL, made_up, 0, 0, NULL };
 	struct sw_point p = { 0 };
 	struct sw_model_figures m;
 	struct sw_err err = { 0 };
@@ -467,6 +467,77 @@ END_TEST
 /* The launch shape changes how the loads are split into requests, not what
  * they cost: at stride 2 every grid and block that divides the loads issues
  * loads / 2 / 32 requests of 8 sectors. */
+/* Two named accesses in stretches: `index` (requests below p.axis[1],
+ * 4 sectors each) then `data` (8 lanes 128 bytes apart: 8 sectors); with
+ * p.axis[2] set, the accesses alternate request by request instead; with
+ * p.axis[3], the last request names an access the variant lacks. */
+static const char *const two_accesses[] = { "index", "data", NULL };
+static uint64_t two_kinds(const struct sw_point *p, uint64_t r, struct sw_request *req)
+{
+	uint64_t first = (uint64_t)p->axis[1], total = (uint64_t)p->axis[0];
+	if (req) {
+		int data = p->axis[2] ? (int)(r % 2) : r >= first;
+		sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
+		sw_request_access(req, p->axis[3] && r + 1 == total ? 2 : data);
+		for (unsigned l = 0; l < 32; l++)
+			sw_request_lane(req, l, data ? 128 * (32 * r + l) : 4 * (32 * r + l),
+					!data || l < 8);
+	}
+	return total;
+}
+
+static struct sw_model_figures eval_two(int64_t total, int64_t first, int64_t alternate,
+					enum sw_status want)
+{
+	const struct sw_variant v = { "two", "", NULL, two_kinds, 0, 0, two_accesses };
+	struct sw_point p = { .axis = { total, first, alternate, want != SW_OK } };
+	struct sw_model_figures m;
+	struct sw_err err = { 0 };
+	ck_assert_int_eq(sw_model_eval(&v, &p, 90, &m, &err), want);
+	if (want != SW_OK)
+		ck_assert_msg(strstr(err.msg, "belongs to access 2, but the variant names 2"), "%s",
+			      err.msg);
+	return m;
+}
+
+/* Per named access: exact where every request was costed, the request
+ * count exact (the rest sampled) where each access is one stretch whose
+ * ends the bisection found, all sampled where accesses alternate. */
+START_TEST(test_per_access_figures)
+{
+	struct sw_model_figures m = eval_two(300, 100, 0, SW_OK);
+	ck_assert_int_eq(m.n_accesses, 2);
+	ck_assert_int_eq(m.access[0].counts, SW_COUNTS_EXACT);
+	ck_assert_int_eq(m.access[1].counts, SW_COUNTS_EXACT);
+	ck_assert_double_eq(m.access[0].requests, 100);
+	ck_assert_double_eq(m.access[1].requests, 200);
+	ck_assert_double_eq(m.access[0].transactions, 400);
+	ck_assert_double_eq(m.access[1].transactions, 1600);
+	ck_assert_double_eq(m.access[1].costed, 200);
+	ck_assert(isnan(m.access[0].wavefronts));
+	ck_assert_int_eq(m.access[1].space, SW_SPACE_GLOBAL);
+
+	m = eval_two(1000000, 333333, 0, SW_OK);
+	ck_assert_int_eq(m.access[0].counts, SW_COUNTS_REQUESTS);
+	ck_assert_int_eq(m.access[1].counts, SW_COUNTS_REQUESTS);
+	ck_assert_double_eq(m.access[0].requests, 333333);
+	ck_assert_double_eq(m.access[1].requests, 1000000 - 333333);
+	ck_assert_double_eq_tol(m.access[1].transactions, 8.0 * (1000000 - 333333), 1e-6);
+	ck_assert_double_lt(m.access[0].costed + m.access[1].costed, 1100);
+	/* the totals by kind are those of before: both loads */
+	ck_assert_double_eq(m.ld_requests, 1000000);
+
+	m = eval_two(1000000, 0, 1, SW_OK);
+	ck_assert_int_eq(m.access[0].counts, SW_COUNTS_SAMPLED);
+	ck_assert_int_eq(m.access[1].counts, SW_COUNTS_SAMPLED);
+	ck_assert_double_eq_tol(m.access[0].requests + m.access[1].requests, 1000000, 1e-6);
+
+	eval_two(300, 100, 0, SW_EINVAL);
+	/* a variant that names none: the totals by kind only */
+	ck_assert_int_eq(eval("tuned", 4, 1 << 20, 90).n_accesses, 0);
+}
+END_TEST
+
 START_TEST(test_launch_shape_requests)
 {
 	const int64_t shapes[][2] = { { 0, 0 },  { 64, 0 },   { 1024, 0 },
@@ -509,6 +580,7 @@ int main(void)
 	tcase_add_test(tc, test_kepler_eight_byte_banks);
 	tcase_add_test(tc, test_load_widths_cc90);
 	tcase_add_test(tc, test_launch_shape_requests);
+	tcase_add_test(tc, test_per_access_figures);
 	suite_add_tcase(s, tc);
 	return sw_check_run(s);
 }

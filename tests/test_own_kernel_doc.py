@@ -16,7 +16,10 @@ Then the gather of section 9 (examples/gather: its own fill, addresses from
 its index input, a reference without the locality axis) must have given the
 model's figures it describes: the copy one point per n, the loads' counts
 exact, the data load's sectors per request 4 up to locality 32 and near 32
-when the indices scatter; and on a GPU every row validated.
+when the indices scatter, the same in its own /model_accesses rows; and on a
+GPU every row validated. The spmv of section 10 (five arrays, a categorical
+axis, named accesses) must have given what it says: the gather of x 32
+sectors a request at random columns, 4 to 5 banded, col and val 4.
 
 usage: test_own_kernel_doc.py BUILD SOURCE [--probe TEST_GPU]
 """
@@ -45,6 +48,8 @@ GATHER_GPU = os.path.join("my-gather", "gather-gpu.h5")
 GATHER_N = 16 << 20
 GATHER_LOCALITIES = (1, 8, 32, 1024, 16 << 20)
 GATHER_CCS = (70, 90)
+SPMV = os.path.join("my-spmv", "spmv.h5")  # section 10's
+SPMV_RANDOM = os.path.join("my-spmv", "random.h5")
 
 
 def blocks(text):
@@ -110,13 +115,21 @@ def script(found, gpu):
     return "\n".join(parts) + "\n"
 
 
-def rows_of(path):
-    """The rows of a result file, strings decoded."""
+def rows_of(path, table="measurements"):
+    """The rows of a table of a result file, strings decoded."""
     with h5py.File(path, "r") as f:
-        m = f["measurements"][:]
+        m = f[table][:]
     return [
         {k: (r[k].decode() if isinstance(r[k], bytes) else r[k]) for k in m.dtype.names} for r in m
     ]
+
+
+def accesses_of(path):
+    """Each /measurements row's /model_accesses rows, by name."""
+    out = {}
+    for a in rows_of(path, "model_accesses"):
+        out.setdefault(int(a["row"]), {})[a["name"]] = a
+    return out
 
 
 def check_gather(work, gpu):
@@ -137,6 +150,15 @@ def check_gather(work, gpu):
             assert r["model_ld_requests"] == 2 * warps, (loc, r["model_ld_requests"])
             assert r["model_st_requests"] == warps, (loc, r["model_st_requests"])
             data[int(loc)] = float(2 * r["model_ld_transactions"] / r["model_ld_requests"] - 4)
+        # the same, read directly from the data load's own row
+        acc = accesses_of(os.path.join(work, GATHER))
+        for loc, r in g.items():
+            mine = acc[rows.index(r)]
+            assert list(mine) == ["index", "data", "store"], list(mine)
+            assert all(a["counts"] == "requests_exact" for a in mine.values()), loc
+            d = mine["data"]
+            assert d["requests"] == warps and mine["index"]["transactions"] == 4 * warps
+            assert math.isclose(d["transactions"] / d["requests"], data[int(loc)], rel_tol=1e-9)
         print(f"CC {cc}: data-load sectors/request by locality {data}")
         assert all(data[loc] == 4 for loc in (1, 8)), data
         assert abs(data[32] - 4) < 1e-3, data
@@ -149,6 +171,31 @@ def check_gather(work, gpu):
         assert len(measured) == 1 + len(GATHER_LOCALITIES), len(measured)
         bad = [(r["variant"], r["locality"], r["message"]) for r in measured if r["status"]]
         assert not bad and all(r["checked_elems"] > 0 for r in measured), bad
+
+
+def check_spmv(work):
+    """Section 10's figures, as the guide states them."""
+    path = os.path.join(work, SPMV)
+    rows, acc = rows_of(path), accesses_of(path)
+    assert rows and all(r["status"] == 0 for r in rows), "every spmv point modelled"
+    names = {
+        (n["axis"], n["value"]): n["name"]
+        for n in rows_of(path, "axis_names")
+        if n["family"] == "spmv"
+    }
+    assert names[("pattern", 0)] == "banded" and names[("pattern", 1)] == "random", names
+    for i, r in enumerate(rows):
+        if r["variant"] == "stream" or r["cc"] != 90:
+            continue
+        x, col = acc[i]["x"], acc[i]["col"]
+        spr = x["transactions"] / x["requests"]
+        if r["variant"] == "vector" and r["per_row"] == 64:
+            assert col["transactions"] == 4 * col["requests"], r
+            assert spr == 32 if r["pattern"] == 1 else 4 <= spr <= 5, spr
+        elif r["variant"] == "scalar":  # a warp's lanes walk 32 rows
+            assert col["transactions"] == 32 * col["requests"], r
+    random = rows_of(os.path.join(work, SPMV_RANDOM))
+    assert {(r["variant"], r["pattern"]) for r in random} == {("vector", 1)}, "--set by name"
 
 
 def main():
@@ -179,8 +226,9 @@ def main():
         return 1
     try:
         check_gather(work, gpu)
+        check_spmv(work)
     except AssertionError as e:
-        print(f"section 9's gather is not as the guide says ({e!r}): kept {tmp}")
+        print(f"section 9's gather or 10's spmv is not as the guide says ({e!r}): kept {tmp}")
         return 1
     shutil.rmtree(tmp)
     return 0

@@ -4,7 +4,8 @@
  * one class gives once's rows; calibration points run once on every rank
  * and the rest once, a point in both once per GPU; kill -9 midway then
  * --resume gives exactly the pairs of an uninterrupted run; a resume with
- * another placement is refused naming both.
+ * another placement is refused naming both; --dry-run --resume counts the
+ * runs (pairs) a resume would make.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -198,6 +199,100 @@ START_TEST(test_kill_and_resume)
 }
 END_TEST
 
+/* Runs sweep on np ranks; its exit code must be 0 and its stderr hold
+ * says (the line a dry run prints). */
+static void run_says(int np, const char *const *args, const char *says)
+{
+	char log[512];
+	snprintf(log, sizeof log, "%s/says.log", tmpdir);
+	int rc = launch_run(np, log, args);
+	const char *text = launch_slurp(log);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, text);
+	ck_assert_msg(strstr(text, says), "stderr lacks \"%s\": %s", says, text);
+}
+
+/* H4R09 (issue 30, cause 5): --dry-run --resume of a per_class file that
+ * lacks one class's rows counts the runs the resume makes, not points (was:
+ * "36 of 36 points are in it", and the resume then ran 36 runs). */
+START_TEST(test_dry_resume_counts_class_runs)
+{
+	char good[512], pc[512], replay[600];
+	snprintf(good, sizeof good, "%s/dry-good.h5", tmpdir);
+	snprintf(pc, sizeof pc, "%s/dry-pc.h5", tmpdir);
+	snprintf(replay, sizeof replay, "replay=%s", good);
+	const char *make[] = { "--backend", "model", "-q", ci_job, "-o", good, NULL };
+	run_says(1, make, "");
+	/* H4R11: a dry run of a new file says the runs too (was: "the classes
+	 * are known only once ranks bind") */
+	const char *dry_new[] = { "--backend",
+				  replay,
+				  "--replay-speed",
+				  "1e6",
+				  "--dry-run",
+				  "--placement",
+				  "per_class",
+				  "--replay-devices",
+				  "A:1,B:1",
+				  ci_job,
+				  "-o",
+				  pc,
+				  NULL };
+	run_says(2, dry_new, "placement per_class on 2 device classes: 72 runs of the 36 points");
+	const char *one[] = { "--backend", replay,        "--replay-speed",
+			      "1e6",       "-q",          "--replay-devices",
+			      "A:1",       "--placement", "per_class",
+			      ci_job,      "-o",          pc,
+			      NULL };
+	run_says(1, one, "");
+	const char *dry[] = { "--backend",
+			      replay,
+			      "--replay-speed",
+			      "1e6",
+			      "--dry-run",
+			      "--resume",
+			      "--replay-devices",
+			      "A:1,B:1",
+			      "--placement",
+			      "per_class",
+			      ci_job,
+			      "-o",
+			      pc,
+			      NULL };
+	run_says(2, dry,
+		 "passes every check; 36 of 36 points are in it; 36 of the 72 runs of this run "
+		 "(placement per_class, 2 device classes) are in it, 36 to make");
+	const char *resume[] = { "--backend", replay,        "--replay-speed",
+				 "1e6",       "--resume",    "--replay-devices",
+				 "A:1,B:1",   "--placement", "per_class",
+				 ci_job,      "-o",          pc,
+				 NULL };
+	run_says(2, resume, "sweep: resuming: 36 runs still to make");
+	run_says(2, dry,
+		 "72 of the 72 runs of this run (placement per_class, 2 device classes) "
+		 "are in it, 0 to make");
+}
+END_TEST
+
+/* H4R10: the same under every_gpu: a file of 2 ranks, a dry run and a
+ * resume on 3, whose third GPU owes every point. */
+START_TEST(test_dry_resume_counts_gpu_runs)
+{
+	char out[512];
+	snprintf(out, sizeof out, "%s/dry-every.h5", tmpdir);
+	const char *make[] = { "--backend", "model", "-q", "--placement", "every_gpu",
+			       ci_job,      "-o",    out,  NULL };
+	run_says(2, make, "");
+	const char *dry[] = { "--backend", "model", "--dry-run", "--resume", "--placement",
+			      "every_gpu", ci_job,  "-o",        out,        NULL };
+	run_says(3, dry,
+		 "passes every check; 144 of 144 points are in it; 288 of the 432 runs of this "
+		 "run (placement every_gpu, 1 device class) are in it, 144 to make");
+	const char *resume[] = { "--backend", "model", "--resume", "--placement", "every_gpu",
+				 ci_job,      "-o",    out,        NULL };
+	run_says(3, resume, "sweep: resuming: 144 runs still to make");
+}
+END_TEST
+
 int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -213,6 +308,8 @@ int main(void)
 	tcase_add_test(tc, test_per_class_one_class_is_once);
 	tcase_add_test(tc, test_calibrate);
 	tcase_add_test(tc, test_kill_and_resume);
+	tcase_add_test(tc, test_dry_resume_counts_class_runs);
+	tcase_add_test(tc, test_dry_resume_counts_gpu_runs);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);
 }

@@ -84,8 +84,13 @@ START_TEST(set_model_copies_every_figure)
 	double *d = (double *)&m;
 
 	/* every figure distinct, so a swap shows */
-	for (size_t i = 0; i < sizeof m / sizeof *d; i++)
+	memset(&m, 0, sizeof m);
+	for (size_t i = 0; i < offsetof(struct sw_model_figures, n_accesses) / sizeof *d; i++)
 		d[i] = 100.0 + (double)i;
+	m.n_accesses = 2;
+	m.access[1] = (struct sw_access_figures){ .requests = 7,
+						  .transactions = 28,
+						  .counts = SW_COUNTS_REQUESTS };
 	sw_record_init(&a);
 	b = a;
 	sw_record_set_model(&a, &m);
@@ -105,6 +110,10 @@ START_TEST(set_model_copies_every_figure)
 	/* the time bound is the caller's, from the device's peak */
 	ck_assert(isnan(a.model_time_bound_ns));
 	ck_assert(isnan(a.useful_bytes));
+	/* the per-access figures, beside the columns (/model_accesses) */
+	ck_assert_int_eq(a.accesses.n, 2);
+	ck_assert(!memcmp(&a.accesses.a[1], &m.access[1], sizeof m.access[1]));
+	memcpy(&b.accesses, &a.accesses, sizeof a.accesses);
 	ck_assert(same_outside(&a, &b, offsetof(struct sw_record, model_requests),
 			       offsetof(struct sw_record, counter_note)));
 }

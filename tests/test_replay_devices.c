@@ -185,7 +185,8 @@ START_TEST(test_two_classes)
 			       NULL };
 	ck_assert_msg(launch_run(4, log, args) == 0, "%s", launch_slurp(log));
 	check_devices(out, 4);
-	ck_assert_uint_eq(check_samples(out), 113);
+	ck_assert_uint_eq(check_samples(out),
+			  115); /* seeds.yaml's points, float3 at block 32 among them */
 }
 END_TEST
 
@@ -246,8 +247,8 @@ START_TEST(test_resume_same_gpus)
 	ck_assert_int_eq(session[7], 1);
 	free(session);
 	hssize_t k = launch_rows(out, "/measurements", &ids);
-	ck_assert_msg(before > 0 && before < 113, "%lld rows before the kill", (long long)before);
-	ck_assert_int_eq(k, 113);
+	ck_assert_msg(before > 0 && before < 115, "%lld rows before the kill", (long long)before);
+	ck_assert_int_eq(k, 115);
 	for (hssize_t i = 0; i < k; i++)
 		for (hssize_t j = i + 1; j < k; j++)
 			ck_assert(ids[i] != ids[j]);
@@ -256,13 +257,59 @@ START_TEST(test_resume_same_gpus)
 }
 END_TEST
 
+/* A dry run's "estimated time: " in s: "8.41 s", "12:03" or "1:02:03". */
+static double estimated_s(const char *log)
+{
+	const char *at = strstr(launch_slurp(log), "estimated time: ");
+	unsigned h = 0, m = 0, sec = 0;
+	double s = -1;
+	ck_assert_msg(at, "no estimate: %s", launch_slurp(log));
+	at += strlen("estimated time: ");
+	if (sscanf(at, "%u:%u:%u", &h, &m, &sec) == 3)
+		return 3600.0 * h + 60.0 * m + sec;
+	if (sscanf(at, "%u:%u", &m, &sec) == 2)
+		return 60.0 * m + sec;
+	ck_assert_int_eq(sscanf(at, "%lf s", &s), 1);
+	return s;
+}
+
+/* H4P06 (issue 30, cause 10): the dry run's estimate honours a device's
+ * SPEED, as the run's sleeps do (was: the same estimate at any SPEED).
+ * --replay-speed 0.001 makes the times long enough to read to 1 s. */
+START_TEST(test_dry_run_speed)
+{
+	char log[512];
+	snprintf(log, sizeof log, "%s/dry.log", tmpdir);
+	const char *plain[] = { "--backend", backend, "--replay-speed", "0.001", "-n", job, NULL };
+	ck_assert_msg(launch_finish(launch_start_alone(log, plain)) == 0, "%s", launch_slurp(log));
+	double at_1 = estimated_s(log);
+	ck_assert_msg(strstr(launch_slurp(log), "(replayed: each rank's time over --replay-speed "
+						"0.001)"),
+		      "%s", launch_slurp(log));
+	const char *slow[] = { "--backend",
+			       backend,
+			       "--replay-speed",
+			       "0.001",
+			       "--replay-devices",
+			       "A:1:0.25",
+			       "-n",
+			       job,
+			       NULL };
+	ck_assert_msg(launch_finish(launch_start_alone(log, slow)) == 0, "%s", launch_slurp(log));
+	double at_quarter = estimated_s(log);
+	ck_assert_msg(at_1 > 30 && fabs(at_quarter / at_1 - 4) < 0.12,
+		      "at SPEED 1: %g s, at SPEED 0.25: %g s (want 4 times as long)", at_1,
+		      at_quarter);
+}
+END_TEST
+
 int main(void)
 {
 	const char *src = launch_env("SW_SOURCE_DIR");
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(job, sizeof job, "%s/jobs/seeds.yaml", src);
-	snprintf(recorded, sizeof recorded, "%s/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5",
-		 src);
+	snprintf(recorded, sizeof recorded,
+		 "%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5", src);
 	snprintf(backend, sizeof backend, "replay=%s", recorded);
 	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-test-XXXXXX", P_tmpdir);
 	if (!mkdtemp(tmpdir))
@@ -273,6 +320,7 @@ int main(void)
 	tcase_add_test(tc, test_two_classes);
 	tcase_add_test(tc, test_counts_refused);
 	tcase_add_test(tc, test_resume_same_gpus);
+	tcase_add_test(tc, test_dry_run_speed);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);
 }

@@ -1,6 +1,7 @@
-/* Every committed result in docs/results names the clean revision that built
- * it: each .h5 file's tool_version reads "sweep V (git REV)" with REV 7 to 40
- * hex digits, not "unknown", not "-dirty". Files under docs/results/legacy/
+/* Every committed result in docs/results, in every folder below it too
+ * (gpu-runs/, offset-study/), names the clean revision that built it: each
+ * .h5 file's tool_version reads "sweep V (git REV)" with REV 7 to 40 hex
+ * digits, not "unknown", not "-dirty". Files under docs/results/legacy/
  * predate that and must each be named in its README.md instead. Other files
  * (the .md reports, .csv and .log extracts) carry no revision attribute; the
  * test names each one it passes over, so none is skipped silently. */
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hdf5.h>
 
@@ -102,7 +104,8 @@ static int legacy_listed(const char *name)
 	return found;
 }
 
-/* Checks every file in dir (legacy: the legacy folder); returns the .h5 files checked. */
+/* Checks every file in dir and the folders below it (legacy: within the
+ * legacy folder); returns the .h5 files checked. */
 static int check_dir(const char *dir, int legacy)
 {
 	DIR *d = opendir(dir);
@@ -112,12 +115,13 @@ static int check_dir(const char *dir, int legacy)
 	ck_assert_msg(d != NULL, "cannot open %s", dir);
 	while ((e = readdir(d))) {
 		char path[1024], version[256], rev[64];
+		struct stat sb;
 
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (!legacy && strcmp(e->d_name, "legacy") == 0) {
-			checked += check_dir(path, 1);
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			checked += check_dir(path, legacy || strcmp(e->d_name, "legacy") == 0);
 			continue;
 		}
 		if (!ends_with(e->d_name, ".h5")) {

@@ -2,7 +2,8 @@
  * ranks, static and dynamic, also when a rank gives its points back; LPT's
  * makespan on known inputs and against the bound max(T1/N, longest), on the
  * H200 sweep's durations too; the cost dispenser's longest-first order, its
- * batches by cost and its give-back. */
+ * batches by cost and its give-back, and what a give-back costs (counted
+ * steps, not time). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -473,6 +474,96 @@ START_TEST(test_give_back_cost)
 }
 END_TEST
 
+/* ---- the cost of giving back (issue 30, cause 2) --------------------- */
+
+enum { BIG = 200000 };
+
+/* log2(n) rounded up, for the bounds below. */
+static size_t log2_up(size_t n)
+{
+	size_t l = 0;
+	while (((size_t)1 << l) < n)
+		l++;
+	return l;
+}
+
+/* A stopped rank's 200,000 points given back one at a time while 200,000
+ * more wait in the queue: each costs O(log n), not a sort of the queue (was:
+ * about 200,000 x 200,000 log 200,000 steps, minutes at full CPU after a
+ * Ctrl-C). The work is the dispenser's own count of comparisons and moves;
+ * then everything still comes out once, longest first (ties: lower index). */
+START_TEST(test_give_back_cost_is_n_log_n)
+{
+	static uint32_t idx[2 * BIG], out[2 * BIG];
+	static double cost[2 * BIG];
+	static char seen[2 * BIG];
+	struct sw_dispenser d;
+	uint64_t seed = 30;
+	for (uint32_t i = 0; i < 2 * BIG; i++) {
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		cost[i] = (double)(seed >> 56) * 1e-3; /* 256 values: many ties */
+		idx[i] = i;
+	}
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, idx, 2 * BIG, cost, 2 * BIG), SW_OK);
+	ck_assert_uint_eq(sw_dispenser_take(&d, BIG, out), BIG); /* a rank's share */
+	size_t before = d.work;
+	for (size_t i = 0; i < BIG; i++)
+		ck_assert_int_eq(sw_dispenser_give_back(&d, &out[i], 1), 0);
+	size_t one_by_one = d.work - before, lg = log2_up(2 * BIG);
+	ck_assert_msg(one_by_one <= 2 * BIG * (lg + 1), "%zu steps to give back %d points",
+		      one_by_one, BIG);
+	ck_assert_uint_eq(sw_dispenser_left(&d), 2 * BIG);
+
+	before = d.work;
+	size_t k = sw_dispenser_take(&d, 2 * BIG, out);
+	ck_assert_uint_eq(k, 2 * BIG);
+	ck_assert_msg(d.work - before <= 3 * 2 * BIG * (lg + 1), "%zu steps to hand out %d",
+		      d.work - before, 2 * BIG);
+	for (size_t i = 0; i < k; i++) {
+		ck_assert_int_eq(seen[out[i]]++, 0);
+		if (i > 0)
+			ck_assert(cost[out[i]] < cost[out[i - 1]] ||
+				  (cost[out[i]] == cost[out[i - 1]] && out[i] > out[i - 1]));
+	}
+	sw_dispenser_fini(&d);
+
+	/* the same points in one batch cost no more */
+	ck_assert_int_eq(sw_dispenser_init_cost(&d, NULL, 0, cost, 2 * BIG), SW_OK);
+	before = d.work;
+	ck_assert_int_eq(sw_dispenser_give_back(&d, idx, 2 * BIG), 0);
+	ck_assert_uint_le(d.work - before, 2 * 2 * BIG * (lg + 1));
+	sw_dispenser_fini(&d);
+}
+END_TEST
+
+/* Without costs: a rank that takes one point and gives one back, 200,000
+ * times over a queue of 200,000, moves O(1) entries a time on average (was:
+ * the whole queue moved on every give-back). */
+START_TEST(test_give_back_fifo_is_linear)
+{
+	static uint32_t idx[BIG];
+	struct sw_dispenser d;
+	uint32_t one;
+	for (uint32_t i = 0; i < BIG; i++)
+		idx[i] = i;
+	ck_assert_int_eq(sw_dispenser_init(&d, idx, BIG), 0);
+	size_t before = d.work;
+	for (size_t i = 0; i < BIG; i++) {
+		ck_assert_uint_eq(sw_dispenser_take(&d, 1, &one), 1);
+		ck_assert_int_eq(sw_dispenser_give_back(&d, &one, 1), 0);
+	}
+	ck_assert_msg(d.work - before <= 8 * (size_t)BIG, "%zu steps for %d take-give pairs",
+		      d.work - before, BIG);
+	/* the order: the untouched ones, then those given back, each once */
+	ck_assert_uint_eq(sw_dispenser_left(&d), BIG);
+	for (uint32_t i = 0; i < BIG; i++) {
+		ck_assert_uint_eq(sw_dispenser_take(&d, 1, &one), 1);
+		ck_assert_uint_eq(one, i);
+	}
+	sw_dispenser_fini(&d);
+}
+END_TEST
+
 /* ---- placement (place.h) ---- */
 
 static void device(struct sw_device_info *d, int rank, const char *name, int cc, int gib,
@@ -683,5 +774,12 @@ int main(void)
 	tcase_add_test(tc, test_place_todo_resume);
 	tcase_add_test(tc, test_place_static_share);
 	suite_add_tcase(s, tc);
+	/* 400,000 points a test: check's 4 s is too tight on a loaded machine
+	 * (what the tests assert is counted work, never time) */
+	TCase *big = tcase_create("give_back_cost");
+	tcase_set_timeout(big, 60);
+	tcase_add_test(big, test_give_back_cost_is_n_log_n);
+	tcase_add_test(big, test_give_back_fifo_is_linear);
+	suite_add_tcase(s, big);
 	return sw_check_run(s);
 }

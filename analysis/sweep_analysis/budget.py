@@ -14,6 +14,10 @@ import sys
 import numpy as np
 import pandas as pd
 
+from .cli import ToolError, emit, entry
+
+TOOL = "sweep-budget"  # its one error path's name (python -m sweep_analysis.budget)
+
 PHASES = (  # heading, what it adds up
     ("flush", ("flush_s",)),
     ("gaps", ("sampling_s", "-timed_s", "-flush_s")),
@@ -92,13 +96,13 @@ def section(rows: pd.DataFrame) -> list:
     ]
 
 
+@entry(TOOL)
 def main(argv=None) -> int:
     from .reader import latest, read
 
     paths = sys.argv[1:] if argv is None else argv
     if not paths:
-        print("usage: python -m sweep_analysis.budget FILE.h5 [...]", file=sys.stderr)
-        return 2
+        raise ToolError("usage: python -m sweep_analysis.budget FILE.h5 [...]")
     frames = []
     for p in paths:
         r = read(p)
@@ -107,11 +111,12 @@ def main(argv=None) -> int:
     heads = [*HEADINGS, "timed/wall"]
     widths = [max(len(str(x)) for x in col) for col in zip(heads, *lines)]
     for line in [heads, *lines]:
-        print(
+        emit(
             "  ".join(
                 str(c).rjust(w) if i > 1 else str(c).ljust(w)
                 for i, (c, w) in enumerate(zip(line, widths))
             )
+            + "\n"
         )
     return 0
 

@@ -34,6 +34,8 @@ import signal
 import sys
 import threading
 
+from .text import BYTES, shown, streams
+
 CHILD_ENV = "SWEEP_ANALYSIS_CHILD"  # set in the forked child (reader.py bounds reads there)
 EXIT_ERROR = 2  # any failure: a file, an output, an argument, stdout
 # The signals that stop a tool; it exits 128 + the number, as a shell reports a
@@ -139,7 +141,7 @@ def _write_all(text):
         return
     # os.write, not sys.stdout.write: a big write that the reader cuts short
     # after a partial write loses its EPIPE in the buffered layer (exit 0).
-    view = memoryview(text.encode(sys.stdout.encoding or "utf-8", "replace"))
+    view = memoryview(text.encode(sys.stdout.encoding or "utf-8", BYTES))
     while view:
         view = view[os.write(fd, view) :]
 
@@ -156,7 +158,7 @@ def emit(text):
 
 
 def _say(tool, msg):
-    line = " ".join(str(msg).split())  # one line, whatever the message held
+    line = shown(" ".join(str(msg).split()))  # one line, whatever the message held
     with contextlib.suppress(OSError, ValueError):  # no stderr: the exit status still tells
         print(f"{tool}: error: {line}", file=sys.stderr, flush=True)
     return EXIT_ERROR
@@ -164,7 +166,7 @@ def _say(tool, msg):
 
 def warn(tool, msg):
     """A warning, one line on stderr (`sweep-<tool>: warning: ...`); the tool goes on."""
-    line = " ".join(str(msg).split())
+    line = shown(" ".join(str(msg).split()))
     with contextlib.suppress(OSError, ValueError):
         print(f"{tool}: warning: {line}", file=sys.stderr, flush=True)
 
@@ -192,6 +194,7 @@ def _os_text(e: OSError) -> str:
 
 
 def _call(tool, main, argv):
+    streams()  # a name's bytes that are not UTF-8 print as \xNN (text.py)
     try:
         code = main(argv)
         emit("")  # flush: a full stdout fails here, not at interpreter exit

@@ -17,12 +17,13 @@ what matters:
 Model rows have no samples: their predicted moved bytes are compared
 exactly, and for a device target (`--model-devices`, shown apart from the
 CC targets) the predicted time on its GPU. The exit status is 1 when any
-point is slower or broken, 0 when none is, 2 when a file cannot be read,
-a measured row's raw samples are damaged (outside /samples, or not a
-positive finite time: the file is refused, not judged ambiguous), or the
-files have no point in common (nothing compared is an error, not a pass).
-When fewer than half of either file's points are in both, it warns: the
-verdict covers only part of a run.
+point is slower or broken, 0 when none is, 2 when a file cannot be read, a
+measured row's raw samples are damaged (outside /samples, or a negative or
+infinite time: the file is refused, not judged ambiguous; a median of 0 ns,
+a timer that saw nothing, is legal and judged ambiguous), or the files have
+no point in common (nothing compared is an error, not a pass). When fewer
+than half of either file's points are in both, it warns: the verdict covers
+only part of a run.
 
 With --class twice, the two sides are two device classes of one file
 (/devices' device_class, schema 5; derived in older files): each point's
@@ -72,6 +73,16 @@ def classify(a, b, threshold=0.05, alpha=0.01, seed=0) -> dict:
     (median b / median a), its interval, the p-value and the class."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    zero = [x for x, s in (("A", a), ("B", b)) if len(s) and not np.median(s) > 0]
+    if zero:  # every sample 0 (a timer that saw nothing): no ratio to tell
+        return {
+            "ratio": np.nan,
+            "lo": np.nan,
+            "hi": np.nan,
+            "p": np.nan,
+            "class": "ambiguous",
+            "why": f"{' and '.join(zero)}: a median time of 0 ns, no time to compare",
+        }
     if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
         r = np.median(b) / np.median(a) if len(a) and len(b) else np.nan
         return {
@@ -105,8 +116,9 @@ def classify(a, b, threshold=0.05, alpha=0.01, seed=0) -> dict:
 
 def check_samples(run, rows):
     """Raise SweepFileError when a measured ok row among rows has samples that
-    do not lie in /samples or are not positive finite times: a damaged table,
-    which must not pass for too few or too noisy samples."""
+    do not lie in /samples or are negative or not finite: a damaged table,
+    which must not pass for too few or too noisy samples. A sample of 0 ns
+    is legal (a timer that saw nothing): classify says so."""
     r = rows[(rows["status"] == 0) & (rows["backend"] != "model")]
     off = r["sample_offset"].to_numpy(np.float64)
     n = r["n_samples"].to_numpy(np.float64)
@@ -121,10 +133,10 @@ def check_samples(run, rows):
         )
     for o, k, pid in zip(off.astype(np.int64), n.astype(np.int64), r["point_id"]):
         s = run.samples[o : o + k]
-        if not (np.isfinite(s) & (s > 0)).all():
+        if not (np.isfinite(s) & (s >= 0)).all():
             raise SweepFileError(
                 f"{run.path}: damaged sample table: point_id {int(pid)} has samples that are "
-                "not positive finite times (ns)"
+                "negative or not finite times (ns)"
             )
 
 
@@ -169,7 +181,7 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
             "family": j["family_a"],
             "variant": j["variant_a"],
             "backend": j["backend"],
-            "point": _points(j, axes, model),
+            "point": _points(j, axes, model, {**ra.axis_names, **rb.axis_names}),
             "a_ns": j["median_ns_a"],
             "b_ns": j["median_ns_b"],
             "n_a": j["n_samples_a"].astype(np.int64),
@@ -212,20 +224,27 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
     return df
 
 
-def _points(j, axes, model) -> list:
+def _points(j, axes, model, names) -> list:
     """Each joined row's point: its axes (A's values; an axis only one file
-    has, that file's) as axes_text writes them, and a model row's CC."""
+    has, that file's) as axes_text writes them, a categorical axis's value by
+    the name its family gives it (names: the files' /axis_names), and a
+    model row's CC."""
     cols = [j[f"{k}_a"] if f"{k}_a" in j else j[f"{k}_b"] for k in axes]
     vals = [c.to_numpy() for c in cols]
-    text = {}  # axis, value -> "axis=value"
+    fams = j["family_a"].astype(str).to_numpy()
+    text = {}  # family, axis, value -> "axis=value"
 
-    def one(k, v):
-        if (k, v) not in text:
-            text[k, v] = f"{k}={fmt_int(v)}"
-        return text[k, v]
+    def one(f, k, v):
+        if (f, k, v) not in text:
+            name = names.get((f, k), {}).get(int(v))
+            text[f, k, v] = f"{k}={name if name is not None else fmt_int(v)}"
+        return text[f, k, v]
 
     out = (
-        [" ".join(one(k, v) for k, v in zip(axes, row) if v != -1) or "-" for row in zip(*vals)]
+        [
+            " ".join(one(f, k, v) for k, v in zip(axes, row) if v != -1) or "-"
+            for f, row in zip(fams, zip(*vals))
+        ]
         if axes
         else ["-"] * len(j)
     )

@@ -1,12 +1,16 @@
 """sweep-export FILE.h5 --csv|--json [-o OUT]: flat tables for other tools.
 
 --csv writes one table (default: measurements, each row with its device's
-columns joined and strings decoded; or --table devices|samples|model_rates).
---json writes the whole file as one object: attributes, units, devices,
-the time model's rates (/model_rates, schema 8) and measurements (with
---samples, each measurement's raw samples too). A model row's `device`
-says which target it is: `model CC 9.0` for a CC target, `model H100-SXM
-(CC 9.0)` for a device target (`--model-devices`, model_device set). NaN is
+columns joined and strings decoded; or --table
+devices|samples|accesses|model_rates). --json writes the whole file as one
+object: attributes, units, devices, measurements (with --samples, each
+measurement's raw samples too) and, schema 8 on, the categorical axes'
+names, the model's per-access figures and the time model's rates
+(/model_rates). A model row's `device` says which target it is: `model CC
+9.0` for a CC target, `model H100-SXM (CC 9.0)` for a device target
+(`--model-devices`, model_device set). A categorical axis keeps its value
+column (ids and joins use it) with the value's name beside it, in a column
+`<axis>_name`. NaN is
 empty in CSV and null in JSON. point_id, a uint64, is exact in every table:
 a decimal integer in CSV, a string of that decimal integer in JSON (so that
 tools reading JSON numbers as doubles keep it exact). sweep's own output
@@ -27,12 +31,27 @@ import pandas as pd
 from .cli import ArgumentParser, emit, entry, warn_run
 from .output import atomic_file, check_output
 from .reader import read
+from .text import shown
 
 TOOL = "sweep-export"
 
 
 def measurements(run) -> pd.DataFrame:
-    return run.rows.drop(columns=["file", *run.absent_columns])
+    """/measurements with each categorical axis's names in `<axis>_name`
+    beside its value column."""
+    m = run.rows.drop(columns=["file", *run.absent_columns])
+    named = run.with_names(m)
+    categorical = {a for (_, a) in run.axis_names}
+    for a in reversed([a for a in run.axes if a in m and a in categorical]):
+        shown = named[a].where(m[a] != -1, "")
+        m.insert(m.columns.get_loc(a) + 1, f"{a}_name", shown.astype(str))
+    return m
+
+
+def accesses(run) -> pd.DataFrame:
+    """/model_accesses, each row with its point's family, variant and axes
+    (by name): schema 8's per-access figures; empty before."""
+    return run.accesses
 
 
 SAMPLE_COLUMNS = ["point_id", "backend", "family", "variant"]
@@ -66,7 +85,9 @@ def _clean(v):
         return [_clean(x) for x in v]
     if isinstance(v, bytes):
         return v.decode("utf-8", errors="replace")
-    if v is None or isinstance(v, (str, int, bool)):
+    if isinstance(v, str):  # a name's bytes that are not UTF-8 as \xNN (text.py)
+        return shown(v)
+    if v is None or isinstance(v, (int, bool)):
         return v
     return str(v)
 
@@ -84,13 +105,19 @@ def to_json(run, with_samples=False) -> dict:
         if with_samples:
             rec["samples_ns"] = [float(x) for x in run.samples_of(r)]
     return {
-        "file": run.path,
+        "file": shown(run.path),
         "attributes": {k: _clean(v) for k, v in run.attrs.items()},
         "units": run.units,
         "axes": run.axes,
         "devices": _records(run.devices),
         "model_rates": _records(run.model_rates),
         "measurements": recs,
+        "axis_names": [
+            {"family": f, "axis": a, "value": v, "name": n}
+            for (f, a), by_value in run.axis_names.items()
+            for v, n in by_value.items()
+        ],
+        "model_accesses": _records(run.accesses),
     }
 
 
@@ -108,10 +135,11 @@ def main(argv=None):
     fmt.add_argument("--json", action="store_true", help="the whole file as one JSON object")
     ap.add_argument(
         "--table",
-        choices=["measurements", "devices", "samples", "model_rates"],
+        choices=["measurements", "devices", "samples", "accesses", "model_rates"],
         default="measurements",
         help="which table --csv writes (default measurements, with device columns joined; "
-        "model_rates: the time model's rates, empty before schema 8)",
+        "accesses: the model's figures per named access, schema 8; model_rates: the time "
+        "model's rates, empty before schema 8)",
     )
     ap.add_argument("--samples", action="store_true", help="JSON: add each row's raw samples")
     ap.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
@@ -126,6 +154,7 @@ def main(argv=None):
             "measurements": measurements,
             "devices": lambda r: r.devices,
             "samples": samples,
+            "accesses": accesses,
             "model_rates": lambda r: r.model_rates,
         }
         df = tables[a.table](run)

@@ -25,11 +25,13 @@ from .figure_parts import (
 from .tables import at_point, axes_text, axis_value_text, fmt, metric, used_axes, variant_order
 
 
-def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_units=None):
+def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_units=None, names=None):
     """Variants side by side: throughput per point, references hatched or as
     horizontal lines. A line per variant against the most swept axis when it
     is a quantity (has units) with three or more values, else grouped bars
-    per axis combination (enumerated axes such as a pattern are categories)."""
+    per axis combination (enumerated axes such as a pattern are categories,
+    named by names: {axis: {value: name}} of the family, its file's)."""
+    names = names or {}
     m = rows[(rows["status"] == 0) & rows["median_ns"].notna()]
     if m.empty:
         return None
@@ -46,8 +48,8 @@ def family_overview(rows: pd.DataFrame, axes, family: str, device: str, col_unit
     base = nonref if len(nonref) else m
     fixed = [a for a in ax_used if base[a].nunique() == 1]  # same everywhere: in the title
     varied = [a for a in ax_used if a not in fixed]
-    fig = _overview_bars(m, base, varied, fixed, (col, units, ylabel), col_units)
-    at = ", ".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
+    fig = _overview_bars(m, base, varied, fixed, (col, units, ylabel), col_units, names)
+    at = ", ".join(axis_value_text(a, base[a].iloc[0], names.get(a)) for a in fixed)
     return _finish(fig, f"{family} on {device}: variants side by side" + (f" ({at})" if at else ""))
 
 
@@ -121,10 +123,11 @@ def _variant_lines(ax, sel, sweep, col, units):
             i += 1
 
 
-def _overview_bars(m, base, varied, fixed, y, col_units):
+def _overview_bars(m, base, varied, fixed, y, col_units, names=None):
     """Grouped bars: a group per combination of the varied axes, a bar per
     variant, references hatched. y: (column, units, axis label)."""
     col, _, ylabel = y
+    names = names or {}
     combos = base[varied].drop_duplicates().sort_values(varied) if varied else None
     keys = [tuple(r) for _, r in combos.iterrows()] if combos is not None else [()]
     variants = variant_order(m)
@@ -180,8 +183,8 @@ def _overview_bars(m, base, varied, fixed, y, col_units):
     ax.set_xticks(np.arange(len(keys)))
     ax.set_xticklabels(
         [
-            "\n".join(axis_value_text(a, x) for a, x in zip(varied, k))
-            or "\n".join(axis_value_text(a, base[a].iloc[0]) for a in fixed)
+            "\n".join(axis_value_text(a, x, names.get(a)) for a, x in zip(varied, k))
+            or "\n".join(axis_value_text(a, base[a].iloc[0], names.get(a)) for a in fixed)
             or "all"
             for k in keys
         ],

@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 from matplotlib.ticker import FuncFormatter
 
-from .figure_parts import _finish, _meta, _panels
+from .figure_parts import _finish, _log_y, _meta, _panels
 
 _COLORS = [f"C{i}" for i in range(10) if i != 7]  # C7 is grey: the points left out
 
@@ -129,8 +129,7 @@ def bandwidth_ratios(pairs: list, tol: float):
         ax.scatter(
             x[~s], j["ratio"][~s], s=14, facecolors="none", edgecolors="C3", label="does not"
         )
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+        _log_y(ax)
         ax.set_xticks(range(len(fams)))
         ax.set_xticklabels(fams, rotation=30, ha="right", fontsize=8.5)
         ax.set_ylabel(f"time ratio {j['pair'].iloc[0]}")

@@ -130,10 +130,11 @@ class Headline:
         return f"**{self.family}**{on} (x {self.base}){note}: {'; '.join(parts)}"
 
 
-def headline(fam, rows, axes, points, col, predicted=None) -> Headline:
+def headline(fam, rows, axes, points, col, predicted=None, names=None) -> Headline:
     """The headline of a family's rows on one device: at each named point
     (points; empty: none named), each variant's ratios to the base variant.
-    predicted: the time model's time of each row (by index), or None."""
+    predicted: the time model's time of each row (by index), or None;
+    names: {axis: {value: name}} of the family's categorical axes."""
     refs = [v for v in variant_order(rows) if rows.loc[rows["variant"] == v, "is_reference"].any()]
     variants = [v for v in variant_order(rows) if v not in refs]
     base = refs[0] if refs else (variants[0] if variants else "")
@@ -146,7 +147,8 @@ def headline(fam, rows, axes, points, col, predicted=None) -> Headline:
         if where is None:
             why = r
             continue
-        label = " ".join(f"{a}={fmt_int(v)}" for a, v in where.items())
+        named = names or {}
+        label = " ".join(f"{a}={named.get(a, {}).get(v, fmt_int(v))}" for a, v in where.items())
         for v in variants:
             key = (v, tuple(r.index[r["variant"] == v]), tuple(r.index[r["variant"] == base]))
             got = _ratios(r, v, base, col, predicted)

@@ -18,6 +18,7 @@ import tempfile
 from contextlib import contextmanager
 
 from .cli import ToolError, published, renaming, stop_for_test
+from .text import BYTES
 
 REPORT_MARKER = ".sweep-report"
 
@@ -77,7 +78,9 @@ def atomic_file(path, mode="w", inputs=()):
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.tmp", dir=parent)
     try:
         with os.fdopen(
-            fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})
+            fd,
+            mode,
+            **({} if "b" in mode else {"encoding": "utf-8", "errors": BYTES, "newline": ""}),
         ) as fh:
             stop_for_test("temporary")
             yield fh

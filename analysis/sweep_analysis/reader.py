@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .cli import CHILD_ENV
-from .reader_checks import _add_damage_notes, _add_notes, _complete, _written
+from .reader_checks import _add_damage_notes, _add_notes, _complete, _written, timed, zero_time
 from .reader_format import (
     AXES_ATTR,
     AXES_ATTR_SCHEMA,
@@ -64,6 +64,7 @@ from .reader_format import (
     SweepFileError,
     _text,
 )
+from .reader_names import ACCESS_COLUMNS, AXIS_NAME_COLUMNS, accesses, axis_names
 from .reader_rows import (
     COPY_ON_WRITE,
     PER_GPU,
@@ -130,6 +131,8 @@ __all__ = [
     "read",
     "shallow",
     "take",
+    "timed",
+    "zero_time",
 ]
 
 READ_LIMIT_S = 300  # a whole file, the largest committed one reads in seconds
@@ -248,7 +251,8 @@ STRING_COLUMNS = frozenset(
     ("family", "variant", "backend", "message", "check_mode", "counter_note")
     + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS, EMULATES)
     + ("mode", "start_time", "unit")  # /sessions, /metrics
-    + OPTIONAL_TEXT_COLUMNS
+    + OPTIONAL_TEXT_COLUMNS  # schema 8's time model
+    + ("axis", "space", "counts")  # schema 8's /axis_names, /model_accesses
     + ("device", "role", "basis", "file", "file_class")  # /model_rates
 )
 
@@ -420,8 +424,14 @@ def _read(path, columns) -> Run:
             samples = _samples(f["samples"], path, live)
             metrics = _metrics(f, path, live)
             plan = _plan(f, attrs, path) if version >= PLAN_SCHEMA else None
-            sessions = _optional(f, "sessions", SESSION_COLUMNS, path)
-            rates = _optional(f, "model_rates", MODEL_RATES_COLUMNS, path)
+            tables = {  # Run's fields of tables older files lack, which keep their default
+                "sessions": _optional(f, "sessions", SESSION_COLUMNS, path, False),
+                "model_rates": _optional(f, "model_rates", MODEL_RATES_COLUMNS, path, False),
+            }
+            named = (
+                _optional(f, "axis_names", AXIS_NAME_COLUMNS, path, live),
+                _optional(f, "model_accesses", ACCESS_COLUMNS, path, live),
+            )
     except SweepFileError:
         raise
     except DAMAGE as e:
@@ -429,7 +439,7 @@ def _read(path, columns) -> Run:
 
     absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS + OPTIONAL_TEXT_COLUMNS if c not in present]
     rows = _complete(rows, [c for c in absent if keep is None or c in keep])
-    rows, fill, damaged, marked, why = _written(rows, plan)
+    rows, fill, damaged, marked, why, file_rows = _written(rows, plan)
     replayed = int((rows["backend"] == "replay").sum())
     run = Run(
         path=path,
@@ -447,10 +457,10 @@ def _read(path, columns) -> Run:
         absent_columns=absent,
         metrics=metrics,
     )
-    if sessions is not None:
-        run.sessions = sessions
-    if rates is not None:
-        run.model_rates = rates
+    for name, table in tables.items():
+        if table is not None:
+            setattr(run, name, table)
+    _add_named(run, *named, file_rows)
     _join_devices(run)
     # replay rows (a test instrument) are never presented as measurements
     if replayed:
@@ -460,14 +470,6 @@ def _read(path, columns) -> Run:
     _add_damage_notes(run, why)
     _add_notes(run)
     return run
-
-
-def _optional(f, name, required, path):
-    """A table the file may lack (None then), written before SWMR writing
-    starts, so read without a refresh: /sessions, /model_rates."""
-    if name not in f:
-        return None
-    return _table(f[name], name, required, path, False)[0]
 
 
 def _samples(ds, path, live) -> np.ndarray:
@@ -492,18 +494,23 @@ def _plan(f, attrs, path) -> pd.DataFrame:
     plan, _ = _table(f["plan"], "plan", PLAN_COLUMNS, path, False)
     want = attrs.get("plan_points")
     bad = (plan["point_id"] == FILL_POINT_ID) | (plan["family"] == "") | (plan["variant"] == "")
-    if bad.any() or (want is not None and len(plan) != int(np.asarray(want).item())):
-        what = (
-            f"{int(bad.sum())} of its rows are empty"
-            if bad.any()
-            else f"it has {len(plan)} rows, plan_points says {want}"
-        )
+    # a point twice, with the right count and no foreign id, lacks another
+    # point, whose good rows it would call damaged
+    twice = plan["point_id"].duplicated()
+    what = None
+    if bad.any():
+        what = f"{int(bad.sum())} of its rows are empty"
+    elif twice.any():
+        what = f"point {int(plan['point_id'][twice].iloc[0]):016x} is in it twice"
+    elif want is not None and len(plan) != int(np.asarray(want).item()):
+        what = f"it has {len(plan)} rows, plan_points says {want}"
+    if what:
         raise SweepFileError(
             f"{path}: /plan is damaged ({what}), so it cannot tell damaged rows of "
             "/measurements from good ones; `sweep --dry-run --resume` checks the file and "
             "`sweep --resume` writes /plan again"
         )
-    return plan.drop_duplicates("point_id").set_index("point_id")
+    return plan.set_index("point_id")
 
 
 def _old_axes(dtype) -> list:
@@ -533,6 +540,24 @@ def _named_axes(ds, path) -> list:
                 "integer columns: a damaged or foreign file"
             )
     return axes
+
+
+def _add_named(run, names, access_table, file_rows):
+    """Schema 8's names of categorical axes and per-access figures, into run
+    (its rows as read: file_rows are their /measurements indices)."""
+    run.axis_names = axis_names(names)
+    run.accesses = accesses(access_table, run.rows, file_rows, run.axis_names, run.axes)
+
+
+def _optional(f, name, columns, path, live):
+    """Table name of the file as a frame, or None where the file has none
+    (before schema 8 for /axis_names, /model_accesses and /model_rates;
+    before schema 3 for /sessions, which like /model_rates is written
+    before SWMR writing starts: live False, no refresh)."""
+    if name not in f:
+        return None
+    table, _ = _table(f[name], name, columns, path, live)
+    return table
 
 
 def _metrics(f, path, live) -> pd.DataFrame:

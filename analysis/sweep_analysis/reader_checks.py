@@ -20,7 +20,8 @@ from .reader_format import (
 
 def _written(rows, plan):
     """The rows sweep wrote and no damage changed; how many fill, damaged and
-    marked rows were dropped, and why the first damaged one is."""
+    marked rows were dropped, why the first damaged one is, and each kept
+    row's index in /measurements (which /model_accesses keys by)."""
     status = rows["status"].to_numpy()
     fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
     marked = status == DAMAGED_STATUS
@@ -28,7 +29,8 @@ def _written(rows, plan):
     keep = ~fill & ~marked & ~damaged
     # a copy only where there is something to drop
     kept = rows if keep.all() else rows[keep].reset_index(drop=True)
-    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why
+    at = np.flatnonzero(keep).astype(np.uint64)
+    return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why, at
 
 
 def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:
@@ -92,6 +94,27 @@ def _complete(rows, absent):
     return rows
 
 
+def zero_time(rows: pd.DataFrame) -> np.ndarray:
+    """Measured ok rows whose median time is not above 0 ns: every sample 0
+    (a timer that saw nothing), which sweep writes as it found it. They tell
+    no time and no speed (their GB/s is infinite)."""
+    if "median_ns" not in rows:
+        return np.zeros(len(rows), dtype=bool)
+    return (
+        (rows["backend"] != "model").to_numpy()
+        & (rows["status"] == 0).to_numpy()
+        & ~(rows["median_ns"].to_numpy(np.float64) > 0)
+        & (rows["n_samples"].to_numpy(np.float64) > 0)
+    )
+
+
+def timed(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows without those of zero_time: what a report's tables, figures
+    and speeds are made of (its notes say how many were left out)."""
+    zero = zero_time(rows)
+    return rows[~zero] if zero.any() else rows
+
+
 def _add_notes(run: Run):
     """What the reader of a report must know about how complete the file is."""
     if run.fill_rows:
@@ -108,6 +131,14 @@ def _add_notes(run: Run):
         run.notes.append(
             f"{run.replay_rows} row(s) of the replay backend (a test instrument: each point "
             "slept a duration recorded in another file) are no measurements and were left out"
+        )
+    zero = zero_time(run.all_rows)
+    if zero.any():
+        ranks = sorted(set(run.all_rows["rank"].to_numpy()[zero].tolist()))
+        run.notes.append(
+            f"{int(zero.sum())} measured row(s) (rank(s) {', '.join(map(str, ranks))}) have a "
+            "median time of 0 ns: their samples are 0, a timer that saw nothing; they tell no "
+            "time and no speed, and the report's tables and figures leave them out"
         )
     bad = (rows["sample_offset"].astype(np.float64) + rows["n_samples"]) > len(run.samples)
     if bad.any():

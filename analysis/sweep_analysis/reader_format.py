@@ -31,6 +31,14 @@ DEVICE_CLASS = "device_class"
 # extend reads the stored job with the plug-ins it was made with.
 PLUGIN_PATHS_ATTR = "plugin_paths"
 PLUGIN_HASHES_ATTR = "plugin_hashes"
+# Schema 8 on: every plug-in the run loaded (--plugin and plugins: alike) and
+# the libraries their loading brought in, each by path and content hash; a
+# library's owner is the content hash of the plug-in that brought it in.
+LOADED_PATHS_ATTR = "plugin_loaded_paths"
+LOADED_HASHES_ATTR = "plugin_loaded_hashes"
+LIBRARIES_ATTR = "plugin_libraries"
+LIBRARY_HASHES_ATTR = "plugin_library_hashes"
+LIBRARY_OWNERS_ATTR = "plugin_library_owners"
 
 # /metrics (schema 3 on, only in files made with --metrics): one row per point and metric.
 METRIC_COLUMNS = ("point_id", "name", "value", "unit")
@@ -97,7 +105,7 @@ OPTIONAL_MEASUREMENT_COLUMNS = (
     "model_transactions_per_request",
     "model_conflict_degree",
     "model_time_bound_ns",
-    "model_time_ns",
+    "model_time_ns",  # schema 8: the time model's prediction
 )
 MODEL_DEVICE = "model_device"
 # Optional string columns: "" when absent (older files, and the time model's
@@ -180,6 +188,11 @@ class Run:
     model_rates: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=MODEL_RATES_COLUMNS)
     )
+    # schema 8: {(family, axis): {value: name}} of the categorical axes
+    # (/axis_names; `with_names` shows them), and /model_accesses joined to
+    # its rows (reader_names.py); {} and empty before schema 8
+    axis_names: dict = field(default_factory=dict)
+    accesses: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def closed_cleanly(self) -> bool:
@@ -202,6 +215,53 @@ class Run:
         paths = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_PATHS_ATTR, []), dtype=object))
         hashes = np.atleast_1d(np.asarray(self.attrs.get(PLUGIN_HASHES_ATTR, []))).tolist()
         return [(_text(p), int(h)) for p, h in zip(paths, hashes)]
+
+    def _list(self, name, as_text=False) -> list:
+        values = np.atleast_1d(np.asarray(self.attrs.get(name, []), dtype=object))
+        return [_text(v) if as_text else int(v) for v in values]
+
+    @property
+    def loaded_plugins(self) -> list:
+        """(path, content hash) of every plug-in the run that made the file
+        loaded, --plugin and `plugins:` alike, in load order (schema 8 on);
+        [] when it loaded none, and for older files, which record none."""
+        return list(zip(self._list(LOADED_PATHS_ATTR, True), self._list(LOADED_HASHES_ATTR)))
+
+    @property
+    def plugin_libraries(self) -> list:
+        """(path, content hash, owner's content hash) of each library those
+        plug-ins brought in (schema 8 on), the system set aside."""
+        return list(
+            zip(
+                self._list(LIBRARIES_ATTR, True),
+                self._list(LIBRARY_HASHES_ATTR),
+                self._list(LIBRARY_OWNERS_ATTR),
+            )
+        )
+
+    def with_names(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """A copy of frame (rows of this file, or any frame with `family`
+        and axis columns) with each categorical axis by its values' names;
+        frame itself when no axis is named. For showing: the numbers stay in
+        run.rows, which joins and sorts by them."""
+        from .reader_names import with_names
+
+        return with_names(frame, self.axis_names, self.axes)
+
+    def axis_value(self, family: str, axis: str, value) -> str:
+        """How a value of an axis reads: its name where the family names
+        it, else the number."""
+        name = self.axis_names.get((str(family), str(axis)), {}).get(int(value))
+        return name if name is not None else str(int(value))
+
+    @property
+    def unchecked_rows(self) -> int:
+        """Ok rows whose output no CPU check compared (check_mode none:
+        the model and replay backends run no check, a family may have none)."""
+        r = self.rows
+        if not len(r) or "check_mode" not in r:
+            return 0
+        return int(((r["status"] == 0) & (r["check_mode"].astype(str) == "none")).sum())
 
     def samples_of(self, row) -> np.ndarray:
         """Raw sample times (ns per launch) of one measurement row."""

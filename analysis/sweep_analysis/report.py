@@ -32,6 +32,7 @@ from .report_page import TOOL, Page
 from .report_runs import RunSections
 from .report_summary import SummarySection
 from .report_time import TimeSections
+from .text import BYTES
 
 
 class Report(
@@ -58,6 +59,7 @@ class Report(
         self.classes()
         self.cross_arch()
         self.device_target_section()
+        self.model_accesses()
         self.model_gaps()
         self.hardware_counters()
         self.metrics()
@@ -98,9 +100,10 @@ def make_report(
         rep = Report(runs, tmp, progress, ref, headlines)
         blocks = rep.build()
         title = f"sweep report: {', '.join(r.label for r in runs)}"
-        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as fh:
+        # a name's bytes that are not UTF-8 as \xNN (text.py)
+        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8", errors=BYTES) as fh:
             fh.write(to_markdown(blocks))
-        with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8") as fh:
+        with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8", errors=BYTES) as fh:
             fh.write(to_html(blocks, title))
     return rep
 

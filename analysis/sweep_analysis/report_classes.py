@@ -64,7 +64,7 @@ class ClassSections:
             f["x_ref"] = ratios[ref] if ref else np.nan
             f["bound"] = f[col] * f["median_ns"] / f["model_time_bound_ns"]
             f["of_bound"] = f[col] / f["bound"]
-            f["point"] = [axes_text(r, self.axes) for _, r in f.iterrows()]
+            f["point"] = [axes_text(r, self.axes, self.names) for _, r in f.iterrows()]
             shared = f.groupby(["variant", "point"])[CLASS].transform("nunique") > 1
             f = f[shared]
             if f.empty:
@@ -150,7 +150,7 @@ class ClassSections:
                         str(int(g["scales"].sum())),
                         fmt(g["ratio"].median(), 3),
                         fmt(g["expected"].iloc[0], 3),
-                        _examples(off, self.axes) or "-",
+                        _examples(off, self.axes, self.names) or "-",
                     ]
                 )
             lines.append(
@@ -200,9 +200,9 @@ def _detail_cells(variant, point, g, classes, col) -> list:
     return cells
 
 
-def _examples(off, axes, k=3) -> str:
+def _examples(off, axes, names, k=3) -> str:
     parts = [
-        f"{r['variant']} {axes_text(r, axes)} ({fmt(r['ratio'], 3)})"
+        f"{r['variant']} {axes_text(r, axes, names)} ({fmt(r['ratio'], 3)})"
         for _, r in off.head(k).iterrows()
     ]
     return "; ".join(parts) + (f" (+{len(off) - k} more)" if len(off) > k else "")

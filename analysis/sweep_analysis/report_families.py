@@ -36,8 +36,8 @@ class FamilySections:
     def family(self, fam, at):
         """A family's section: its rows are at these positions. Only the
         measured rows are taken whole (a million model rows are not)."""
-        f = self.rows[["variant", "is_reference", "plan_index", "backend", "status", *self.axes]]
-        f = f.iloc[at]
+        cols = ["variant", "is_reference", "plan_index", "backend", "status", "check_mode"]
+        f = self.rows[[*cols, *self.axes]].iloc[at]
         target = device_targets(self.rows[["backend", MODEL_DEVICE]].iloc[at])
         cc_target = (f["backend"] == "model").to_numpy() & ~target
         self.add(Heading(3, fam))
@@ -47,8 +47,9 @@ class FamilySections:
             Para(
                 f"Variants: {', '.join(v for v in variant_order(f) if v not in refs)}; "
                 f"references: {', '.join(refs) or 'none'}; axes: "
-                + (", ".join(f"{a} ({self.unit(a) or 'value'})" for a in ax) or "none")
+                + (", ".join(f"{a} ({self._axis_kind(fam, a)})" for a in ax) or "none")
                 + "."
+                + _unchecked_text(f)
             )
         )
         measured = self.rows.take(at[(f["backend"] == "cuda").to_numpy()])
@@ -96,7 +97,10 @@ class FamilySections:
         for (dev, v, st, msg), g in bad.groupby(
             ["device", "variant", "status", "message"], sort=False
         ):
-            pts = [axes_text(r, self.axes) for _, r in g.head(3).iterrows()]
+            pts = [
+                axes_text({"family": fam, **r}, self.axes, self.names)
+                for _, r in g.head(3).iterrows()
+            ]
             rows.append(
                 [
                     dev if g["device"].nunique() == 1 else "",
@@ -155,7 +159,9 @@ class FamilySections:
             if special:
                 plt.close("all")
             self.figure(
-                figures.family_overview(ok, self.axes, fam, dev, self.units),
+                figures.family_overview(
+                    ok, self.axes, fam, dev, self.units, self.family_names(fam)
+                ),
                 slug,
                 f"{fam}: {units} of every variant.",
             )
@@ -175,7 +181,7 @@ class FamilySections:
         if variant_order(nonref):
             self.add(self.variants_table(f"{fam} on {dev}", nonref, ratios, col, units))
         detail = [
-            _point_cells(r, self.axes, col, ratios)
+            _point_cells(r, self.axes, col, ratios, self.names)
             for _, r in ok.sort_values("plan_index").iterrows()
         ]
         if detail:
@@ -219,7 +225,9 @@ class FamilySections:
             headers += [f"{v} x {primary}" for v in variants]
         headers += [f"{v} / {base}" for v in variants[1:]]
         ratio = ratios[primary] if primary else None
-        rows = _variant_rows(nonref, _row_keys(nonref, ax), ax, variants, col, ratio)
+        fam = str(nonref["family"].iat[0]) if len(nonref) else ""
+        named = [self.names.get((fam, a), {}) for a in ax]  # a categorical axis by name
+        rows = _variant_rows(nonref, _row_keys(nonref, ax), ax, variants, col, ratio, named)
         return Table(
             headers,
             rows,
@@ -255,11 +263,20 @@ def _nanmedian(x) -> float:
     return float(np.median(x)) if len(x) else np.nan
 
 
-def _variant_rows(nonref, keys, ax, variants, col, ratio):
+def _speedup(base_ns, ns) -> str:
+    """base_ns / ns as "1.23x"; "-" where a time is 0 ns (a timer that saw
+    nothing: no speed to tell), NaN or infinite."""
+    if not (base_ns > 0 and ns > 0 and np.isfinite(base_ns) and np.isfinite(ns)):
+        return "-"
+    return fmt(base_ns / ns, 3) + "x"
+
+
+def _variant_rows(nonref, keys, ax, variants, col, ratio, named):
     """The rows of the side-by-side table, one per key (a row of keys): each
     variant's throughput, its ratio to the first reference (ratio: that column
     of reference_ratios, None without one) and its speedup over the first
-    variant. A row without an axis (-1) fits every value of it (at_point)."""
+    variant. A row without an axis (-1) fits every value of it (at_point);
+    named[i] gives axis ax[i]'s values' names (a categorical axis)."""
     vals = nonref[ax].to_numpy() if ax else np.zeros((len(nonref), 0))
     var = nonref["variant"].to_numpy()
     thr = nonref[col].to_numpy(dtype=float)
@@ -271,25 +288,40 @@ def _variant_rows(nonref, keys, ax, variants, col, ratio):
         fit = ((vals == k) | (vals == -1)).all(axis=1)
         sel = {v: fit & of[v] for v in variants}
         has = {v: bool(sel[v].any()) for v in variants}
-        cells = [fmt_int(x) if x != -1 else "-" for x in k]
+        cells = [named[i].get(int(x), fmt_int(x)) if x != -1 else "-" for i, x in enumerate(k)]
         cells += [fmt(_nanmedian(thr[sel[v]])) if has[v] else "-" for v in variants]
         if rat is not None:
             cells += [fmt(_nanmedian(rat[sel[v]]), 3) if has[v] else "-" for v in variants]
         b = _nanmedian(ns[sel[variants[0]]]) if has[variants[0]] else np.nan
         cells += [
-            fmt(b / _nanmedian(ns[sel[v]]), 3) + "x" if has[v] and np.isfinite(b) else "-"
+            _speedup(b, _nanmedian(ns[sel[v]])) if has[v] and np.isfinite(b) else "-"
             for v in variants[1:]
         ]
         out.append(cells)
     return out
 
 
-def _point_cells(r, axes, col, ratios):
+def _unchecked_text(f) -> str:
+    """What a family's section says of its ok rows no CPU check compared."""
+    none = (f["status"] == 0) & (f["check_mode"].astype(str) == "none")
+    model = int((none & (f["backend"] == "model")).sum())
+    other = int(none.sum()) - model
+    out = ""
+    if model:
+        out += (
+            f" Its {model} model row(s) are predictions: no fill, launch or check of its code ran."
+        )
+    if other:
+        out += f" {other} measured row(s) were not checked: the family has no check hook."
+    return out
+
+
+def _point_cells(r, axes, col, ratios, names):
     """A row of the table of every measured point."""
     peak = r.get("peak_gbps", np.nan)
     return [
         r["variant"] + (" (ref)" if r["is_reference"] else ""),
-        axes_text(r, axes),
+        axes_text(r, axes, names),
         fmt(r["median_ns"] / 1e3, 4),
         fmt(r[col]),
         fmt(100 * r["gbps"] / peak, 3) if peak and peak > 0 else "-",

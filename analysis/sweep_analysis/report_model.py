@@ -1,7 +1,8 @@
-"""The model's sections: the cross-architecture heatmaps and tables, each
-measured median's interval and where measured and modelled efficiency
-part (modelgap.py), the model against hardware counters (counters.py)
-and the tables of files made with --metrics."""
+"""The model's sections: the cross-architecture heatmaps and tables, the
+figures per named access (schema 8's /model_accesses), each measured
+median's interval and where measured and modelled efficiency part
+(modelgap.py), the model against hardware counters (counters.py) and the
+tables of files made with --metrics."""
 
 from __future__ import annotations
 
@@ -21,8 +22,43 @@ MODEL_COLUMNS += ("model_sectors_per_request", "model_transactions_per_request")
 MODEL_COLUMNS += ("model_conflict_degree",)
 
 
+# Rows of a family's table of per-access figures, at most: a point's every
+# access at the highest CC, so a plug-in's writer reads each load's cost.
+ACCESS_ROWS = 200
+
+
 class ModelSections:
     """The model's sections (a mixin of report.Report)."""
+
+    def model_accesses(self):
+        """Per family whose variants name their accesses: each access's
+        requests and sectors per request at the highest CC modelled, and how
+        far the counts are exact (docs/hdf5-schema.md, /model_accesses)."""
+        acc = [r.accesses for r in self.runs if len(r.accesses)]
+        if not acc:
+            return
+        a = pd.concat(acc, ignore_index=True)
+        a = a[a["backend"] == "model"]
+        self.add(Heading(3, "Per access (model)"))
+        for fam, f in a.groupby("family", sort=False):
+            f = f[f["cc"] == f["cc"].max()]
+            point = f.apply(lambda r: axes_text(r, self.axes), axis=1)
+            rows = [
+                [r.variant, p, r.name, fmt(r.requests), fmt(r.transactions / r.requests), r.counts]
+                for r, p in zip(f.head(ACCESS_ROWS).itertuples(), point)
+            ]
+            more = f" (the first {ACCESS_ROWS} of {len(f)})" if len(f) > ACCESS_ROWS else ""
+            self.add(
+                Table(
+                    ["variant", "point", "access", "requests", "transactions / request", "counts"],
+                    rows,
+                    right={3, 4},
+                    caption=f"{fam} at CC {cc_text(f['cc'].iloc[0])}: the model's figures of "
+                    f"each named access{more}; counts: exact, requests_exact (the transactions "
+                    "sampled) or sampled",
+                    folded=True,
+                )
+            )
 
     def cross_arch(self):
         self.add(Heading(2, "Cross-architecture (model)"))
@@ -110,7 +146,7 @@ class ModelSections:
                 cols = [c for c, _, _ in values if fv[c].notna().any()]
                 if cols:
                     folded, kept = fold_model(fv, self.axes, cols)
-                    rows += _model_rows(folded, kept, v, tpr, fccs)
+                    rows += _model_rows(folded, kept, v, tpr, fccs, (fam, self.names))
             if rows:
                 self.add(
                     Table(
@@ -177,7 +213,7 @@ class ModelSections:
                 [
                     r["device"],
                     f"{r['family']} / {r['variant']}",
-                    axes_text(r, self.axes),
+                    axes_text(r, self.axes, self.names),
                     fmt(r["measured_rel"], 3),
                     fmt(r["model_rel"], 3),
                     f"{fmt(r['lo'], 3)} - {fmt(r['hi'], 3)}",
@@ -241,7 +277,7 @@ class ModelSections:
             rows.append(
                 [
                     f"{r['family']} / {r['variant']}",
-                    axes_text(r, self.axes),
+                    axes_text(r, self.axes, self.names),
                     fmt(r["model_ld_sectors_per_request"], 3),
                     fmt(r["ctr_ld_sectors_per_request"], 3),
                     fmt(r["model_shared_wavefronts_per_request"], 3),
@@ -311,7 +347,7 @@ class ModelSections:
             value = {(r["file"], r["point_id"], r["name"]): r["value"] for _, r in f.iterrows()}
             points = f.drop_duplicates(["file", "point_id"]).sort_values(["file", "plan_index"])
             table = [
-                [r["variant"], axes_text(r, self.axes), r["device"]]
+                [r["variant"], axes_text(r, self.axes, self.names), r["device"]]
                 + [fmt(value.get((r["file"], r["point_id"], n))) for n in names]
                 for _, r in points.iterrows()
             ]
@@ -326,9 +362,10 @@ class ModelSections:
         self.progress(f"metrics: {len(m)} value(s)")
 
 
-def _model_rows(folded, kept, variant, tpr, ccs) -> list:
+def _model_rows(folded, kept, variant, tpr, ccs, named) -> list:
     """A variant's rows of a model table: one per value of the kept axes (the
-    folded rows come sorted by them, then by CC), a cell per CC."""
+    folded rows come sorted by them, then by CC), a cell per CC. named:
+    (family, the files' categorical axes' names)."""
     n = len(folded)
     figs = [
         folded[c].to_numpy(float) if c in folded else np.full(n, np.nan)
@@ -346,7 +383,8 @@ def _model_rows(folded, kept, variant, tpr, ccs) -> list:
         row = ["-"] * len(ccs)
         for k, cc in enumerate(folded["cc"].to_numpy()[s:e], start=s):
             row[column[int(cc)]] = cells[k]
-        out.append([variant, axes_text(dict(zip(kept, keys[s])), kept), *row])
+        point = {"family": named[0], **dict(zip(kept, keys[s]))}
+        out.append([variant, axes_text(point, kept, named[1]), *row])
     return out
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 from . import figures
 from .doc import Figure
 from .fleet import fleet_facts_none, fleet_rows
-from .reader import class_rows, latest_per_gpu, take
+from .reader import class_rows, latest_per_gpu, take, timed
 
 TOOL = "sweep-report"
 
@@ -44,12 +44,16 @@ class Page:
         for r in runs:
             self.units.update(r.units)
         self.axes = list(dict.fromkeys(a for r in runs for a in r.axes))
+        # the categorical axes' names, of every file (a later file's win)
+        self.names = {k: v for r in runs for k, v in r.axis_names.items()}
         # measured and model rows, one per point and device class (reader.class_rows)
-        self.rows = self._ordered([class_rows(r.rows, r.placement) for r in runs])
+        self.rows = self._ordered([class_rows(timed(r.rows), r.placement) for r in runs])
         # every GPU's latest row of each point, replay rows included: the fleet
         # and class sections (which say "emulated") and the per-rank clocks
-        self.every = self._ordered([latest_per_gpu(r.all_rows) for r in runs])
-        self.classes_rows = self._ordered([class_rows(r.all_rows, r.placement) for r in runs])
+        self.every = self._ordered([latest_per_gpu(timed(r.all_rows)) for r in runs])
+        self.classes_rows = self._ordered(
+            [class_rows(timed(r.all_rows), r.placement) for r in runs]
+        )
 
     def _ordered(self, parts):
         """The parts as one frame in (file, plan) order; a part that is one
@@ -64,6 +68,10 @@ class Page:
         return take(rows, order.index).reset_index(drop=True)
 
     # -- helpers ------------------------------------------------------------
+    def family_names(self, fam) -> dict:
+        """{axis: {value: name}} of family fam's categorical axes, from the files."""
+        return {a: v for (f, a), v in self.names.items() if f == fam}
+
     def add(self, *blocks):
         self.blocks.extend(blocks)
 
@@ -98,6 +106,14 @@ class Page:
 
     def unit(self, col):
         return self.units.get(col, "")
+
+    def _axis_kind(self, fam, axis) -> str:
+        """What an axis of fam holds, for its section: its units, its values'
+        names (a categorical axis), or "value"."""
+        names = self.names.get((fam, axis))
+        if names:
+            return "named: " + ", ".join(names[v] for v in sorted(names))
+        return self.unit(axis) or "value"
 
 
 def _slug(s):

@@ -2,7 +2,8 @@
 figure of every family's headline ratios (headline.py: at named points,
 measured beside modelled and predicted), then what the files hold (their
 classes and kinds of row), the fleet, the time model, the claims'
-verdicts, a headline line per family, the model gap and the time budget."""
+verdicts, a headline line per family, the model gap, whether the ok rows
+were checked, and the time budget."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ class SummarySection:
             f"**Model gap**: {gaps} measured point(s) part from the model "
             f"(section *Where model and hardware part*)."
         ]
+        tail.append(summary.checks_line(self.rows))
         tail += [f"**Time budget**: {b}" for b in summary.budget_lines(self.rows)] or [
             "**Time budget**: no measured rows."
         ]
@@ -97,7 +99,7 @@ class SummarySection:
                 continue
             col, _ = metric(ok)
             points = self.headline_points.get(fam, headline.HEADLINES.get(fam, ()))
-            h = headline.headline(fam, ok, self.axes, points, col, times)
+            h = headline.headline(fam, ok, self.axes, points, col, times, self.family_names(fam))
             if h.entries:  # a family of one variant (a fleet job's) has no ratio to give
                 out.append(h)
         return out

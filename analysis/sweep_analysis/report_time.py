@@ -27,7 +27,7 @@ class TimeSections:
     def predicted(self):
         """Each measured class against the time model (timemodel.ERROR_RULE);
         sets the Summary's line (self.time_line)."""
-        p, notes = timemodel.predicted(self.rows, self.axes)
+        p, notes = timemodel.predicted(self.rows, self.axes, self.names)
         self.predicted_ns = pd.Series(p["predicted_ns"].to_numpy(float), index=p["row"])
         if p.empty:
             self.time_line = self._no_measured_time_line()
@@ -62,7 +62,10 @@ class TimeSections:
             self._worst(p[keep])
         link = f" (section *{PREDICTED}*)"
         if parts:
-            self.time_line = "; ".join(parts) + link
+            self.time_line = "; ".join(parts)
+            if missing:
+                self.time_line += "; not compared: " + _missing_text(missing)
+            self.time_line += link
         else:
             self.time_line = "not compared: " + _missing_text(missing)
             self.time_line += link
@@ -208,7 +211,8 @@ class TimeSections:
             order = {v: i for i, v in enumerate(variant_order(t[t["family"] == fam]))}
             rows = []
             for key in sorted(w.index, key=lambda k: order.get(k[0], 0)):
-                point = axes_text(dict(zip(self.axes, key[1:])), self.axes)
+                row = {"family": fam, **dict(zip(self.axes, key[1:]))}
+                point = axes_text(row, self.axes, self.names)
                 cells = [
                     f"{fmt(w.loc[key, d] / 1e3, 4)} ({tm.loc[key, d]})"
                     if np.isfinite(w.loc[key, d])

@@ -221,3 +221,29 @@ def _reference_text(label, ref) -> str:
     if len(below):
         return text + f"; {len(below)} GPU(s) below reference, flagged: {_uuids(below)}"
     return text + f"; none of its {len(gpus)} GPU(s) below reference"
+
+
+def checks_line(rows) -> str:
+    """Whether the ok rows were checked: status 0 is the backend's, not the
+    check's. The model's rows are predictions (no fill, launch or check ran);
+    a measured family without a check hook compares nothing."""
+    ok = rows[rows["status"] == 0]
+    if not len(ok):
+        return "**Checks**: no ok rows."
+    none = ok["check_mode"].astype(str) == "none"
+    model = none & (ok["backend"] == "model")
+    hookless = sorted(ok.loc[none & (ok["backend"] != "model"), "family"].astype(str).unique())
+    parts = []
+    if model.any():
+        parts.append(
+            f"{int(model.sum())} model row(s) never checked: the model backend runs no fill, "
+            "launch or check (predictions)"
+        )
+    if hookless:
+        parts.append(
+            f"{int((none & ~model).sum())} measured row(s) never checked: no check hook in "
+            + ", ".join(hookless)
+        )
+    checked = int((~none).sum())
+    head = f"**Checks**: {checked} of {len(ok)} ok row(s) checked against their CPU reference"
+    return head + ("; " + "; ".join(parts) if parts else "") + "."

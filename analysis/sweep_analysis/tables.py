@@ -52,9 +52,22 @@ def at_point(rows: pd.DataFrame, point) -> pd.DataFrame:
     return rows
 
 
-def axes_text(row, axes) -> str:
-    parts = [f"{a}={fmt_int(row[a])}" for a in axes if row[a] != -1]
+def axes_text(row, axes, names=None) -> str:
+    """ "stride=4 n=64M": a row's axes that it has; a categorical axis's
+    value by its name where names ({(family, axis): {value: name}}, a
+    file's /axis_names, Run.axis_names) gives one for the row's family."""
+    parts = [f"{a}={value_text(row, a, names)}" for a in axes if row[a] != -1]
     return " ".join(parts) if parts else "-"
+
+
+def value_text(row, axis, names=None) -> str:
+    """A row's value of axis as people write it: its name, or 1M for 1048576
+    (a frame that shows names already, Run.with_names's, holds the name)."""
+    if isinstance(row[axis], str):
+        return row[axis]
+    v = int(row[axis])
+    name = (names or {}).get((str(row.get("family", "")), axis), {}).get(v)
+    return name if name is not None else fmt_int(v)
 
 
 def fmt_int(v) -> str:
@@ -66,16 +79,19 @@ def fmt_int(v) -> str:
     return str(v)
 
 
-# What the values of enumerated axes mean (the axes' `about` in kernels/*.cu;
-# the file does not carry it).
+# What the values of the built-ins' categorical axes are called: a file
+# before schema 8 carries no /axis_names (Run.axis_names holds a newer one's).
 AXIS_VALUES = {
     "dist": {0: "uniform", 1: "skewed", 2: "single value"},
     "pattern": {0: "rows", 1: "gather", 2: "columns"},
 }
 
 
-def axis_value_text(axis, v) -> str:
-    name = AXIS_VALUES.get(axis, {}).get(int(v))
+def axis_value_text(axis, v, named=None) -> str:
+    """ "pattern=1 (gather)": a value and, for a categorical axis, its name
+    (named: {value: name} of the family's axis, from its file; without it,
+    the built-ins' AXIS_VALUES)."""
+    name = (named if named is not None else AXIS_VALUES.get(axis, {})).get(int(v))
     return f"{axis}={fmt_int(v)}" + (f" ({name})" if name else "")
 
 

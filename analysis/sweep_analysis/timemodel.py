@@ -79,7 +79,7 @@ def _keys(rows, axes) -> pd.MultiIndex:
     return pd.MultiIndex.from_frame(rows[["family", "variant", *axes]])
 
 
-def predicted(rows: pd.DataFrame, axes) -> tuple:
+def predicted(rows: pd.DataFrame, axes, names=None) -> tuple:
     """(one row per measured ok point of each (file, class) with its
     prediction, why each class has none (_why_none)). The prediction: the row's own
     model_time_ns, else a device target of the class's GPU among rows. The
@@ -108,7 +108,7 @@ def predicted(rows: pd.DataFrame, axes) -> tuple:
                 "source": "the rows' own model_time_ns",
             }
         )
-        p["point"] = [axes_text(r, axes) for _, r in g.iterrows()]
+        p["point"] = [axes_text(r, axes, names) for _, r in g.iterrows()]
         own = (p["term"] != "").any()
         t = targets[targets[MODEL_DEVICE] == name] if name else targets.iloc[0:0]
         if not own and len(t):

@@ -174,7 +174,7 @@ def slowed_copy(src, dst, factor=1.10):
     return str(dst)
 
 
-SEEDS4 = os.path.join(SOURCE, "docs", "results", "h200-check-2b86d9f", "seeds-gpu-1.h5")
+SEEDS4 = os.path.join(SOURCE, "docs", "results", "gpu-runs", "h200-check-2b86d9f", "seeds-gpu-1.h5")
 
 
 def _gpu_devices(dev, gpus, emulated, class_column, seed):

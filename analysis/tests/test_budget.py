@@ -13,7 +13,7 @@ from sweep_analysis.report import make_report
 from conftest import SOURCE, run_tool, writable_copy
 
 # jobs/seeds.yaml on an H200 at 2b86d9f: schema 4, end_unix, no phase columns
-SEEDS = f"{SOURCE}/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5"
+SEEDS = f"{SOURCE}/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5"
 
 PHASE_COLS = (
     "alloc_s",

@@ -161,6 +161,31 @@ def test_damaged_plan_is_refused(ci_file, tmp_path, edit, want):
         assert "/plan is damaged" in line and "`sweep --resume` writes /plan again" in line
 
 
+def test_plan_with_a_point_twice_is_refused(ci_file, tmp_path):
+    """H4L05, H4L06 (issue 30, cause 4): a /plan with one point twice has the
+    right count and no foreign id, yet lacks a point, whose good row it would
+    call damaged (was: sweep-export exit 0, one row fewer and a warning).
+    Every tool names the damage and drops no row on its word."""
+    path = writable_copy(ci_file, tmp_path / "in.h5")
+    with h5py.File(path, "r+") as f:
+        ids = f["plan"]["point_id"]
+        row = f["plan"][5]
+        row["point_id"] = ids[6]
+        f["plan"][5] = row
+        twice = f"point {int(ids[6]):016x} is in it twice"
+    for tool, args in [
+        ("export", ["--csv"]),
+        ("export", ["--json"]),
+        ("report", ["-o", str(tmp_path / "rep"), "-q"]),
+        ("compare", [ci_file]),
+    ]:
+        p = run_tool(tool, path, *args)
+        assert p.returncode == 2 and p.stdout == "", (tool, p.stderr)
+        (line,) = p.stderr.splitlines()
+        assert line.startswith(f"sweep-{tool}: error: ") and twice in line, line
+        assert "/plan is damaged" in line and "`sweep --resume` writes /plan again" in line
+
+
 def test_marked_rows_are_left_out(ci_file, tmp_path):
     """D20: rows a resume marked (point_id the fill value, status -2) are left
     out, and counted apart from fill rows."""

@@ -19,9 +19,10 @@ from conftest import METRIC_NAMES, SOURCE, metrics_copy, run_tool, writable_copy
 
 def test_ci_file_from_the_c_writer(ci_file):
     r = read(ci_file)
-    # the reader reads what the writer writes: 8 from issue 29 (the time model) on
+    # the reader reads what the writer writes: 8 from issue 30 (every plug-in loaded) on
     assert int(r.attrs["schema_version"]) == SCHEMA_VERSION == 8
-    assert r.plugins == []  # jobs/ci.yaml names no plug-in
+    assert r.plugins == [] and r.loaded_plugins == []  # jobs/ci.yaml names no plug-in
+    assert r.plugin_libraries == []
     assert r.metrics.empty and list(r.metrics.columns) == ["point_id", "name", "value", "unit"]
     assert r.backend == "model" and r.closed_cleanly
     assert len(r.rows) == int(r.attrs["plan_points"])
@@ -171,10 +172,27 @@ def test_plugin_record_and_the_schema_before(ci_file, tmp_path):
     assert attrs["plugin_hashes"] == [1, 2**64 - 1]
     with h5py.File(p, "r+") as f:
         del f.attrs["plugin_paths"], f.attrs["plugin_hashes"]
-        f.attrs["schema_version"] = np.int32(6)
+        f.attrs["schema_version"] = np.int32(6)  # before the plug-in record
     r = read(p)
     assert int(r.attrs["schema_version"]) == 6 and r.plugins == []
     assert len(r.rows) == int(r.attrs["plan_points"])
+
+
+def test_loaded_plugins_and_their_libraries(ci_file, tmp_path):
+    """A schema 8 file's record of every plug-in loaded and the libraries
+    they brought in reads as tuples, each library with its owner's hash."""
+    p = writable_copy(ci_file, tmp_path / "loaded.h5")
+    text = h5py.string_dtype()
+    with h5py.File(p, "r+") as f:
+        f.attrs["plugin_loaded_paths"] = np.array(["/opt/p/q.so"], dtype=text)
+        f.attrs["plugin_loaded_hashes"] = np.array([2**64 - 2], dtype=np.uint64)
+        f.attrs["plugin_libraries"] = np.array(["/opt/lib/libx.so.1"], dtype=text)
+        f.attrs["plugin_library_hashes"] = np.array([7], dtype=np.uint64)
+        f.attrs["plugin_library_owners"] = np.array([2**64 - 2], dtype=np.uint64)
+    r = read(p)
+    assert r.plugins == []  # the job's plugins: names none: --plugin loaded it
+    assert r.loaded_plugins == [("/opt/p/q.so", 2**64 - 2)]
+    assert r.plugin_libraries == [("/opt/lib/libx.so.1", 7, 2**64 - 2)]
 
 
 def test_newer_schema_refused(h200_file, tmp_path):

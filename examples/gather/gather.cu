@@ -97,7 +97,9 @@ static cudaError_t fill(const struct sw_point *p, const struct sw_buffers *b, cu
  * Numbered slot by slot, every warp's index load before any data load, so
  * that each kind of request is one stretch whose ends the model finds: a
  * numbering warp by warp alternates loads and stores, and an even spread of
- * requests may then land on one kind more than on the other. */
+ * requests may then land on one kind more than on the other. Each slot is
+ * one of the variant's named accesses (below), so the model gives the data
+ * load its own requests and sectors. */
 enum { SLOT_INDEX, SLOT_DATA, SLOT_STORE, N_SLOTS };
 static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
@@ -108,6 +110,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		uint64_t w = r % warps;
 		int slot = (int)(r / warps) + !gather; /* the copy: data, store */
 		sw_request_begin(req, SW_SPACE_GLOBAL, 4, slot == SLOT_STORE);
+		sw_request_access(req, (int)(r / warps)); /* its index in the variant's accesses */
 		for (unsigned l = 0; l < 32; l++) {
 			uint64_t i = w * 32 + l, at = i;
 			if (slot == SLOT_DATA && i < n)
@@ -169,11 +172,14 @@ static const struct sw_axis_def axes[] = {
 	{ "locality", "elements", 1, INT64_C(1) << 31, "1:1M:x32",
 	  "window each index stays in: 1 the identity, n anywhere" },
 };
+/* Each variant's accesses, in the order of its slots. */
+static const char *const copy_accesses[] = { "data", "store", NULL };
+static const char *const gather_accesses[] = { "index", "data", "store", NULL };
 static const struct sw_variant variants[] = {
 	{ "copy", "out = data through the same launch, no indices: the ceiling", launch, requests,
-	  1u << AXIS_N, 1 },
+	  1u << AXIS_N, 1, copy_accesses },
 	{ "gather", "out[i] = data[idx[i]], idx[i] within locality elements of i", launch, requests,
-	  (1u << AXIS_N) | (1u << AXIS_LOCALITY), 0 },
+	  (1u << AXIS_N) | (1u << AXIS_LOCALITY), 0, gather_accesses },
 };
 
 static const struct sw_family gather = {

@@ -15,8 +15,10 @@
 #include <cuda_runtime_api.h>
 
 /* The version of this API. A change that moves a field or changes a hook's
- * meaning raises it; sweep refuses a plug-in built for another version. */
-#define SW_API_VERSION 1
+ * meaning raises it; sweep refuses a plug-in built for another version.
+ * 2: named axis values (sw_axis_def.names), named accesses (sw_variant.
+ * accesses, sw_request.access) and 8 buffers (SW_MAX_BUFFERS). */
+#define SW_API_VERSION 2
 
 /* Host and device in CUDA, host only in C: helpers the kernel and its CPU
  * check or model requests share, so the two cannot drift. */
@@ -30,9 +32,11 @@
 extern "C" {
 #endif
 
-#define SW_MAX_AXES    8
-#define SW_MAX_BUFFERS 4
-#define SW_NAME_LEN    32
+#define SW_MAX_AXES       8
+#define SW_MAX_BUFFERS    8  /* buffers a point may use: sw_sizes.n_buffers */
+#define SW_NAME_LEN       32 /* bytes of a name, NUL included */
+#define SW_MAX_AXIS_NAMES 64 /* named values of one axis */
+#define SW_MAX_ACCESSES   16 /* named accesses of one variant */
 
 /* An axis's baseline: the value that means what the family did before the
  * axis existed. Optional; an axis without one always enters point ids. */
@@ -55,6 +59,12 @@ struct sw_axis_def {
 	/* A point at the baseline leaves this axis out of its id (plan.h), so an
 	 * axis added to a family later keeps the ids of the points it had. */
 	struct sw_axis_baseline baseline;
+	/* Optional, a categorical axis: the names of the values min..max in
+	 * order, NULL-ended (max - min + 1 of them). The job, --set and
+	 * `defaults` may write a name for its value; the file keeps the value
+	 * (ids need it) and the names beside it (/axis_names), and readers
+	 * show the names. NULL: plain integers. */
+	const char *const *names;
 };
 
 /* One point as a kernel sees it. Axis values follow the family's axis order;
@@ -120,6 +130,10 @@ struct sw_request {
 	int is_store;
 	uint32_t active; /* lane mask */
 	uint64_t addr[32];
+	/* Which of the variant's named accesses (sw_variant.accesses) issues
+	 * it: the model's per-access figures (/model_accesses) add it there.
+	 * sw_request_begin sets 0; set it after, as sw_request_access does. */
+	int access;
 };
 
 /* How a point launches, for the time model (docs/model.md, "Time"): its
@@ -146,6 +160,12 @@ struct sw_variant {
 	sw_requests_fn requests; /* NULL: not modelled */
 	unsigned axes_used;      /* bit i set: the variant depends on axis i */
 	int is_reference;        /* a reference row (streaming read, memcpy) */
+	/* Optional: the names of the variant's accesses (one load or store
+	 * instruction of the kernel each: "index", "data", "out"), NULL-ended,
+	 * at most SW_MAX_ACCESSES; its requests say which they belong to in
+	 * sw_request.access, and the model gives each its own requests and
+	 * sectors. NULL: the totals by kind only. */
+	const char *const *accesses;
 };
 
 struct sw_family {
@@ -209,12 +229,24 @@ float sw_input_value(uint64_t seed, uint64_t i);
 
 /* ---- CPU checks ------------------------------------------------------- */
 
-/* Relative error of got against a double reference, absolute near zero. */
+/* The error sw_check_element compares with its tolerance: relative,
+ * |got - want| / |want|, where |want| > 1, and absolute, |got - want|, at
+ * |want| <= 1, so that a want near 0 divides nothing. */
 static inline double sw_rel_err(double got, double want)
 {
 	double d = got > want ? got - want : want - got;
 	double m = want > 0 ? want : -want;
 	return m > 1.0 ? d / m : d;
+}
+
+/* A tolerance for a float output made of `terms` float operations (adds,
+ * multiplies) against a double reference: each rounds by at most 2^-24 of
+ * its result, so (terms + 1) * 2^-24 in sw_rel_err's units, where the
+ * terms' magnitudes stay near the output's (sums of one sign). Sums that
+ * cancel need more; a copy or a gather, 0. */
+static inline double sw_tol_float(uint64_t terms)
+{
+	return (double)(terms + 1) * (1.0 / 16777216.0);
 }
 
 /* One comparison of a check: keeps the largest relative error err, and when
@@ -283,6 +315,14 @@ static inline void sw_request_begin(struct sw_request *req, enum sw_space space,
 	req->word_bytes = word_bytes;
 	req->is_store = is_store;
 	req->active = 0;
+	req->access = 0;
+}
+
+/* req belongs to access k of its variant (an index into sw_variant.
+ * accesses), for the model's per-access figures. */
+static inline void sw_request_access(struct sw_request *req, int k)
+{
+	req->access = k;
 }
 
 /* Lane l of req touches byte address addr, and takes part if active (an

@@ -62,14 +62,17 @@ static enum sw_status model_run(void *state, const struct sw_plan_point *pt, str
 	if (st != SW_OK) {
 		rec->status = SW_ROW_SKIPPED;
 		snprintf(rec->message, sizeof rec->message, "%s", why.msg);
+	} else { /* "ok" is the model's, never the check's: the row says so */
+		snprintf(rec->message, sizeof rec->message, "%s", SW_NOT_CHECKED_MODEL);
 	}
 	/* a device target's time (a CC target has no device to time on), from
 	 * the figures just counted */
 	if (pt->gpu && s->time && st == SW_OK)
 		sw_time_plan_predict_from(s->time, sw_family_at(pt->family), &pt->p, pt->gpu, &m,
 					  rec);
-	else if (pt->gpu)
-		snprintf(rec->model_device, sizeof rec->model_device, "%s", pt->gpu->name);
+	else if (pt->gpu) /* not modelled: no time either */
+		snprintf(rec->model_device, sizeof rec->model_device, "%s", pt->gpu->name),
+			snprintf(rec->model_time_term, sizeof rec->model_time_term, "none");
 	done[0] = rec;
 	*n_done = 1;
 	return SW_OK;

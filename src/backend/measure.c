@@ -22,6 +22,7 @@
 #include "backend/pinned_pool.h"
 #include <sweep/family.h>
 #include "core/stats.h"
+#include "job/limits.h"
 
 #define SAMPLE_BATCH 16
 _Static_assert(SW_CHECK_SETS + 1 <= SW_MEASURE_MAX_DONE,
@@ -545,7 +546,12 @@ static enum sw_status gpu_part(struct sw_measure *g, const struct sw_family *f,
 			       struct sw_err *err)
 {
 	struct sw_sizes sz = { 0 };
-	f->sizes(p, &sz);
+	struct sw_err why = { 0 };
+	if (sw_family_sizes(f, p, &sz, &why) != SW_OK) { /* the plan's check passed it */
+		rec->status = SW_ROW_FAILED;
+		snprintf(rec->message, sizeof rec->message, "%s", why.msg);
+		return SW_OK;
+	}
 
 	size_t working_set = 0;
 	for (int i = 0; i < sz.n_buffers; i++)

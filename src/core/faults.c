@@ -44,6 +44,10 @@ void sw_faults_parse(const char *text, struct sw_faults *f)
 		f->close_wait = text + 11;
 		return;
 	}
+	if (strncmp(text, "full:", 5) == 0 && text[5]) {
+		f->full_at = text + 5;
+		return;
+	}
 	if (sscanf(text, "enospc:%lld", &rows) == 1 && rows >= 0) {
 		f->enospc_rows = rows;
 		return;

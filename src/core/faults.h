@@ -8,11 +8,14 @@
  * `publish-wait:FILE` (creation pauses, holding its lock, before it gives
  * the file its name, until FILE exists), `close-wait:FILE` (the end of a
  * session, before its last flush, waits until FILE exists, so a test can
- * give the output's name to another file first) and `enospc:ROWS` (a flush that
- * would take /measurements past ROWS rows fails as a full disk would), and
- * `agree-mpi:RANK` (RANK's call in the agreement's collective is one MPI
- * refuses, so a test sees an MPI check fire before the run). measure.c reads its own GPU faults (`launch:ID`, `trap:ID`). Pure; never
- * set outside tests.
+ * give the output's name to another file first), `enospc:ROWS` (a flush that
+ * would take /measurements past ROWS rows fails as a full disk would) and
+ * `full:MOMENT` (the disk is full at MOMENT: `create`, `resume`, `swmr`,
+ * `flush` or `close`, where the writer reserves the room a step needs,
+ * h5room.c), and `agree-mpi:RANK` (RANK's call in the agreement's
+ * collective is one MPI refuses, so a test sees an MPI check fire before
+ * the run). measure.c reads its own GPU faults (`launch:ID`, `trap:ID`).
+ * Pure; never set outside tests.
  */
 #ifndef SW_FAULTS_H
 #define SW_FAULTS_H
@@ -42,6 +45,7 @@ struct sw_faults {
 	const char *publish_wait; /* publish-wait:FILE: FILE, inside text; else NULL */
 	const char *close_wait;   /* close-wait:FILE: FILE, inside text; else NULL */
 	long long enospc_rows;    /* enospc:ROWS: ROWS; else -1 */
+	const char *full_at;      /* full:MOMENT: MOMENT, inside text; else NULL */
 	int agree_mpi_rank;       /* agree-mpi:RANK: RANK; else -1 */
 };
 

@@ -6,6 +6,30 @@
 #ifndef SW_FIGURES_H
 #define SW_FIGURES_H
 
+#include <sweep/family.h>
+
+/* How far an access's figures are exact (model.h, sw_model_eval). */
+enum sw_counts {
+	SW_COUNTS_EXACT,    /* every request of the access was costed */
+	SW_COUNTS_REQUESTS, /* its request count is exact (its stretches' ends were
+			     * found); transactions and bytes are sampled */
+	SW_COUNTS_SAMPLED,  /* all estimated from the requests costed */
+};
+
+/* One named access of a variant (sw_variant.accesses), whole point. */
+struct sw_access_figures {
+	double requests;     /* warp-level requests with an active lane */
+	double transactions; /* global: transactions (sectors from CC 6.0 on); NaN if none */
+	double wavefronts;   /* shared: wavefronts; NaN if none */
+	double useful_bytes; /* global: bytes its active lanes asked for */
+	double moved_bytes;  /* global: bytes its transactions carry */
+	double costed;       /* its requests the model looked at */
+	int space;           /* enum sw_space of its first request looked at */
+	int is_store;
+	int counts; /* enum sw_counts */
+	int pad;
+};
+
 struct sw_model_figures {
 	double requests; /* warp-level requests the point issues (all spaces) */
 	double global_requests;
@@ -27,6 +51,10 @@ struct sw_model_figures {
 	double shared_st_requests, shared_st_wavefronts;
 	double constant_requests, constant_passes;
 	double ld_lines, st_lines, ld_granules, st_granules, ld_chunks, st_chunks;
+	/* Per named access of the variant, in its order (schema 8's
+	 * /model_accesses); n_accesses 0 when it names none. */
+	int n_accesses;
+	struct sw_access_figures access[SW_MAX_ACCESSES];
 };
 
 /* One point's counts, whole launch summed over all SMs. */

@@ -58,6 +58,8 @@ void sw_record_set_model(struct sw_record *r, const struct sw_model_figures *m)
 {
 #define X_MODEL(name, kind, units, blank, from) r->name = m->from;
 #include "core/record_columns.h"
+	r->accesses.n = m->n_accesses;
+	memcpy(r->accesses.a, m->access, sizeof r->accesses.a);
 }
 
 void sw_record_set_counters(struct sw_record *r, const struct sw_counter_values *cv)
@@ -156,6 +158,33 @@ static const char *label(const struct sw_family *f, int i, char *buf, size_t len
 	return buf;
 }
 
+/* A NULL-ended list of at most max names, each 1 to SW_NAME_LEN - 1
+ * bytes; -1 when it breaks that, else the count. */
+static int name_list_count(const char *const *list, int max)
+{
+	int n = 0;
+	for (; list && list[n]; n++)
+		if (n == max || bad_name(list[n], SW_NAME_LEN))
+			return -1;
+	return n;
+}
+
+/* A categorical axis names each value of its range, and no more than fit. */
+static enum sw_status check_value_names(const struct sw_axis_def *d, const char *who,
+					struct sw_err *err)
+{
+	int n = name_list_count(d->names, SW_MAX_AXIS_NAMES);
+	if (!d->names)
+		return SW_OK;
+	if (n < 0 || (uint64_t)d->max - (uint64_t)d->min + 1 != (uint64_t)n)
+		return sw_fail(err, SW_EINVAL,
+			       "%s: axis '%s' must name each value of %lld..%lld, at most %d "
+			       "(SW_MAX_AXIS_NAMES), each 1 to %d characters",
+			       who, d->name, (long long)d->min, (long long)d->max,
+			       SW_MAX_AXIS_NAMES, SW_NAME_LEN - 1);
+	return SW_OK;
+}
+
 static enum sw_status check_axes(const struct sw_family *f, const char *who, struct sw_err *err)
 {
 	if (f->n_axes < 0 || f->n_axes > SW_MAX_AXES)
@@ -177,6 +206,9 @@ static enum sw_status check_axes(const struct sw_family *f, const char *who, str
 			if (strcmp(f->axes[b].name, name) == 0)
 				return sw_fail(err, SW_EINVAL, "%s declares axis '%s' twice", who,
 					       name);
+		enum sw_status st = check_value_names(&f->axes[a], who, err);
+		if (st != SW_OK)
+			return st;
 	}
 	return SW_OK;
 }
@@ -200,6 +232,11 @@ static enum sw_status check_variants(const struct sw_family *f, const char *who,
 			if (strcmp(f->variants[w].name, name) == 0)
 				return sw_fail(err, SW_EINVAL, "%s declares variant '%s' twice",
 					       who, name);
+		if (name_list_count(f->variants[v].accesses, SW_MAX_ACCESSES) < 0)
+			return sw_fail(err, SW_EINVAL,
+				       "%s: variant '%s' names more than %d accesses "
+				       "(SW_MAX_ACCESSES), or one of no or %d characters or more",
+				       who, name, SW_MAX_ACCESSES, SW_NAME_LEN);
 	}
 	return SW_OK;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/figures.h"
 #include "core/status.h"
 
 struct sw_family;
@@ -35,6 +36,13 @@ enum sw_row_status {
 	SW_ROW_FAILED = 3,  /* a CUDA error; `message` holds its text */
 };
 
+/* The `message` of an ok row whose output no CPU check compared (its
+ * check_mode "none"): the model backend's rows, and a measured row of a
+ * family without a check hook (%s: the family). */
+#define SW_NOT_CHECKED_MODEL                                                                       \
+	"not checked: the model backend runs no fill, launch or check (a prediction)"
+#define SW_NOT_CHECKED_NO_HOOK "not checked: family %s has no check hook"
+
 /* The C type of each column kind of record_columns.h. */
 #define SW_CTYPE_I32 int32_t
 #define SW_CTYPE_U32 uint32_t
@@ -51,8 +59,16 @@ struct sw_record_metrics {
 	char units[SW_MAX_METRICS][SW_METRIC_UNIT_LEN]; /* as CUPTI names them ("byte") */
 };
 
+/* The model's figures of each named access of the point's variant (core/
+ * figures.h): /model_accesses rows, not /measurements columns (schema 8). */
+struct sw_record_accesses {
+	int32_t n; /* 0: none (no model figures, or the variant names no accesses) */
+	int32_t pad;
+	struct sw_access_figures a[SW_MAX_ACCESSES];
+};
+
 /* A /measurements row: one field per entry of record_columns.h, in its
- * order, then the metrics and the raw samples. */
+ * order, then the metrics, the per-access figures and the raw samples. */
 struct sw_record {
 #define X_NUM(name, kind, units, blank) SW_CTYPE_##kind name;
 #define X_TEXT(name, len, blank)        char name[len];
@@ -60,6 +76,7 @@ struct sw_record {
 #include "core/record_columns.h"
 	/* not in the compound type: */
 	struct sw_record_metrics metrics;
+	struct sw_record_accesses accesses;
 	double samples_ns[SW_MAX_SAMPLES];
 };
 
@@ -113,7 +130,9 @@ int sw_axis_column_of(int family, int axis);
  * fit SW_NAME_LEN and SW_TEXT_LEN, family names repeat, a family has more
  * than SW_MAX_AXES axes or SW_MAX_VARIANTS variants, or none, an axis name
  * is empty, too long, repeated within its family or the name of another
- * column, or the families bring more than SW_MAX_AXIS_COLUMNS distinct axis
+ * column, a categorical axis does not name each value of its range (at most
+ * SW_MAX_AXIS_NAMES), a variant names more than SW_MAX_ACCESSES accesses,
+ * or the families bring more than SW_MAX_AXIS_COLUMNS distinct axis
  * names. Pure: run it once where families register, before any record. */
 enum sw_status sw_registry_check(const struct sw_family *const *families, int n,
 				 struct sw_err *err);

@@ -333,6 +333,46 @@ enum sw_status sw_h5_get_str_list(hid_t loc, const char *name, char ***values, s
 	return st;
 }
 
+/* A 1-D array of integers as *n uint64 values in *values (malloc'd); none
+ * when absent. SW_EINVAL when it is another type or shape, SW_ENOMEM. */
+enum sw_status sw_h5_get_u64_list(hid_t loc, const char *name, uint64_t **values, size_t *n,
+				  struct sw_err *err)
+{
+	hid_t a, t, sp;
+	int rc = sw_h5_open_attr(loc, name, &a);
+	hssize_t k = -1;
+	enum sw_status st = SW_OK;
+
+	*values = NULL;
+	*n = 0;
+	if (rc <= 0)
+		return rc < 0 ? sw_h5_fail(err, SW_EINVAL, "cannot open attribute %s", name)
+			      : SW_OK;
+	t = H5Aget_type(a);
+	sp = H5Aget_space(a);
+	if (t >= 0 && sp >= 0 && H5Tget_class(t) == H5T_INTEGER &&
+	    H5Sget_simple_extent_ndims(sp) == 1)
+		k = H5Sget_simple_extent_npoints(sp);
+	if (k < 0)
+		st = sw_fail(err, SW_EINVAL, "attribute %s is not a list of integers", name);
+	else if (!(*values = calloc(k ? (size_t)k : 1, sizeof **values)))
+		st = sw_fail(err, SW_ENOMEM, "out of memory for attribute %s", name);
+	else if (H5Aread(a, H5T_NATIVE_UINT64, *values) < 0)
+		st = sw_h5_fail(err, SW_EINVAL, "cannot read attribute %s", name);
+	if (st == SW_OK) {
+		*n = (size_t)k;
+	} else {
+		free(*values);
+		*values = NULL;
+	}
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	H5Aclose(a);
+	return st;
+}
+
 /* ---- names for messages ------------------------------------------------ */
 
 const char *sw_h5_class_name(H5T_class_t c)

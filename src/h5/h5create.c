@@ -13,6 +13,8 @@
 
 #include "h5/h5extend.h"
 #include "h5/h5internal.h"
+#include "core/safe_open.h"
+#include "job/plan.h"
 
 #define MEAS_CHUNK_ROWS 256
 #define DEV_CHUNK_ROWS  16
@@ -117,16 +119,36 @@ static enum sw_status create_metrics_table(struct sw_h5 *h, const struct sw_h5_m
 	return h->metrics < 0 ? (err ? err->status : SW_EHDF5) : SW_OK;
 }
 
+/* What a new file takes up to its first row of /measurements (h5room.c):
+ * the metadata of its objects, of starting SWMR and of the flush of its
+ * /devices rows, /plan, and the texts the root attributes and the first
+ * /sessions row hold (the job, the command line, each in more than one
+ * place): a disk without that room refuses the file before it is made. */
+static uint64_t create_room(const struct sw_h5_meta *meta)
+{
+	uint64_t texts = strlen(meta->job_text ? meta->job_text : "") +
+			 strlen(meta->command_line ? meta->command_line : "");
+
+	return 3 * SW_H5_ROOM_METADATA + (meta->plan ? sw_h5_plan_room(meta->plan->n) : 0) +
+	       4 * texts;
+}
+
 /* Every object and attribute of a new file, in h->file, then SWMR: in the
  * temporary file h holds, opened through its descriptor, not its name. */
 static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta, struct sw_err *err)
 {
 	enum sw_status st;
-	char own[64];
+	char own[64], name[160];
+	hid_t fapl;
+
+	/* the whole of it reserved before HDF5 writes a byte: a full disk
+	 * refuses here, and HDF5 never holds what it cannot write */
+	if ((st = sw_h5_room_reserve(h, SW_H5_AT_CREATE, create_room(meta), err)))
+		return sw_wrap(err, "cannot create %s",
+			       sw_safe_open_brief(h->path, name, sizeof name));
 	/* Without HDF5's flock(): our OFD lock is taken already, and on NFS,
 	 * which emulates flock() with byte-range locks, the two would collide. */
-	hid_t fapl = sw_h5_file_access(FMT_SWMR, 0, 1, err);
-
+	fapl = sw_h5_file_access(FMT_SWMR, 0, 1, err);
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
 	h->file = H5Fcreate(sw_h5_own_name(h, own, sizeof own), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -134,7 +156,7 @@ static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta,
 	if (h->file < 0)
 		return sw_h5_fail(err, SW_EIO, "cannot create %s", h->path);
 	if ((st = sw_h5_own_opened(h, h->file, err)) || (st = write_root(h->file, meta, err)) ||
-	    (st = create_tables(h, err)) ||
+	    (st = create_tables(h, err)) || (st = sw_h5_named_create(h, err)) ||
 	    (meta->plan && (st = sw_h5_write_plan(h, meta->plan, err))) ||
 	    (st = sw_h5_write_rates(h->file, meta->rates, meta->n_rates, err)) ||
 	    (st = create_metrics_table(h, meta, err)) ||
@@ -145,12 +167,18 @@ static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta,
 	return SW_OK;
 }
 
+enum sw_status sw_h5_check_create(const char *path, int force, const struct sw_h5_meta *meta,
+				  struct sw_err *err)
+{
+	return sw_h5_check_target(path, force, meta, err);
+}
+
 enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta *meta,
 			    struct sw_h5 **out, struct sw_err *err)
 {
 	enum sw_status st;
 	struct sw_h5 *h;
-	char *tmp;
+	struct sw_h5_temp tmp;
 	int old_fd = -1, replace = 0, made = 0;
 
 	*out = NULL;
@@ -163,22 +191,17 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	st = sw_h5_new_handle(path, &h, err);
 	if (st)
 		goto release_old;
-	tmp = sw_h5_temp_name(path);
-	if (!tmp) {
-		st = sw_fail(err, SW_ENOMEM, "out of memory");
-		goto destroy_h;
-	}
 	/* Built under a temporary name, so that path never names a half-made
 	 * file and --force keeps the old file until the new one is complete. */
-	if ((st = sw_h5_make_locked_temp(tmp, h, err)))
-		goto free_tmp;
+	if ((st = sw_h5_temp_init(path, &tmp, err)) || (st = sw_h5_make_locked_temp(&tmp, h, err)))
+		goto fini_tmp;
 	made = 1;
-	if ((st = build_file(h, meta, err)) || (st = sw_h5_publish(tmp, path, replace, err)))
+	if ((st = build_file(h, meta, err)) || (st = sw_h5_publish(&tmp, path, replace, err)))
 		goto remove_tmp;
 	/* the file is held through its name from here on, and checked at the end */
 	if ((st = sw_h5_own_retake(h, err)))
-		goto free_tmp;
-	free(tmp);
+		goto fini_tmp;
+	sw_h5_temp_fini(&tmp);
 	if (old_fd >= 0)
 		close(old_fd);
 	*out = h;
@@ -187,10 +210,9 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 remove_tmp:
 	sw_h5_close_ids(h);
 	if (made)
-		unlink(tmp);
-free_tmp:
-	free(tmp);
-destroy_h:
+		sw_h5_temp_remove(&tmp);
+fini_tmp:
+	sw_h5_temp_fini(&tmp);
 	sw_h5_destroy(h);
 release_old:
 	if (old_fd >= 0)

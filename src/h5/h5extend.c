@@ -14,6 +14,7 @@
 #include <hdf5.h>
 
 #include "h5/h5internal.h"
+#include "h5/h5plugins.h"
 
 #define SESSION_CHUNK_ROWS 16
 
@@ -258,6 +259,9 @@ enum sw_status sw_h5extend_put_plugins(hid_t file, const struct sw_job *job, str
 	if (st == SW_OK && n &&
 	    (st = sw_h5_put_str_list(file, PLUGIN_PATHS, paths, (size_t)n, err)) == SW_OK)
 		st = sw_h5_put_u64_list(file, PLUGIN_HASHES, hashes, (size_t)n, err);
+	/* and what the rows are measured with: every plug-in, by content */
+	if (st == SW_OK)
+		st = sw_h5plugins_put(file, err);
 	free(paths);
 	free(hashes);
 	return st;

@@ -38,7 +38,8 @@ enum sw_status sw_h5extend_check_points(const uint64_t *done, size_t n_done,
 /* The plug-in record of a file's job (docs/hdf5-schema.md, schema 7 on):
  * the root attributes plugin_paths and plugin_hashes, the real path and
  * content hash of the file each `plugins:` entry of job_text resolved to,
- * in order. put writes job's (meta->job; none: the attributes go), get
+ * in order. put writes job's (meta->job; none: the attributes go), and
+ * with them the identity of every plug-in this run loaded (h5plugins.h), get
  * reads them into *refs (*n of them; the caller frees with
  * sw_h5extend_plugins_fini), *n -1 for a file that records none and is
  * older than schema 7. get: SW_EINVAL naming the attribute when the two

@@ -28,6 +28,10 @@ struct sw_h5 {
 	int held_fd;
 	dev_t held_dev;
 	ino_t held_ino;
+	/* the room reserved for it to grow (h5room.c): a writable descriptor
+	 * (-1 before) and how far the reserve reaches, in bytes from its start */
+	int room_fd;
+	uint64_t room_end;
 	int session;                          /* this session's number, as its rows say it */
 	hid_t devices, measurements, samples; /* datasets */
 	hid_t dev_mtype, meas_mtype;          /* row types in memory */
@@ -49,7 +53,36 @@ struct sw_h5 {
 	struct sw_metric_row *metric_buf;
 	size_t metric_len, metric_cap;
 
+	/* /model_accesses (schema 8): H5I_INVALID_HID until made or opened */
+	hid_t accesses, access_mtype;
+	uint64_t n_access_rows;
+	struct sw_access_row *access_buf;
+	size_t access_len, access_cap;
+
 	struct sw_h5_damage damage; /* what a resume found (h5plan.c) */
+};
+
+/* A /model_accesses row (schema 8): one named access of the variant of
+ * /measurements row `row`, as the model figures it (core/figures.h). */
+struct sw_access_row {
+	uint64_t row; /* of /measurements; with point_id, the key */
+	uint64_t point_id;
+	int32_t cc;
+	int32_t access; /* its index in the variant's accesses */
+	char name[SW_NAME_LEN];
+	char space[12]; /* "global", "shared", "constant" */
+	int32_t is_store;
+	double requests, transactions, wavefronts, useful_bytes, moved_bytes, costed;
+	char counts[16]; /* "exact", "requests_exact", "sampled" */
+};
+
+/* An /axis_names row (schema 8): the name of one value of a categorical
+ * axis of one family. */
+struct sw_axis_name_row {
+	char family[SW_TEXT_LEN];
+	char axis[SW_NAME_LEN];
+	int64_t value;
+	char name[SW_NAME_LEN];
 };
 
 /* Point id of a row that was allocated but never written (the fill value). */
@@ -95,6 +128,11 @@ enum sw_status sw_h5_put_u64_list(hid_t loc, const char *name, const uint64_t *v
 enum sw_status sw_h5_get_str_list(hid_t loc, const char *name, char ***values, size_t *n,
 				  struct sw_err *err);
 void sw_h5_str_list_fini(char **values, size_t n);
+/* A 1-D array of integers (sw_h5_put_u64_list's) as *n values in *values
+ * (malloc'd; the caller frees it); none when absent. SW_EINVAL when it is
+ * another type or shape, SW_ENOMEM. */
+enum sw_status sw_h5_get_u64_list(hid_t loc, const char *name, uint64_t **values, size_t *n,
+				  struct sw_err *err);
 
 /* 1: present and opened (*attr, which the caller closes); 0: absent; -1:
  * present but cannot be opened. */
@@ -127,6 +165,12 @@ extern const struct sw_column sw_h5_device_columns[];
 extern const int sw_h5_n_device_columns;
 extern const struct sw_column sw_h5_metric_columns[];
 extern const int sw_h5_n_metric_columns;
+/* Schema 8's /model_accesses (struct sw_access_row) and /axis_names
+ * (struct sw_axis_name_row) columns. */
+extern const struct sw_column sw_h5_access_columns[];
+extern const int sw_h5_n_access_columns;
+extern const struct sw_column sw_h5_axis_name_columns[];
+extern const int sw_h5_n_axis_name_columns;
 #define N_MEAS_COLS   ((size_t)sw_record_n_columns)
 #define N_DEV_COLS    ((size_t)sw_h5_n_device_columns)
 #define N_METRIC_COLS ((size_t)sw_h5_n_metric_columns)
@@ -239,6 +283,40 @@ enum sw_status sw_h5_open_read_as(const char *name, const char *shown, const cha
 enum sw_status sw_h5_count_in(hid_t file, const char *path, int session, struct sw_h5_rows *out,
 			      struct sw_err *err);
 
+/* ---- h5room.c: room for the file to grow --------------------------------- */
+
+/* The moments at which HDF5 writes to the file, each reserving its room
+ * first (SW_TEST_FAULT=full:MOMENT fills the disk at one of them). */
+enum sw_h5_moment {
+	SW_H5_AT_CREATE, /* "create": a new file's objects, before H5Fcreate */
+	SW_H5_AT_RESUME, /* "resume": before the open that writes, and before the resume's writes */
+	SW_H5_AT_SWMR,   /* "swmr": before H5Fstart_swmr_write */
+	SW_H5_AT_FLUSH,  /* "flush": before the buffered rows are written */
+	SW_H5_AT_CLOSE,  /* "close": before the end time is written */
+};
+
+/* Bytes HDF5 may add to a file at a step beside what a table's rows take:
+ * its metadata (object headers, chunk indexes, heaps), written whole. */
+#define SW_H5_ROOM_METADATA ((uint64_t)256 << 10)
+
+/* The reserve takes a writable copy of fd (of h's file) and ignores
+ * SIGXFSZ, so a write past the file-size limit fails as a full disk does. */
+enum sw_status sw_h5_room_hold(struct sw_h5 *h, int fd, struct sw_err *err);
+/* bytes more than the file holds (from its end, or from HDF5's end of
+ * allocation where that is further) can be written at moment at: reserved
+ * on the disk (fallocate, FALLOC_FL_KEEP_SIZE; a file system that cannot
+ * reserve has its free space checked) and within the file-size limit.
+ * SW_EIO when not, naming the disk or the limit and what the moment needs;
+ * nothing of the file is written either way. SW_OK when h holds no room. */
+enum sw_status sw_h5_room_reserve(struct sw_h5 *h, enum sw_h5_moment at, uint64_t bytes,
+				  struct sw_err *err);
+/* Bytes that add rows to a table of have rows may take: every chunk they
+ * touch, whole, at the row size of the table in the file (dset's). */
+uint64_t sw_h5_room_rows(hid_t dset, uint64_t have, uint64_t add);
+/* Gives back what the reserve holds past the file's end, and its descriptor;
+ * after the file is closed. Safe when none is held. */
+void sw_h5_room_release(struct sw_h5 *h);
+
 /* ---- h5own.c: the file that is ours ------------------------------------- */
 
 /* h holds the file fd is open on (a descriptor of its own, and its device
@@ -275,16 +353,34 @@ enum sw_status sw_h5_check_target(const char *path, int force, const struct sw_h
 /* With --force: our lock on the file path names, kept in *fd until it is
  * replaced; *replace: it exists. */
 enum sw_status sw_h5_hold_old_file(const char *path, int *replace, int *fd, struct sw_err *err);
-/* The hidden temporary name beside path, malloc'd (NULL: out of memory). */
-char *sw_h5_temp_name(const char *path);
-/* tmp made by us alone (O_EXCL), held by h (sw_h5_own_hold) and locked
- * (h->lock_fd) before HDF5 writes. */
-enum sw_status sw_h5_make_locked_temp(const char *tmp, struct sw_h5 *h, struct sw_err *err);
+/* The hidden temporary file a new one is built in, beside its name:
+ * ".NAME.tmpPID" in the output's folder, which it holds open, so the
+ * temporary is named relative to it and never needs a longer path than
+ * the output's own. */
+struct sw_h5_temp {
+	int dir_fd;       /* the output's folder (O_PATH); -1 when not open */
+	char name[256];   /* the temporary's name in it */
+	const char *base; /* the output's name in it: the end of the path given */
+	char *shown;      /* folder and temporary name, for messages */
+};
+/* t for path: its names and its folder opened (SW_EIO naming path when the
+ * folder cannot be, SW_ENOMEM); sw_h5_temp_fini closes and frees it, also
+ * after a failure. */
+enum sw_status sw_h5_temp_init(const char *path, struct sw_h5_temp *t, struct sw_err *err);
+void sw_h5_temp_fini(struct sw_h5_temp *t);
+/* Removes the temporary file (ours: made with O_EXCL). */
+void sw_h5_temp_remove(const struct sw_h5_temp *t);
+/* t's file made by us alone (O_EXCL), held by h (sw_h5_own_hold), its room
+ * too (sw_h5_room_hold), and locked (h->lock_fd) before HDF5 writes. */
+enum sw_status sw_h5_make_locked_temp(const struct sw_h5_temp *t, struct sw_h5 *h,
+				      struct sw_err *err);
 /* The writer's test holds (SW_TEST_FAULT's publish-wait and close-wait,
  * faults.h): waits until file exists; at once when file is NULL. */
 void sw_h5_wait_for(const char *file);
-/* Gives tmp the name path: link(), or rename() when replace. */
-enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, struct sw_err *err);
+/* Gives t's file its name (t->base, path in messages): linkat(), or
+ * renameat() when replace. */
+enum sw_status sw_h5_publish(const struct sw_h5_temp *t, const char *path, int replace,
+			     struct sw_err *err);
 
 /* ---- h5write.c: the handle, rows, closing ------------------------------- */
 
@@ -307,6 +403,27 @@ enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta 
 /* Starts SWMR writing on h's file, once every object and attribute exists. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err);
 
+/* Extends the table dset (called name in messages) by n rows of mem_type
+ * from buf and writes them; *rows counts what is on disk. */
+enum sw_status sw_h5_write_rows(hid_t dset, const char *name, hid_t mem_type, const void *buf,
+				size_t n, uint64_t *rows, struct sw_err *err);
+
+/* ---- h5named.c: schema 8's /model_accesses and /axis_names ------------- */
+
+/* Both tables made in h's new file: /model_accesses empty (h->accesses,
+ * which sw_h5_append fills), /axis_names with every registered family's
+ * named values. Before SWMR writing starts. */
+enum sw_status sw_h5_named_create(struct sw_h5 *h, struct sw_err *err);
+
+/* A resume's or extend's check of both, reading only: where the file has
+ * them, each a table of their columns (a file before schema 8 has none). */
+enum sw_status sw_h5_named_check(struct sw_h5 *h, struct sw_err *err);
+
+/* Then, once every check passed: /model_accesses opened to append to (made
+ * where the file has none), /axis_names given the named values of the
+ * families it lacks (an extend's plug-in's). Before SWMR writing starts. */
+enum sw_status sw_h5_named_resume(struct sw_h5 *h, struct sw_err *err);
+
 /* ---- h5rates.c: /model_rates ---------------------------------------------- */
 
 /* Creates /model_rates in file with rows[0..n). */
@@ -323,6 +440,9 @@ enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_t
 
 struct sw_plan;
 
+/* The bytes /plan's rows take for n_points points (h5room.c). */
+uint64_t sw_h5_plan_room(size_t n_points);
+
 /* /plan (schema 7 on) made or rewritten to hold plan's points (a /plan of
  * another layout is replaced). Before SWMR writing starts. */
 enum sw_status sw_h5_write_plan(struct sw_h5 *h, const struct sw_plan *plan, struct sw_err *err);
@@ -332,6 +452,11 @@ enum sw_status sw_h5_write_plan(struct sw_h5 *h, const struct sw_plan *plan, str
  * on a resume whether /plan is the plan's. Reads only. */
 enum sw_status sw_h5_find_damage(struct sw_h5 *h, const struct sw_h5_meta *meta, uint8_t **bad,
 				 struct sw_h5_damage *dmg, struct sw_err *err);
+
+/* sw_h5_read_placed without the rows bad sets (NULL: none), on a file a
+ * dry run opened read-only, whose damaged rows are not marked. */
+enum sw_status sw_h5_read_placed_kept(struct sw_h5 *h, const uint8_t *bad, struct sw_h5_placed *p,
+				      struct sw_err *err);
 
 /* Marks the rows bad sets: point_id FILL_POINT_ID, status SW_H5_DAMAGED_STATUS. */
 enum sw_status sw_h5_mark_damage(struct sw_h5 *h, const uint8_t *bad, struct sw_err *err);

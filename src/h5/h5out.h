@@ -26,7 +26,11 @@
  * 7: plugin_paths and plugin_hashes, where the job's plug-ins were found;
  *    /plan (the plan's points, by which a reader tells damaged rows);
  * 8: the time model's columns of /measurements (model_device, model_time_ns,
- *    model_time_term, model_time_basis) and /model_rates */
+ *    model_time_term, model_time_basis) and /model_rates; plugin_loaded_paths
+ *    ... plugin_library_owners, every plug-in the run loaded and the
+ *    libraries they brought in (h5plugins.h); /model_accesses (the model's
+ *    figures per named access) and /axis_names (the names of categorical
+ *    axes' values) */
 #define SW_SCHEMA_VERSION 8
 
 struct sw_h5;
@@ -122,17 +126,27 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta,
 				  struct sw_err *err);
 
+/* A --resume (or, extend set, --extend) of path whose job could not be
+ * read or planned (status st, its message in err): when the file records
+ * a plug-in that this run did not load (h5plugins.h), err says so first,
+ * naming the plug-in's path and content, and keeps its message after it;
+ * else err is left as it is. Reads the file only, loads nothing. Returns st. */
+enum sw_status sw_h5_explain_plugins(const char *path, int extend, enum sw_status st,
+				     struct sw_err *err);
+
 /* Damaged rows of /measurements (docs/hdf5-schema.md, "Damaged rows"):
  * what a resume found, judged by meta->plan (the job's; on --extend the
- * file's /plan where it has one). A resume leaves them out of what the file
+ * file's /plan where it has one that is not damaged itself). A resume leaves them out of what the file
  * holds, so their points run again, and marks them (point_id the fill
  * value, status SW_H5_DAMAGED_STATUS); --dry-run --resume only says so. */
 struct sw_h5_damage {
-	uint64_t rows;      /* damaged rows; 0: none */
-	uint64_t first_row; /* the first of them */
-	int plan_wrong;     /* /plan (schema 7 on) is not the plan's (damaged, or an --extend's
+	uint64_t rows;        /* damaged rows; 0: none */
+	uint64_t first_row;   /* the first of them */
+	int plan_wrong;       /* /plan (schema 7 on) is not the plan's (damaged, or an --extend's
 			     * new plan): the resume writes it */
-	char note[448];     /* "16 rows of /measurements are damaged (rows 16 to 31; row 16:
+	char plan_damage[96]; /* why /plan is damaged in itself ("point 5bafef483ffec276 is
+			       * in it twice"), so no row was judged by it; "" if it is not */
+	char note[448];       /* "16 rows of /measurements are damaged (rows 16 to 31; row 16:
 			     * its family is empty)", or "" */
 };
 #define SW_H5_DAMAGED_STATUS (-2)
@@ -147,6 +161,21 @@ const struct sw_h5_damage *sw_h5_damage_found(const struct sw_h5 *h);
  * sw_h5_resume's. */
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
 				  struct sw_h5_damage *dmg, struct sw_err *err);
+struct sw_h5_placed;
+/* The same, and where its rows ran (*placed, as sw_h5_read_placed gives it,
+ * damaged rows left out; the caller's, sw_h5_placed_fini), so a dry run
+ * under a placement counts the pairs a resume would run. placed NULL:
+ * sw_h5_check_resume. */
+enum sw_status sw_h5_check_resume_placed(const char *path, const struct sw_h5_meta *meta,
+					 size_t *n_done, struct sw_h5_damage *dmg,
+					 struct sw_h5_placed *placed, struct sw_err *err);
+
+/* --dry-run of a new file: every check sw_h5_create makes of the output
+ * before it writes (the path and its directory, an existing file without
+ * force, an input of the run under any of its names, the temporary's
+ * room), changing nothing. Statuses as sw_h5_create's. */
+enum sw_status sw_h5_check_create(const char *path, int force, const struct sw_h5_meta *meta,
+				  struct sw_err *err);
 
 /* Where the rows of an open file ran: row i is point point_id[i], measured
  * by rank rank[i] in session session[i]; devices[] are the file's /devices
@@ -203,6 +232,14 @@ enum sw_status sw_h5_finish(struct sw_h5 **h, double end_unix, struct sw_h5_end 
 			    struct sw_err *err);
 /* sw_h5_finish without the count. */
 enum sw_status sw_h5_close(struct sw_h5 **h, double end_unix, struct sw_err *err);
+
+/* Closes a file whose opening failed after sw_h5_create or sw_h5_resume
+ * returned it (its first flush, SWMR writing, an extend's job on a full
+ * disk): what was flushed stays, no end time is written (the session did
+ * not end), the reserve and our lock are given back; *h becomes NULL. Safe
+ * on NULL. Every step before it leaves HDF5 nothing unwritten, so the close
+ * writes nothing new. */
+void sw_h5_abandon(struct sw_h5 **h);
 
 /* Opens path read-only (as a SWMR reader where it can) and counts session's
  * rows, so that a summary says what the file holds, not what was handed to

@@ -167,6 +167,7 @@ static void keep_rows(struct sw_h5 *h, char *where, size_t len, char *say, size_
 		h->held_fd = fd;
 		h->held_dev = sb.st_dev;
 		h->held_ino = sb.st_ino;
+		sw_h5_room_hold(h, fd, NULL); /* the end time goes there: its room too */
 		snprintf(say, say_len,
 			 "this run's rows are kept in %s, a copy of the file it wrote, which was "
 			 "deleted",

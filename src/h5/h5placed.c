@@ -34,12 +34,13 @@ static enum sw_status read_devices(struct sw_h5 *h, struct sw_h5_placed *p, stru
 	return SW_OK;
 }
 
-/* Drops the rows never written (fill rows), keeping the order. */
-static void drop_fill_rows(struct sw_h5_placed *p)
+/* Drops the rows never written (fill rows) and, where bad is not NULL,
+ * the damaged ones it sets, keeping the order. */
+static void drop_rows(struct sw_h5_placed *p, const uint8_t *bad)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < p->n_rows; i++)
-		if (p->point_id[i] != FILL_POINT_ID) {
+		if (p->point_id[i] != FILL_POINT_ID && !(bad && bad[i])) {
 			p->point_id[k] = p->point_id[i];
 			p->rank[k] = p->rank[i];
 			p->session[k++] = p->session[i];
@@ -48,6 +49,12 @@ static void drop_fill_rows(struct sw_h5_placed *p)
 }
 
 enum sw_status sw_h5_read_placed(struct sw_h5 *h, struct sw_h5_placed *p, struct sw_err *err)
+{
+	return sw_h5_read_placed_kept(h, NULL, p, err);
+}
+
+enum sw_status sw_h5_read_placed_kept(struct sw_h5 *h, const uint8_t *bad, struct sw_h5_placed *p,
+				      struct sw_err *err)
 {
 	enum sw_status st;
 	size_t n = h->n_meas ? h->n_meas : 1;
@@ -76,6 +83,6 @@ enum sw_status sw_h5_read_placed(struct sw_h5 *h, struct sw_h5_placed *p, struct
 		sw_h5_placed_fini(p);
 		return sw_wrap(err, "%s", h->path);
 	}
-	drop_fill_rows(p);
+	drop_rows(p, bad);
 	return SW_OK;
 }

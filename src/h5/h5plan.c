@@ -4,7 +4,8 @@
  * point, its id, family and variant, so that a reader without the job (the
  * analysis tools) can tell a row of the plan from a damaged one; sweep
  * writes it at creation and on --extend, and a --resume rewrites it when it
- * is not the plan's. A row of /measurements is damaged when its point is
+ * is not the plan's. /plan is checked itself before it judges (each point
+ * once, none empty, plan_points of them): a damaged one judges nothing. A row of /measurements is damaged when its point is
  * no point of the plan, its family or variant are not that point's (an
  * all-zero row: point 0, no family), or its status is none sweep writes.
  * A resume leaves such rows out of what the file holds, so their points run
@@ -57,6 +58,13 @@ struct meas_row {
 	char family[SW_TEXT_LEN];
 	char variant[SW_TEXT_LEN];
 };
+
+uint64_t sw_h5_plan_room(size_t n_points)
+{
+	uint64_t chunks = (n_points + PLAN_CHUNK_ROWS - 1) / PLAN_CHUNK_ROWS;
+
+	return chunks * PLAN_CHUNK_ROWS * sizeof(struct plan_row);
+}
 
 /* ---- the plan as rows ---------------------------------------------------- */
 
@@ -135,6 +143,36 @@ static int has_plan_schema(hid_t file)
 	return sw_h5_get_attr(file, "schema_version", H5T_NATIVE_INT, &schema) == 1 && schema >= 7;
 }
 
+/* Why /plan cannot tell damaged rows, into why; 0 when it can: no row
+ * empty, each point once, and as many rows as the file's plan_points. A
+ * /plan with a point twice lacks another, whose good rows it would call
+ * damaged, so it is checked itself before it judges. ref sorted by id. */
+static int plan_damaged(hid_t file, const struct ref *ref, char *why, size_t len)
+{
+	uint64_t points = 0;
+	size_t empty = 0;
+
+	for (size_t i = 0; i < ref->n; i++)
+		empty += ref->rows[i].point_id == FILL_POINT_ID || !ref->rows[i].family[0] ||
+			 !ref->rows[i].variant[0];
+	if (empty) {
+		snprintf(why, len, "%zu of its rows %s empty", empty, empty == 1 ? "is" : "are");
+		return 1;
+	}
+	for (size_t i = 1; i < ref->n; i++)
+		if (ref->rows[i].point_id == ref->rows[i - 1].point_id) {
+			snprintf(why, len, "point %016" PRIx64 " is in it twice",
+				 ref->rows[i].point_id);
+			return 1;
+		}
+	if (sw_h5_get_attr(file, "plan_points", H5T_NATIVE_UINT64, &points) != 1 ||
+	    points != ref->n) {
+		snprintf(why, len, "it has %zu rows, plan_points says %" PRIu64, ref->n, points);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- /plan written --------------------------------------------------------- */
 
 /* /plan, opened, or made empty; a /plan of another layout goes first. */
@@ -208,8 +246,9 @@ enum sw_status sw_h5_write_plan(struct sw_h5 *h, const struct sw_plan *plan, str
 	return st ? sw_wrap(err, "%s", h->path) : SW_OK;
 }
 
-/* 1: /plan holds exactly the plan's rows (in any order). */
-static int plan_is(hid_t file, const struct sw_plan *plan)
+/* 1: /plan holds exactly the plan's rows (in any order). Otherwise, where
+ * /plan is damaged in itself, why says how (plan_damaged); else "". */
+static int plan_is(hid_t file, const struct sw_plan *plan, char *why, size_t len)
 {
 	struct ref in_file = { 0 };
 	struct sw_err ignored = { 0 };
@@ -217,10 +256,12 @@ static int plan_is(hid_t file, const struct sw_plan *plan)
 							      : H5I_INVALID_HID;
 	int same = 0;
 
+	why[0] = '\0';
 	if (dset >= 0 &&
 	    sw_h5_check_columns(dset, "", "plan", plan_columns, N_PLAN_COLS, 0, &ignored) ==
 		    SW_OK &&
-	    read_plan(dset, &in_file, "", &ignored) == SW_OK && in_file.n == plan->n) {
+	    read_plan(dset, &in_file, "", &ignored) == SW_OK &&
+	    !plan_damaged(file, &in_file, why, len) && in_file.n == plan->n) {
 		struct ref want = { 0 };
 		same = ref_from_plan(plan, &want, &ignored) == SW_OK;
 		for (size_t i = 0; same && i < plan->n; i++) /* both sorted by id */
@@ -394,10 +435,11 @@ static enum sw_status scan(struct sw_h5 *h, const struct ref *ref, uint8_t *bad,
 }
 
 /* What rows are judged by: the job's plan on a resume; on --extend the
- * file's own /plan, or, in a file without it, the new plan and, for points
- * outside it, the registry's names; without a plan, the names alone. */
+ * file's own /plan, or, in a file without it or with a damaged one (said in
+ * dmg->plan_damage), the new plan and, for points outside it, the
+ * registry's names; without a plan, the names alone. */
 static enum sw_status make_ref(struct sw_h5 *h, const struct sw_h5_meta *meta, struct ref *ref,
-			       struct sw_err *err)
+			       struct sw_h5_damage *dmg, struct sw_err *err)
 {
 	hid_t dset;
 	enum sw_status st;
@@ -416,8 +458,14 @@ static enum sw_status make_ref(struct sw_h5 *h, const struct sw_h5_meta *meta, s
 		st = read_plan(dset, ref, h->path, err);
 	H5Dclose(dset);
 	if (st != SW_OK)
-		sw_wrap(err, "cannot extend: /plan, the file's own plan, is damaged");
-	return st;
+		return sw_wrap(err, "cannot extend: /plan, the file's own plan, is damaged");
+	if (!plan_damaged(h->file, ref, dmg->plan_damage, sizeof dmg->plan_damage))
+		return SW_OK;
+	/* no row is dropped on the word of a /plan that is itself damaged */
+	free(ref->rows);
+	memset(ref, 0, sizeof *ref);
+	ref->names_only_outside = 1;
+	return ref_from_plan(meta->plan, ref, err);
 }
 
 enum sw_status sw_h5_find_damage(struct sw_h5 *h, const struct sw_h5_meta *meta, uint8_t **bad,
@@ -431,13 +479,17 @@ enum sw_status sw_h5_find_damage(struct sw_h5 *h, const struct sw_h5_meta *meta,
 	if (!*bad)
 		return sw_fail(err, SW_ENOMEM, "no memory for a damage check of %llu rows",
 			       (unsigned long long)h->n_meas);
-	st = make_ref(h, meta, &ref, err);
+	st = make_ref(h, meta, &ref, dmg, err);
 	if (st == SW_OK)
 		st = scan(h, &ref, *bad, dmg, err);
 	free(ref.rows);
 	/* a resume keeps /plan the plan's; an --extend writes the new one */
-	if (st == SW_OK && meta->plan && meta->mode != SW_SESSION_NEW && has_plan_schema(h->file))
-		dmg->plan_wrong = !plan_is(h->file, meta->plan);
+	if (st == SW_OK && meta->plan && meta->mode != SW_SESSION_NEW && has_plan_schema(h->file)) {
+		char why[sizeof dmg->plan_damage];
+		dmg->plan_wrong = !plan_is(h->file, meta->plan, why, sizeof why);
+		if (meta->mode == SW_SESSION_RESUME) /* an extend's is said by make_ref */
+			snprintf(dmg->plan_damage, sizeof dmg->plan_damage, "%s", why);
+	}
 	if (st != SW_OK) {
 		free(*bad);
 		*bad = NULL;

@@ -41,51 +41,54 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
-/* A name the file system takes: 255 bytes (NAME_MAX on Linux file systems),
- * and a path: PATH_MAX with its NUL. */
+/* A name the file system takes: 255 bytes (NAME_MAX on Linux file systems). */
 #define NAME_BYTES 255
-#define PATH_BYTES (PATH_MAX - 1)
 
-/* Where the file is built before it takes its name: same directory, hidden.
- * A long legal name gives the temporary one only the start of it, so that
- * ".", ".tmp" and the pid never push it past NAME_BYTES, nor the whole
- * path past PATH_BYTES while the name's start has room to give. */
-char *sw_h5_temp_name(const char *path)
+/* Where the file is built before it takes its name: same folder, hidden,
+ * ".NAME.tmpPID", named relative to the folder held open, never by a
+ * path: a legal output path, however near PATH_MAX, never makes a longer
+ * one. A long legal name gives the temporary one only the start of it, so
+ * that ".", ".tmp" and the pid never push it past NAME_BYTES. */
+enum sw_status sw_h5_temp_init(const char *path, struct sw_h5_temp *t, struct sw_err *err)
 {
 	const char *slash = strrchr(path, '/');
-	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-	size_t len = strlen(path) + 48, base = strlen(path + dir_len);
-	char pid[24], *tmp = malloc(len);
-	long room, path_room;
+	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0, base = strlen(path + dir_len);
+	char pid[24], *dir = dir_of(path), brief[160];
+	int room;
 
+	memset(t, 0, sizeof *t);
+	t->dir_fd = -1;
+	t->base = path + dir_len;
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
-	room = NAME_BYTES - 5 - (long)strlen(pid);
-	path_room = PATH_BYTES - (long)dir_len - 5 - (long)strlen(pid);
-	if (path_room < room)
-		room = path_room > 0 ? path_room : 0;
-	if (tmp)
-		snprintf(tmp, len, "%.*s.%.*s.tmp%s", (int)dir_len, path,
-			 base > (size_t)room ? (int)room : (int)base, path + dir_len, pid);
-	return tmp;
+	room = NAME_BYTES - 5 - (int)strlen(pid);
+	snprintf(t->name, sizeof t->name, ".%.*s.tmp%s", base > (size_t)room ? room : (int)base,
+		 t->base, pid);
+	t->shown = malloc(dir_len + sizeof t->name);
+	if (!dir || !t->shown) {
+		free(dir);
+		return sw_fail(err, SW_ENOMEM, "out of memory");
+	}
+	snprintf(t->shown, dir_len + sizeof t->name, "%.*s%s", (int)dir_len, path, t->name);
+	t->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->dir_fd < 0)
+		sw_fail(err, SW_EIO, "cannot create %s: %s",
+			sw_safe_open_brief(path, brief, sizeof brief), strerror(errno));
+	free(dir);
+	return t->dir_fd < 0 ? SW_EIO : SW_OK;
 }
 
-/* The temporary name beside path fits a path (PATH_BYTES), or why not. */
-static enum sw_status check_temp_room(const char *path, const char *name, struct sw_err *err)
+void sw_h5_temp_fini(struct sw_h5_temp *t)
 {
-	char *tmp = sw_h5_temp_name(path);
-	size_t tmp_len;
+	if (t->dir_fd >= 0)
+		close(t->dir_fd);
+	t->dir_fd = -1;
+	free(t->shown);
+	t->shown = NULL;
+}
 
-	if (!tmp)
-		return sw_fail(err, SW_ENOMEM, "out of memory");
-	tmp_len = strlen(tmp);
-	free(tmp);
-	if (tmp_len <= PATH_BYTES)
-		return SW_OK;
-	return sw_fail(err, SW_EIO,
-		       "cannot create %s: the path is %zu bytes, and the hidden temporary file "
-		       "sweep builds beside it (.NAME.tmpPID) needs %zu, more than a path may "
-		       "hold (%d); use a shorter path",
-		       name, strlen(path), tmp_len, PATH_BYTES);
+void sw_h5_temp_remove(const struct sw_h5_temp *t)
+{
+	unlinkat(t->dir_fd, t->name, 0);
 }
 
 /* A path that does not exist but names a symbolic link: one to nothing.
@@ -199,8 +202,6 @@ enum sw_status sw_h5_check_target(const char *path, int force, const struct sw_h
 				     "to continue it",
 				     name);
 	}
-	if (st == SW_OK)
-		st = check_temp_room(path, name, err);
 free_dir:
 	free(dir);
 	return st;
@@ -249,25 +250,26 @@ enum sw_status sw_h5_hold_old_file(const char *path, int *replace, int *fd, stru
 /* The temporary file, made by us alone (O_EXCL), held (h5own.c) and locked
  * before HDF5 writes a byte: from its first moment no other sweep can take
  * it, and once published the lock covers the name too (one inode). */
-enum sw_status sw_h5_make_locked_temp(const char *tmp, struct sw_h5 *h, struct sw_err *err)
+enum sw_status sw_h5_make_locked_temp(const struct sw_h5_temp *t, struct sw_h5 *h,
+				      struct sw_err *err)
 {
-	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = openat(t->dir_fd, t->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	char brief[160]; /* a long name quoted short, the reason whole */
 	enum sw_h5_lock lock;
 
-	sw_safe_open_brief(tmp, brief, sizeof brief);
+	sw_safe_open_brief(t->shown, brief, sizeof brief);
 	if (fd < 0)
 		return sw_fail(err, SW_EIO, "cannot create %s: %s", brief, strerror(errno));
-	if (sw_h5_own_hold(h, fd, err) != SW_OK) {
+	if (sw_h5_own_hold(h, fd, err) != SW_OK || sw_h5_room_hold(h, fd, err) != SW_OK) {
 		close(fd);
-		unlink(tmp);
+		sw_h5_temp_remove(t);
 		return SW_EIO;
 	}
 	lock = sw_h5_lock_fd(fd, 1, &h->lock_fd);
 	if (lock == LOCK_OURS || lock == LOCK_NONE) /* no locks here: the name alone decides */
 		return SW_OK;
 	sw_fail(err, SW_EIO, "cannot lock %s: %s", brief, strerror(errno));
-	unlink(tmp);
+	sw_h5_temp_remove(t);
 	return SW_EIO;
 }
 
@@ -290,37 +292,39 @@ static void fault_publish_wait(void)
 	sw_h5_wait_for(f.publish_wait);
 }
 
-/* Gives tmp the name path. A new name with link(), which fails when path
- * exists (or, where hard links are not supported, renameat2 with
- * RENAME_NOREPLACE): of two sweeps creating one new file, exactly one
- * wins, and the other has run nothing yet. Only --force over a file that
- * existed when it started renames, holding that file's lock (hold_old_file):
- * a --force that found no file creates with link() like any other. */
-enum sw_status sw_h5_publish(const char *tmp, const char *path, int replace, struct sw_err *err)
+/* Gives the temporary file its name, both in the folder held (t). A new
+ * name with link(), which fails when the name exists (or, where hard links
+ * are not supported, renameat2 with RENAME_NOREPLACE): of two sweeps
+ * creating one new file, exactly one wins, and the other has run nothing
+ * yet. Only --force over a file that existed when it started renames,
+ * holding that file's lock (hold_old_file): a --force that found no file
+ * creates with link() like any other. */
+enum sw_status sw_h5_publish(const struct sw_h5_temp *t, const char *path, int replace,
+			     struct sw_err *err)
 {
 	char tname[120], pname[160]; /* long names quoted short, the reason whole */
-	int e;
+	int e, dir = t->dir_fd;
 
-	sw_safe_open_brief(tmp, tname, sizeof tname);
+	sw_safe_open_brief(t->shown, tname, sizeof tname);
 	sw_safe_open_brief(path, pname, sizeof pname);
 	fault_publish_wait();
 	if (replace) {
-		if (rename(tmp, path) != 0)
+		if (renameat(dir, t->name, dir, t->base) != 0)
 			return sw_fail(err, SW_EIO, "cannot rename %s to %s: %s", tname, pname,
 				       strerror(errno));
 		return SW_OK;
 	}
-	if (link(tmp, path) == 0) {
-		if (unlink(tmp) == 0)
+	if (linkat(dir, t->name, dir, t->base, 0) == 0) {
+		if (unlinkat(dir, t->name, 0) == 0)
 			return SW_OK;
 		e = errno;
-		unlink(path); /* ours alone still: a failed creation leaves nothing */
+		unlinkat(dir, t->base, 0); /* ours alone still: a failed creation leaves nothing */
 		return sw_fail(err, SW_EIO, "cannot remove %s: %s", tname, strerror(e));
 	}
 	e = errno;
 	/* A file system without hard links may still rename without replacing. */
 	if (e == EPERM || e == EOPNOTSUPP) {
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		if (renameat2(dir, t->name, dir, t->base, RENAME_NOREPLACE) == 0)
 			return SW_OK;
 		if (errno == EEXIST)
 			e = EEXIST;

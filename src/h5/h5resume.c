@@ -1,10 +1,11 @@
 /*
  * --resume and --extend of a result file (docs/hdf5-schema.md, "Sessions
  * and --resume"): every check first (a sweep file of this job and backend,
- * its tables able to grow, its stored job's settings and plug-ins), then
- * the writes: consistency flags a killed writer left cleared (under our
- * lock), the next session started, and last, in sw_h5_resume_begin, an
- * extend's job adopted and SWMR writing; their --dry-run makes the same
+ * its tables able to grow, its stored job's settings and plug-ins, the
+ * plug-ins and libraries its rows were measured with), then the writes:
+ * consistency flags a killed writer left cleared (under our lock), the
+ * next session started, and last, in sw_h5_resume_begin, an extend's job
+ * adopted and SWMR writing; their --dry-run makes the same
  * checks read-only. The checks of a table are h5table.c's, the opens
  * h5open.c's, a grown table h5grow.c's; appending and closing h5write.c's.
  */
@@ -23,8 +24,11 @@
 
 #include "h5/h5extend.h"
 #include "h5/h5internal.h"
+#include "h5/h5plugins.h"
 #include "job/job.h"
 #include "core/record.h"
+#include "core/safe_open.h"
+#include "job/plan.h"
 
 /* The table exists, is 1-D, chunked and growable, has every column we
  * write in the type we write it, and tells its row count. */
@@ -480,19 +484,34 @@ static enum sw_status start_session(struct sw_h5 *h, const struct sw_h5_meta *me
 	return st;
 }
 
+/* What a session's start writes up to its first row of /measurements
+ * (h5room.c): the metadata of the open, of starting SWMR and of the flush
+ * of its /devices rows, its /sessions row and its line of
+ * command_line_history (the job's text and the command line, each in more
+ * than one place): a disk without that room refuses the resume before the
+ * file is opened to write. */
+static uint64_t session_room(const struct sw_h5_meta *meta)
+{
+	uint64_t texts = strlen(meta->job_text ? meta->job_text : "") +
+			 strlen(meta->command_line ? meta->command_line : "");
+
+	return 3 * SW_H5_ROOM_METADATA + 4 * texts;
+}
+
 /* Opens h->path read-write under our lock and says which format it is in.
  * A killed writer leaves HDF5's consistency flags set, and every plain open
  * then fails on them; holding our lock proves that no sweep writes the
  * file, so this open clears them, as h5clear -s does. HDF5's own lock
  * stays on: it refuses a file another program has open. HDF5 opens the
  * file held and locked (h5own.c), not what the name names by then. */
-static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, struct sw_err *err)
+static enum sw_status open_for_resume(struct sw_h5 *h, const struct sw_h5_meta *meta,
+				      enum sw_h5_format *fmt, struct sw_err *err)
 {
 	int fd = open(h->path, O_RDWR | O_CLOEXEC);
 	enum sw_h5_lock lock = LOCK_ERROR;
 	enum sw_status st;
 	H5F_info2_t info;
-	char own[64];
+	char own[64], name[160];
 	hid_t fapl;
 
 	if (fd >= 0 && sw_h5_own_hold(h, fd, err) != SW_OK) {
@@ -509,6 +528,11 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, s
 	if (lock == LOCK_ERROR)
 		return sw_fail(err, SW_EIO, "cannot open %s for writing: %s", h->path,
 			       strerror(errno));
+	/* HDF5 writes from this open on: the room first, or nothing is changed */
+	if ((st = sw_h5_room_hold(h, h->held_fd, err)) ||
+	    (st = sw_h5_room_reserve(h, SW_H5_AT_RESUME, session_room(meta), err)))
+		return sw_wrap(err, "cannot resume %s (it is as it was)",
+			       sw_safe_open_brief(h->path, name, sizeof name));
 	fapl = sw_h5_file_access(FMT_EITHER, lock == LOCK_OURS, 0, err);
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
@@ -555,7 +579,8 @@ static enum sw_status open_for_resume(struct sw_h5 *h, enum sw_h5_format *fmt, s
 }
 
 /* Every check of a resume, on h's open file, before anything is changed:
- * the attributes, the settings, each table's layout and column types, and
+ * the attributes, the settings, the plug-ins and libraries the rows were
+ * measured with (h5plugins.c), each table's layout and column types, and
  * the counters. *previous: the largest session recorded. */
 static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, int *previous,
 			       struct sw_err *err)
@@ -565,6 +590,7 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	*previous = -1;
 	if ((st = check_attributes(h->file, h->path, meta, err)) ||
 	    (st = check_settings(h->file, h->path, meta, err)) ||
+	    (st = sw_h5plugins_check(h->file, h->path, err)) ||
 	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns, 0,
 			     &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
@@ -612,7 +638,8 @@ static enum sw_status check_all(struct sw_h5 *h, const struct sw_h5_meta *meta, 
 
 	if ((st = validate(h, meta, previous, err)) || (st = resume_metrics(h, meta, err)) ||
 	    (st = sw_h5_check_rates(h->file, h->path, meta->rates, meta->n_rates, err)) ||
-	    (st = check_sessions(h, err)) || (st = sw_h5_find_damage(h, meta, bad, dmg, err)) ||
+	    (st = check_sessions(h, err)) || (st = sw_h5_named_check(h, err)) ||
+	    (st = sw_h5_find_damage(h, meta, bad, dmg, err)) ||
 	    (st = read_done(h, *bad, done_ids, n_done, keep, err)))
 		return st;
 	return meta->mode == SW_SESSION_EXTEND ? sw_h5extend_check(h, meta, *done_ids, *n_done, err)
@@ -630,6 +657,22 @@ static enum sw_status said(const struct sw_h5_meta *meta, enum sw_status st, str
 	return st;
 }
 
+/* What the changes before a session's rows may write (h5room.c): its
+ * start, /plan written again, and a copy of /measurements with n_axes
+ * more columns (8 bytes a row each, a chunk's worth over). Marking damaged
+ * rows and dropping unwritten ones rewrite what the file holds. */
+static uint64_t writing_room(const struct sw_h5 *h, const struct sw_h5_meta *meta, int n_axes)
+{
+	uint64_t room = session_room(meta);
+
+	if (h->damage.plan_wrong && meta->plan)
+		room += sw_h5_plan_room(meta->plan->n);
+	if (n_axes > 0)
+		room += sw_h5_room_rows(h->measurements, 0, h->n_meas) +
+			(h->n_meas + 4096) * 8 * (uint64_t)n_axes;
+	return room;
+}
+
 /* The changes a resume or extend makes before its rows, once every check
  * passed: an extend's new axis columns, unwritten rows dropped, the
  * session's row, its counters. */
@@ -638,17 +681,22 @@ static enum sw_status start_writing(struct sw_h5 *h, const struct sw_h5_meta *me
 {
 	int missing[SW_MAX_AXIS_COLUMNS], n = 0;
 	enum sw_status st;
+	char name[160];
 
 	/* an extend's family with an axis name the file has no column for */
 	if (meta->mode == SW_SESSION_EXTEND &&
 	    (n = sw_h5_missing_axes(h->measurements, missing)) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /measurements",
 				  h->path);
+	if ((st = sw_h5_room_reserve(h, SW_H5_AT_RESUME, writing_room(h, meta, n), err)))
+		return sw_wrap(err, "cannot %s %s (it is as it was)",
+			       meta->mode == SW_SESSION_EXTEND ? "extend" : "resume",
+			       sw_safe_open_brief(h->path, name, sizeof name));
 	/* damaged rows are marked only once every check passed */
 	if ((n > 0 && (st = sw_h5_add_axis_columns(h->file, &h->measurements, missing, n, err))) ||
 	    (h->damage.rows && (st = sw_h5_mark_damage(h, bad, err))) ||
 	    (h->damage.plan_wrong && (st = sw_h5_write_plan(h, meta->plan, err))) ||
-	    (st = trim_unwritten(h, keep, err)) ||
+	    (st = trim_unwritten(h, keep, err)) || (st = sw_h5_named_resume(h, err)) ||
 	    (st = sw_h5extend_add_session(h, meta, session, err)))
 		return st;
 	return start_session(h, meta, session, err);
@@ -674,7 +722,7 @@ enum sw_status sw_h5_resume(const char *path, const struct sw_h5_meta *meta, str
 	st = sw_h5_new_handle(path, &h, err);
 	if (st)
 		return st;
-	if ((st = open_for_resume(h, &fmt, err)) ||
+	if ((st = open_for_resume(h, meta, &fmt, err)) ||
 	    (st = check_all(h, meta, &previous, &bad, &h->damage, done_ids, n_done, &keep, err)))
 		goto free_ids;
 	if (sw_h5_get_attr(h->file, "sessions", H5T_NATIVE_INT, &sessions) == 1 &&
@@ -701,7 +749,12 @@ enum sw_status sw_h5_resume_begin(struct sw_h5 *h, const struct sw_h5_meta *meta
 				  struct sw_err *err)
 {
 	enum sw_status st = sw_h5_flush(h, err);
+	char name[160];
 
+	if (st == SW_OK && meta->mode == SW_SESSION_EXTEND &&
+	    (st = sw_h5_room_reserve(h, SW_H5_AT_RESUME, session_room(meta), err)))
+		return sw_wrap(err, "cannot extend %s (its job is as it was)",
+			       sw_safe_open_brief(h->path, name, sizeof name));
 	if (st == SW_OK && meta->mode == SW_SESSION_EXTEND)
 		st = sw_h5extend_adopt_job(h, meta, err);
 	if (st == SW_OK && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
@@ -722,6 +775,13 @@ const struct sw_h5_damage *sw_h5_damage_found(const struct sw_h5 *h)
 enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *meta, size_t *n_done,
 				  struct sw_h5_damage *dmg, struct sw_err *err)
 {
+	return sw_h5_check_resume_placed(path, meta, n_done, dmg, NULL, err);
+}
+
+enum sw_status sw_h5_check_resume_placed(const char *path, const struct sw_h5_meta *meta,
+					 size_t *n_done, struct sw_h5_damage *dmg,
+					 struct sw_h5_placed *placed, struct sw_err *err)
+{
 	enum sw_status st;
 	struct sw_h5 *h;
 	uint64_t *ids = NULL, keep;
@@ -741,6 +801,8 @@ enum sw_status sw_h5_check_resume(const char *path, const struct sw_h5_meta *met
 			     path);
 	if (st == SW_OK && (st = sw_h5_open_read(path, "cannot resume", &h->file, err)) == SW_OK)
 		st = check_all(h, meta, &previous, &bad, dmg, &ids, n_done, &keep, err);
+	if (st == SW_OK && placed) /* the damaged rows as a resume would mark them */
+		st = sw_h5_read_placed_kept(h, bad, placed, err);
 	free(ids);
 	free(bad);
 	sw_h5_destroy(h);

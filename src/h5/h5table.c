@@ -68,6 +68,48 @@ const int sw_h5_n_metric_columns =
 	(int)(sizeof sw_h5_metric_columns / sizeof sw_h5_metric_columns[0]);
 #define N_METRIC_COLS ((size_t)sw_h5_n_metric_columns)
 
+/* The /model_accesses columns (struct sw_access_row, schema 8). */
+#define ACOL(field, kind, units)                                                                   \
+	{                                                                                          \
+#field, offsetof(struct sw_access_row, field),                                     \
+			sizeof(((struct sw_access_row *)0)->field), kind, units                    \
+	}
+const struct sw_column sw_h5_access_columns[] = {
+	ACOL(row, SW_COL_U64, NULL),
+	ACOL(point_id, SW_COL_U64, NULL),
+	ACOL(cc, SW_COL_I32, NULL),
+	ACOL(access, SW_COL_I32, NULL),
+	ACOL(name, SW_COL_TEXT, NULL),
+	ACOL(space, SW_COL_TEXT, NULL),
+	ACOL(is_store, SW_COL_I32, NULL),
+	ACOL(requests, SW_COL_F64, "requests"),
+	ACOL(transactions, SW_COL_F64, "transactions"),
+	ACOL(wavefronts, SW_COL_F64, "wavefronts"),
+	ACOL(useful_bytes, SW_COL_F64, "bytes"),
+	ACOL(moved_bytes, SW_COL_F64, "bytes"),
+	ACOL(costed, SW_COL_F64, "requests"),
+	ACOL(counts, SW_COL_TEXT, NULL),
+};
+#undef ACOL
+const int sw_h5_n_access_columns =
+	(int)(sizeof sw_h5_access_columns / sizeof sw_h5_access_columns[0]);
+
+/* The /axis_names columns (struct sw_axis_name_row, schema 8). */
+#define NCOL(field, kind)                                                                          \
+	{                                                                                          \
+#field, offsetof(struct sw_axis_name_row, field),                                  \
+			sizeof(((struct sw_axis_name_row *)0)->field), kind, NULL                  \
+	}
+const struct sw_column sw_h5_axis_name_columns[] = {
+	NCOL(family, SW_COL_TEXT),
+	NCOL(axis, SW_COL_TEXT),
+	NCOL(value, SW_COL_I64),
+	NCOL(name, SW_COL_TEXT),
+};
+#undef NCOL
+const int sw_h5_n_axis_name_columns =
+	(int)(sizeof sw_h5_axis_name_columns / sizeof sw_h5_axis_name_columns[0]);
+
 static hid_t num_type(enum sw_column_kind kind, int in_file)
 {
 	switch (kind) {

@@ -16,7 +16,9 @@
 #include <hdf5.h>
 
 #include "core/faults.h"
+#include "core/safe_open.h"
 #include "h5/h5internal.h"
+#include "kernel.h"
 
 #define AUTO_FLUSH_ROWS    1024         /* sw_h5_append flushes at this many rows */
 #define AUTO_FLUSH_SAMPLES (256 * 1024) /* ... or this many buffered samples (2 MiB) */
@@ -29,8 +31,9 @@ _Static_assert(MEAS_ROW_BYTES % 8 == 0, "rows of a buffer must stay aligned");
 
 void sw_h5_close_ids(struct sw_h5 *h)
 {
-	hid_t *datasets[] = { &h->devices, &h->measurements, &h->samples, &h->metrics };
-	hid_t *types[] = { &h->dev_mtype, &h->meas_mtype, &h->metric_mtype };
+	hid_t *datasets[] = { &h->devices, &h->measurements, &h->samples, &h->metrics,
+			      &h->accesses };
+	hid_t *types[] = { &h->dev_mtype, &h->meas_mtype, &h->metric_mtype, &h->access_mtype };
 
 	for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++)
 		if (*datasets[i] >= 0) {
@@ -53,7 +56,8 @@ void sw_h5_destroy(struct sw_h5 *h)
 	if (!h)
 		return;
 	sw_h5_close_ids(h);
-	if (h->lock_fd >= 0) /* after the file: no other sweep may open it before */
+	sw_h5_room_release(h); /* after the file: its size is final */
+	if (h->lock_fd >= 0)   /* after the file: no other sweep may open it before */
 		close(h->lock_fd);
 	if (h->held_fd >= 0)
 		close(h->held_fd);
@@ -62,6 +66,7 @@ void sw_h5_destroy(struct sw_h5 *h)
 	free(h->samples_buf);
 	free(h->metric_buf);
 	free(h->metric_names);
+	free(h->access_buf);
 	free(h->path);
 	free(h);
 }
@@ -77,7 +82,8 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->file = h->devices = h->measurements = h->samples = H5I_INVALID_HID;
 	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
 	h->metrics = h->metric_mtype = H5I_INVALID_HID;
-	h->lock_fd = h->held_fd = -1;
+	h->accesses = h->access_mtype = H5I_INVALID_HID;
+	h->lock_fd = h->held_fd = h->room_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
 		sw_h5_destroy(h);
@@ -89,6 +95,10 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->dev_mtype = sw_h5_table_type(sw_h5_device_columns, N_DEV_COLS,
 					sizeof(struct sw_device_info), 0, err);
 	if (h->dev_mtype < 0)
+		goto destroy_h;
+	h->access_mtype = sw_h5_table_type(sw_h5_access_columns, (size_t)sw_h5_n_access_columns,
+					   sizeof(struct sw_access_row), 0, err);
+	if (h->access_mtype < 0)
 		goto destroy_h;
 	*out = h;
 	return SW_OK;
@@ -140,9 +150,21 @@ enum sw_status sw_h5_keep_metric_names(struct sw_h5 *h, const struct sw_h5_meta 
 
 /* Objects first, then SWMR: a SWMR writer may append to datasets but not
  * create objects or attributes, and writes no variable-length data (the
- * tables hold fixed-length strings only). */
+ * tables hold fixed-length strings only). H5Fstart_swmr_write closes the
+ * open datasets, flushes and opens them again: a flush failing in it
+ * leaves their ids dangling, and the file is then closed at exit on freed
+ * memory. So the room comes first, and everything is flushed before it,
+ * where a failure leaves every id whole. */
 enum sw_status sw_h5_start_swmr(struct sw_h5 *h, struct sw_err *err)
 {
+	enum sw_status st = sw_h5_room_reserve(h, SW_H5_AT_SWMR, SW_H5_ROOM_METADATA, err);
+	char name[160];
+
+	if (st)
+		return sw_wrap(err, "%s: cannot start writing in SWMR mode",
+			       sw_safe_open_brief(h->path, name, sizeof name));
+	if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+		return sw_h5_fail(err, SW_EIO, "cannot write %s", h->path);
 	if (H5Fstart_swmr_write(h->file) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot start writing in SWMR mode", h->path);
 	h->swmr = 1;
@@ -194,6 +216,62 @@ static enum sw_status buffer_metrics(struct sw_h5 *h, const struct sw_record *re
 	return SW_OK;
 }
 
+/* The words of /model_accesses' text columns. */
+static const char *space_word(int space)
+{
+	return space == SW_SPACE_GLOBAL   ? "global"
+	       : space == SW_SPACE_SHARED ? "shared"
+					  : "constant";
+}
+
+static const char *counts_word(int counts)
+{
+	return counts == SW_COUNTS_EXACT      ? "exact"
+	       : counts == SW_COUNTS_REQUESTS ? "requests_exact"
+					      : "sampled";
+}
+
+/* rec's per-access model figures as /model_accesses rows of /measurements
+ * row `row`, named as its variant names them; nothing when the file has no
+ * such table (a file before schema 8 resumed read-only) or rec has none. */
+static enum sw_status buffer_accesses(struct sw_h5 *h, const struct sw_record *rec, uint64_t row,
+				      struct sw_err *err)
+{
+	const struct sw_family *f = sw_family_find(rec->family);
+	int v = f ? sw_variant_find(f, rec->variant) : -1;
+	int n = v < 0 ? 0 : sw_variant_access_count(&f->variants[v]);
+
+	if (h->accesses < 0 || rec->accesses.n <= 0)
+		return SW_OK;
+	if (rec->accesses.n < n)
+		n = rec->accesses.n;
+	void *buf = grow(h->access_buf, &h->access_cap, h->access_len, (size_t)n,
+			 sizeof *h->access_buf);
+	if (!buf)
+		return sw_fail(err, SW_ENOMEM, "out of memory for buffered /model_accesses rows");
+	h->access_buf = buf;
+	for (int i = 0; i < n; i++) {
+		const struct sw_access_figures *a = &rec->accesses.a[i];
+		struct sw_access_row *r = &h->access_buf[h->access_len++];
+
+		*r = (struct sw_access_row){ .row = row,
+					     .point_id = rec->point_id,
+					     .cc = rec->cc,
+					     .access = i,
+					     .is_store = a->is_store,
+					     .requests = a->requests,
+					     .transactions = a->transactions,
+					     .wavefronts = a->wavefronts,
+					     .useful_bytes = a->useful_bytes,
+					     .moved_bytes = a->moved_bytes,
+					     .costed = a->costed };
+		snprintf(r->name, sizeof r->name, "%s", f->variants[v].accesses[i]);
+		snprintf(r->space, sizeof r->space, "%s", space_word(a->space));
+		snprintf(r->counts, sizeof r->counts, "%s", counts_word(a->counts));
+	}
+	return SW_OK;
+}
+
 enum sw_status sw_h5_append_devices(struct sw_h5 *h, const struct sw_device_info *rows, size_t n,
 				    struct sw_err *err)
 {
@@ -220,7 +298,7 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 		return sw_fail(err, SW_EINVAL, "point %llu has %u samples, more than %d",
 			       (unsigned long long)rec->point_id, rec->n_samples, SW_MAX_SAMPLES);
 	enum sw_status st = buffer_metrics(h, rec, err);
-	if (st)
+	if (st || (st = buffer_accesses(h, rec, h->n_meas + h->meas_len, err)))
 		return st;
 	buf = grow(h->meas_buf, &h->meas_cap, h->meas_len, 1, MEAS_ROW_BYTES);
 	if (!buf)
@@ -243,9 +321,8 @@ enum sw_status sw_h5_append(struct sw_h5 *h, struct sw_record *rec, struct sw_er
 	return SW_OK;
 }
 
-/* Extends a table by n rows and writes them; *rows counts what is on disk. */
-static enum sw_status write_rows(hid_t dset, const char *name, hid_t mem_type, const void *buf,
-				 size_t n, uint64_t *rows, struct sw_err *err)
+enum sw_status sw_h5_write_rows(hid_t dset, const char *name, hid_t mem_type, const void *buf,
+				size_t n, uint64_t *rows, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	hsize_t start = *rows, count = n, size = *rows + n;
@@ -277,10 +354,22 @@ close_fspace:
 	return st;
 }
 
+/* The room a flush of the rows h holds may take (h5room.c); 0 for none. */
+static uint64_t flush_room(const struct sw_h5 *h)
+{
+	if (!h->samples_len && !h->metric_len && !h->meas_len && !h->dev_len)
+		return 0;
+	return SW_H5_ROOM_METADATA + sw_h5_room_rows(h->samples, h->n_samples, h->samples_len) +
+	       (h->metric_len ? sw_h5_room_rows(h->metrics, h->n_metric_rows, h->metric_len) : 0) +
+	       sw_h5_room_rows(h->measurements, h->n_meas, h->meas_len) +
+	       sw_h5_room_rows(h->devices, h->n_dev, h->dev_len);
+}
+
 enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 {
 	enum sw_status st;
 	struct sw_faults f;
+	uint64_t room = flush_room(h);
 
 	sw_faults_parse(getenv("SW_TEST_FAULT"), &f);
 	if (f.enospc_rows >= 0 && h->n_meas + h->meas_len > (uint64_t)f.enospc_rows)
@@ -288,26 +377,38 @@ enum sw_status sw_h5_flush(struct sw_h5 *h, struct sw_err *err)
 			       "cannot write %zu rows to /measurements: No space left on device "
 			       "(SW_TEST_FAULT)",
 			       h->meas_len);
+	/* Before HDF5 writes a byte: a flush refused here leaves the file as
+	 * the last one left it, and closing it then writes nothing new. */
+	if (room && (st = sw_h5_room_reserve(h, SW_H5_AT_FLUSH, room, err)))
+		return h->meas_len ? sw_wrap(err, "cannot write %zu rows", h->meas_len)
+				   : sw_wrap(err, "cannot write this session's /devices rows");
 	/* Samples before the rows that point into them. */
-	st = write_rows(h->samples, "/samples", H5T_NATIVE_DOUBLE, h->samples_buf, h->samples_len,
-			&h->n_samples, err);
+	st = sw_h5_write_rows(h->samples, "/samples", H5T_NATIVE_DOUBLE, h->samples_buf,
+			      h->samples_len, &h->n_samples, err);
 	if (st)
 		return st;
 	h->samples_len = 0;
 	/* before the rows they belong to, as samples are: a cut between them
 	 * leaves metrics of a point without its row, which its rerun writes again */
-	st = write_rows(h->metrics, "/metrics", h->metric_mtype, h->metric_buf, h->metric_len,
-			&h->n_metric_rows, err);
+	st = sw_h5_write_rows(h->metrics, "/metrics", h->metric_mtype, h->metric_buf, h->metric_len,
+			      &h->n_metric_rows, err);
 	if (st)
 		return st;
 	h->metric_len = 0;
-	st = write_rows(h->measurements, "/measurements", h->meas_mtype, h->meas_buf, h->meas_len,
-			&h->n_meas, err);
+	/* the same for the per-access figures: keyed by row and point, so one
+	 * of a row a cut lost is told from the row a rerun writes there */
+	st = sw_h5_write_rows(h->accesses, "/model_accesses", h->access_mtype, h->access_buf,
+			      h->access_len, &h->n_access_rows, err);
+	if (st)
+		return st;
+	h->access_len = 0;
+	st = sw_h5_write_rows(h->measurements, "/measurements", h->meas_mtype, h->meas_buf,
+			      h->meas_len, &h->n_meas, err);
 	if (st)
 		return st;
 	h->meas_len = 0;
-	st = write_rows(h->devices, "/devices", h->dev_mtype, h->dev_buf, h->dev_len, &h->n_dev,
-			err);
+	st = sw_h5_write_rows(h->devices, "/devices", h->dev_mtype, h->dev_buf, h->dev_len,
+			      &h->n_dev, err);
 	if (st)
 		return st;
 	h->dev_len = 0;
@@ -342,6 +443,15 @@ static enum sw_status write_end_time(struct sw_h5 *h, double end_unix, struct sw
 	if (H5Fclose(file) < 0 && st == SW_OK)
 		st = sw_h5_fail(err, SW_EIO, "cannot close %s", h->path);
 	return st;
+}
+
+/* The end time's room (h5room.c), before HDF5 is asked to write it: on a
+ * full disk the file is closed as the last flush left it, without it. */
+static enum sw_status end_time_room(struct sw_h5 *h, struct sw_err *err)
+{
+	if (sw_h5_room_reserve(h, SW_H5_AT_CLOSE, SW_H5_ROOM_METADATA, err) == SW_OK)
+		return SW_OK;
+	return sw_wrap(err, "cannot write the end time");
 }
 
 /* The session's rows in the file h holds, read back as a reader sees them. */
@@ -388,7 +498,7 @@ enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end
 	*hp = NULL;
 	fault_close_wait();
 	st = sw_h5_flush(h, err);
-	if (st == SW_OK && !h->swmr)
+	if (st == SW_OK && !h->swmr && (st = end_time_room(h, err)) == SW_OK)
 		st = sw_h5_put_time(h->file, "end_time", "end_unix", end_unix, err);
 	/* The file last, and checked: H5Fclose writes what is still cached. */
 	file = h->file;
@@ -400,7 +510,8 @@ enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end
 	 * rows are kept first, and the end time goes with them, never into the
 	 * file now at the name, which is left alone. */
 	own_st = sw_h5_own_at_end(h, where, sizeof where, &own_err);
-	if (st == SW_OK && h->swmr)
+	/* the room again: the close may have given back what was past its end */
+	if (st == SW_OK && h->swmr && (st = end_time_room(h, err)) == SW_OK)
 		st = write_end_time(h, end_unix, err);
 	if (st)
 		sw_wrap(err, "%s", where);
@@ -420,4 +531,12 @@ enum sw_status sw_h5_finish(struct sw_h5 **hp, double end_unix, struct sw_h5_end
 enum sw_status sw_h5_close(struct sw_h5 **hp, double end_unix, struct sw_err *err)
 {
 	return sw_h5_finish(hp, end_unix, NULL, err);
+}
+
+void sw_h5_abandon(struct sw_h5 **hp)
+{
+	if (!hp)
+		return;
+	sw_h5_destroy(*hp);
+	*hp = NULL;
 }

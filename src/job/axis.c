@@ -1,12 +1,14 @@
 /*
  * Axis value lists: integers with K/M/G suffixes, comma lists, arithmetic
- * ranges "a:b:s" and geometric ranges "a:b:xk", in the order written.
+ * ranges "a:b:s" and geometric ranges "a:b:xk", in the order written, and
+ * the names of a categorical axis's values.
  * Checks syntax, overflow, duplicates and size; the valid range of an axis
  * is the job module's business (it knows the axis definition).
  */
 #include "job/axis.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,53 @@ enum sw_status sw_axis_parse_int(const char *text, int64_t *out, struct sw_err *
 	if (!text)
 		text = "";
 	return parse_int_span(trim(text, strlen(text)), out, err);
+}
+
+/* A name starts with a letter; a number never does. */
+static int is_name(struct span t)
+{
+	return t.len && isalpha((unsigned char)t.s[0]);
+}
+
+/* "a, b, c": nm's names, for messages. */
+static void list_names(const struct sw_axis_names *nm, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int i = 0; nm->names[i] && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", nm->names[i]);
+}
+
+/* The value of name t among nm's names. */
+static enum sw_status name_value(struct span t, const struct sw_axis_names *nm, int64_t *out,
+				 struct sw_err *err)
+{
+	char names[256];
+	for (int i = 0; nm->names[i]; i++)
+		if (strlen(nm->names[i]) == t.len && !memcmp(nm->names[i], t.s, t.len)) {
+			*out = nm->first + i;
+			return SW_OK;
+		}
+	list_names(nm, names, sizeof names);
+	return sw_fail(err, SW_EINVAL, "unknown value " QUOTE_FMT "; expected one of: %s",
+		       QUOTE_ARGS(t.s, t.len), names);
+}
+
+static int has_names(const struct sw_axis_names *nm)
+{
+	return nm && nm->names && nm->names[0];
+}
+
+enum sw_status sw_axis_parse_value(const char *text, const struct sw_axis_names *nm, int64_t *out,
+				   struct sw_err *err)
+{
+	struct span t;
+	if (!text)
+		text = "";
+	t = trim(text, strlen(text));
+	if (has_names(nm) && is_name(t))
+		return name_value(t, nm, out, err);
+	return parse_int_span(t, out, err);
 }
 
 /* Makes room for `need` values; `cap` is the allocated count. */
@@ -210,8 +259,10 @@ static enum sw_status append_range(struct span whole, const struct range *r, uin
 	return SW_OK;
 }
 
-/* One comma-separated element: an integer or a range. Appends its values. */
-static enum sw_status parse_element(struct span whole, struct span el, struct sw_axis_values *a,
+/* One comma-separated element: an integer, a range or one of nm's names.
+ * Appends its values. */
+static enum sw_status parse_element(struct span whole, struct span el,
+				    const struct sw_axis_names *nm, struct sw_axis_values *a,
 				    size_t *cap, struct sw_err *err)
 {
 	struct range r = { .step = 1 };
@@ -221,6 +272,19 @@ static enum sw_status parse_element(struct span whole, struct span el, struct sw
 	if (!el.len)
 		return sw_fail(err, SW_EINVAL, QUOTE_FMT ": empty list element",
 			       QUOTE_ARGS(whole.s, whole.len));
+	if (has_names(nm) && is_name(el)) {
+		if (memchr(el.s, ':', el.len))
+			return sw_fail(err, SW_EINVAL,
+				       QUOTE_FMT ": names make no range; list them, as a,b,c",
+				       QUOTE_ARGS(el.s, el.len));
+		if (a->n >= SW_AXIS_MAX_VALUES)
+			return too_many(whole, err);
+		if ((st = name_value(el, nm, &r.lo, err)) != SW_OK ||
+		    (st = reserve(a, cap, a->n + 1, err)) != SW_OK)
+			return st;
+		a->v[a->n++] = r.lo;
+		return SW_OK;
+	}
 	st = split_parts(el, &r, err);
 	if (st)
 		return st;
@@ -271,6 +335,12 @@ static enum sw_status check_duplicates(struct span whole, const struct sw_axis_v
 
 enum sw_status sw_axis_parse(const char *text, struct sw_axis_values *out, struct sw_err *err)
 {
+	return sw_axis_parse_named(text, NULL, out, err);
+}
+
+enum sw_status sw_axis_parse_named(const char *text, const struct sw_axis_names *nm,
+				   struct sw_axis_values *out, struct sw_err *err)
+{
 	struct sw_axis_values a = { 0 };
 	struct span whole;
 	size_t cap = 0;
@@ -291,7 +361,7 @@ enum sw_status sw_axis_parse(const char *text, struct sw_axis_values *out, struc
 		const char *end = whole.s + whole.len;
 		const char *c = memchr(p, ',', (size_t)(end - p));
 		const char *pe = c ? c : end;
-		st = parse_element(whole, trim(p, (size_t)(pe - p)), &a, &cap, err);
+		st = parse_element(whole, trim(p, (size_t)(pe - p)), nm, &a, &cap, err);
 		if (st)
 			goto fail;
 		if (!c)

@@ -192,10 +192,11 @@ static enum sw_status set_replay_speed(struct sw_options *o, const char *arg, st
 {
 	double v;
 
-	if (sw_number_parse_real(arg, strlen(arg), &v, NULL) || !(v > 0) || v > 1e6)
+	if (sw_number_parse_real(arg, strlen(arg), &v, NULL) || !(v >= SW_REPLAY_SPEED_MIN) ||
+	    v > SW_REPLAY_SPEED_MAX)
 		return sw_fail(err, SW_EINVAL,
-			       "bad --replay-speed '%s': expected a number above 0, at most 1e6",
-			       arg);
+			       "bad --replay-speed '%s': expected a number from %g to %.0f", arg,
+			       SW_REPLAY_SPEED_MIN, SW_REPLAY_SPEED_MAX);
 	o->replay_speed = v;
 	return SW_OK;
 }
@@ -348,16 +349,18 @@ static const struct cli_opt opts[] = {
 	      "default output is a-b.h5 (default: the job file)"),
 	/* arg, hint and help: backend_list.h's (backend_help) */
 	VALUE("backend", 'b', NULL, NULL, set_backend, NULL),
-	VALUE("replay-speed", 0, "X", "X, above 0", set_replay_speed,
-	      "replay X times faster than recorded (default: 1)"),
+	VALUE("replay-speed", 0, "X", "X, 0.001 to 1000000", set_replay_speed,
+	      "replay X times faster than recorded, X from 0.001 to 1000000, and show "
+	      "--dry-run's times so (default: 1)"),
 	VALUE("replay-devices", 0, "SPEC", "CLASS:COUNT[:SPEED],...", set_replay_devices,
 	      "replay backend: emulate devices, CLASS:COUNT[:SPEED] comma-separated, given to "
 	      "ranks in order from rank 0 (A:2,B:2:0.5: ranks 0-1 of class A, ranks 2-3 of "
-	      "class B at half speed, each point taking twice its recorded time); the counts "
-	      "must add up to the number of ranks; each device is named CLASS in /devices, "
-	      "with a UUID EMU-CLASS-INDEX, and the recorded device's CC, SMs and memory; "
-	      "rows carry the recorded samples divided by SPEED (default: the recorded "
-	      "device, no samples)"),
+	      "class B at half speed, each point taking twice its recorded time), SPEED from "
+	      "0.01 to 100 (default 1); the counts must add up to the number of ranks; each "
+	      "device is named CLASS in /devices, with a UUID EMU-CLASS-INDEX, and the "
+	      "recorded device's CC, SMs and memory; rows carry the recorded samples divided "
+	      "by SPEED, and --dry-run's times too (default: the recorded device, no "
+	      "samples)"),
 	FLAG("dry-run", 'n', dry_run,
 	     "check the job and show what would run: points per family and variant and the "
 	     "expected time on the ranks given, saying where the estimate comes from (see "

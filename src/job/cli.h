@@ -18,6 +18,15 @@ enum sw_schedule { SW_SCHED_DYNAMIC, SW_SCHED_STATIC };
 #define SW_REPLAY_CLASS_LEN   33
 #define SW_REPLAY_MAX_DEVICES 65536
 
+/* The range of --replay-speed X and of a --replay-devices SPEED: a point
+ * sleeps its recorded time (at most a week, sw_duration_wall_ok) divided by
+ * both, so every sleep stays finite and every scaled sample a number;
+ * farther than 100 times from the recorded device is no device a run meets. */
+#define SW_REPLAY_SPEED_MIN        1e-3
+#define SW_REPLAY_SPEED_MAX        1e6
+#define SW_REPLAY_DEVICE_SPEED_MIN 1e-2
+#define SW_REPLAY_DEVICE_SPEED_MAX 1e2
+
 /* One CLASS:COUNT[:SPEED] of --replay-devices. */
 struct sw_replay_class {
 	char name[SW_REPLAY_CLASS_LEN];

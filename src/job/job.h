@@ -103,6 +103,13 @@ enum sw_status sw_job_from_families(const char *const *names, int n, struct sw_j
  * The family must be in the job. */
 enum sw_status sw_job_set(struct sw_job *job, const char *assignment, struct sw_err *err);
 
+/* Axis d's values written as text (a job's scalar, --set, d->defaults):
+ * integers, ranges and, for a categorical axis, its values' names, each
+ * within d's range. Caller owns *out (sw_axis_values_fini). SW_EINVAL,
+ * SW_ENOMEM. */
+enum sw_status sw_axis_def_parse(const struct sw_axis_def *d, const char *text,
+				 struct sw_axis_values *out, struct sw_err *err);
+
 /* Adds the GPU name means (model/gpus.h, sw_gpu_find) to the job's device
  * targets: --model-devices, as model.devices does. SW_EINVAL for a name
  * the table does not know or knows twice, a device listed twice, or more

@@ -28,15 +28,36 @@ static void fmt_int(char *buf, size_t len, int64_t v)
 	snprintf(buf, len, "%lld", (long long)v);
 }
 
+/* The names d's values may be written by (none for a plain axis). */
+static struct sw_axis_names names_of(const struct sw_axis_def *d)
+{
+	return (struct sw_axis_names){ d->names, d->min };
+}
+
+/* "rows (0), gather (1)": a named axis's values, for messages. */
+static void list_named(const struct sw_axis_def *d, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int i = 0; d->names[i] && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s (%lld)", i ? ", " : "",
+				       d->names[i], (long long)(d->min + i));
+}
+
 /* Every value of a within the axis definition's [min, max]. `what` leads
  * the message ("stride " in a job file, "" for --set). */
 static enum sw_status check_range(const struct sw_axis_def *d, const struct sw_axis_values *a,
 				  const char *what, struct sw_err *err)
 {
 	for (size_t i = 0; i < a->n; i++) {
-		char v[32], lo[32], hi[32];
+		char v[32], lo[32], hi[32], named[256];
 		if (a->v[i] >= d->min && a->v[i] <= d->max)
 			continue;
+		if (d->names) {
+			list_named(d, named, sizeof named);
+			return sw_fail(err, SW_EINVAL, "%svalue %lld is none of %s", what,
+				       (long long)a->v[i], named);
+		}
 		fmt_int(v, sizeof v, a->v[i]);
 		fmt_int(lo, sizeof lo, d->min);
 		fmt_int(hi, sizeof hi, d->max);
@@ -142,7 +163,9 @@ static enum sw_status parse_variants(struct sw_yaml_ctx *c, const yaml_node_t *n
 static enum sw_status parse_axis(struct sw_yaml_ctx *c, const yaml_node_t *n,
 				 const struct sw_axis_def *d, struct sw_job_axis *ax)
 {
-	static const char expected[] = "axis values like 1,2,4 or 1:128:x2 or [1, 2, 4]";
+	const char *expected = d->names ? "names of the axis's values like a,b or [a, b]"
+					: "axis values like 1,2,4 or 1:128:x2 or [1, 2, 4]";
+	struct sw_axis_names nm = names_of(d);
 	char what[SW_NAME_LEN + 8];
 	const char *s;
 	enum sw_status st;
@@ -157,10 +180,11 @@ static enum sw_status parse_axis(struct sw_yaml_ctx *c, const yaml_node_t *n,
 		     i < n->data.sequence.items.top; i++) {
 			const yaml_node_t *item = sw_yaml_node(c, *i);
 			int64_t v;
-			st = sw_yaml_scalar(c, item, d->name, "an integer", &s);
+			st = sw_yaml_scalar(c, item, d->name,
+					    d->names ? "a name or an integer" : "an integer", &s);
 			if (st)
 				return st;
-			if (sw_axis_parse_int(s, &v, c->err))
+			if (sw_axis_parse_value(s, &nm, &v, c->err))
 				return sw_yaml_wrap_at(c, item, d->name);
 			if (check_range(d, &(struct sw_axis_values){ &v, 1 }, what, c->err))
 				return sw_yaml_wrap_at(c, item, NULL);
@@ -172,11 +196,21 @@ static enum sw_status parse_axis(struct sw_yaml_ctx *c, const yaml_node_t *n,
 	st = sw_yaml_scalar(c, n, d->name, expected, &s);
 	if (st)
 		return st;
-	if (sw_axis_parse(s, &ax->values, c->err))
+	if (sw_axis_parse_named(s, &nm, &ax->values, c->err))
 		return sw_yaml_wrap_at(c, n, d->name);
 	if (check_range(d, &ax->values, what, c->err))
 		return sw_yaml_wrap_at(c, n, NULL);
 	return SW_OK;
+}
+
+enum sw_status sw_axis_def_parse(const struct sw_axis_def *d, const char *text,
+				 struct sw_axis_values *out, struct sw_err *err)
+{
+	struct sw_axis_names nm = names_of(d);
+	enum sw_status st = sw_axis_parse_named(text, &nm, out, err);
+	if (st == SW_OK && (st = check_range(d, out, "", err)) != SW_OK)
+		sw_axis_values_fini(out);
+	return st;
 }
 
 /* Axes the job does not set take the family's defaults. */
@@ -187,8 +221,7 @@ static enum sw_status fill_default_axes(const struct sw_family *f, struct sw_job
 		const struct sw_axis_def *d = &f->axes[i];
 		if (jf->axes[i].values.n)
 			continue;
-		if (sw_axis_parse(d->defaults, &jf->axes[i].values, err) ||
-		    check_range(d, &jf->axes[i].values, "", err))
+		if (sw_axis_def_parse(d, d->defaults, &jf->axes[i].values, err))
 			return sw_wrap(err, "family %s, axis %s: bad defaults in the registry",
 				       f->name, d->name);
 	}
@@ -369,12 +402,8 @@ static enum sw_status set_one(struct sw_job *job, const char *assignment, struct
 			"--set %.*s: family %s has no axis `%s`; expected one of: %s, variants", q,
 			assignment, f->name, key, names);
 	}
-	if (sw_axis_parse(eq + 1, &vals, err))
+	if (sw_axis_def_parse(&f->axes[ai], eq + 1, &vals, err))
 		return sw_wrap(err, "--set %.*s", q, assignment);
-	if (check_range(&f->axes[ai], &vals, "", err)) {
-		sw_axis_values_fini(&vals);
-		return sw_wrap(err, "--set %.*s", q, assignment);
-	}
 	sw_axis_values_fini(&jf->axes[ai].values);
 	jf->axes[ai].values = vals;
 	jf->axes[ai].loc = (struct sw_src_loc){ 0, 0 };

@@ -300,9 +300,10 @@ void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len)
 		/* as in the id: an axis at its baseline reads as the point before it */
 		if (!axis_in_id(&f->axes[a], pt->p.axis[a]))
 			continue;
+		const char *name = sw_axis_value_name(&f->axes[a], pt->p.axis[a]);
 		char v[32];
 		format_count(v, sizeof v, pt->p.axis[a]);
-		n += snprintf(buf + n, len - n, " %s=%s", f->axes[a].name, v);
+		n += snprintf(buf + n, len - n, " %s=%s", f->axes[a].name, name ? name : v);
 	}
 	if (pt->gpu && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - n, " dev=%s", pt->gpu->name);

@@ -56,7 +56,8 @@ uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc
 uint64_t sw_point_id_dev(const struct sw_family *f, const struct sw_point *p, const char *device);
 
 /* "strided_read/course stride=4 n=64M" (cc=9.0 appended for a model point,
- * dev=H100-SXM for a device target). */
+ * dev=H100-SXM for a device target); a categorical axis's value by its
+ * name: "pattern=gather". */
 void sw_point_label(const struct sw_plan_point *pt, char *buf, size_t len);
 
 #endif

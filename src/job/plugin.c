@@ -1,10 +1,11 @@
 /*
  * Plug-in loading: each file is opened once without blocking and checked to
  * be a regular ELF file, hashed from that descriptor, then dlopen'ed by the
- * same resolved path; the libraries that brought in are hashed too, and its
- * sweep_plugin is checked (plugin_check.c) before any family enters the
- * registry. Families stay registered for the process: they are in the plan
- * and in every record. Pure but for the file system and the loader.
+ * same resolved path; the libraries that brought in are hashed and kept
+ * too (the system set aside: plugin_ident.h), and its sweep_plugin is
+ * checked (plugin_check.c) before any family enters the registry. Families
+ * stay registered for the process: they are in the plan and in every
+ * record. Pure but for the file system and the loader.
  */
 #define _GNU_SOURCE
 #include "job/plugin.h"
@@ -23,6 +24,7 @@
 #include "kernel.h"
 #include "core/record.h"
 #include "job/plugin_check.h"
+#include "job/plugin_ident.h"
 
 static struct sw_plugin_info plugins[SW_MAX_PLUGINS];
 static void *handles[SW_MAX_PLUGINS];
@@ -204,11 +206,15 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* What one dlopen added besides the plug-in itself: the libraries it links
- * (and any its constructor loads) that were not loaded yet. */
+ * (and any its constructor loads) that were not loaded yet, but those of
+ * the system set. */
 struct deps {
 	const struct objects *before;
 	uintptr_t self; /* the plug-in's own load address */
 	const char *path;
+	int owner; /* the plug-in's index */
+	struct sw_plugin_lib *libs;
+	int n, cap;
 	uint64_t hash;
 	enum sw_status st;
 	struct sw_err *err;
@@ -222,37 +228,81 @@ static int was_loaded(const struct objects *o, uintptr_t base)
 	return 0;
 }
 
-/* Hashes a new object's file, as the plug-in's own file is hashed. */
+static void free_libs(struct sw_plugin_lib *libs, int n)
+{
+	for (int i = 0; libs && i < n; i++)
+		free(libs[i].path);
+	free(libs);
+}
+
+/* name as the loader gave it, made absolute (LD_LIBRARY_PATH=. gives
+ * "./libx.so"), not resolved: its file name is the one the loader sought. */
+static char *absolute(const char *name)
+{
+	char cwd[PATH_MAX], *full;
+
+	if (name[0] == '/' || !getcwd(cwd, sizeof cwd))
+		return strdup(name);
+	full = malloc(strlen(cwd) + strlen(name) + 2);
+	if (full)
+		sprintf(full, "%s/%s", cwd, name);
+	return full;
+}
+
+/* Keeps one new library, hashed as the plug-in's own file is. */
+static enum sw_status add_lib(struct deps *d, const char *name)
+{
+	struct sw_plugin_lib *lib;
+	int fd, elf;
+
+	if (d->n == d->cap) {
+		int cap = d->cap ? 2 * d->cap : 8;
+		lib = realloc(d->libs, (size_t)cap * sizeof *lib);
+		if (!lib)
+			return sw_fail(d->err, SW_ENOMEM, "plug-in %s: no memory", d->path);
+		d->libs = lib;
+		d->cap = cap;
+	}
+	lib = &d->libs[d->n];
+	memset(lib, 0, sizeof *lib);
+	lib->owner = d->owner;
+	fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return sw_fail(d->err, SW_EINVAL,
+			       "plug-in %s: cannot read the library %s it loaded: %s", d->path,
+			       name, strerror(errno));
+	enum sw_status st = hash_file(fd, name, &lib->content_hash, &elf, d->err);
+	close(fd);
+	if (st != SW_OK)
+		return st;
+	lib->path = absolute(name);
+	if (!lib->path)
+		return sw_fail(d->err, SW_ENOMEM, "plug-in %s: no memory", d->path);
+	d->n++;
+	d->hash = sw_mix64(d->hash ^ lib->content_hash);
+	return SW_OK;
+}
+
 static int hash_new_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct deps *d = data;
-	uint64_t h = 0;
-	int fd, elf;
 
 	(void)size;
 	if (d->st != SW_OK || !info->dlpi_name[0] || info->dlpi_addr == d->self ||
-	    was_loaded(d->before, info->dlpi_addr))
+	    was_loaded(d->before, info->dlpi_addr) || sw_plugin_system_library(info->dlpi_name))
 		return 0;
-	fd = open(info->dlpi_name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		d->st = sw_fail(d->err, SW_EINVAL,
-				"plug-in %s: cannot read the library %s it loaded: %s", d->path,
-				info->dlpi_name, strerror(errno));
-		return 1;
-	}
-	d->st = hash_file(fd, info->dlpi_name, &h, &elf, d->err);
-	close(fd);
-	d->hash = sw_mix64(d->hash ^ h);
+	d->st = add_lib(d, info->dlpi_name);
 	return d->st != SW_OK;
 }
 
-/* The digest of what loading h added to the process besides the plug-in:
- * the ranks compare it, so a dependency that differs on one rank is seen. */
-static enum sw_status hash_dependencies(void *h, const struct objects *before, const char *path,
-					uint64_t *hash, struct sw_err *err)
+/* What loading h added to the process besides the plug-in, into info's
+ * libs and deps_hash: the ranks compare it, and a result file records it,
+ * so a library that differs on one rank, or in a later session, is seen. */
+static enum sw_status find_libraries(void *h, const struct objects *before, const char *path,
+				     struct sw_plugin_info *info, struct sw_err *err)
 {
 	struct link_map *lm = NULL;
-	struct deps d = { .before = before, .path = path, .err = err };
+	struct deps d = { .before = before, .path = path, .owner = n_plugins, .err = err };
 
 	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
 		return sw_fail(err, SW_EINVAL,
@@ -260,8 +310,14 @@ static enum sw_status hash_dependencies(void *h, const struct objects *before, c
 			       dlerror());
 	d.self = lm->l_addr;
 	dl_iterate_phdr(hash_new_object, &d);
-	*hash = d.hash;
-	return d.st;
+	if (d.st != SW_OK) {
+		free_libs(d.libs, d.n);
+		return d.st;
+	}
+	info->libs = d.libs;
+	info->n_libs = d.n;
+	info->deps_hash = d.hash;
+	return SW_OK;
 }
 
 /* The loaded plug-in of this real path and content, or NULL. */
@@ -289,7 +345,7 @@ static enum sw_status load(const char *path, const struct sw_plugin_info **loade
 	const struct sw_plugin *p;
 	struct sw_plugin_info *info = &plugins[n_plugins];
 	struct objects before = { 0 };
-	uint64_t hash = 0, deps = 0;
+	uint64_t hash = 0;
 	enum sw_status st;
 	void *h;
 
@@ -310,7 +366,8 @@ static enum sw_status load(const char *path, const struct sw_plugin_info **loade
 		free(before.base);
 		return sw_fail(err, SW_EINVAL, "plug-in %s: cannot load: %s", path, dlerror());
 	}
-	st = hash_dependencies(h, &before, path, &deps, err);
+	memset(info, 0, sizeof *info);
+	st = find_libraries(h, &before, path, info, err);
 	free(before.base);
 	if (st != SW_OK)
 		goto fail;
@@ -327,17 +384,17 @@ static enum sw_status load(const char *path, const struct sw_plugin_info **loade
 		st = register_families(p, path, err);
 	if (st != SW_OK)
 		goto fail;
-	memset(info, 0, sizeof *info);
 	snprintf(info->path, sizeof info->path, "%s", real);
 	snprintf(info->name, sizeof info->name, "%s", strrchr(real, '/') + 1);
 	info->content_hash = hash;
-	info->deps_hash = deps;
 	info->first_family = sw_family_count() - p->n_families;
 	info->n_families = p->n_families;
 	handles[n_plugins++] = h;
 	*loaded = info;
 	return SW_OK;
 fail:
+	free_libs(info->libs, info->n_libs);
+	memset(info, 0, sizeof *info);
 	dlclose(h);
 	return st;
 }
@@ -473,7 +530,10 @@ uint64_t sw_plugins_digest(void)
 void sw_plugin_unload_all(void)
 {
 	sw_family_truncate(sw_family_builtin_count());
-	for (int i = n_plugins - 1; i >= 0; i--)
+	for (int i = n_plugins - 1; i >= 0; i--) {
 		dlclose(handles[i]);
+		free_libs(plugins[i].libs, plugins[i].n_libs);
+		memset(&plugins[i], 0, sizeof plugins[i]);
+	}
 	n_plugins = 0;
 }

@@ -15,13 +15,26 @@
 
 #define SW_MAX_PLUGINS 16
 
+/* A library that loading a plug-in brought into the process: part of the
+ * plug-in's identity, by content (plugin_ident.h says which count). */
+struct sw_plugin_lib {
+	char *path;            /* as the loader found it, made absolute (malloc'd) */
+	uint64_t content_hash; /* of the file's bytes */
+	int owner;             /* the plug-in whose loading brought it in, by load order */
+};
+
 /* One loaded plug-in, owned by this module until sw_plugin_unload_all. */
 struct sw_plugin_info {
 	char path[4096];       /* the resolved path that was checked and loaded */
 	char name[64];         /* the file name, for messages */
 	uint64_t content_hash; /* of the file's bytes */
-	uint64_t deps_hash;    /* of the files of the libraries loading it added */
-	int first_family;      /* its families' registry indices: first .. + n_families */
+	uint64_t deps_hash;    /* of the contents of libs, in load order */
+	/* the libraries its dlopen added to the process (they were not loaded
+	 * before it), those of the system set aside (sw_plugin_system_library),
+	 * in the loader's order; owner is this plug-in's index */
+	struct sw_plugin_lib *libs;
+	int n_libs;
+	int first_family; /* its families' registry indices: first .. + n_families */
 	int n_families;
 };
 
@@ -76,10 +89,10 @@ int sw_plugin_count(void);
 const struct sw_plugin_info *sw_plugin_at(int i); /* NULL out of range */
 
 /* A hash over every loaded plug-in's content hash, the content of the
- * libraries its loading added (those sweep had not loaded already), and each
- * of its family names, in load order; 0 when none is loaded. Ranks that
- * loaded the same plug-ins and dependencies (by content, wherever they lie)
- * have the same digest. */
+ * libraries its loading added (its libs), and each of its family names, in
+ * load order; 0 when none is loaded. Ranks that loaded the same plug-ins
+ * and dependencies (by content, wherever they lie) have the same digest;
+ * sw_plugin_ident_differ (plugin_ident.h) says what differs. */
 uint64_t sw_plugins_digest(void);
 
 /* Forgets every plug-in's families and closes the libraries (tests). */

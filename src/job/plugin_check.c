@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/record.h"
+#include "job/limits.h"
 
 #define ABOUT_BYTES 4096 /* the longest text but a name: about, units, defaults */
 
@@ -193,6 +194,57 @@ static void name_who(struct ctx *c, const struct sw_family *f, int i)
 		snprintf(c->who, sizeof c->who, "family %d", i);
 }
 
+/* A NULL-ended list of names (a categorical axis's values, a variant's
+ * accesses): the list and each name in the plug-in's memory, at most max
+ * names, each an identifier, none twice. *n: how many. what: "axis 'x'
+ * value names", for messages. */
+static enum sw_status check_name_list(struct ctx *c, const char *const *list, int max,
+				      const char *what, const char *limit, int *n)
+{
+	char item[96];
+	enum sw_status st;
+
+	for (*n = 0;; ++*n) {
+		if (!holds(c, &list[*n], 1, sizeof *list))
+			return bad(c,
+				   ": %s: the list is not a NULL-ended table in the plug-in's "
+				   "memory",
+				   what);
+		if (!list[*n])
+			return SW_OK;
+		if (*n == max)
+			return bad(c, ": %s: more than %d; %s", what, max, limit);
+		snprintf(item, sizeof item, ": %s: name %d", what, *n);
+		if ((st = check_name(c, list[*n], SW_NAME_LEN, item, "")))
+			return st;
+		for (int k = 0; k < *n; k++)
+			if (!strcmp(list[k], list[*n]))
+				return bad(c, ": %s: '%s' twice", what, list[*n]);
+	}
+}
+
+/* A categorical axis: one name per value of its range. */
+static enum sw_status check_axis_names(struct ctx *c, const struct sw_axis_def *ax)
+{
+	char what[64];
+	int n;
+	enum sw_status st;
+
+	if (!ax->names)
+		return SW_OK;
+	snprintf(what, sizeof what, "axis '%s' value names", ax->name);
+	if ((st = check_name_list(c, ax->names, SW_MAX_AXIS_NAMES, what,
+				  "an axis names at most SW_MAX_AXIS_NAMES values", &n)))
+		return st;
+	if ((uint64_t)ax->max - (uint64_t)ax->min + 1 != (uint64_t)n)
+		return bad(c,
+			   ": axis '%s' names %d values, but its range %lld..%lld holds %llu; a "
+			   "categorical axis names each value of its range, min first",
+			   ax->name, n, (long long)ax->min, (long long)ax->max,
+			   (unsigned long long)((uint64_t)ax->max - (uint64_t)ax->min + 1));
+	return SW_OK;
+}
+
 static enum sw_status check_axis(struct ctx *c, const struct sw_family *f, int a)
 {
 	const struct sw_axis_def *ax = &f->axes[a];
@@ -218,7 +270,7 @@ static enum sw_status check_axis(struct ctx *c, const struct sw_family *f, int a
 	if (ax->min > ax->max)
 		return bad(c, ": axis '%s' has the empty range %lld..%lld", ax->name,
 			   (long long)ax->min, (long long)ax->max);
-	return SW_OK;
+	return check_axis_names(c, ax);
 }
 
 static enum sw_status check_axes(struct ctx *c, const struct sw_family *f)
@@ -256,7 +308,14 @@ static enum sw_status check_variant(struct ctx *c, const struct sw_family *f, in
 	if ((st = check_hook(c, (uintptr_t)var->launch, what, 1)))
 		return st;
 	snprintf(what, sizeof what, "requests hook of variant '%s'", var->name);
-	return check_hook(c, (uintptr_t)var->requests, what, 0);
+	if ((st = check_hook(c, (uintptr_t)var->requests, what, 0)))
+		return st;
+	if (!var->accesses)
+		return SW_OK;
+	snprintf(what, sizeof what, "variant '%s' access names", var->name);
+	int n;
+	return check_name_list(c, var->accesses, SW_MAX_ACCESSES, what,
+			       "a variant names at most SW_MAX_ACCESSES accesses", &n);
 }
 
 static enum sw_status check_variants(struct ctx *c, const struct sw_family *f)
@@ -300,10 +359,13 @@ static enum sw_status check_units(struct ctx *c, const struct sw_plugin *p, int 
 
 			if (u && strcmp(u, f->axes[a].units))
 				return bad(c,
-					   ": axis '%s' is in %s, but family '%s' has it in %s; an "
-					   "axis name is one column of the result file, in one "
-					   "unit: name this axis otherwise",
-					   f->axes[a].name, f->axes[a].units, g->name, u);
+					   ": axis '%s' is in '%s', but family '%s' has it %s%s%s; "
+					   "an axis name is one column of the result file, in one "
+					   "unit: give it %s%s%s or name this axis otherwise",
+					   f->axes[a].name, f->axes[a].units, g->name,
+					   u[0] ? "in '" : "without units", u, u[0] ? "'" : "",
+					   u[0] ? "the units '" : "no units (\"\")", u,
+					   u[0] ? "'" : "");
 		}
 	return SW_OK;
 }
@@ -323,9 +385,12 @@ static enum sw_status check_family(struct ctx *c, const struct sw_plugin *p, int
 		return st;
 	name_who(c, f, i);
 	if ((st = check_text(c, f->about, ": about")) || (st = check_hooks(c, f)) ||
-	    (st = check_axes(c, f)) || (st = check_variants(c, f)))
+	    (st = check_axes(c, f)) || (st = check_variants(c, f)) || (st = check_units(c, p, i)))
 		return st;
-	return check_units(c, p, i);
+	/* its hooks' limits where loading can see them, --list included */
+	if ((st = sw_family_check_defaults(f, c->err)))
+		return sw_wrap(c->err, "plug-in %s", c->path);
+	return SW_OK;
 }
 
 enum sw_status sw_plugin_check(const struct sw_plugin *p, const char *path, struct sw_err *err)

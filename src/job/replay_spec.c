@@ -61,11 +61,13 @@ static enum sw_status replay_count_speed(const char *e, size_t len, const char *
 		return SW_OK;
 	const char *sp = num + n_len + 1;
 	size_t sp_len = (size_t)(e + len - sp);
-	if (sw_number_parse_real(sp, sp_len, &c->speed, NULL) || !(c->speed > 0) || c->speed > 1e6)
+	if (sw_number_parse_real(sp, sp_len, &c->speed, NULL) ||
+	    !(c->speed >= SW_REPLAY_DEVICE_SPEED_MIN) || c->speed > SW_REPLAY_DEVICE_SPEED_MAX)
 		return sw_fail(err, SW_EINVAL,
 			       "--replay-devices: bad speed '%.*s' in '%.*s': expected a number "
-			       "above 0, at most 1e6",
-			       (int)sp_len, sp, (int)len, e);
+			       "from %g to %.0f",
+			       (int)sp_len, sp, (int)len, e, SW_REPLAY_DEVICE_SPEED_MIN,
+			       SW_REPLAY_DEVICE_SPEED_MAX);
 	return SW_OK;
 }
 
@@ -117,4 +119,13 @@ const struct sw_replay_class *sw_replay_spec_device(const struct sw_options *o, 
 		first += c->count;
 	}
 	return NULL;
+}
+
+double sw_replay_spec_rate(const struct sw_options *o, int rank)
+{
+	int index;
+	const struct sw_replay_class *c = sw_replay_spec_device(o, rank, &index);
+	double speed = o->replay_speed > 0 ? o->replay_speed : 1.0;
+
+	return c ? speed * c->speed : speed;
 }

@@ -23,4 +23,9 @@ enum sw_status sw_replay_spec_add(struct sw_options *o, const char *e, size_t le
 const struct sw_replay_class *sw_replay_spec_device(const struct sw_options *o, int rank,
 						    int *index);
 
+/* How many times faster than recorded rank replays its points: the
+ * --replay-speed times its device's SPEED (1 for a rank the SPEC gives no
+ * device, and for every rank of a run without either, any backend). */
+double sw_replay_spec_rate(const struct sw_options *o, int rank);
+
 #endif

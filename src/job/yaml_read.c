@@ -83,6 +83,7 @@ enum sw_status sw_yaml_scalar(struct sw_yaml_ctx *c, const yaml_node_t *n, const
 {
 	char buf[SW_YAML_QUOTE_MAX + 8];
 
+	*out = NULL;
 	if (n->type != YAML_SCALAR_NODE || sw_yaml_is_null(n))
 		return sw_yaml_fail_at(c, n, "%s: expected %s, found %s", key, expected,
 				       sw_yaml_describe(n, buf, sizeof buf));

@@ -44,7 +44,7 @@ int sw_yaml_is_null(const yaml_node_t *n);
 const char *sw_yaml_describe(const yaml_node_t *n, char *buf, size_t len);
 
 /* The text of a scalar that must hold a value (`expected` says which);
- * `key` leads the message. */
+ * `key` leads the message. *out is NULL on failure. */
 enum sw_status sw_yaml_scalar(struct sw_yaml_ctx *c, const yaml_node_t *n, const char *key,
 			      const char *expected, const char **out);
 

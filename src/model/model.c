@@ -258,6 +258,7 @@ struct sample {
 	int lanes; /* active lanes; 0: a warp with no lane left issues nothing */
 	enum sw_space space;
 	int is_store;
+	int access; /* of the variant's named accesses; 0 when it names none */
 	struct sw_model_cost c;
 };
 
@@ -267,19 +268,27 @@ struct walk {
 	const struct sw_point *p;
 	int cc, kepler_bank_bytes;
 	struct sample *s;
-	int n;    /* held in s */
-	int left; /* looks the bisection may still take */
+	int n;          /* held in s */
+	int left;       /* looks the bisection may still take */
+	int n_accesses; /* the variant's named accesses */
 };
 
 static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct sw_err *err)
 {
 	struct sw_request req;
+	req.access = 0; /* a family that names no accesses may leave it */
 	w->v->requests(w->p, r, &req);
 	memset(s, 0, sizeof *s);
 	s->r = r;
 	s->lanes = __builtin_popcount(req.active);
 	s->space = req.space;
 	s->is_store = req.is_store;
+	s->access = w->n_accesses ? req.access : 0;
+	if (s->access < 0 || s->access >= (w->n_accesses ? w->n_accesses : 1))
+		return sw_fail(err, SW_EINVAL,
+			       "%s request %llu belongs to access %d, but the variant names %d "
+			       "(sw_request.access indexes sw_variant.accesses)",
+			       w->v->name, (unsigned long long)r, req.access, w->n_accesses);
 	if (!s->lanes)
 		return SW_OK;
 	if (sw_model_request_banked(&req, w->cc, w->kepler_bank_bytes, &s->c, err) != SW_OK)
@@ -289,7 +298,8 @@ static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct 
 
 static int same_kind(const struct sample *a, const struct sample *b)
 {
-	return a->lanes == b->lanes && a->space == b->space && a->is_store == b->is_store;
+	return a->lanes == b->lanes && a->space == b->space && a->is_store == b->is_store &&
+	       a->access == b->access;
 }
 
 /* Finds by bisection where the kind of request changes between a (the last
@@ -349,6 +359,64 @@ static void tally_add(struct tally *t, const struct sample *s, double wt)
 			t->sh_ideal += wt * s->c.ideal_wavefronts;
 	else
 		t->sh_st += wt, t->sh_st_waves += wt * s->c.wavefronts;
+}
+
+/* Access a's sums, and whether its counts are exact: each held request
+ * of it stands for wt requests, wt - 1 of them not looked at; an end of
+ * one of its stretches is found when the request beside it, of another
+ * kind, was looked at too. */
+static void access_add(struct sw_access_figures *f, const struct sample *s, double wt, int *first)
+{
+	if (*first) {
+		f->space = s->space;
+		f->is_store = s->is_store;
+		*first = 0;
+	}
+	f->requests += wt;
+	f->costed += 1;
+	if (s->space == SW_SPACE_GLOBAL) {
+		f->transactions += wt * s->c.transactions;
+		f->useful_bytes += wt * s->c.useful_bytes;
+		f->moved_bytes += wt * s->c.moved_bytes;
+	} else if (s->space == SW_SPACE_SHARED) {
+		f->wavefronts += wt * s->c.wavefronts;
+	}
+}
+
+/* Per-access figures of the n held requests s[] (weights as in the tally). */
+static void accesses_of(const struct sample *s, int n, int n_accesses, struct sw_model_figures *out)
+{
+	int first[SW_MAX_ACCESSES], unseen[SW_MAX_ACCESSES] = { 0 }, lost[SW_MAX_ACCESSES] = { 0 };
+	int global[SW_MAX_ACCESSES] = { 0 }, shared[SW_MAX_ACCESSES] = { 0 };
+	out->n_accesses = n_accesses;
+	for (int a = 0; a < n_accesses; a++)
+		first[a] = 1;
+	for (int i = 0; i < n; i++) {
+		uint64_t before = i ? s[i].r - s[i - 1].r - 1 : 0;
+		uint64_t after = i + 1 < n ? s[i + 1].r - s[i].r - 1 : 0;
+		int a = s[i].access;
+		/* an end of a stretch not found: a gap to a request of another kind */
+		if ((i && before && !same_kind(&s[i - 1], &s[i])) ||
+		    (i + 1 < n && after && !same_kind(&s[i], &s[i + 1])))
+			lost[a] = 1;
+		if (!s[i].lanes)
+			continue;
+		unseen[a] |= before || after;
+		global[a] |= s[i].space == SW_SPACE_GLOBAL;
+		shared[a] |= s[i].space == SW_SPACE_SHARED;
+		access_add(&out->access[a], &s[i], 1 + (double)before / 2 + (double)after / 2,
+			   &first[a]);
+	}
+	for (int a = 0; a < n_accesses; a++) {
+		struct sw_access_figures *f = &out->access[a];
+		f->counts = !unseen[a] ? SW_COUNTS_EXACT
+			    : !lost[a] ? SW_COUNTS_REQUESTS
+				       : SW_COUNTS_SAMPLED;
+		if (!global[a])
+			f->transactions = f->useful_bytes = f->moved_bytes = NAN;
+		if (!shared[a])
+			f->wavefronts = NAN;
+	}
 }
 
 static void figures_of(const struct tally *t, int cc, struct sw_model_figures *out)
@@ -416,10 +484,11 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 	if (!sw_model_supports(cc))
 		return sw_fail(err, SW_SKIP, "no model rules for CC %d.%d", cc / 10, cc % 10);
 
+	int n_accesses = sw_variant_access_count(v);
 	uint64_t total = v->requests(p, 0, NULL);
 	if (total == 0)
 		return SW_OK;
-	struct walk w = { v, p, cc, kepler_bank_bytes, NULL, 0, SW_MODEL_MAX_REFINED };
+	struct walk w = { v, p, cc, kepler_bank_bytes, NULL, 0, SW_MODEL_MAX_REFINED, n_accesses };
 	w.s = malloc((SW_MODEL_MAX_SAMPLED + SW_MODEL_MAX_REFINED) * sizeof *w.s);
 	if (!w.s)
 		return sw_fail(err, SW_ENOMEM, "model: no memory for %d requests",
@@ -433,6 +502,8 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 	}
 	if (st == SW_OK)
 		figures_of(&t, cc, out);
+	if (st == SW_OK)
+		accesses_of(w.s, w.n, n_accesses, out);
 	free(w.s);
 	return st;
 }

@@ -38,6 +38,7 @@ void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r)
 	r->dram_chunk_bytes = 2 * SW_MODEL_GRANULE_BYTES;
 	r->latency_ns = DATASHEET_LATENCY_CYCLES / (gpu->boost_mhz * 1e-3);
 	r->l1_requests_per_clk = 1.0;
+	r->l1_sectors_per_clk = 4.0; /* 128 bytes: 32 banks of 4 bytes */
 	r->shared_wavefronts_per_clk = 1.0;
 	r->constant_passes_per_clk = 1.0;
 }
@@ -140,7 +141,6 @@ void sw_time_eval(const struct sw_gpu *gpu, const struct sw_time_rates *r,
 	double requests = in->ld_requests + in->st_requests;
 	/* loads of sectors touched before (first touches over all) hit a cache */
 	double fresh = in->ld_sectors > 0 ? fmin(1.0, in->in_bytes / (32 * in->ld_sectors)) : 1.0;
-	double sectors_per_req = requests > 0 ? (in->ld_sectors + in->st_sectors) / requests : 0;
 	double rounds = (in->ld_requests * fresh + in->st_requests) /
 			(resident_warps(gpu, lim, &in->shape) * fmax(1, in->shape.in_flight));
 
@@ -148,7 +148,9 @@ void sw_time_eval(const struct sw_gpu *gpu, const struct sw_time_rates *r,
 		dram_bytes(in, r->dram_chunk_bytes) / (gpu->dram_gbps * r->dram_efficiency);
 	if (r->l2_gbps > 0)
 		t[SW_TERM_L2] = 32 * (in->ld_sectors * fresh + in->st_sectors) / r->l2_gbps;
-	t[SW_TERM_L1] = requests * fmax(1, sectors_per_req / 4) / (clk * r->l1_requests_per_clk);
+	t[SW_TERM_L1] = fmax(requests / r->l1_requests_per_clk,
+			     (in->ld_sectors + in->st_sectors) / r->l1_sectors_per_clk) /
+			clk;
 	t[SW_TERM_SHARED] = in->shared_wavefronts / (clk * r->shared_wavefronts_per_clk);
 	t[SW_TERM_CONSTANT] = in->constant_passes / (clk * r->constant_passes_per_clk);
 	t[SW_TERM_LATENCY] = requests > 0 ? ceil(rounds) * r->latency_ns : 0;

@@ -19,7 +19,7 @@
 #define SW_TIME_TERMS(X)                                                                           \
 	X(DRAM, "dram")         /* DRAM granules read and bytes written, at the peak's share */    \
 	X(L2, "l2")             /* sectors the L1 passes on to L2 */                               \
-	X(L1, "l1")             /* global requests through each SM's L1 */                         \
+	X(L1, "l1")             /* global requests and their sectors through each SM's L1 */       \
 	X(SHARED, "shared")     /* shared-memory wavefronts */                                     \
 	X(CONSTANT, "constant") /* constant-cache passes */                                        \
 	X(LATENCY, "latency")   /* round trips no warp in flight hides */                          \
@@ -45,6 +45,7 @@ const char *sw_time_term_word(enum sw_time_term t);
 	X(latency_ns, "ns", "a global load's round trip, under load")                              \
 	X(l2_gbps, "GB/s", "L2 bandwidth to the SMs (0: not a term)")                              \
 	X(l1_requests_per_clk, "1/clk", "global requests an SM's L1 takes a cycle")                \
+	X(l1_sectors_per_clk, "1/clk", "32-byte sectors an SM's L1 moves a cycle")                 \
 	X(shared_wavefronts_per_clk, "1/clk", "shared-memory wavefronts an SM serves a cycle")     \
 	X(constant_passes_per_clk, "1/clk", "constant-cache passes an SM serves a cycle")          \
 	X(blocks_per_us_sm, "1/us", "blocks an SM starts a microsecond (0: not a term)")           \
@@ -55,11 +56,11 @@ struct sw_time_rates {
 	SW_TIME_RATES(X)
 #undef X
 };
-#define SW_N_RATES 9
+#define SW_N_RATES 10
 
 /* The rates from the datasheet and the CUDA guides alone (docs/model.md):
  * the peak DRAM bandwidth, two granules for a DRAM chunk touched alone,
- * 300 cycles of latency (the guide's 200 to 400 for CC 3.x), one L1 request, one shared wavefront and one constant pass
+ * 300 cycles of latency (the guide's 200 to 400 for CC 3.x), one L1 request and four sectors, one shared wavefront and one constant pass
  * a cycle (32 banks of 4 bytes), no L2, block or launch term. */
 void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r);
 

@@ -166,8 +166,10 @@ static enum sw_status calibrate(struct sw_time_plan *tp, const char *const *spec
 		int n = 0;
 		sw_time_file_spec(specs[c], f->path, sizeof f->path, cls, sizeof cls);
 		f->content_hash = calib[c].content_hash;
-		if ((st = pick_class(&calib[c], cls, f, err)) ||
-		    (st = observe(&calib[c], f, NULL, 0, &obs, &ids, &n, err)) == SW_OK) {
+		st = pick_class(&calib[c], cls, f, err);
+		if (st == SW_OK)
+			st = observe(&calib[c], f, NULL, 0, &obs, &ids, &n, err);
+		if (st == SW_OK) {
 			struct sw_time_gpu *e = gpu_entry(tp, f->gpu);
 			st = !e ? sw_fail(err, SW_EINVAL, "too many GPUs to predict for")
 			     : e->calibrated_by >= 0
@@ -216,6 +218,13 @@ static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 	tp->source.gpu = f->gpu;
 	tp->source.calibrated_by = -1;
 	sw_time_rates_datasheet(f->gpu, &tp->source.rates);
+	/* a --model-calibrate file of the source's class fits it as the target's
+	 * fits the target: that calibration wins over the source's own rows */
+	for (int i = 0; st == SW_OK && i < tp->n_gpus; i++)
+		if (tp->gpus[i].gpu == f->gpu && tp->gpus[i].calibrated_by >= 0) {
+			tp->source = tp->gpus[i];
+			used = NULL;
+		}
 	tp->points = st == SW_OK ? calloc(n ? n : 1, sizeof *tp->points) : NULL;
 	if (st == SW_OK && !tp->points)
 		st = sw_fail(err, SW_ENOMEM, "out of memory for the points of %s", f->path);
@@ -278,6 +287,30 @@ static const struct sw_time_point *source_point(const struct sw_time_plan *tp, u
 
 /* rec's time from its inputs in on e's GPU, transferred where the
  * source measured the point. */
+/* The source GPU's rates for a target e: as e's calibration has them (each
+ * fitted rate over its datasheet value, times the source's datasheet
+ * value; a rate the datasheet leaves out, as fitted), since what an SM does
+ * a cycle and the share of its peak a DRAM streams at are the
+ * architecture's; but the cost of a DRAM chunk touched alone the source's
+ * own, as its calibration or its own rows fitted it: scattered accesses
+ * scale with neither board's peak (on the H100 and the H200, 1.23 where
+ * the peaks are 1.43 apart: docs/results/time-model.md). */
+static void source_rates(const struct sw_time_gpu *e, const struct sw_time_gpu *src,
+			 struct sw_time_rates *out)
+{
+	double fit[SW_N_RATES], sheet[SW_N_RATES], theirs[SW_N_RATES];
+	struct sw_time_rates r;
+	sw_time_rates_to_array(&e->rates, fit);
+	sw_time_rates_datasheet(e->gpu, &r);
+	sw_time_rates_to_array(&r, sheet);
+	sw_time_rates_datasheet(src->gpu, &r);
+	sw_time_rates_to_array(&r, theirs);
+	for (int k = 0; k < SW_N_RATES; k++)
+		theirs[k] = sheet[k] > 0 ? theirs[k] * fit[k] / sheet[k] : fit[k];
+	sw_time_rates_from_array(theirs, out);
+	out->dram_chunk_bytes = src->rates.dram_chunk_bytes;
+}
+
 static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 		    const struct sw_family *f, const struct sw_point *p,
 		    const struct sw_time_inputs *in, struct sw_record *rec)
@@ -292,7 +325,9 @@ static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 	const struct sw_time_point *sp = tp->from >= 0 ? source_point(tp, base_id(f, p)) : NULL;
 	if (!sp)
 		return;
-	sw_time_eval(tp->source.gpu, &tp->source.rates, &sp->in, &ts);
+	struct sw_time_rates sr;
+	source_rates(e, &tp->source, &sr);
+	sw_time_eval(tp->source.gpu, &sr, &sp->in, &ts);
 	if (!(ts.ns > 0) || !isfinite(ts.ns) || !isfinite(t.ns))
 		return;
 	rec->model_time_ns = sp->median_ns * t.ns / ts.ns;

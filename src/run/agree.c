@@ -17,10 +17,14 @@
 #include "core/faults.h"
 #include "run/comm.h"
 #include "job/job.h"
+#include "job/limits.h"
 #include "job/plan.h"
 #include "job/plugin.h"
+#include "job/plugin_ident.h"
+#include "h5/h5out.h"
 
-#define VERDICT_CHARS 200 /* of a rank's own error, quoted in the refusal */
+#define VERDICT_CHARS 200  /* of a rank's own error, quoted in the refusal */
+#define IDENT_TAG     7301 /* the plug-in identity one rank sends rank 0 */
 
 /* What one rank was started with, and what it made of it. */
 struct vote {
@@ -140,6 +144,10 @@ static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struc
 	 * two registries or two --set apart */
 	if (st == SW_OK)
 		st = sw_plan_build(job, 0, &plan, err);
+	/* a plug-in's sizes() past sweep's limits, before any backend (the
+	 * model's, a dry run's) could pass it by */
+	if (st == SW_OK)
+		st = sw_plan_check_limits(&plan, err);
 	if (st == SW_OK)
 		v->plan = plan.fingerprint;
 	sw_plan_fini(&plan);
@@ -221,6 +229,62 @@ static enum sw_status judge(const struct vote *all, int size, struct sw_err *err
 	return sw_fail(err, worst, "rank %d and rank 0 disagree on the job%s", k, quote);
 }
 
+/* The rank that differs from rank 0 in its plug-ins alone, both fine
+ * otherwise (judge's odd rank), so that rank 0 can say what differs; 0
+ * when there is none. */
+static int plugins_odd_rank(const struct vote *all, int size)
+{
+	int k = 1;
+
+	while (k < size && !differs(&all[0], &all[k]) && all[k].verdict == all[0].verdict)
+		k++;
+	if (k == size || all[0].status != SW_OK || all[k].status != SW_OK)
+		return 0;
+	const char *what = differs(&all[0], &all[k]);
+	return what && !strcmp(what, "plug-ins") ? k : 0;
+}
+
+/* Ranks 0 and odd loaded other plug-ins or libraries (by content): odd
+ * sends rank 0 its identity, and rank 0 adds the first difference to err,
+ * "the library libx.so of the plug-in p.so: rank 0 loads ..., rank 1 loads
+ * ...". The other ranks take no part. A rank that cannot say sends none. */
+static void name_plugin_difference(int rank, int odd, struct sw_err *err)
+{
+	struct sw_plugin_ident mine = { 0 }, theirs = { 0 };
+	char *buf = NULL, zero[40], other[40], say[400] = "";
+	size_t len = 0;
+	int n = 0;
+	MPI_Status got;
+
+	if (rank != 0 && rank != odd)
+		return;
+	if (sw_plugin_ident_loaded(&mine, NULL) == SW_OK && rank == odd)
+		sw_plugin_ident_pack(&mine, &buf, &len, NULL);
+	if (rank == odd) {
+		MUST_MPI(MPI_Send(buf, len > INT32_MAX ? 0 : (int)len, MPI_BYTE, 0, IDENT_TAG,
+				  MPI_COMM_WORLD));
+	} else {
+		MUST_MPI(MPI_Probe(odd, IDENT_TAG, MPI_COMM_WORLD, &got));
+		MUST_MPI(MPI_Get_count(&got, MPI_BYTE, &n));
+		if (!(buf = malloc(n ? (size_t)n : 1)))
+			sw_mpi_abort(sw_status_exit_code(SW_ENOMEM));
+		MUST_MPI(MPI_Recv(buf, n, MPI_BYTE, odd, IDENT_TAG, MPI_COMM_WORLD,
+				  MPI_STATUS_IGNORE));
+		snprintf(zero, sizeof zero, "rank 0 loads");
+		snprintf(other, sizeof other, "rank %d loads", odd);
+		if (sw_plugin_ident_unpack(buf, (size_t)n, &theirs, NULL) == SW_OK &&
+		    (sw_plugin_ident_differ(&mine, &theirs, zero, other, say, sizeof say) ||
+		     sw_plugin_ident_differ(&theirs, &mine, other, zero, say, sizeof say)))
+			sw_fail(err, err->status,
+				"rank %d differs from rank 0 in its plug-ins (%s); every rank must "
+				"be started with the same options, job file and plug-ins",
+				odd, say);
+	}
+	free(buf);
+	sw_plugin_ident_fini(&mine);
+	sw_plugin_ident_fini(&theirs);
+}
+
 enum sw_status sw_agree_check(int argc, char **argv, const struct sw_options *opt,
 			      enum sw_status parsed, struct sw_job *job, struct sw_err *err)
 {
@@ -244,7 +308,13 @@ enum sw_status sw_agree_check(int argc, char **argv, const struct sw_options *op
 	}
 	MUST_MPI(MPI_Allgather(&mine, count, MPI_BYTE, all, sizeof mine, MPI_BYTE, MPI_COMM_WORLD));
 	st = judge(all, size, err);
+	int odd = plugins_odd_rank(all, size);
 	free(all);
+	if (odd)
+		name_plugin_difference(rank, odd, err);
+	/* a resume whose job names a family of a plug-in it did not load */
+	if (st == SW_EINVAL && rank == 0 && opt && (opt->resume || opt->extend))
+		st = sw_h5_explain_plugins(opt->output, opt->extend, st, err);
 	if (st != SW_OK)
 		sw_job_fini(job);
 	return st;

@@ -20,6 +20,7 @@ struct sw_coord;
 struct sw_coord_totals {
 	size_t written;   /* rows appended */
 	size_t counts[4]; /* by enum sw_row_status */
+	size_t unchecked; /* ok rows no CPU check compared (check_mode "none") */
 	double timed_s;   /* GPU time in timed samples, all ranks */
 	size_t unrun;     /* pairs left for --resume: returned with no rank to take them */
 };

@@ -56,15 +56,6 @@ static void print_bindings(const struct sw_device_info *t, int n)
 			t[r].visible_devices);
 }
 
-/* Does this run place points anywhere but once, on any GPU? */
-static int placed(const struct sw_rank_ctx *r)
-{
-	int cal = 0;
-	for (size_t i = 0; i < r->plan.n && !cal; i++)
-		cal = r->plan.points[i].calibration;
-	return cal || r->placement != SW_PLACE_ONCE;
-}
-
 /* Under a placement the work is pairs (a point on a GPU or a class). */
 static void announce_placed(const struct sw_rank_ctx *r)
 {
@@ -101,7 +92,7 @@ static void announce(const struct sw_rank_ctx *r)
 	if (r->rank != 0 || r->opt->quiet)
 		return;
 	print_bindings(r->devices, r->size);
-	if (placed(r)) {
+	if (sw_setup_placed(r)) {
 		announce_placed(r);
 		return;
 	}
@@ -163,6 +154,26 @@ static enum sw_status close_output(struct sw_rank_ctx *r, struct sw_h5_end *end,
 	return st;
 }
 
+/* Rank 0: how many ok rows no CPU check compared, and why, so that "ok"
+ * is not read as "checked" (the rows' messages say it one by one). */
+static void say_unchecked(const struct sw_rank_ctx *r, const struct sw_coord_totals *t)
+{
+	const char *why = "their families have no check hook";
+	char by_backend[96];
+	if (!t->unchecked || r->opt->quiet)
+		return;
+	if (!r->backend->measures) {
+		snprintf(by_backend, sizeof by_backend,
+			 "the %s backend runs no fill, launch or check", r->backend->name);
+		why = by_backend;
+	}
+	fprintf(stderr,
+		"sweep: %zu ok row%s %s never checked against a CPU reference: %s (check_mode "
+		"none)\n",
+		t->unchecked, t->unchecked == 1 ? "" : "s", t->unchecked == 1 ? "was" : "were",
+		why);
+}
+
 /* Rank 0, after the close: what the file holds of this run, read back from
  * the file the run wrote (end: sw_h5_finish counted it, and says where it
  * is), so a disk that filled up cannot make the summary claim rows it lost.
@@ -195,6 +206,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			(unsigned long long)in.by_status[SW_ROW_SKIPPED],
 			(unsigned long long)in.by_status[SW_ROW_INVALID],
 			(unsigned long long)in.by_status[SW_ROW_FAILED]);
+	say_unchecked(r, t);
 	if (r->backend->measures && in.rows && wall > 0 && !r->opt->quiet)
 		fprintf(stderr,
 			"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency "
@@ -211,7 +223,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			: r->placement == SW_PLACE_PER_CLASS
 				? ", and its class's points once no rank of its class was left,"
 				: "");
-	const char *what = placed(r) ? "runs" : "points";
+	const char *what = sw_setup_placed(r) ? "runs" : "points";
 	if (missing && st == SW_OK && !sw_run_interrupted) /* a stop says so itself */
 		return sw_fail(err, SW_EIO,
 			       "%zu of the %zu %s of this run are not in %s; `--resume -o %s` "
@@ -220,7 +232,8 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 	if (missing)
 		fprintf(stderr, "sweep: %zu %s not in the file; `--resume -o %s` completes it%s\n",
 			r->n_todo - (size_t)in.rows, what, where,
-			st == SW_EIO ? " once the cause above is fixed (a full disk: free space)"
+			st == SW_EIO ? " once the cause above is fixed (a full disk: free space; a "
+				       "file-size limit: raise it)"
 				     : "");
 	return st;
 }
@@ -283,9 +296,70 @@ static void say_dry_damage(const char *how, const char *path, const struct sw_h5
 			"sweep: %s: %s: %s; %s marks them damaged (status %d) and runs their "
 			"points again\n",
 			how, path, d->note, how, SW_H5_DAMAGED_STATUS);
-	if (d->plan_wrong && strcmp(how, "--resume") == 0) /* an extend writes its new plan */
+	int resume = strcmp(how, "--resume") == 0;
+	if (d->plan_damage[0])
+		fprintf(stderr,
+			"sweep: %s: %s: its /plan is damaged (%s), so no row is judged by it: %s "
+			"judges rows by %s, and %s\n",
+			how, path, d->plan_damage, how,
+			resume ? "the job's plan" : "the new job's plan and the families' names",
+			resume ? "writes /plan again" : "writes the new /plan");
+	else if (d->plan_wrong && resume) /* an extend writes its new plan */
 		fprintf(stderr, "sweep: %s: %s: its /plan is not its plan's; %s writes it again\n",
 			how, path, how);
+}
+
+/* What --dry-run --resume or --extend found (rank 0): the points in the
+ * file and, under a placement, the runs (pairs) this run makes and how many
+ * the file lacks, which is what the run would run. */
+static void say_dry_reopen(const struct sw_rank_ctx *r, const struct sw_dry_resume *d)
+{
+	const char *how = r->opt->resume ? "--resume" : "--extend";
+	int other = d->dmg.rows || (r->opt->resume ? d->dmg.plan_wrong : d->dmg.plan_damage[0]);
+	char runs[224] = "";
+	if (d->placed)
+		snprintf(runs, sizeof runs,
+			 "; %zu of the %zu runs of this run (placement %s, %d device class%s) are "
+			 "in it, %zu %s",
+			 d->runs - d->runs_left, d->runs, sw_placement_name(r->placement),
+			 r->place.n_classes, r->place.n_classes == 1 ? "" : "es", d->runs_left,
+			 r->opt->resume ? "to make" : "would be made");
+	if (r->opt->resume)
+		fprintf(stderr,
+			"sweep: %s: %s passes every %scheck; %zu of %zu points are in it%s\n", how,
+			r->path, other ? "other " : "", d->n_done, r->plan.n, runs);
+	else /* every point of the file is in the plan, or the check refused it */
+		fprintf(stderr,
+			"sweep: %s: %s passes every %scheck; %zu of the job's %zu points are in "
+			"it, %zu would be added%s\n",
+			how, r->path, other ? "other " : "", d->n_done, r->plan.n,
+			r->plan.n - d->n_done, runs);
+}
+
+/* --dry-run: every check the run makes before its first point (the
+ * output's, or those of the file a resume or extend opens), then the plan;
+ * measures and writes nothing. */
+static enum sw_status dry_run(struct sw_rank_ctx *r, struct sw_err *err)
+{
+	const struct sw_options *opt = r->opt;
+	struct sw_dry_resume d = { 0 };
+	enum sw_status st;
+	int reopen = opt->resume || opt->extend;
+	/* under a placement the runs depend on the GPUs: bound as the run
+	 * binds them (sw_setup_check_resume binds for a resume or extend) */
+	if ((st = sw_setup_dry_check(r, err)) != SW_OK ||
+	    (!reopen && (st = sw_setup_check_output(r, err)) != SW_OK) ||
+	    (!reopen && sw_setup_placed(r) && (st = sw_setup_bind(r, err)) != SW_OK) ||
+	    (reopen && (st = sw_setup_check_resume(r, &d, err)) != SW_OK))
+		return st;
+	if (r->rank != 0)
+		return SW_OK;
+	sw_setup_print_plan(r);
+	if (reopen) {
+		say_dry_damage(opt->resume ? "--resume" : "--extend", r->path, &d.dmg);
+		say_dry_reopen(r, &d);
+	}
+	return SW_OK;
 }
 
 enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc, char **argv,
@@ -307,34 +381,7 @@ enum sw_status sw_run(const struct sw_options *opt, struct sw_job *job, int argc
 	    (st = sw_setup_plan(&r, err)) != SW_OK || (st = sw_setup_costs(&r, err)) != SW_OK)
 		goto out;
 	if (opt->dry_run) {
-		size_t n_done = 0;
-		struct sw_h5_damage dmg = { 0 };
-		/* the same checks as a resume or extend, before the plan is shown
-		 * as runnable */
-		int reopen = opt->resume || opt->extend;
-		if ((st = sw_setup_dry_check(&r, err)) != SW_OK ||
-		    (reopen && (st = sw_setup_check_resume(&r, &n_done, &dmg, err)) != SW_OK))
-			goto out;
-		if (r.rank == 0)
-			sw_setup_print_plan(&r);
-		if (r.rank == 0 && opt->resume) {
-			say_dry_damage("--resume", r.path, &dmg);
-			fprintf(stderr,
-				"sweep: --resume: %s passes every %scheck; %zu of %zu points are "
-				"in "
-				"it\n",
-				r.path, dmg.rows || dmg.plan_wrong ? "other " : "", n_done,
-				r.plan.n);
-		}
-		/* every point of the file is in the plan, or the check refused it */
-		if (r.rank == 0 && opt->extend) {
-			say_dry_damage("--extend", r.path, &dmg);
-			fprintf(stderr,
-				"sweep: --extend: %s passes every %scheck; %zu of the job's %zu "
-				"points are in it, %zu would be added\n",
-				r.path, dmg.rows ? "other " : "", n_done, r.plan.n,
-				r.plan.n - n_done);
-		}
+		st = dry_run(&r, err);
 		goto out;
 	}
 	/* Devices first: a run that cannot bind leaves no file behind. */

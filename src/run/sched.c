@@ -187,15 +187,75 @@ enum sw_status sw_dispenser_init_cost(struct sw_dispenser *d, const uint32_t *to
 void sw_dispenser_fini(struct sw_dispenser *d)
 {
 	free(d->queue);
+	free(d->back);
 	free(d->plan_cost_s);
 	memset(d, 0, sizeof *d);
 }
 
+/* Does plan index a go out before b? Longest expected first, ties by the
+ * lower index: the order sort_by_cost gives the queue. */
+static int goes_first(struct sw_dispenser *d, uint32_t a, uint32_t b)
+{
+	double ca = d->plan_cost_s[a], cb = d->plan_cost_s[b];
+	d->work++;
+	return ca > cb || (ca == cb && a < b);
+}
+
+static void swap_back(struct sw_dispenser *d, size_t i, size_t j)
+{
+	uint32_t t = d->back[i];
+	d->back[i] = d->back[j];
+	d->back[j] = t;
+	d->work++;
+}
+
+static void back_sift_up(struct sw_dispenser *d, size_t i)
+{
+	while (i > 0 && goes_first(d, d->back[i], d->back[(i - 1) / 2])) {
+		swap_back(d, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void back_sift_down(struct sw_dispenser *d, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < d->n_back && goes_first(d, d->back[l], d->back[m]))
+			m = l;
+		if (r < d->n_back && goes_first(d, d->back[r], d->back[m]))
+			m = r;
+		if (m == i)
+			return;
+		swap_back(d, i, m);
+		i = m;
+	}
+}
+
+/* The next point to hand out, off the queue or the heap of points given
+ * back, whichever comes first; 0 when none is left. */
+static int next_point(struct sw_dispenser *d, uint32_t *idx)
+{
+	if (d->n_back && (d->head == d->n || goes_first(d, d->back[0], d->queue[d->head]))) {
+		*idx = d->back[0];
+		d->back[0] = d->back[--d->n_back];
+		back_sift_down(d, 0);
+		return 1;
+	}
+	if (d->head == d->n)
+		return 0;
+	*idx = d->queue[d->head++];
+	d->work++;
+	return 1;
+}
+
 size_t sw_dispenser_take(struct sw_dispenser *d, size_t max, uint32_t *out)
 {
-	size_t k = d->n - d->head < max ? d->n - d->head : max;
-	memcpy(out, d->queue + d->head, k * sizeof *out);
-	d->head += k;
+	size_t k = 0;
+
+	while (k < max && next_point(d, &out[k]))
+		k++;
 	return k;
 }
 
@@ -206,54 +266,74 @@ size_t sw_dispenser_take_batch(struct sw_dispenser *d, double target_s, size_t m
 	size_t k = 0;
 
 	/* The first point always goes; a NaN target stops there, as 0 does. */
-	while (k < max && d->head < d->n && (k == 0 || sum < target_s)) {
-		uint32_t idx = d->queue[d->head++];
-
-		sum += d->plan_cost_s ? d->plan_cost_s[idx] : target_s;
-		out[k++] = idx;
+	while (k < max && (k == 0 || sum < target_s) && next_point(d, &out[k])) {
+		sum += d->plan_cost_s ? d->plan_cost_s[out[k]] : target_s;
+		k++;
 	}
 	if (batch_s)
 		*batch_s = d->plan_cost_s ? sum : 0.0;
 	return k;
 }
 
+/* Room for n more at the queue's end. What was handed out goes first, and
+ * the queue grows to twice what it must hold, so the entries moved are
+ * paid for by those appended since the last move. */
+static int queue_room(struct sw_dispenser *d, size_t n)
+{
+	size_t live = d->n - d->head;
+
+	if (d->n + n <= d->cap)
+		return 0;
+	if (2 * (live + n) > d->cap) {
+		uint32_t *q = realloc(d->queue, 2 * (live + n) * sizeof *q);
+		if (!q)
+			return -1;
+		d->queue = q;
+		d->cap = 2 * (live + n);
+	}
+	memmove(d->queue, d->queue + d->head, live * sizeof *d->queue);
+	d->work += live;
+	d->n = live;
+	d->head = 0;
+	return 0;
+}
+
+/* Puts n into the heap of points given back, O(log) each. */
+static int push_back_heap(struct sw_dispenser *d, const uint32_t *idx, size_t n)
+{
+	/* Checked and allocated first, so a failure puts nothing back. */
+	if (!all_below(idx, n, d->plan_n))
+		return -1;
+	if (d->n_back + n > d->cap_back) {
+		size_t cap = 2 * (d->n_back + n);
+		uint32_t *h = realloc(d->back, cap * sizeof *h);
+		if (!h)
+			return -1;
+		d->back = h;
+		d->cap_back = cap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		d->back[d->n_back] = idx[i];
+		back_sift_up(d, d->n_back++);
+	}
+	return 0;
+}
+
 int sw_dispenser_give_back(struct sw_dispenser *d, const uint32_t *idx, size_t n)
 {
-	struct ranked *tmp = NULL;
-
-	if (d->plan_cost_s) {
-		/* Checked and allocated first, so a failure puts nothing back. */
-		if (!all_below(idx, n, d->plan_n))
-			return -1;
-		tmp = malloc((d->n - d->head + n + 1) * sizeof *tmp);
-		if (!tmp)
-			return -1;
-	}
-	/* Compact first: what was handed out is never needed again. */
-	memmove(d->queue, d->queue + d->head, (d->n - d->head) * sizeof *d->queue);
-	d->n -= d->head;
-	d->head = 0;
-	if (d->n + n > d->cap) {
-		size_t cap = (d->n + n) * 2;
-		uint32_t *q = realloc(d->queue, cap * sizeof *q);
-		if (!q) {
-			free(tmp);
-			return -1;
-		}
-		d->queue = q;
-		d->cap = cap;
-	}
+	if (d->plan_cost_s)
+		return push_back_heap(d, idx, n);
+	if (queue_room(d, n) != 0)
+		return -1;
 	memcpy(d->queue + d->n, idx, n * sizeof *idx);
 	d->n += n;
-	if (tmp)
-		sort_by_cost(d->queue, d->n, d->plan_cost_s, tmp);
-	free(tmp);
+	d->work += n;
 	return 0;
 }
 
 size_t sw_dispenser_left(const struct sw_dispenser *d)
 {
-	return d->n - d->head;
+	return d->n - d->head + d->n_back;
 }
 
 double sw_dispenser_left_s(const struct sw_dispenser *d)
@@ -262,5 +342,7 @@ double sw_dispenser_left_s(const struct sw_dispenser *d)
 
 	for (size_t i = d->head; d->plan_cost_s && i < d->n; i++)
 		s += d->plan_cost_s[d->queue[i]];
+	for (size_t i = 0; d->plan_cost_s && i < d->n_back; i++)
+		s += d->plan_cost_s[d->back[i]];
 	return s;
 }

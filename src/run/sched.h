@@ -44,11 +44,23 @@ enum sw_status sw_sched_lpt_todo(const double *plan_cost_s, const uint32_t *todo
  * them). T1 / (n_ranks * bound) is the best efficiency a schedule can reach. */
 double sw_sched_bound_s(const double *cost_s, size_t n, int n_ranks);
 
+/*
+ * What a dispenser holds: the to-do list in the order it goes out (queue,
+ * from head), and, for a dispenser that knows cost, the points given back
+ * in a heap of their own (back, the next to go out on top), so a give-back
+ * costs O(log n) a point and never touches the queue; each take hands out
+ * whichever of the two tops comes first in cost order.
+ */
 struct sw_dispenser {
 	uint32_t *queue; /* owned: plan indices still to hand out */
 	size_t head, n, cap;
+	uint32_t *back; /* owned: given back, a heap (with costs only) */
+	size_t n_back, cap_back;
 	double *plan_cost_s; /* owned: expected seconds by plan index; NULL: no costs */
 	size_t plan_n;
+	/* comparisons and entries moved by give-backs and takes so far: the
+	 * work tests count, so a give-back that grows with the queue fails them */
+	size_t work;
 };
 
 /* Takes a copy of todo (plan indices), handed out in that order. */
@@ -84,9 +96,11 @@ size_t sw_dispenser_take_batch(struct sw_dispenser *d, double target_s, size_t m
 			       double *batch_s);
 
 /* Puts indices back (a rank stopped before running them): at the end of
- * the queue, or into cost order for a dispenser that knows cost. 0, or -1
- * (out of memory, or an index not below plan_n of a dispenser with costs;
- * nothing is put back then). */
+ * the queue, or into cost order for a dispenser that knows cost. Costs
+ * O(n log(n + b)) for n given back while b wait in the heap of points
+ * given back, whatever the queue holds; amortised O(n) without costs. 0,
+ * or -1 (out of memory, or an index not below plan_n of a dispenser with
+ * costs; nothing is put back then). */
 int sw_dispenser_give_back(struct sw_dispenser *d, const uint32_t *idx, size_t n);
 
 size_t sw_dispenser_left(const struct sw_dispenser *d);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "core/durations.h"
 #include "h5/h5out.h"
 #include "job/plugin.h"
+#include "job/replay_spec.h"
 #include "backend/measure.h"
 #include "run/progress.h"
 #include "core/safe_open.h"
@@ -480,21 +482,89 @@ static int output_path(struct sw_rank_ctx *r)
 	return snprintf(r->path, sizeof r->path, "%s.h5", r->job.name);
 }
 
-enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done,
-				     struct sw_h5_damage *dmg, struct sw_err *err)
+/* A name that does not fit r->path could be another file's: refused
+ * whole. len: output_path's. */
+static enum sw_status path_fits(const struct sw_rank_ctx *r, int len, struct sw_err *err)
+{
+	char brief[160];
+	if ((size_t)len < sizeof r->path)
+		return SW_OK;
+	return sw_fail(err, SW_EIO, "cannot create %s: File name too long (%d bytes, at most %zu)",
+		       sw_safe_open_brief(r->opt->output, brief, sizeof brief), len,
+		       sizeof r->path - 1);
+}
+
+int sw_setup_placed(const struct sw_rank_ctx *r)
+{
+	int cal = 0;
+	for (size_t i = 0; i < r->plan.n && !cal; i++)
+		cal = r->plan.points[i].calibration;
+	return cal || r->placement != SW_PLACE_ONCE;
+}
+
+enum sw_status sw_setup_check_output(struct sw_rank_ctx *r, struct sw_err *err)
+{
+	char version[128];
+	enum sw_status st = path_fits(r, output_path(r), err);
+	if (st == SW_OK && r->rank == 0) {
+		struct sw_h5_input in[MAX_INPUTS];
+		static struct sw_time_rate_row rates[MAX_RATE_ROWS];
+		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates);
+		st = sw_h5_check_create(r->path, r->opt->force, &meta, err);
+	}
+	return sw_mpi_worst(st);
+}
+
+/* Rank 0, a dry run under a placement, bound: the runs (pairs) this run
+ * makes, and those of them the file's rows p lack. */
+static enum sw_status dry_pairs(const struct sw_rank_ctx *r, const struct sw_h5_placed *p,
+				struct sw_dry_resume *d, struct sw_err *err)
+{
+	struct sw_place_done *done = malloc((p->n_rows ? p->n_rows : 1) * sizeof *done);
+	uint64_t *gpu = malloc(r->size * sizeof *gpu), *cls = malloc(r->size * sizeof *cls);
+	enum sw_status st = SW_OK;
+	if (!done || !gpu || !cls) {
+		st = sw_fail(err, SW_ENOMEM, "no memory for %zu rows", p->n_rows);
+	} else {
+		sw_place_done_rows(p->point_id, p->rank, p->session, p->n_rows, p->devices,
+				   p->n_devices, done);
+		sw_place_hashes(r->devices, r->size, gpu, cls);
+		d->runs = sw_place_todo(&r->plan, &r->place, gpu, cls, NULL, 0, NULL, NULL);
+		d->runs_left =
+			sw_place_todo(&r->plan, &r->place, gpu, cls, done, p->n_rows, NULL, NULL);
+	}
+	free(done);
+	free(gpu);
+	free(cls);
+	return st;
+}
+
+enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, struct sw_dry_resume *d,
+				     struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	char version[128];
+	struct sw_h5_placed p = { 0 };
 	output_path(r);
-	*n_done = 0;
-	memset(dmg, 0, sizeof *dmg);
+	memset(d, 0, sizeof *d);
+	d->placed = sw_setup_placed(r);
 	if (r->rank == 0) {
 		struct sw_h5_input in[MAX_INPUTS];
 		static struct sw_time_rate_row rates[MAX_RATE_ROWS];
 		struct sw_h5_meta meta = file_meta(r, version, sizeof version, in, rates);
-		st = sw_h5_check_resume(r->path, &meta, n_done, dmg, err);
+		st = sw_h5_check_resume_placed(r->path, &meta, &d->n_done, &d->dmg,
+					       d->placed ? &p : NULL, err);
 	}
-	return sw_mpi_worst(st);
+	st = sw_mpi_worst(st);
+	/* the runs owed depend on this run's GPUs and classes: bound as the
+	 * run would bind them (and refused where the run would be) */
+	if (st == SW_OK && d->placed && (st = sw_setup_bind(r, err)) == SW_OK) {
+		if (r->rank == 0)
+			st = dry_pairs(r, &p, d, err);
+		st = sw_mpi_worst(st);
+	}
+	sw_h5_placed_fini(&p);
+	return st;
 }
 
 /* Rank 0, a resume: where the file's rows ran, as place.h compares them. */
@@ -525,7 +595,16 @@ static void say_damage(const char *path, const struct sw_h5_damage *d, enum sw_s
 			"sweep: %s: %s; they are marked damaged (status %d) and their points run "
 			"again\n",
 			path, d->note, SW_H5_DAMAGED_STATUS);
-	if (d->plan_wrong && mode == SW_SESSION_RESUME)
+	if (d->plan_damage[0])
+		fprintf(stderr,
+			"sweep: %s: its /plan is damaged (%s), so no row was judged by it: rows "
+			"were judged by %s, and %s\n",
+			path, d->plan_damage,
+			mode == SW_SESSION_RESUME ? "the job's plan"
+						  : "the new job's plan and the families' names",
+			mode == SW_SESSION_RESUME ? "/plan is written again"
+						  : "the new /plan replaces it");
+	else if (d->plan_wrong && mode == SW_SESSION_RESUME)
 		fprintf(stderr, "sweep: %s: its /plan was not its plan's; written again\n", path);
 }
 
@@ -590,22 +669,16 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 		st = sw_h5_resume_begin(r->h5, &meta, err);
 	else if (st == SW_OK)
 		st = sw_h5_flush(r->h5, err);
+	if (st != SW_OK) /* closed now, as the last flush left it, not by HDF5 at exit */
+		sw_h5_abandon(&r->h5);
 	return st;
 }
 
 enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
-	int len = output_path(r);
 	join_args(argc, argv, r->cmdline, sizeof r->cmdline);
-	/* cut short, the name could be another file's: refused whole */
-	if ((size_t)len >= sizeof r->path) {
-		char brief[160];
-		st = sw_fail(err, SW_EIO,
-			     "cannot create %s: File name too long (%d bytes, at most %zu)",
-			     sw_safe_open_brief(r->opt->output, brief, sizeof brief), len,
-			     sizeof r->path - 1);
-	}
+	st = path_fits(r, output_path(r), err);
 	if (st == SW_OK && r->rank == 0)
 		st = open_file(r, err);
 	if ((st = sw_mpi_worst(st)) != SW_OK) /* rank 0's failure is the job's */
@@ -626,170 +699,6 @@ enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struc
 	MUST_MPI(MPI_Bcast(r->owner, (int)n, MPI_INT32_T, 0, MPI_COMM_WORLD));
 	r->n_todo = n;
 	return SW_OK;
-}
-
-/* "8.41 s" under a minute, else "12:03" or "1:02:03". */
-static void say_s(char *buf, size_t len, double s)
-{
-	if (s < 59.995)
-		snprintf(buf, len, "%.2f s", s);
-	else
-		sw_progress_format_duration(buf, len, s);
-}
-
-/* Points of variant v of family index fam, and their expected seconds. */
-static size_t variant_points(const struct sw_rank_ctx *r, int fam, int v, double *expected_s)
-{
-	size_t k = 0;
-	*expected_s = 0;
-	for (size_t i = 0; i < r->plan.n; i++)
-		if (r->plan.points[i].family == fam && r->plan.points[i].p.variant == v) {
-			k++;
-			*expected_s += r->cost_s[i];
-		}
-	return k;
-}
-
-/* The job's j-th family (its families, then its calibrate), or -1 for a
- * calibrate family that families already lists. */
-static int job_family(const struct sw_job *job, int j)
-{
-	if (j < job->n_families)
-		return job->families[j].index;
-	int fam = job->calibrate[j - job->n_families].index;
-	for (int i = 0; i < job->n_families; i++)
-		if (job->families[i].index == fam)
-			return -1;
-	return fam;
-}
-
-static void print_variants(const struct sw_rank_ctx *r)
-{
-	char t[32];
-	for (int j = 0; j < r->job.n_families + r->job.n_calibrate; j++) {
-		int fam = job_family(&r->job, j);
-		const struct sw_family *f = fam < 0 ? NULL : sw_family_at(fam);
-		for (int v = 0; f && v < f->n_variants; v++) {
-			double s;
-			size_t k = variant_points(r, fam, v, &s);
-			say_s(t, sizeof t, s);
-			if (k)
-				printf("  %-14s %-14s %6zu points, expected %s\n", f->name,
-				       f->variants[v].name, k, t);
-		}
-	}
-}
-
-/* Static: each rank's points and expected seconds; the largest, the
- * makespan the split expects. */
-static double print_ranks(const struct sw_rank_ctx *r, const int *owner)
-{
-	double makespan = 0;
-	char t[32];
-	for (int k = 0; k < r->size; k++) {
-		size_t c = 0;
-		double s = 0;
-		for (size_t i = 0; i < r->plan.n; i++)
-			if (owner[i] == k) {
-				c++;
-				s += r->cost_s[i];
-			}
-		say_s(t, sizeof t, s);
-		printf("  rank %d runs %zu points, expected %s\n", k, c, t);
-		makespan = s > makespan ? s : makespan;
-	}
-	return makespan;
-}
-
-/* Where the expected times came from: one source, or each with its count. */
-static void print_sources(const struct sw_rank_ctx *r)
-{
-	int kinds = 0;
-	for (int s = 0; s < SW_COST_N_SOURCES; s++)
-		kinds += r->cost_sources[s] > 0;
-	printf("expected times: ");
-	for (int s = SW_COST_N_SOURCES - 1, said = 0; s >= 0; s--) {
-		if (!r->cost_sources[s])
-			continue;
-		printf("%s%s", said++ ? ", " : "", sw_cost_source_name((enum sw_cost_source)s));
-		if (kinds > 1)
-			printf(" (%zu points)", r->cost_sources[s]);
-	}
-	printf("%s\n", kinds ? "" : "none (no points)");
-}
-
-static void print_estimate(const struct sw_rank_ctx *r, double wall_s, const char *how)
-{
-	double t1 = 0, longest = 0;
-	char w[32], a[32], b[32];
-	for (size_t i = 0; i < r->plan.n; i++) {
-		t1 += r->cost_s[i];
-		longest = r->cost_s[i] > longest ? r->cost_s[i] : longest;
-	}
-	say_s(w, sizeof w, wall_s);
-	say_s(a, sizeof a, t1);
-	say_s(b, sizeof b, longest);
-	printf("total: %zu points, expected %s on one rank, the longest %s\n", r->plan.n, a, b);
-	printf("estimated time: %s on %d rank%s (%s)\n", w, r->size, r->size == 1 ? "" : "s", how);
-	print_sources(r);
-	if (!r->backend->measures) /* the cost model knows GPU runs only */
-		printf("  (the time of a GPU run: the %s backend measures nothing)\n",
-		       r->backend->name);
-}
-
-static void print_points(const struct sw_rank_ctx *r, const int *owner)
-{
-	printf("%-6s %-16s %-6s %s\n", "index", "id", "rank", "point");
-	for (size_t i = 0; i < r->plan.n; i++) {
-		char label[256], who[8] = "any";
-		sw_point_label(&r->plan.points[i], label, sizeof label);
-		if (owner)
-			snprintf(who, sizeof who, "%d", owner[i]);
-		printf("%-6zu %016" PRIx64 " %-6s %s\n", i, r->plan.points[i].id, who, label);
-	}
-}
-
-/* Placement and calibration: what a dry run, binding nothing, can say. */
-static void print_placement(const struct sw_rank_ctx *r)
-{
-	size_t cal = 0;
-	for (size_t i = 0; i < r->plan.n; i++)
-		cal += r->plan.points[i].calibration != 0;
-	if (r->placement == SW_PLACE_ONCE && !cal)
-		return;
-	printf("placement %s; %zu calibration point%s, run first on every GPU; the estimate "
-	       "below is for each point once (the classes are known only once ranks bind)\n",
-	       sw_placement_name(r->placement), cal, cal == 1 ? "" : "s");
-}
-
-void sw_setup_print_plan(const struct sw_rank_ctx *r)
-{
-	const char *sched = r->opt->schedule == SW_SCHED_STATIC ? "static" : "dynamic";
-	printf("job %s (%s): backend %s, %d rank%s, schedule %s\n", r->job.name, r->job.path,
-	       r->backend->name, r->size, r->size == 1 ? "" : "s", sched);
-	printf("plan: %zu points, fingerprint %016" PRIx64 "\n", r->plan.n, r->plan.fingerprint);
-	print_placement(r);
-	print_variants(r);
-	int *owner = NULL;
-	if (r->opt->schedule == SW_SCHED_STATIC) {
-		owner = malloc((r->plan.n ? r->plan.n : 1) * sizeof *owner);
-		if (owner &&
-		    sw_sched_lpt_todo(r->cost_s, NULL, r->plan.n, r->size, owner) != SW_OK) {
-			free(owner);
-			owner = NULL;
-		}
-	}
-	if (owner) {
-		print_estimate(r, print_ranks(r, owner), "the static split's busiest rank");
-	} else {
-		printf("  points are handed out on request, longest expected first; rank 0 "
-		       "measures too\n");
-		print_estimate(r, sw_sched_bound_s(r->cost_s, r->plan.n, r->size),
-			       "the bound max(T1/N, longest point)");
-	}
-	if (r->opt->points)
-		print_points(r, owner);
-	free(owner);
 }
 
 void sw_setup_fini(struct sw_rank_ctx *r)

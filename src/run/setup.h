@@ -24,12 +24,28 @@ enum sw_status sw_setup_plan(struct sw_rank_ctx *r, struct sw_err *err);
 enum sw_status sw_setup_costs(struct sw_rank_ctx *r, struct sw_err *err);
 enum sw_status sw_setup_bind(struct sw_rank_ctx *r, struct sw_err *err);
 enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err);
+/* What --dry-run --resume (or --extend) found, on rank 0. */
+struct sw_dry_resume {
+	size_t n_done;           /* points in the file, damaged rows aside */
+	struct sw_h5_damage dmg; /* what those are */
+	int placed;              /* the work is runs (pairs), sw_setup_placed: */
+	size_t runs, runs_left;  /* the runs this run makes, those the file lacks */
+};
+
+/* 1 when the run's work is pairs (a point on a GPU or a class): a
+ * placement other than once, or calibration points. */
+int sw_setup_placed(const struct sw_rank_ctx *r);
+
 /* --dry-run --resume (collective): rank 0 makes every check a resume
- * makes (sw_h5_check_resume), changing nothing; *n_done on rank 0: the
- * points already in the file, damaged rows aside (*dmg: what they are).
- * The worst status, on every rank. */
-enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, size_t *n_done,
-				     struct sw_h5_damage *dmg, struct sw_err *err);
+ * makes (sw_h5_check_resume), changing nothing; under a placement the
+ * ranks bind as the run would (sw_setup_bind, refused where it would be)
+ * and rank 0 counts the runs the file lacks. The worst status, on every
+ * rank. */
+enum sw_status sw_setup_check_resume(struct sw_rank_ctx *r, struct sw_dry_resume *d,
+				     struct sw_err *err);
+/* --dry-run of a new file (collective): every check the run makes of its
+ * output before writing it (sw_h5_check_create), changing nothing. */
+enum sw_status sw_setup_check_output(struct sw_rank_ctx *r, struct sw_err *err);
 /* --dry-run (collective): what the backend can check without binding a
  * rank (backend.h, dry_check). The worst status, on every rank; rank 0's
  * message in err. */

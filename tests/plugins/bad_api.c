@@ -1,9 +1,10 @@
-/* A test plug-in built for another family API version: sweep refuses it,
- * naming both versions (tests/test_bad_input.c, row P04). */
+/* A test plug-in built for family API version 1 (before named values,
+ * named accesses and 8 buffers): sweep refuses it, naming both versions and
+ * saying to rebuild (tests/test_bad_input.c, rows P04 and U301). */
 #include <sweep/family.h>
 
 SW_PLUGIN_EXPORT const struct sw_plugin sweep_plugin = {
-	SW_API_VERSION + 1,
+	1,
 	(int)sizeof(struct sw_family),
 	0,
 	NULL,

@@ -6,9 +6,11 @@
  * tests/test_plugin.c load them (docs/bad-inputs.md, "Plug-ins").
  * Without a switch it is a good plug-in.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <sweep/family.h>
@@ -75,16 +77,39 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 	if (!req) /* the model asks for the count first */
 		return (uint64_t)p->axis[0] / 32;
 	sw_request_begin(req, SW_SPACE_GLOBAL, 4, 0);
+#ifdef HOSTILE_ACCESS_PAST
+	sw_request_access(req, 1); /* the variant names one access, 0 */
+#endif
 	for (unsigned l = 0; l < 32; l++)
 		sw_request_lane(req, l, (r * 32 + l) * 4, 1);
 	return (uint64_t)p->axis[0] / 32;
 }
 
+/* The limits of struct sw_sizes broken (issue 30 cause 8): more buffers
+ * than SW_MAX_BUFFERS, at every point or only at n = 3K (so its first
+ * default point, which loading checks, passes); a write past the struct;
+ * more inputs than buffers. */
 static void sizes(const struct sw_point *p, struct sw_sizes *s)
 {
-	s->n_buffers = 1;
+	int n = 1;
+#if defined(HOSTILE_MANY_BUFFERS)
+	n = SW_MAX_BUFFERS + 1;
+#elif defined(HOSTILE_BUFFERS_AT_3K)
+	n = p->axis[0] == 3072 ? SW_MAX_BUFFERS + 1 : 1;
+#endif
+	s->n_buffers = n;
 	s->n_inputs = 1;
-	s->bytes[0] = (size_t)p->axis[0] * 4;
+	for (int i = 0; i < n; i++) { /* bytes[SW_MAX_BUFFERS] lands in sampled_elem */
+		size_t b = (size_t)p->axis[0] * 4;
+		memcpy((char *)s + offsetof(struct sw_sizes, bytes) + (size_t)i * sizeof b, &b,
+		       sizeof b);
+	}
+#ifdef HOSTILE_WRITE_PAST
+	s->sampled_elem[SW_MAX_BUFFERS + 1] = 4; /* past the struct */
+#endif
+#ifdef HOSTILE_INPUTS
+	s->n_inputs = 2;
+#endif
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
@@ -120,15 +145,53 @@ static double flops(const struct sw_point *p)
 #define HOSTILE_ABOUT "a test plug-in that reads an array once"
 #endif
 
+/* A categorical axis named wrongly: one name short of its range, or a
+ * name the command line cannot write. */
+#if defined(HOSTILE_NAMES_SHORT)
+static const char *const value_names[] = { "small", NULL };
+#define VALUE_NAMES   value_names
+#define AXIS_MAX      1025
+#define AXIS_DEFAULTS "1024"
+#elif defined(HOSTILE_NAMES_BAD)
+static const char *const value_names[] = { "small", "not-a-name", NULL };
+#define VALUE_NAMES   value_names
+#define AXIS_MAX      1025
+#define AXIS_DEFAULTS "1024"
+#else
+#define VALUE_NAMES NULL
+#define AXIS_MAX    (INT64_C(1) << 20)
+#endif
+#ifndef AXIS_DEFAULTS
+#define AXIS_DEFAULTS "1K,2K,3K,4K"
+#endif
 static const struct sw_axis_def axes[] = {
-	{ HOSTILE_AXIS_NAME, HOSTILE_AXIS_UNITS, 1024, INT64_C(1) << 20, "1K,2K,3K,4K",
-	  "elements read" },
+	{ HOSTILE_AXIS_NAME,
+	  HOSTILE_AXIS_UNITS,
+	  1024,
+	  AXIS_MAX,
+	  AXIS_DEFAULTS,
+	  "elements read",
+	  { 0, 0 },
+	  VALUE_NAMES },
 };
+
+/* More named accesses than SW_MAX_ACCESSES, or a request of an access the
+ * variant does not name (the model refuses the point). */
+#ifdef HOSTILE_MANY_ACCESSES
+static const char *const accesses[] = {
+	"a0", "a1",  "a2",  "a3",  "a4",  "a5",  "a6",  "a7",  "a8",
+	"a9", "a10", "a11", "a12", "a13", "a14", "a15", "a16", NULL
+};
+#define ACCESSES accesses
+#else
+static const char *const accesses[] = { "data", NULL };
+#define ACCESSES accesses
+#endif
 
 /* Room after the one real variant, all zeros: a count past the table reads
  * a variant with no name and no launch. */
 static const struct sw_variant variants[4] = {
-	{ HOSTILE_VARIANT_NAME, "reads every element once", launch, requests, 1u, 0 },
+	{ HOSTILE_VARIANT_NAME, "reads every element once", launch, requests, 1u, 0, ACCESSES },
 };
 
 #ifdef HOSTILE_VARIANTS_PAST

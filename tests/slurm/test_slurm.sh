@@ -12,7 +12,7 @@
 #   4. the same job requeued midway (scontrol requeue): the same.
 # Then a second cluster of two nodes, n0 and n1 (partitions p0 and p1, one
 # node each; "all" both), for what needs several nodes. Its runs replay a
-# real H200 file (docs/results/h200-check-2b86d9f/seeds-gpu-1.h5) on
+# real H200 file (docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5) on
 # emulated devices (--replay-devices):
 #   5. a two-component heterogeneous job: the script with its "#SBATCH hetjob"
 #      block enabled, as slurm/README.md says, component 0 on p0 and
@@ -252,7 +252,7 @@ say "two-node cluster up in $(since "$t") s"
 # system call failed during shared memory initialization"), TCP over
 # loopback in none of 35; real nodes are real machines.
 export OMPI_MCA_btl=self,tcp
-recorded=$src/docs/results/h200-check-2b86d9f/seeds-gpu-1.h5
+recorded=$src/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5
 export SWEEP_BACKEND=replay=$recorded
 unset SWEEP_ARGS
 "$sweep" --dry-run --points --backend "$SWEEP_BACKEND" jobs/seeds.yaml |

@@ -1,0 +1,208 @@
+/*
+ * The time model (model/time_model.h, gpus.h, time_fit.h, time_plan.h): the
+ * GPU table's lookups and sources, each term's count over its rate, the
+ * fit recovering rates it was given, and the transfer's ratio.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "model/time_fit.h"
+#include "model/time_plan.h"
+
+static const struct sw_gpu *gpu(const char *name)
+{
+	const struct sw_gpu *g;
+	struct sw_err err = { 0 };
+	ck_assert_msg(sw_gpu_find(name, &g, &err) == SW_OK, "%s", err.msg);
+	return g;
+}
+
+/* Every entry: a CC the model has limits for, figures above 0, a source
+ * key a figure whose citation the table holds. */
+START_TEST(test_table_sourced)
+{
+	ck_assert_int_ge(sw_gpu_count(), 10);
+	int lowest = 1000, highest = 0;
+	for (int i = 0; i < sw_gpu_count(); i++) {
+		const struct sw_gpu *g = sw_gpu_at(i);
+		ck_assert_ptr_nonnull(sw_cc_limits_of(g->cc));
+		ck_assert(g->sms > 0 && g->boost_mhz > 0 && g->dram_gbps > 0);
+		lowest = g->cc < lowest ? g->cc : lowest;
+		highest = g->cc > highest ? g->cc : highest;
+		int keys = 0;
+		for (const char *s = g->sources; *s; keys++) {
+			char key[64];
+			size_t len = strcspn(s, " (");
+			snprintf(key, sizeof key, "%.*s", (int)len, s);
+			ck_assert_msg(sw_gpu_source(key), "%s: no citation for %s", g->name, key);
+			s += strcspn(s, " ");
+			s += *s == ' ';
+		}
+		ck_assert_msg(keys == 5, "%s: %d source keys, want one a figure", g->name, keys);
+	}
+	ck_assert_int_lt(lowest, 40);
+	ck_assert_int_eq(highest, 120);
+	ck_assert_ptr_nonnull(sw_gpu_of_driver_name("NVIDIA H100 80GB HBM3"));
+	ck_assert_ptr_nonnull(sw_gpu_of_driver_name("NVIDIA H200"));
+	ck_assert_ptr_null(sw_gpu_of_driver_name("H100"));
+}
+END_TEST
+
+/* Names: the table's, the driver's, any case; one that fits two refused,
+ * naming both; an unknown one with a suggestion. */
+START_TEST(test_names)
+{
+	const struct sw_gpu *g;
+	struct sw_err err = { 0 };
+	ck_assert_str_eq(gpu("h200")->name, "H200");
+	ck_assert_str_eq(gpu("NVIDIA H100 80GB HBM3")->name, "H100-SXM");
+	ck_assert_str_eq(gpu("NVIDIA H100 PCIe")->name, "H100-PCIe");
+	ck_assert_str_eq(gpu("A100")->name, "A100-SXM4-80GB");
+	ck_assert_int_eq(sw_gpu_find("H100", &g, &err), SW_EINVAL);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(err.msg, "H100-SXM"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "H100-PCIe"));
+	ck_assert_int_eq(sw_gpu_find("H300", &g, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "did you mean"));
+	ck_assert_int_eq(sw_gpu_find("", &g, &err), SW_EINVAL);
+}
+END_TEST
+
+/* A streaming read is the DRAM term, at the peak in datasheet mode: the
+ * bytes over the bandwidth; twice the bandwidth, half the time. */
+START_TEST(test_dram_term)
+{
+	const struct sw_family *f = sw_family_find("strided_read");
+	struct sw_point p = { .variant = sw_variant_find(f, "stream_read"),
+			      .axis = { -1, INT64_C(1) << 30, -1, -1, -1, -1 } };
+	struct sw_time_inputs in;
+	struct sw_time_rates r;
+	struct sw_time a, b;
+	struct sw_err err = { 0 };
+	ck_assert_int_eq(sw_time_inputs_of(f, &p, gpu("H100-SXM"), 4, &in, &err), SW_OK);
+	sw_time_rates_datasheet(gpu("H100-SXM"), &r);
+	sw_time_eval(gpu("H100-SXM"), &r, &in, &a);
+	ck_assert_int_eq(a.term, SW_TERM_DRAM);
+	ck_assert_str_eq(sw_time_term_word(a.term), "dram");
+	double bytes = 4.0 * (INT64_C(1) << 30);
+	ck_assert_double_eq_tol(a.term_ns[SW_TERM_DRAM], (bytes + in.out_bytes) / 3350.0, 1);
+	ck_assert(a.ns >= a.term_ns[SW_TERM_DRAM] && a.ns < 1.05 * a.term_ns[SW_TERM_DRAM]);
+	sw_time_rates_datasheet(gpu("H200"), &r);
+	sw_time_eval(gpu("H200"), &r, &in, &b);
+	ck_assert_double_eq_tol(a.term_ns[SW_TERM_DRAM] / b.term_ns[SW_TERM_DRAM], 4800 / 3350.0,
+				1e-6);
+}
+END_TEST
+
+/* Shared-memory banks: an s-way conflict is s times the wavefronts, and
+ * the shared term binds it. */
+START_TEST(test_shared_term)
+{
+	const struct sw_family *f = sw_family_find("smem_bank");
+	int v = sw_variant_find(f, "stride");
+	struct sw_point p1 = { .variant = v, .axis = { 1, 0 } }, p32 = p1;
+	p32.axis[0] = 32;
+	struct sw_time_inputs i1, i32;
+	struct sw_time_rates r;
+	struct sw_time t1, t32;
+	struct sw_err err = { 0 };
+	const struct sw_gpu *g = gpu("H200");
+	ck_assert_int_eq(sw_time_inputs_of(f, &p1, g, 4, &i1, &err), SW_OK);
+	ck_assert_int_eq(sw_time_inputs_of(f, &p32, g, 4, &i32, &err), SW_OK);
+	sw_time_rates_datasheet(g, &r);
+	sw_time_eval(g, &r, &i1, &t1);
+	sw_time_eval(g, &r, &i32, &t32);
+	ck_assert_int_eq(t32.term, SW_TERM_SHARED);
+	ck_assert_double_eq_tol(t32.term_ns[SW_TERM_SHARED] / t1.term_ns[SW_TERM_SHARED], 32, 0.5);
+}
+END_TEST
+
+/* Variants outside the time model say why: no requests (cuBLAS), atomics. */
+START_TEST(test_not_covered)
+{
+	struct sw_time_inputs in;
+	struct sw_err err = { 0 };
+	const struct sw_family *mm = sw_family_find("matmul"), *h = sw_family_find("histogram");
+	struct sw_point p = { .variant = sw_variant_find(mm, "cublas"), .axis = { 1024, -1, -1 } };
+	ck_assert_int_eq(sw_time_inputs_of(mm, &p, gpu("H200"), 4, &in, &err), SW_SKIP);
+	struct sw_point q = { .variant = sw_variant_find(h, "global_atomic"),
+			      .axis = { 256, 0, 1 << 24, 0 } };
+	ck_assert_int_eq(sw_time_inputs_of(h, &q, gpu("H200"), 4, &in, &err), SW_SKIP);
+	ck_assert_ptr_nonnull(strstr(err.msg, "atomics"));
+}
+END_TEST
+
+/* A fit given times the model made at known rates finds rates that give
+ * those times back, and keeps the datasheet's where no point needs one. */
+START_TEST(test_fit_recovers)
+{
+	const struct sw_gpu *g = gpu("H100-SXM");
+	const struct sw_family *f = sw_family_find("strided_read"),
+			       *s = sw_family_find("smem_bank");
+	struct sw_time_rates truth, fit;
+	sw_time_rates_datasheet(g, &truth);
+	truth.dram_efficiency = 0.8;
+	truth.shared_wavefronts_per_clk = 0.5;
+	struct sw_time_obs obs[6];
+	int n = 0;
+	struct sw_err err = { 0 };
+	for (int k = 0; k < 3; k++) {
+		struct sw_point p = { .variant = sw_variant_find(f, "stream_read"),
+				      .axis = { -1, (INT64_C(64) << 20) << k, -1, -1, -1, -1 } };
+		ck_assert_int_eq(sw_time_inputs_of(f, &p, g, 4, &obs[n].in, &err), SW_OK);
+		n++;
+		struct sw_point q = { .variant = sw_variant_find(s, "stride"),
+				      .axis = { 1 << k, 0 } };
+		ck_assert_int_eq(sw_time_inputs_of(s, &q, g, 4, &obs[n].in, &err), SW_OK);
+		n++;
+	}
+	for (int i = 0; i < n; i++) {
+		struct sw_time t;
+		sw_time_eval(g, &truth, &obs[i].in, &t);
+		obs[i].measured_ns = t.ns;
+	}
+	struct sw_time_fit_report rep;
+	sw_time_rates_datasheet(g, &fit);
+	ck_assert_int_eq(sw_time_fit(g, obs, n, &fit, &rep, &err), SW_OK);
+	ck_assert(rep.error_before > 0.1 && rep.error_after < 0.01);
+	ck_assert_double_eq_tol(fit.dram_efficiency, 0.8, 0.02);
+	ck_assert_double_eq_tol(fit.shared_wavefronts_per_clk, 0.5, 0.02);
+	ck_assert_int_eq(rep.fitted[SW_N_RATES - 2], 0); /* blocks_per_us_sm: no point needs it */
+	ck_assert_double_eq(fit.blocks_per_us_sm, 0);
+	ck_assert_int_eq(sw_time_fit(g, obs, 2, &fit, &rep, &err), SW_EINVAL);
+}
+END_TEST
+
+/* FILE[:CLASS]: split at the last ':' only where FILE alone is no file. */
+START_TEST(test_file_spec)
+{
+	char path[64], cls[64];
+	sw_time_file_spec("a.h5:NVIDIA H200", path, sizeof path, cls, sizeof cls);
+	ck_assert_str_eq(path, "a.h5");
+	ck_assert_str_eq(cls, "NVIDIA H200");
+	sw_time_file_spec("dir/b.h5", path, sizeof path, cls, sizeof cls);
+	ck_assert_str_eq(path, "dir/b.h5");
+	ck_assert_str_eq(cls, "");
+	sw_time_file_spec("/tmp", path, sizeof path, cls, sizeof cls);
+	ck_assert_str_eq(path, "/tmp");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("time_model");
+	TCase *tc = tcase_create("time_model");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_table_sourced);
+	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_dram_term);
+	tcase_add_test(tc, test_shared_term);
+	tcase_add_test(tc, test_not_covered);
+	tcase_add_test(tc, test_fit_recovers);
+	tcase_add_test(tc, test_file_spec);
+	suite_add_tcase(s, tc);
+	return sw_check_run(s);
+}

@@ -1,0 +1,153 @@
+/*
+ * The time model end to end, on the model backend through mpirun: device
+ * targets beside CC targets (ids ;dev=NAME), their predicted times and
+ * terms, /model_rates with a calibration file's path and hash, the three
+ * bases (datasheet, calibrated, transfer) on real H100 and H200 files, and
+ * a resume that refuses a calibration file whose bytes changed (TM12).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+static char tmpdir[512], job[1024], fleet[1024], full[1024];
+
+static const char *in_tmp(const char *name)
+{
+	static char paths[8][1024];
+	static int next;
+	char *p = paths[next++ % 8];
+	snprintf(p, sizeof paths[0], "%s/%s", tmpdir, name);
+	return p;
+}
+
+/* The rows of out for device dev, by a fixed-string column. */
+static size_t rows_of(const char *out, const char *col, size_t len, char **values)
+{
+	size_t n;
+	*values = launch_column(out, "measurements", col, H5I_INVALID_HID, len, &n);
+	return n;
+}
+
+/* Two device targets beside two CCs: every point four times, a device's
+ * ids its own, each device row with a time and a term or "none". */
+START_TEST(test_device_targets)
+{
+	const char *out = in_tmp("dev.h5"), *log = in_tmp("dev.log");
+	const char *args[] = {
+		"--backend", "model", "--model-devices", "H100-SXM,NVIDIA H200", "-q", job, "-o",
+		out,         NULL
+	};
+	ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+	char *dev, *term, *basis;
+	size_t n = rows_of(out, "model_device", 32, &dev);
+	rows_of(out, "model_time_term", 12, &term);
+	rows_of(out, "model_time_basis", 12, &basis);
+	double *t = launch_column(out, "measurements", "model_time_ns", H5T_NATIVE_DOUBLE,
+				  sizeof(double), &n);
+	uint64_t *ids = NULL;
+	ck_assert_int_eq(launch_rows(out, "/measurements", &ids), (hssize_t)n);
+	size_t h100 = 0, h200 = 0, timed = 0, none = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *d = dev + 32 * i, *tm = term + 12 * i;
+		if (!*d) {
+			ck_assert(isnan(t[i])); /* a CC target has no device to time on */
+			continue;
+		}
+		h100 += !strcmp(d, "H100-SXM");
+		h200 += !strcmp(d, "H200");
+		if (!strcmp(tm, "none")) {
+			none++;
+			ck_assert(isnan(t[i]));
+		} else {
+			timed++;
+			ck_assert_msg(t[i] > 0 && isfinite(t[i]), "row %zu: %g ns", i, t[i]);
+			ck_assert_str_eq(basis + 12 * i, "datasheet");
+		}
+		for (size_t k = 0; k < i; k++) /* ids of device rows are their own */
+			ck_assert(ids[k] != ids[i]);
+	}
+	ck_assert_uint_gt(h100, 0);
+	ck_assert_uint_eq(h100, h200);
+	ck_assert_uint_gt(timed, none);
+	ck_assert_uint_gt(none, 0); /* cuBLAS, memcpy, the texture path */
+	free(dev), free(term), free(basis), free(t), free(ids);
+}
+END_TEST
+
+/* Calibrated and transferred: the bases say so, /model_rates names the
+ * files with their hashes, and a resume with a changed calibration file is
+ * refused (TM12), leaving the file as it was. */
+START_TEST(test_calibrate_transfer_resume)
+{
+	const char *out = in_tmp("cal.h5"), *log = in_tmp("cal.log"), *cal = in_tmp("fleet.h5");
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", fleet, cal);
+	ck_assert_int_eq(system(cmd), 0);
+	const char *args[] = { "--backend",
+			       "model",
+			       "--model-devices",
+			       "H100-SXM",
+			       "--model-calibrate",
+			       cal,
+			       "--model-from",
+			       full,
+			       "-q",
+			       job,
+			       "-o",
+			       out,
+			       NULL };
+	ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+	char *basis, *file;
+	size_t n = rows_of(out, "model_time_basis", 12, &basis), transfer = 0;
+	for (size_t i = 0; i < n; i++)
+		transfer += !strcmp(basis + 12 * i, "transfer");
+	ck_assert_uint_gt(transfer, 0);
+	size_t nr;
+	file = launch_column(out, "model_rates", "file", H5I_INVALID_HID, 1024, &nr);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_str_eq(file, cal);
+	ck_assert_str_eq(file + 1024, full);
+	/* the same files resume, a changed one does not */
+	const char *again[] = { "--resume", "--backend",
+				"model",    "--model-devices",
+				"H100-SXM", "--model-calibrate",
+				cal,        "--model-from",
+				full,       "-q",
+				job,        "-o",
+				out,        NULL };
+	ck_assert_msg(launch_run(1, log, again) == 0, "%s", launch_slurp(log));
+	FILE *f = fopen(cal, "ab");
+	ck_assert_ptr_nonnull(f);
+	fputs("changed", f);
+	fclose(f);
+	ck_assert_int_eq(launch_run(1, log, again), 2);
+	ck_assert_msg(strstr(launch_slurp(log), "whose content has changed since"), "%s",
+		      launch_slurp(log));
+	free(basis), free(file);
+}
+END_TEST
+
+int main(void)
+{
+	const char *src = launch_env("SW_SOURCE_DIR");
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	snprintf(job, sizeof job, "%s/jobs/fleet.yaml", src);
+	snprintf(fleet, sizeof fleet, "%s/docs/results/h100-fleet.h5", src);
+	snprintf(full, sizeof full, "%s/docs/results/h200-seeds.h5", src);
+	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-test-XXXXXX", P_tmpdir);
+	if (!mkdtemp(tmpdir))
+		return EXIT_FAILURE;
+	Suite *s = suite_create("time_targets");
+	TCase *tc = tcase_create("mpirun");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_device_targets);
+	tcase_add_test(tc, test_calibrate_transfer_resume);
+	suite_add_tcase(s, tc);
+	return launch_run_suite(s, tmpdir);
+}
