@@ -102,3 +102,24 @@ def test_emulated_second_class(sweep_bin, tmp_path):
     row = _rows(md, "| variant | point | A GB/s")[0]
     assert row[-1] == "2"  # B at half speed: twice A's time
     assert "B against A: not judged, a datasheet bandwidth is unknown" in md
+
+
+def test_real_h100_and_h200(tmp_path):
+    """The two real classes: the H100's seeds run (schema 8, its rows with the
+    time model's prediction for their GPU) beside the H200's (schema 6)."""
+    h100 = os.path.join(SOURCE, "docs", "results", "h100-seeds.h5")
+    out = tmp_path / "rep"
+    p = run_tool("report", h100, SEEDS, "-o", out)
+    assert p.returncode == 0, p.stderr
+    md = (out / "report.md").read_text()
+    assert f"- **{H100}**: {H100} (CC 9.0), 1 GPU(s), h100-seeds.h5; DRAM 3350 GB/s" in md
+    rows = _rows(md, "| classes | family | points | scale with bandwidth")
+    assert {r[1] for r in rows} >= {"strided_read", "matmul", "reduce"}
+    assert all(r[0] == f"NVIDIA H200 / {H100}" and r[5] == "0.698" for r in rows)
+    time = next(ln for ln in md.splitlines() if ln.startswith("- **Time model**"))
+    assert f"{H100} (h100-seeds.h5): median " in time
+    assert "not compared: NVIDIA H200 (h200-seeds.h5): its rows carry no predicted time" in time
+    assert f"**{H100} (h100-seeds.h5)**, GPU H100-SXM of sweep's table, from the rows' own " in md
+    p = run_tool("compare", SEEDS, h100)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"Classes, not revisions: A is NVIDIA H200, B is {H100}." in p.stdout
