@@ -111,7 +111,7 @@ td.absent{color:#888}
 figure{margin:1em 0 2em}figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:.9em;color:#444}
 figure.summary{margin:.6em 0 .4em}figure.summary figcaption{font-size:.8em}
-ul.summary{font-size:.88em;line-height:1.3;margin-top:.3em}
+ul.summary{font-size:.86em;line-height:1.28;margin-top:.3em}
 code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f6f6;padding:.6em;overflow:auto}
 caption{caption-side:top;text-align:left;font-style:italic;padding:.2em 0}
 nav ul{columns:2}summary{cursor:pointer;font-style:italic;margin:.4em 0}

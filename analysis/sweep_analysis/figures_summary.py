@@ -11,7 +11,7 @@ from matplotlib.ticker import FuncFormatter
 
 from .figure_parts import _meta
 
-WIDTH_IN, ROW_IN, MAX_PANELS = 11.0, 0.14, 3
+WIDTH_IN, ROW_IN, MAX_PANELS = 11.0, 0.13, 3
 
 
 def _short(pt, h) -> str:

@@ -40,7 +40,7 @@ class SummarySection:
             f"**Fleet**: {summary.fleet_text(facts)}.",
             f"**Time model**: {self.time_line}.",
             line,
-            *[f"not holding: {b}" for b in bad],
+            *(["not holding: " + "; ".join(bad)] if bad else []),  # one line: one screen
         ]
         gaps = int((self.gaps["flag"] != "").sum()) if len(self.gaps) else 0
         tail = [
@@ -48,9 +48,8 @@ class SummarySection:
             f"(section *Where model and hardware part*)."
         ]
         tail.append(summary.checks_line(self.rows))
-        tail += [f"**Time budget**: {b}" for b in summary.budget_lines(self.rows)] or [
-            "**Time budget**: no measured rows."
-        ]
+        budget = summary.budget_lines(self.rows)  # one line for every file: one screen
+        tail.append(f"**Time budget**: {'; '.join(budget) or 'no measured rows.'}")
         devices = list(dict.fromkeys(h.device for h in heads))
         one = devices[0] if len(devices) == 1 else ""
         fams = [h.line(show_device=not one) for h in heads]
