@@ -15,19 +15,26 @@ what matters:
   broken     ok in A, skipped, invalid or failed in B
 
 Model rows have no samples: their predicted moved bytes are compared
-exactly. The exit status is 1 when any point is slower or broken, 0 when
-none is, 2 when a file cannot be read, a measured row's raw samples are
-damaged (outside /samples, or a negative or infinite time: the file is
-refused, not judged ambiguous; a median of 0 ns, a timer that saw
-nothing, is legal and judged ambiguous), or the files have no point in common
-(nothing compared is an error, not a pass). When fewer than half of either
-file's points are in both, it warns: the verdict covers only part of a run.
+exactly, and for a device target (`--model-devices`, shown apart from the
+CC targets) the predicted time on its GPU. The exit status is 1 when any
+point is slower or broken, 0 when none is, 2 when a file cannot be read, a
+measured row's raw samples are damaged (outside /samples, or a negative or
+infinite time: the file is refused, not judged ambiguous; a median of 0 ns,
+a timer that saw nothing, is legal and judged ambiguous), or the files have
+no point in common (nothing compared is an error, not a pass). When fewer
+than half of either file's points are in both, it warns: the verdict covers
+only part of a run.
 
 With --class twice, the two sides are two device classes of one file
 (/devices' device_class, schema 5; derived in older files): each point's
 row of that class, the median GPU's where several GPUs of the class ran it
 (reader.class_rows). Emulated classes (replay backend) are compared too,
-and the summary says they are emulated.
+and the summary says they are emulated. Two files whose GPU rows share no
+device class compare classes too. Classes are not revisions: a class that
+is simply slower is no regression, so a slower point does not make the
+exit status 1 there (a broken one does); --regression judges B as a later
+run of A all the same. The summary then gives the two classes' datasheet
+bandwidths and how many points scale with them (timemodel.SCALE_RULE).
 """
 
 from __future__ import annotations
@@ -40,10 +47,19 @@ import sys
 import numpy as np
 import pandas as pd
 
+from . import timemodel
 from .cli import ArgumentParser, ToolError, emit, entry, warn_run
 from .doc import Table, md_table_lines
 from .output import atomic_file, check_output
-from .reader import DEVICE_CLASS, STATUS_NAMES, SweepFileError, class_rows, latest, read
+from .reader import (
+    DEVICE_CLASS,
+    MODEL_DEVICE,
+    STATUS_NAMES,
+    SweepFileError,
+    class_rows,
+    latest,
+    read,
+)
 from .stats import mann_whitney, median_ratio_ci
 from .tables import fmt, fmt_int
 
@@ -129,15 +145,15 @@ def check_samples(run, rows):
 COLUMNS = (
     ("point_id", "plan_index", "rank", "session", "family", "variant", "backend", "cc")
     + ("status", "message", "median_ns", "n_samples", "sample_offset", "model_moved_bytes")
-    + ("calibration",)
+    + ("calibration", MODEL_DEVICE, "model_time_ns")
 )
 RESULT = ["ratio", "lo", "hi", "p", "class", "why"]  # the columns of a verdict
 # The columns of each side a comparison reads (suffixed _a, _b), beside the
 # axes (A's; B's where A has none) and the keys point_id and backend.
 SIDE_A = ["family", "variant", "plan_index", "cc", "median_ns", "n_samples", "device"]
-SIDE_A += ["status", "model_moved_bytes", "sample_offset"]
+SIDE_A += ["status", "model_moved_bytes", "sample_offset", MODEL_DEVICE, "model_time_ns"]
 SIDE_B = ["median_ns", "n_samples", "device", "status", "message", "model_moved_bytes"]
-SIDE_B += ["sample_offset"]
+SIDE_B += ["sample_offset", "model_time_ns"]
 
 
 def _side_columns(rows, cols, suffix) -> pd.DataFrame:
@@ -173,11 +189,17 @@ def compare(ra, rb, threshold=0.05, alpha=0.01) -> pd.DataFrame:
             "device_a": j["device_a"],
             "device_b": j["device_b"],
             "plan_index": j["plan_index_a"],
+            "target": j[f"{MODEL_DEVICE}_a"].fillna(""),
         }
     )
     res = _model(
         j["model_moved_bytes_a"].to_numpy(), j["model_moved_bytes_b"].to_numpy(), threshold
     )
+    target = (df["target"] != "").to_numpy()
+    if target.any():  # device targets: their predicted time, besides the moved bytes
+        _model_time(res, target, j["model_time_ns_a"], j["model_time_ns_b"], threshold)
+        df.loc[target, "a_ns"] = j.loc[target, "model_time_ns_a"].to_numpy()
+        df.loc[target, "b_ns"] = j.loc[target, "model_time_ns_b"].to_numpy()
     sa, sb = j["status_a"].to_numpy(), j["status_b"].to_numpy()
     pid = j["point_id"].to_numpy()
     side = {x: j[[f"sample_offset_{x}", f"n_samples_{x}"]].to_numpy() for x in "ab"}
@@ -227,7 +249,11 @@ def _points(j, axes, model, names) -> list:
         else ["-"] * len(j)
     )
     cc = j["cc_a"].to_numpy()
-    return [p + f" cc={c}" if m else p for p, c, m in zip(out, cc, model)]
+    dev = j[f"{MODEL_DEVICE}_a"].fillna("").to_numpy()
+    return [
+        (p + (f" dev={d}" if d else f" cc={c}")) if m else p
+        for p, c, d, m in zip(out, cc, dev, model)
+    ]
 
 
 def _statuses(res, sa, sb, message_b):
@@ -331,6 +357,22 @@ def _model(a, b, threshold) -> dict:
     }
 
 
+def _model_time(res, target, a, b, threshold):
+    """The verdicts of device-target rows (target: a mask) where both sides
+    predict a time: slower or faster by the predicted time on the GPU."""
+    a, b = a.to_numpy(float), b.to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = b / a
+    timed = target & np.isfinite(ratio) & (a > 0)
+    for i in np.flatnonzero(timed):
+        r = ratio[i]
+        res["ratio"][i] = res["lo"][i] = res["hi"][i] = r
+        res["class"][i] = (
+            "slower" if r > 1 + threshold else "faster" if r < 1 / (1 + threshold) else "same"
+        )
+        res["why"][i] = "model: predicted time on the device target" if r != 1 else ""
+
+
 HEADERS = ["verdict", "family", "variant", "point", "backend", "A median us", "B median us"]
 HEADERS += ["time change", "interval", "p", "samples A/B", "note"]
 RIGHT = {5, 6, 7, 8, 9, 10}
@@ -375,7 +417,43 @@ def _table(df) -> Table:
     return Table(HEADERS, list(_rows(df)), right=RIGHT)
 
 
-def summary(df, ra, rb, threshold, alpha) -> list:
+def compared_classes(ra, rb, named=None):
+    """(A's classes, B's) when the comparison is of device classes, not of
+    revisions: two classes of one file (--class), or two files whose GPU
+    rows share no class; else None."""
+    if named:
+        return named[0], named[1]
+    ca, cb = classes_of(ra), classes_of(rb)
+    if ca and cb and not set(ca) & set(cb):
+        return ", ".join(ca), ", ".join(cb)
+    return None
+
+
+def classes_lines(df, ra, rb, classes) -> list:
+    """What the summary says of a comparison of classes: that it is one, and
+    which points scale with memory bandwidth (timemodel.SCALE_RULE)."""
+    lines = [
+        f"Classes, not revisions: A is {classes[0]}, B is {classes[1]}. A point B runs slower "
+        "is a property of its class, not a regression: it does not make the exit status 1 "
+        "(--regression judges B as a later run of A)."
+    ]
+    gpu_a = ra.rows[ra.rows["backend"] != "model"]
+    gpu_b = rb.rows[rb.rows["backend"] != "model"]
+    (bw_a, src_a), (bw_b, src_b) = timemodel.datasheet_gbps(gpu_a), timemodel.datasheet_gbps(gpu_b)
+    if not (np.isfinite(bw_a) and np.isfinite(bw_b)) or not len(df):
+        return lines + ["Memory bandwidth: a datasheet bandwidth is unknown, not judged."]
+    m = df[(df["backend"] != "model") & np.isfinite(df["b_ns"] / df["a_ns"])]
+    expected = bw_a / bw_b
+    scales = ((m["b_ns"] / m["a_ns"]) / expected - 1).abs() <= timemodel.SCALE_TOLERANCE
+    return lines + [
+        f"Memory bandwidth: A {fmt(bw_a, 4)} GB/s ({src_a}), B {fmt(bw_b, 4)} GB/s ({src_b}): "
+        f"a point bound by it takes {fmt(expected, 3)}x the time on B; {int(scales.sum())} of "
+        f"{len(m)} measured points do, within {timemodel.SCALE_TOLERANCE:.0%} (they scale with "
+        "memory bandwidth)."
+    ]
+
+
+def summary(df, ra, rb, threshold, alpha, classes=None) -> list:
     counts = df["class"].value_counts() if len(df) else pd.Series(dtype=int)
     parts = ", ".join(f"{int(counts.get(c, 0))} {c}" for c in ORDER)
     lines = [
@@ -390,6 +468,16 @@ def summary(df, ra, rb, threshold, alpha) -> list:
     warning = coverage_warning(df)
     if warning:
         lines.append("Warning: " + warning)
+    if classes:
+        lines += classes_lines(df, ra, rb, classes)
+    targets = df[df["target"] != ""] if len(df) else df
+    if len(targets):
+        lines.append(
+            f"Model rows: {len(targets)} of the device targets "
+            f"({', '.join(sorted(set(targets['target'])))}) compared by their predicted time, "
+            f"{int((df['backend'] == 'model').sum()) - len(targets)} of the CC targets by their "
+            "predicted moved bytes."
+        )
     emulated = [name for name, r in (("A", ra), ("B", rb)) if (r.rows["backend"] == "replay").any()]
     if emulated:
         lines.append(
@@ -449,7 +537,9 @@ def _parser():
         "samples; or, with --class A --class B, two device classes of one file (class B "
         "judged against class A, each point's median GPU of the class). Exit status: 0 "
         "nothing regressed, 1 a point is slower beyond the threshold "
-        "or broken, 2 a file could not be read or its samples are damaged, a bad argument, "
+        "or broken (comparing two device classes, a --class pair or two files of no common "
+        "class: broken only, unless --regression), "
+        "2 a file could not be read or its samples are damaged, a bad argument, "
         "no point in common (nothing compared), or stdout closed before the end. Fewer than "
         "half of either file's points compared: a warning.",
     )
@@ -473,6 +563,12 @@ def _parser():
     )
     ap.add_argument(
         "--alpha", type=float, default=0.01, help="significance level of the test (default 0.01)"
+    )
+    ap.add_argument(
+        "--regression",
+        action="store_true",
+        help="judge B as a later run of A even when the two are different device classes "
+        "(--class, or two files of no common class): a slower point makes the exit status 1",
     )
     ap.add_argument("--md", metavar="FILE", help="also write the table as Markdown")
     ap.add_argument("--changes", action="store_true", help="print only points that are not 'same'")
@@ -513,7 +609,8 @@ def main(argv=None):
     error = nothing_compared(df, ra, rb)
     if error:
         raise ToolError(error)
-    lines = summary(df, ra, rb, t, a.alpha)
+    classes = compared_classes(ra, rb, a.classes)
+    lines = summary(df, ra, rb, t, a.alpha, classes)
     shown = df[df["class"] != "same"] if a.changes and len(df) else df
     if a.md:  # as to_markdown([Para(...), Table(...)]) writes it, a block at a time
         with atomic_file(a.md, inputs=inputs) as fh:
@@ -524,11 +621,23 @@ def main(argv=None):
     warning = coverage_warning(df)
     if warning:
         print(f"{TOOL}: warning: {warning}", file=sys.stderr)
-    bad = df[df["class"].isin(["slower", "broken"])]
+    judged = ["broken"] if classes and not a.regression else ["slower", "broken"]
+    slower = int((df["class"] == "slower").sum())
+    if "slower" not in judged and slower:
+        print(
+            f"{TOOL}: {slower} point(s) slower on B, another device class than A: not a "
+            "regression (--regression judges them as one)",
+            file=sys.stderr,
+        )
+    bad = df[df["class"].isin(judged)]
     if len(bad):
         print(
-            f"{TOOL}: {len(bad)} point(s) regressed (slower by more than "
-            f"{a.threshold:g}%, or broken)",
+            f"{TOOL}: {len(bad)} point(s) regressed ("
+            + (
+                f"slower by more than {a.threshold:g}%, or broken)"
+                if len(judged) > 1
+                else "broken)"
+            ),
             file=sys.stderr,
         )
         return 1

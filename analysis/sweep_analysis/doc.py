@@ -29,6 +29,7 @@ class Para:
 @dataclass
 class Bullets:
     items: list
+    css: str = ""  # HTML: a class of the list ("summary": the Summary's compact lines)
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Figure:
     path: str  # relative to the report folder
     caption: str
     png: bytes = b""
+    css: str = ""  # HTML: a class of the figure ("summary": the Summary's)
 
 
 @dataclass
@@ -108,6 +110,8 @@ td.differs{background:#fde2cf!important;font-weight:600}
 td.absent{color:#888}
 figure{margin:1em 0 2em}figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:.9em;color:#444}
+figure.summary{margin:.6em 0 .4em}figure.summary figcaption{font-size:.8em}
+ul.summary{font-size:.86em;line-height:1.28;margin-top:.3em}
 code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f6f6;padding:.6em;overflow:auto}
 caption{caption-side:top;text-align:left;font-style:italic;padding:.2em 0}
 nav ul{columns:2}summary{cursor:pointer;font-style:italic;margin:.4em 0}
@@ -133,15 +137,18 @@ def to_html(blocks, title: str) -> str:
         elif isinstance(b, Para):
             body.append(f"<p>{_inline_html(b.text)}</p>")
         elif isinstance(b, Bullets):
-            body.append("<ul>" + "".join(f"<li>{_inline_html(i)}</li>" for i in b.items) + "</ul>")
+            cls = f' class="{b.css}"' if b.css else ""
+            items = "".join(f"<li>{_inline_html(i)}</li>" for i in b.items)
+            body.append(f"<ul{cls}>{items}</ul>")
         elif isinstance(b, Code):
             body.append(f"<pre>{html.escape(b.text)}</pre>")
         elif isinstance(b, Table):
             body.append(_html_table(b))
         elif isinstance(b, Figure):
             data = base64.b64encode(b.png).decode("ascii")
+            cls = f' class="{b.css}"' if b.css else ""
             body.append(
-                f'<figure><a href="{html.escape(b.path)}"><img alt="{html.escape(b.caption)}" '
+                f'<figure{cls}><a href="{html.escape(b.path)}"><img alt="{html.escape(b.caption)}" '
                 f'src="data:image/png;base64,{data}"></a>'
                 f"<figcaption>{_inline_html(b.caption)}</figcaption></figure>"
             )

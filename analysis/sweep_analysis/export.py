@@ -1,12 +1,16 @@
 """sweep-export FILE.h5 --csv|--json [-o OUT]: flat tables for other tools.
 
 --csv writes one table (default: measurements, each row with its device's
-columns joined and strings decoded; or --table devices|samples|accesses).
---json writes the whole file as one object: attributes, units, devices,
-measurements (with --samples, each measurement's raw samples too) and,
-schema 8 on, the categorical axes' names and the model's per-access
-figures. A categorical axis keeps its value column (ids and joins use it)
-with the value's name beside it, in a column `<axis>_name`. NaN is
+columns joined and strings decoded; or --table
+devices|samples|accesses|model_rates). --json writes the whole file as one
+object: attributes, units, devices, measurements (with --samples, each
+measurement's raw samples too) and, schema 8 on, the categorical axes'
+names, the model's per-access figures and the time model's rates
+(/model_rates). A model row's `device` says which target it is: `model CC
+9.0` for a CC target, `model H100-SXM (CC 9.0)` for a device target
+(`--model-devices`, model_device set). A categorical axis keeps its value
+column (ids and joins use it) with the value's name beside it, in a column
+`<axis>_name`. NaN is
 empty in CSV and null in JSON. point_id, a uint64, is exact in every table:
 a decimal integer in CSV, a string of that decimal integer in JSON (so that
 tools reading JSON numbers as doubles keep it exact). sweep's own output
@@ -106,6 +110,7 @@ def to_json(run, with_samples=False) -> dict:
         "units": run.units,
         "axes": run.axes,
         "devices": _records(run.devices),
+        "model_rates": _records(run.model_rates),
         "measurements": recs,
         "axis_names": [
             {"family": f, "axis": a, "value": v, "name": n}
@@ -130,10 +135,11 @@ def main(argv=None):
     fmt.add_argument("--json", action="store_true", help="the whole file as one JSON object")
     ap.add_argument(
         "--table",
-        choices=["measurements", "devices", "samples", "accesses"],
+        choices=["measurements", "devices", "samples", "accesses", "model_rates"],
         default="measurements",
         help="which table --csv writes (default measurements, with device columns joined; "
-        "accesses: the model's figures per named access, schema 8)",
+        "accesses: the model's figures per named access, schema 8; model_rates: the time "
+        "model's rates, empty before schema 8)",
     )
     ap.add_argument("--samples", action="store_true", help="JSON: add each row's raw samples")
     ap.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
@@ -144,12 +150,14 @@ def main(argv=None):
     run = read(a.file)
     warn_run(TOOL, run)  # damaged rows: left out, and said
     if a.csv:
-        df = {
+        tables = {
             "measurements": measurements,
             "devices": lambda r: r.devices,
             "samples": samples,
             "accesses": accesses,
-        }[a.table](run)
+            "model_rates": lambda r: r.model_rates,
+        }
+        df = tables[a.table](run)
         text = df.to_csv(index=False, na_rep="", lineterminator="\n")
     else:
         text = json.dumps(to_json(run, a.samples), indent=1, allow_nan=False) + "\n"

@@ -153,6 +153,8 @@ def _zero_y(ax):
 
 
 def _axis_text(ax, which):
+    if which in getattr(ax, "_sweep_categories", ""):
+        return f"{which} categories"
     a = ax.xaxis if which == "x" else ax.yaxis
     scale = a.get_scale()
     if scale == "log":

@@ -8,8 +8,9 @@ units, and log scales where the values span decades.
 This module names every figure the report draws; they live by role:
 figure_parts.py (what every figure is made of, and its caption's notes),
 figures_family.py (the built-in families' own figures), figures_overview.py
-(any family's), figures_model.py (the model's) and figures_devices.py
-(ranks and devices).
+(any family's), figures_model.py (the model's), figures_time.py (the time
+model's, the classes' bandwidth ratios), figures_summary.py (the Summary's)
+and figures_devices.py (ranks and devices).
 """
 
 from .figure_parts import caption_notes, scales
@@ -23,6 +24,8 @@ from .figures_family import (
 )
 from .figures_model import counters_scatter, dram_bytes, model_heatmap
 from .figures_overview import block_bandwidth, family_overview
+from .figures_summary import summary
+from .figures_time import bandwidth_ratios, predicted_measured, target_heatmap
 
 __all__ = [
     "caption_notes",
@@ -39,4 +42,8 @@ __all__ = [
     "model_heatmap",
     "block_bandwidth",
     "family_overview",
+    "summary",
+    "bandwidth_ratios",
+    "predicted_measured",
+    "target_heatmap",
 ]

@@ -1,8 +1,12 @@
 """Which GPU of a run is slow: each GPU's speed relative to the median GPU
 of its device class, on the points every GPU of the class ran (the
 calibration points where the file has them), with a bootstrap interval from
-the raw samples, and the flag (RULE). Also the noise floor seen where two
-ranks shared one GPU and so ran each point twice on it.
+the raw samples, and the flag (RULE). With a reference run (a known-good
+file, REFERENCE_RULE), each GPU and each class as a whole against that
+run's rows of the same GPU model, by the same interval rule: a class slow
+as a whole, which its own median cannot show, is flagged too. Also the
+noise floor seen where two ranks shared one GPU and so ran each point twice
+on it.
 Pure functions over a Run's rows (replay rows included: the report says
 "emulated" for them); no plotting, no printing.
 """
@@ -12,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .reader import CALIBRATION, DEVICE_CLASS
+from .reader import CALIBRATION, DEVICE_CLASS, EMULATES
 from .stats import bootstrap_medians
 from .tables import SLOWDOWN_MASK, throttle_text
 
@@ -35,6 +39,26 @@ RULE = (
     "to a median ratio of 1.000), and well short of a GPU at 0.8 of its class's speed. "
     "With two GPUs in a class the median is their mean, so a GPU at 0.8 of the other's "
     "speed reads 0.9 (1.125 / 1.25)."
+)
+
+
+REFERENCE_RULE = (
+    "Against a reference run (`--fleet-reference FILE`: a known-good run of the same GPU "
+    "model, e.g. the fleet check of a healthy node, or the recording an emulation replays), "
+    "each GPU and each class as a whole are compared with FILE's rows of the same GPU model, "
+    "matched by the device name the rows recorded (for emulated devices, the GPU they replay: "
+    "`emulates`), on the points both hold (the calibration points where the run has them). "
+    "Per point the reference time is the median over FILE's raw samples of that point; a "
+    "GPU's speed is the median over the points of reference time / its time, a class's the "
+    "same with the median of its GPUs' times at each point. The "
+    f"{LEVEL:.0%} interval is the same bootstrap (the reference's samples redrawn too), and "
+    f"a GPU or class is flagged **below reference** when the whole interval lies more than "
+    f"{THRESHOLD:.0%} under 1. Its noise floor: one H200 measured twice half a minute apart "
+    "(docs/results/legacy/h200-seeds.h5 against h200-seeds-repeat.h5, 113 points) reads "
+    "speed 1.0001, 99% interval 0.9998-1.0004; one H100's fleet check run twice "
+    "(docs/results/h100-fleet-2.h5 against h100-fleet.h5, 19 calibration points) speed 1.0002, "
+    "99% interval 0.9994-1.0017. The time model is not used: its error is larger "
+    "than the threshold."
 )
 
 
@@ -155,3 +179,101 @@ def repeats(rows: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out)
+
+
+def reference_keys(rows: pd.DataFrame) -> np.ndarray:
+    """The GPU model each row ran on, as a reference run is matched: the
+    recorded device name, or for an emulated device the GPU it replays
+    (`emulates`, where the file records it)."""
+    name = rows["device_name"].fillna("").astype(str).to_numpy()
+    if EMULATES not in rows:
+        return name
+    em = rows[EMULATES].fillna("").astype(str).to_numpy()
+    return np.where((rows["backend"] == "replay").to_numpy() & (em != ""), em, name)
+
+
+def reference_speeds(rows, samples_of, ref, ref_samples_of, resamples=RESAMPLES, seed=0):
+    """Per class of rows (fleet_rows) whose GPU model the reference rows ref
+    (fleet_rows of the reference file) hold: a row for the class as a whole
+    (uuid "") and one per GPU, each with its speed against the reference, the
+    interval and `below` (REFERENCE_RULE). Empty when no class matches."""
+    out = []
+    rng = np.random.default_rng(seed)
+    ref_key = reference_keys(ref)
+    for cls, c in rows.groupby(DEVICE_CLASS, sort=True):
+        keys = set(reference_keys(c))
+        r = ref[np.isin(ref_key, list(keys))]
+        points = sorted(set(c["point_id"]) & set(r["point_id"]))
+        if not points:
+            continue
+        c = c[c["point_id"].isin(points)]
+        uuids = sorted(c["uuid"].unique())
+        speed, lo, hi = _against(c, r, uuids, points, samples_of, ref_samples_of, resamples, rng)
+        for i, u in enumerate([""] + uuids):
+            g = c if not u else c[c["uuid"] == u]
+            out.append(
+                {
+                    "class": cls,
+                    "uuid": u,
+                    "reference": ", ".join(sorted(keys)),
+                    "host": "" if not u else g["host"].iloc[0],
+                    "ranks": ",".join(str(k) for k in sorted(g["rank"].unique())),
+                    "emulated": bool((g["backend"] == "replay").any()),
+                    "gpus": len(uuids),
+                    "points": int(g["point_id"].nunique()),
+                    "speed": float(speed[i]),
+                    "lo": float(lo[i]),
+                    "hi": float(hi[i]),
+                    "below": bool(hi[i] < 1 - THRESHOLD),
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def _cells(rows, key, samples_of) -> dict:
+    """key(row) -> its rows' raw samples, pooled."""
+    pooled = {}
+    for _, r in rows.iterrows():
+        pooled.setdefault(key(r), []).append(samples_of(r))
+    return {k: np.concatenate(v) for k, v in pooled.items() if sum(map(len, v))}
+
+
+def _against(c, r, uuids, points, samples_of, ref_samples_of, resamples, rng):
+    """(speed, lo, hi) arrays: the class as a whole first, then each GPU,
+    against the reference rows r, on these points."""
+    gi, pi = {u: i for i, u in enumerate(uuids)}, {p: i for i, p in enumerate(points)}
+    mine = _cells(c, lambda x: (gi[x["uuid"]], pi[x["point_id"]]), samples_of)
+    theirs = _cells(r, lambda x: pi[x["point_id"]], ref_samples_of)
+    keys = list(mine)
+    b = int(np.clip(MAX_DRAWS // (len(uuids) * len(points)), MIN_RESAMPLES, resamples))
+    boot = bootstrap_medians([mine[k] for k in keys] + list(theirs.values()), b, rng)
+    t = np.full((len(uuids), len(points)), np.nan)
+    tb = np.full((b, len(uuids), len(points)), np.nan)
+    for i, (g, p) in enumerate(keys):
+        t[g, p], tb[:, g, p] = np.median(mine[(g, p)]), boot[:, i]
+    ref, refb = np.full(len(points), np.nan), np.full((b, len(points)), np.nan)
+    for i, p in enumerate(theirs):
+        ref[p], refb[:, p] = np.median(theirs[p]), boot[:, len(keys) + i]
+    with np.errstate(all="ignore"):
+        # per point: the class's time (the median over its GPUs), then each GPU's
+        ratio = np.vstack([ref / np.nanmedian(t, axis=0), ref / t])
+        rb = np.concatenate([(refb / np.nanmedian(tb, axis=1))[:, None, :], refb[:, None] / tb], 1)
+        draw = rng.integers(0, len(points), (b, len(points)))
+        rb = np.take_along_axis(rb, draw[:, None, :].repeat(rb.shape[1], axis=1), axis=2)
+        speed = np.nanmedian(ratio, axis=1)
+        tail = (1 - LEVEL) / 2 * 100
+        lo, hi = np.nanpercentile(np.nanmedian(rb, axis=2), [tail, 100 - tail], axis=0)
+    return speed, lo, hi
+
+
+def fleet_facts_none() -> dict:
+    """The Summary's facts of the fleet before it is compared (report_fleet._facts)."""
+    return {
+        "classes": {},
+        "gpus": 0,
+        "emulated": False,
+        "speeds": pd.DataFrame(),
+        "reference": None,
+        "against": pd.DataFrame(),
+        "floor": pd.DataFrame(),
+    }

@@ -43,10 +43,14 @@ from .reader_format import (
     DAMAGED_STATUS,
     DEVICE_CLASS,
     DEVICE_COLUMNS,
+    EMULATES,
     FILL_POINT_ID,
     MEASUREMENT_COLUMNS,
     METRIC_COLUMNS,
+    MODEL_DEVICE,
+    MODEL_RATES_COLUMNS,
     OPTIONAL_MEASUREMENT_COLUMNS,
+    OPTIONAL_TEXT_COLUMNS,
     PLACEMENT_ATTR,
     PLACEMENTS,
     PLAN_COLUMNS,
@@ -68,6 +72,7 @@ from .reader_rows import (
     cc_text,
     class_labels,
     class_rows,
+    device_targets,
     latest,
     latest_per_gpu,
     shallow,
@@ -85,16 +90,20 @@ __all__ = [
     "DAMAGED_STATUS",
     "DEVICE_CLASS",
     "DEVICE_COLUMNS",
+    "EMULATES",
     "FILE_KINDS",
     "FILL_POINT_ID",
     "HDF5_SIGNATURE",
     "MEASUREMENT_COLUMNS",
     "METADATA_READ_ATTEMPTS",
     "METRIC_COLUMNS",
+    "MODEL_DEVICE",
+    "MODEL_RATES_COLUMNS",
     "NOT_SWMR",
     "OPEN_TRIES",
     "OPEN_WAIT_S",
     "OPTIONAL_MEASUREMENT_COLUMNS",
+    "OPTIONAL_TEXT_COLUMNS",
     "OWN_COLUMNS",
     "PER_GPU",
     "PLACEMENTS",
@@ -115,6 +124,7 @@ __all__ = [
     "cc_text",
     "class_labels",
     "class_rows",
+    "device_targets",
     "latest",
     "latest_per_gpu",
     "open_regular",
@@ -239,11 +249,11 @@ def open_regular(path) -> int:
 
 STRING_COLUMNS = frozenset(
     ("family", "variant", "backend", "message", "check_mode", "counter_note")
-    + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS, "emulates")
-    + ("model_device", "model_time_term", "model_time_basis")  # schema 8
+    + ("host", "pci_bus_id", "uuid", "name", "visible_devices", DEVICE_CLASS, EMULATES)
     + ("mode", "start_time", "unit")  # /sessions, /metrics
-    + ("model_device", "model_time_term", "model_time_basis")  # schema 8's time model
+    + OPTIONAL_TEXT_COLUMNS  # schema 8's time model
     + ("axis", "space", "counts")  # schema 8's /axis_names, /model_accesses
+    + ("device", "role", "basis", "file", "file_class")  # /model_rates
 )
 
 
@@ -375,7 +385,7 @@ def _read_limit():
 # latest, class_rows), whatever columns a caller asks for.
 OWN_COLUMNS = frozenset(
     ("point_id", "plan_index", "rank", "session", "backend", "cc", "status", "family", "variant")
-    + ("n_samples", "sample_offset", "median_ns", CALIBRATION)
+    + ("n_samples", "sample_offset", "median_ns", CALIBRATION, MODEL_DEVICE)
 )
 
 
@@ -414,9 +424,10 @@ def _read(path, columns) -> Run:
             samples = _samples(f["samples"], path, live)
             metrics = _metrics(f, path, live)
             plan = _plan(f, attrs, path) if version >= PLAN_SCHEMA else None
-            sessions = None
-            if "sessions" in f:  # written before SWMR starts: no refresh needed
-                sessions, _ = _table(f["sessions"], "sessions", SESSION_COLUMNS, path, False)
+            tables = {  # Run's fields of tables older files lack, which keep their default
+                "sessions": _optional(f, "sessions", SESSION_COLUMNS, path, False),
+                "model_rates": _optional(f, "model_rates", MODEL_RATES_COLUMNS, path, False),
+            }
             named = (
                 _optional(f, "axis_names", AXIS_NAME_COLUMNS, path, live),
                 _optional(f, "model_accesses", ACCESS_COLUMNS, path, live),
@@ -426,8 +437,8 @@ def _read(path, columns) -> Run:
     except DAMAGE as e:
         raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
 
-    absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS if c not in present]
-    rows = _complete(rows, [c for c in absent if columns is None or c in columns])
+    absent = [c for c in OPTIONAL_MEASUREMENT_COLUMNS + OPTIONAL_TEXT_COLUMNS if c not in present]
+    rows = _complete(rows, [c for c in absent if keep is None or c in keep])
     rows, fill, damaged, marked, why, file_rows = _written(rows, plan)
     replayed = int((rows["backend"] == "replay").sum())
     run = Run(
@@ -446,8 +457,9 @@ def _read(path, columns) -> Run:
         absent_columns=absent,
         metrics=metrics,
     )
-    if sessions is not None:
-        run.sessions = sessions
+    for name, table in tables.items():
+        if table is not None:
+            setattr(run, name, table)
     _add_named(run, *named, file_rows)
     _join_devices(run)
     # replay rows (a test instrument) are never presented as measurements
@@ -539,7 +551,9 @@ def _add_named(run, names, access_table, file_rows):
 
 def _optional(f, name, columns, path, live):
     """Table name of the file as a frame, or None where the file has none
-    (every file before schema 8 for /axis_names and /model_accesses)."""
+    (before schema 8 for /axis_names, /model_accesses and /model_rates;
+    before schema 3 for /sessions, which like /model_rates is written
+    before SWMR writing starts: live False, no refresh)."""
     if name not in f:
         return None
     table, _ = _table(f[name], name, columns, path, live)

@@ -8,7 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .reader_format import CALIBRATION, DAMAGED_STATUS, FILL_POINT_ID, STATUS_NAMES, Run
+from .reader_format import (
+    CALIBRATION,
+    DAMAGED_STATUS,
+    FILL_POINT_ID,
+    OPTIONAL_TEXT_COLUMNS,
+    STATUS_NAMES,
+    Run,
+)
 
 
 def _written(rows, plan):
@@ -78,10 +85,10 @@ def _add_damage_notes(run: Run, why: str):
 
 
 def _complete(rows, absent):
-    """The rows with the optional columns a file lacks (NaN) and calibration
-    (0 before schema 5)."""
+    """The rows with the optional columns a file lacks (NaN, "" for text) and
+    calibration (0 before schema 5)."""
     for c in absent:
-        rows[c] = np.nan
+        rows[c] = "" if c in OPTIONAL_TEXT_COLUMNS else np.nan
     if CALIBRATION not in rows.columns:
         rows[CALIBRATION] = 0
     return rows

@@ -98,12 +98,24 @@ MEASUREMENT_COLUMNS = (
     "sample_offset",
 )
 # Columns added to schema 1 later (old readers may ignore them): NaN when absent.
+# Schema 8's time model (docs/model.md, "Time"): the GPU of the table a row's
+# time is predicted for (a device target's, or a measured row's own GPU),
+# the predicted median time, the term that bound it and its basis.
 OPTIONAL_MEASUREMENT_COLUMNS = (
     "model_transactions_per_request",
     "model_conflict_degree",
     "model_time_bound_ns",
     "model_time_ns",  # schema 8: the time model's prediction
 )
+MODEL_DEVICE = "model_device"
+# Optional string columns: "" when absent (older files, and the time model's
+# columns where it gives no time).
+OPTIONAL_TEXT_COLUMNS = (MODEL_DEVICE, "model_time_term", "model_time_basis")
+# /devices: the GPU an emulated device replays (the recording's device name);
+# absent before it was added, "" on other devices.
+EMULATES = "emulates"
+# /model_rates (schema 8): one row per GPU whose rates the time model used.
+MODEL_RATES_COLUMNS = ("device", "role", "basis", "file", "file_class", "points")
 DEVICE_COLUMNS = (
     "rank",
     "session",
@@ -172,6 +184,10 @@ class Run:
     )
     # /sessions: one row per session (new, resume, extend); empty before schema 3
     sessions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SESSION_COLUMNS))
+    # /model_rates: the time model's rates per GPU and the files fitted to; empty before schema 8
+    model_rates: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=MODEL_RATES_COLUMNS)
+    )
     # schema 8: {(family, axis): {value: name}} of the categorical axes
     # (/axis_names; `with_names` shows them), and /model_accesses joined to
     # its rows (reader_names.py); {} and empty before schema 8

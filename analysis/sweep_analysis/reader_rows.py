@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .reader_format import CALIBRATION, DEVICE_CLASS, Run
+from .reader_format import CALIBRATION, DEVICE_CLASS, EMULATES, MODEL_DEVICE, Run
 
 
 def class_labels(devices: pd.DataFrame) -> pd.Series:
@@ -37,9 +37,10 @@ def _join_devices(run: Run):
     every row (run.all_rows)."""
     d = run.devices.drop_duplicates(["rank", "session"], keep="last").copy()
     d[DEVICE_CLASS] = class_labels(d) if len(d) else pd.Series(dtype=object)
-    if "emulates" not in d:  # schema 8: the GPU an emulated device's recording measured on
-        d["emulates"] = ""
+    if EMULATES not in d:  # the GPU an emulated device replays: "" where unknown
+        d[EMULATES] = ""
     keep = {
+        EMULATES: EMULATES,
         "host": "host",
         "uuid": "uuid",
         "name": "device_name",
@@ -59,9 +60,10 @@ def _join_devices(run: Run):
     rows = shallow(run.rows)
     for c in keep.values():
         rows[c] = d[c].reindex(at).set_axis(rows.index)
-    # the labels, made once per distinct (backend, CC, device row) and given
-    # to each row: a million rows share a few label strings
-    key = ["backend", "cc", "device_name", DEVICE_CLASS]
+    rows[EMULATES] = rows[EMULATES].fillna("")
+    # the labels, made once per distinct (backend, CC, device row, target) and
+    # given to each row: a million rows share a few label strings
+    key = ["backend", "cc", "device_name", DEVICE_CLASS, MODEL_DEVICE]
     group = rows.groupby(key, sort=False, dropna=False).ngroup().to_numpy()
     first = rows[key].iloc[np.unique(group, return_index=True)[1]]
     cls, device = _device_labels(first)
@@ -72,16 +74,27 @@ def _join_devices(run: Run):
 
 
 def _device_labels(rows) -> tuple:
-    """The device class and the device label of rows: arrays of str."""
+    """The device class and the device label of rows: arrays of str. A model
+    row is "model CC 9.0" for a CC target, "model H100-SXM (CC 9.0)" for a
+    device target (the time model's GPU: model_device)."""
     model = rows["backend"] == "model"
+    target = rows[MODEL_DEVICE].fillna("").astype(str)
     name = rows["device_name"].fillna("unknown device").astype(str)
     cls = rows[DEVICE_CLASS].fillna(name).astype(str)
     # a class whose label is not its name (two models share the name) is named by its label
     label = np.where(cls != name, cls, name)
     cc = rows["cc"].map(cc_text).astype(str)  # str even with no rows (a sweep just started)
     emulated = np.where(rows["backend"] == "replay", ", emulated", "")
-    device = np.where(model, "model CC " + cc, label + " (CC " + cc + emulated + ")")
+    modelled = np.where(target != "", "model " + target + " (CC " + cc + ")", "model CC " + cc)
+    device = np.where(model, modelled, label + " (CC " + cc + emulated + ")")
     return np.asarray(np.where(model, "model", cls), dtype=object), np.asarray(device, dtype=object)
+
+
+def device_targets(rows: pd.DataFrame) -> np.ndarray:
+    """Which rows are the model's device targets (`--model-devices`: a GPU of
+    the time model's table, model_device set), as a boolean array; the other
+    model rows are CC targets, shown apart from them."""
+    return ((rows["backend"] == "model") & (rows[MODEL_DEVICE].fillna("") != "")).to_numpy()
 
 
 def cc_text(cc) -> str:

@@ -19,21 +19,32 @@ from __future__ import annotations
 import os
 import sys
 
-from . import budget
+from . import budget, headline
 from .cli import ArgumentParser, emit, entry, warn_run
 from .doc import to_html, to_markdown
 from .output import atomic_dir, check_output
 from .reader import read
+from .report_classes import ClassSections
 from .report_families import FamilySections
 from .report_fleet import FleetSections
 from .report_model import ModelSections
 from .report_page import TOOL, Page
 from .report_runs import RunSections
 from .report_summary import SummarySection
+from .report_time import TimeSections
 from .text import BYTES
 
 
-class Report(Page, RunSections, SummarySection, FamilySections, ModelSections, FleetSections):
+class Report(
+    Page,
+    RunSections,
+    SummarySection,
+    FamilySections,
+    ModelSections,
+    FleetSections,
+    ClassSections,
+    TimeSections,
+):
     """The whole report: its page (report_page.py) and its sections, each
     role in a module of its own (report_*.py), in the order build adds them."""
 
@@ -43,9 +54,11 @@ class Report(Page, RunSections, SummarySection, FamilySections, ModelSections, F
         self.fleet()
         self.claims()
         self.intervals_and_gaps()
+        self.predicted()
         self.families()
         self.classes()
         self.cross_arch()
+        self.device_target_section()
         self.model_accesses()
         self.model_gaps()
         self.hardware_counters()
@@ -58,10 +71,19 @@ class Report(Page, RunSections, SummarySection, FamilySections, ModelSections, F
         return self.blocks
 
 
-def make_report(paths, outdir, force=False, progress=lambda s: None):
-    """Read the files and write the report folder. Raises SweepFileError or
-    OutputError; writes nothing on failure, and never over an input."""
-    check_output(outdir, paths, folder=True)  # before reading: a refusal costs nothing
+def make_report(
+    paths, outdir, force=False, progress=lambda s: None, reference=None, headlines=None
+):
+    """Read the files (and the fleet's reference run, a path or None) and
+    write the report folder. headlines: --headline's points per family
+    (headline.parse). Raises SweepFileError or OutputError; writes nothing
+    on failure, and never over an input."""
+    inputs = [*paths, *([reference] if reference else [])]
+    check_output(outdir, inputs, folder=True)  # before reading: a refusal costs nothing
+    ref = None
+    if reference:
+        progress(f"reading the fleet's reference {reference}")
+        ref = read(reference)
     runs = []
     for p in paths:
         progress(f"reading {p}")
@@ -73,9 +95,9 @@ def make_report(paths, outdir, force=False, progress=lambda s: None):
             r.label = f"{i + 1}:{r.label}"
             r.rows["file"] = r.label
             r.all_rows["file"] = r.label
-    with atomic_dir(outdir, force=force, inputs=paths) as tmp:
+    with atomic_dir(outdir, force=force, inputs=inputs) as tmp:
         os.mkdir(os.path.join(tmp, "figures"))
-        rep = Report(runs, tmp, progress)
+        rep = Report(runs, tmp, progress, ref, headlines)
         blocks = rep.build()
         title = f"sweep report: {', '.join(r.label for r in runs)}"
         # a name's bytes that are not UTF-8 as \xNN (text.py)
@@ -111,13 +133,35 @@ def main(argv=None):
         "--force", action="store_true", help="replace DIR even if it is not an earlier report"
     )
     ap.add_argument(
+        "--fleet-reference",
+        metavar="FILE",
+        help="a known-good run (e.g. a healthy node's fleet check, or the recording an "
+        "emulation replays): each GPU and each class is also compared with FILE's rows of the "
+        "same GPU model, and flagged 'below reference' when surely slower by more than 5%%",
+    )
+    ap.add_argument(
+        "--headline",
+        action="append",
+        metavar="FAMILY:AXIS=V,...",
+        help="a headline point of FAMILY for the Summary (repeatable; V an integer, K/M/G, "
+        "max or min): a plug-in's family names its points so; replaces a built-in family's",
+    )
+    ap.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing but errors and warnings"
     )
     a = ap.parse_args(argv)
     progress = (lambda s: None) if a.quiet else (lambda s: print(f"{TOOL}: {s}", file=sys.stderr))
-    rep = make_report(a.files, a.output, force=a.force, progress=progress)
-    for r in rep.runs:  # even under -q: rows left out of the report
-        warn_run(TOOL, r)
+    points = headline.parse(a.headline)
+    rep = make_report(
+        a.files,
+        a.output,
+        force=a.force,
+        progress=progress,
+        reference=a.fleet_reference,
+        headlines=points,
+    )
+    for r in rep.runs + ([rep.reference] if rep.reference is not None else []):
+        warn_run(TOOL, r)  # even under -q: rows left out of the report
     if not a.quiet:
         emit(
             f"{TOOL}: report in {os.path.join(os.path.abspath(a.output), 'index.html')} "

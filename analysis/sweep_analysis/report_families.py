@@ -10,7 +10,7 @@ import pandas as pd
 
 from . import figures
 from .doc import Heading, Para, Table
-from .reader import STATUS_NAMES, cc_text
+from .reader import MODEL_DEVICE, STATUS_NAMES, cc_text, device_targets
 from .report_page import _slug
 from .tables import (
     axes_text,
@@ -38,6 +38,8 @@ class FamilySections:
         measured rows are taken whole (a million model rows are not)."""
         cols = ["variant", "is_reference", "plan_index", "backend", "status", "check_mode"]
         f = self.rows[[*cols, *self.axes]].iloc[at]
+        target = device_targets(self.rows[["backend", MODEL_DEVICE]].iloc[at])
+        cc_target = (f["backend"] == "model").to_numpy() & ~target
         self.add(Heading(3, fam))
         refs = [v for v in variant_order(f) if f[f["variant"] == v]["is_reference"].iloc[0]]
         ax = used_axes(f, self.axes)
@@ -53,7 +55,7 @@ class FamilySections:
         measured = self.rows.take(at[(f["backend"] == "cuda").to_numpy()])
         for dev, g in device_groups(measured):
             self.family_device(fam, g, dev)
-        self.family_model(fam, at[(f["backend"] == "model").to_numpy()], measured.empty)
+        self.family_model(fam, at[cc_target], measured.empty)
         self.not_measured(fam, at[(f["status"] != 0).to_numpy()])
 
     def family_model(self, fam, at, unmeasured):
@@ -176,7 +178,6 @@ class FamilySections:
         ratios = reference_ratios(ok, self.axes, col)
         refs = list(ratios.columns)
         nonref = ok[ok["is_reference"] == 0]
-        self.headline(fam, dev, nonref, ratios, col, units)
         if variant_order(nonref):
             self.add(self.variants_table(f"{fam} on {dev}", nonref, ratios, col, units))
         detail = [

@@ -1,38 +1,74 @@
 """The report's sections on the GPUs: the fleet (which GPU is slow,
-fleet.py), the device classes of a run side by side, and the clocks per
-rank with the per-device spread across files."""
+fleet.py: against its class's median GPU, and against a reference run),
+and the clocks per rank with the per-device spread across files. The
+device classes side by side are report_classes.py's."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from . import figures, fleet
 from .doc import Bullets, Heading, Para, Table
-from .reader import DEVICE_CLASS
 from .tables import (
-    axes_text,
     device_spread,
     flag_ranks,
     fmt,
-    metric,
     rank_clocks,
-    reference_ratios,
     throttle_text,
-    variant_order,
 )
 
 
 class FleetSections:
-    """The fleet, the classes and the ranks (a mixin of report.Report)."""
+    """The fleet and the ranks (a mixin of report.Report)."""
 
     def fleet(self):
-        """Which GPU is slow: each GPU against its class's median GPU (fleet.RULE),
-        and the noise floor where two ranks shared a GPU."""
-        found, notes, floors = [], [], []
+        """Which GPU is slow: each GPU against its class's median GPU (fleet.RULE)
+        and, with a reference run, each GPU and class against it
+        (fleet.REFERENCE_RULE); the noise floor where two ranks shared a GPU.
+        Keeps what the Summary's Fleet line says (self.fleet_facts)."""
+        s, ref, floor, notes = self._fleet_compared()
+        self.fleet_facts = _facts(self.every, s, ref, floor, self.reference)
+        if s.empty and floor.empty and ref.empty:
+            if notes:
+                self.add(Para("**Fleet.** " + " ".join(notes)))
+            return
+        self.add(Heading(2, "Fleet: which GPU is slow"))
+        if notes:
+            self.add(Para(" ".join(notes)))
+        if len(s) or len(ref):
+            self.flag_lines(s, ref)
+        if len(s):
+            self.fleet_table(s)
+        if len(ref):
+            self.reference_table(ref)
+        for _, f in floor.iterrows():
+            self.add(
+                Para(
+                    f"Noise floor: ranks {f['ranks']} shared GPU `{f['uuid']}`"
+                    + (" (emulated)" if f["emulated"] else "")
+                    + f" and ran each point on it: over {f['points']} points the ratio of their "
+                    f"median times is {f['median']:.4f} in the median, and within "
+                    f"{100 * f['p95']:.2f}% of 1 for 95% of the points."
+                )
+            )
+
+    def _fleet_compared(self):
+        """(each GPU against its class, each GPU and class against the
+        reference, the noise floors, notes) over the files."""
+        found, against, notes, floors = [], [], [], []
         for r in self.runs:
             rows, basis = fleet.fleet_rows(self.every[self.every["file"] == r.label])
             floors.append(fleet.repeats(rows).assign(file=r.label))
+            if self.reference is not None and len(rows):
+                got = fleet.reference_speeds(
+                    rows, r.samples_of, self.reference_rows, self.reference.samples_of
+                )
+                if got.empty:
+                    notes.append(
+                        f"{r.label}: the reference {self.reference.label} holds no rows of its "
+                        "GPU models on its points, so nothing is compared with it."
+                    )
+                against.append(got.assign(file=r.label, basis=basis))
             if rows["uuid"].nunique() < 2:
                 continue
             s = fleet.speeds(rows, r.samples_of)
@@ -44,25 +80,37 @@ class FleetSections:
                 continue
             found.append(s.assign(file=r.label, basis=basis))
         floor = pd.concat(floors, ignore_index=True)
-        if not found and floor.empty:
-            if notes:
-                self.add(Para("**Fleet.** " + " ".join(notes)))
-            return
-        self.add(Heading(2, "Fleet: which GPU is slow"))
-        if notes:
-            self.add(Para(" ".join(notes)))
-        if found:
-            self.fleet_table(pd.concat(found, ignore_index=True))
-        for _, f in floor.iterrows():
+        s = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
+        ref = pd.concat(against, ignore_index=True) if against else pd.DataFrame()
+        return s, ref, floor, notes
+
+    def flag_lines(self, s, ref):
+        """One line for each flagged GPU (against its class, or below the
+        reference), with its full UUID; one for each class below the
+        reference, which names no GPU."""
+        several = len(self.runs) > 1
+        lines = []
+        if len(ref):
+            for _, c in ref[(ref["uuid"] == "") & ref["below"]].iterrows():
+                lines.append(_class_line(c, self.reference.label, several))
+        by_gpu = {}
+        for _, g in s[s["flagged"]].iterrows() if len(s) else []:
+            by_gpu[(g["file"], g["uuid"])] = [g, None]
+        for _, g in ref[(ref["uuid"] != "") & ref["below"]].iterrows() if len(ref) else []:
+            by_gpu.setdefault((g["file"], g["uuid"]), [None, None])[1] = g
+        for g, below in by_gpu.values():
+            lines.append(_flag_line(g, below, self.reference, several))
+        if lines:
+            self.add(Bullets(lines))
+        else:
+            n = len(s) if len(s) else int((ref["uuid"] != "").sum())
             self.add(
                 Para(
-                    f"Noise floor: ranks {f['ranks']} shared GPU `{f['uuid']}`"
-                    + (" (emulated)" if f["emulated"] else "")
-                    + f" and ran each point on it: over {f['points']} points the ratio of their "
-                    f"median times is {f['median']:.4f} in the median, and within "
-                    f"{100 * f['p95']:.2f}% of 1 for 95% of the points."
+                    f"No GPU flagged among {n} GPUs compared"
+                    + (" and no class below the reference." if len(ref) else ".")
                 )
             )
+        self.progress(f"fleet: {len(by_gpu)} GPU(s) flagged")
 
     def fleet_table(self, s):
         several = len(self.runs) > 1
@@ -79,16 +127,6 @@ class FleetSections:
                 )
             ),
         )
-        flagged = s[s["flagged"]]
-        if len(flagged):
-            self.add(Bullets([_flag_line(g, several) for _, g in flagged.iterrows()]))
-            self.fleet_line = f"{len(flagged)} of {len(s)} GPUs flagged: " + ", ".join(
-                f"`{g['uuid']}` ({g['host']}, speed {g['speed']:.3f})"
-                for _, g in flagged.iterrows()
-            )
-        else:
-            self.add(Para(f"No GPU flagged among {len(s)} GPUs compared."))
-            self.fleet_line = f"none flagged among {len(s)} GPUs compared"
         rows = []
         for _, g in s.iterrows():
             rows.append(
@@ -119,104 +157,46 @@ class FleetSections:
                 "0.8 = takes 1.25x its time), clocks NVML reported, throttle reasons seen.",
             )
         )
-        self.progress(f"fleet: {len(s)} GPU(s), {len(flagged)} flagged")
 
-    def classes(self):
-        """Per family the device classes side by side: figures, ratios to each
-        class's own reference rows, the model's bound for each class's CC."""
-        rows = self.classes_rows
-        rows = rows[rows["backend"].isin(["cuda", "replay"]) & (rows["status"] == 0)]
-        per_file = rows.groupby("file")[DEVICE_CLASS].nunique()
-        if not (per_file > 1).any():
-            return
-        rows = rows[rows["file"].isin(per_file[per_file > 1].index)]
-        self.add(Heading(2, "Classes: how the architectures differ"))
-        legend = []
-        for (f, cls), g in rows.groupby(["file", DEVICE_CLASS], sort=False):
-            n = g["uuid"].nunique()
-            legend.append(
-                f"**{cls}**: {g['device'].iloc[0]}, {n} GPU(s)"
-                + (f", {f}" if len(per_file) > 1 else "")
-            )
+    def reference_table(self, ref):
+        """Each class as a whole, then each of its GPUs, against the reference."""
+        several = len(self.runs) > 1
         self.add(
             Para(
-                "The same points on each device class of the run: each class's throughput, "
-                "its ratio to the family's reference variant measured on that class at the same "
-                "sizes (x ref), and the model's bound for that class's CC (useful work over "
-                "`model_time_bound_ns`: the moved bytes the model predicts for the CC at the "
-                "GPU's theoretical peak) beside what was measured there (% of bound). A class "
-                "that ran a point on several GPUs shows its median GPU's row. Emulated classes "
-                "replay recorded times scaled by their speed: they test the chain and measure "
-                "no GPU."
-            ),
-            Bullets(legend),
+                f"Against the reference run **{self.reference.label}** "
+                f"({self.reference.path}), on {' / '.join(dict.fromkeys(ref['basis']))}. "
+                + fleet.REFERENCE_RULE
+            )
         )
-        for _, fr in rows.groupby("file", sort=False):
-            self.classes_of_file(fr)
-
-    def classes_of_file(self, rows):
-        classes = list(dict.fromkeys(rows.sort_values(DEVICE_CLASS)[DEVICE_CLASS]))
-        summary = []
-        for fam in dict.fromkeys(rows["family"]):
-            f = rows[rows["family"] == fam].copy()
-            col, units = metric(f)
-            ratios = reference_ratios(f, self.axes, col)
-            ref = ratios.columns[0] if len(ratios.columns) else None
-            f["x_ref"] = ratios[ref] if ref else np.nan
-            f["bound"] = f[col] * f["median_ns"] / f["model_time_bound_ns"]
-            f["of_bound"] = f[col] / f["bound"]
-            f["point"] = [axes_text(r, self.axes, self.names) for _, r in f.iterrows()]
-            shared = f.groupby(["variant", "point"])[DEVICE_CLASS].transform("nunique") > 1
-            f = f[shared]
-            if f.empty:
-                continue
-            detail = []
-            for (v, pt), g in f.sort_values("plan_index").groupby(["variant", "point"], sort=False):
-                by = {r[DEVICE_CLASS]: r for _, r in g.iterrows()}
-                cells = [v, pt]
-                for c in classes:
-                    r = by.get(c)
-                    cells += (
-                        [fmt(r[col]), fmt(r["x_ref"], 3), fmt(r["bound"]), _pct(r["of_bound"])]
-                        if r is not None
-                        else ["-"] * 4
-                    )
-                detail.append(cells)
-            for v in variant_order(f):
-                fv = f[f["variant"] == v]
-                cells = [fam, v]
-                for c in classes:
-                    g = fv[fv[DEVICE_CLASS] == c]
-                    cells += [fmt(g["x_ref"].median(), 3), _pct(g["of_bound"].median())]
-                summary.append(cells)
-            heads = [
-                h
-                for c in classes
-                for h in (f"{c} {units}", f"{c} x {ref or 'ref'}", f"{c} model", f"{c} % of model")
+        rows = [
+            [
+                r["class"]
+                + (" (emulated)" if r["emulated"] else "")
+                + (f", {r['file']}" if several else ""),
+                "the class" if not r["uuid"] else r["uuid"],
+                r["reference"],
+                r["host"] or "-",
+                r["ranks"],
+                str(r["gpus"] if not r["uuid"] else 1),
+                str(r["points"]),
+                f"{r['speed']:.3f}",
+                f"{r['lo']:.3f} - {r['hi']:.3f}",
+                _ref_verdict(r),
             ]
-            self.add(
-                Table(
-                    ["variant", "point", *heads],
-                    detail,
-                    right=set(range(2, 2 + len(heads))),
-                    caption=f"{fam} per class: {units}, ratio to {ref or 'no reference'} on the "
-                    f"same class, the model's bound ({units}) for the class's CC and the "
-                    "measured share of it",
-                    folded=len(detail) > 12,
-                )
+            for _, r in ref.iterrows()
+        ]
+        self.add(
+            Table(
+                ["class", "GPU", "matched by", "host", "rank", "GPUs", "points", "speed"]
+                + ["99% interval", "verdict"],
+                rows,
+                right={5, 6, 7, 8},
+                classes={(i, 9): "differs" for i in range(len(ref)) if ref["below"].iloc[i]},
+                caption="Each class as a whole and each GPU: speed relative to the reference "
+                "run's GPU of the same model (1 = as the reference; 0.85 = takes 1/0.85 its "
+                "time).",
             )
-        if summary:
-            self.add(
-                Table(
-                    ["family", "variant"]
-                    + [h for c in classes for h in (f"{c} x ref", f"{c} % of model")],
-                    summary,
-                    right=set(range(2, 2 + 2 * len(classes))),
-                    caption="Per variant, the median over the points all classes ran: ratio to "
-                    "the family's reference on the same class, and the measured share of the "
-                    "model's bound for the class's CC",
-                )
-            )
+        )
 
     def ranks(self):
         self.add(Heading(2, "Ranks, clocks and devices"))
@@ -351,18 +331,75 @@ class FleetSections:
         )
 
 
-def _flag_line(g, several) -> str:
-    """A flagged GPU, one line: the word, its full UUID, host, rank, clocks, throttle reasons."""
-    return (
-        f"**flagged**: GPU `{g['uuid']}`"
-        + (" (**emulated**)" if g["emulated"] else "")
-        + f" of class {g['class']}"
-        + (f" in {g['file']}" if several else "")
-        + f", host {g['host']}, rank {g['ranks']}: speed {g['speed']:.3f} of its class's "
-        f"median GPU (99% interval {g['lo']:.3f} - {g['hi']:.3f}) over {g['points']} point(s); "
-        f"SM clock {fmt(g['sm_clock_median'], 4)} MHz, memory clock "
+def _flag_line(g, below, reference, several) -> str:
+    """A flagged GPU, one line: the word, its full UUID, host, rank, and why:
+    its speed against its class's median GPU (g, with its clocks and throttle
+    reasons) and/or against the reference (below)."""
+    who = g if g is not None else below
+    why = []
+    if g is not None:
+        why.append(
+            f"speed {g['speed']:.3f} of its class's median GPU (99% interval {g['lo']:.3f} - "
+            f"{g['hi']:.3f}) over {g['points']} point(s)"
+        )
+    if below is not None:
+        why.append(
+            f"below reference {reference.label}: speed {below['speed']:.3f} of it (99% interval "
+            f"{below['lo']:.3f} - {below['hi']:.3f}) over {below['points']} point(s)"
+        )
+    clocks = (
+        f"; SM clock {fmt(g['sm_clock_median'], 4)} MHz, memory clock "
         f"{fmt(g['mem_clock_median'], 4)} MHz, throttle reasons: {g['throttle']}"
+        if g is not None
+        else ""
     )
+    return (
+        f"**flagged**: GPU `{who['uuid']}`"
+        + (" (**emulated**)" if who["emulated"] else "")
+        + f" of class {who['class']}"
+        + (f" in {who['file']}" if several else "")
+        + f", host {who['host']}, rank {who['ranks']}: "
+        + "; ".join(why)
+        + clocks
+    )
+
+
+def _class_line(c, label, several) -> str:
+    """A class slow as a whole: the word, the class, its speed; no GPU named."""
+    return (
+        f"**flagged**: class {c['class']}"
+        + (" (**emulated**)" if c["emulated"] else "")
+        + (f" in {c['file']}" if several else "")
+        + f" as a whole, {c['gpus']} GPU(s), below reference {label}: speed {c['speed']:.3f} "
+        f"of it (99% interval {c['lo']:.3f} - {c['hi']:.3f}) over {c['points']} point(s)"
+    )
+
+
+def _ref_verdict(r) -> str:
+    """The reference table's verdict: only a GPU below it holds "flagged"."""
+    if r["below"]:
+        return "flagged: below reference" if r["uuid"] else "below reference"
+    if r["hi"] < 1:
+        return f"slower, not surely by {fleet.THRESHOLD:.0%}"
+    if r["lo"] > 1:
+        return "faster"
+    return "as the reference"
+
+
+def _facts(every, s, ref, floor, reference) -> dict:
+    """What the Summary's Fleet line says: the GPUs and classes there are,
+    what was compared with what, and what was flagged."""
+    gpu = every[every["backend"].isin(["cuda", "replay"]) & every["uuid"].fillna("").astype(bool)]
+    classes = gpu.groupby("device_class")["uuid"].nunique().to_dict() if len(gpu) else {}
+    return {
+        "classes": classes,
+        "gpus": int(gpu["uuid"].nunique()) if len(gpu) else 0,
+        "emulated": bool((gpu["backend"] == "replay").any()) if len(gpu) else False,
+        "speeds": s,
+        "reference": reference.label if reference is not None else None,
+        "against": ref,
+        "floor": floor,
+    }
 
 
 def _verdict(g) -> str:
@@ -376,7 +413,3 @@ def _verdict(g) -> str:
     else:
         v = "as its class"
     return v + ("; throttled" if g["slowdown"] else "")
-
-
-def _pct(v) -> str:
-    return f"{100 * v:.0f}%" if v is not None and np.isfinite(v) else "-"

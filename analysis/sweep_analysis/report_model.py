@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import counters, figures, modelgap
 from .doc import Heading, Para, Table
-from .reader import cc_text
+from .reader import cc_text, device_targets
 from .report_page import _slug
 from .stats import median_ci
 from .tables import axes_text, fmt, fold_model, variant_order
@@ -62,7 +62,9 @@ class ModelSections:
 
     def cross_arch(self):
         self.add(Heading(2, "Cross-architecture (model)"))
+        # the CC targets: device targets have a section of their own (report_time.py)
         model = ((self.rows["backend"] == "model") & (self.rows["status"] == 0)).to_numpy()
+        model = model & ~device_targets(self.rows)
         m = self.rows[[*MODEL_COLUMNS, *self.axes]][model]  # these columns alone: a copy
         if m.empty:
             self.add(

@@ -14,6 +14,7 @@ import pandas as pd
 
 from . import figures
 from .doc import Figure
+from .fleet import fleet_facts_none, fleet_rows
 from .reader import class_rows, latest_per_gpu, take, timed
 
 TOOL = "sweep-report"
@@ -23,15 +24,22 @@ class Page:
     """What every section adds to: the rows, the blocks in page order, the
     figures (report.Report's base)."""
 
-    def __init__(self, runs, outdir, progress):
+    def __init__(self, runs, outdir, progress, reference=None, headline_points=None):
         self.runs = runs
+        # --fleet-reference: a known-good run, and its rows the fleet compares with
+        self.reference = reference
+        self.reference_rows = None
+        if reference is not None:
+            self.reference_rows = fleet_rows(latest_per_gpu(reference.all_rows))[0]
+        self.headline_points = headline_points or {}  # --headline: family -> points
         self.outdir = outdir
         self.progress = progress
         self.blocks = []
         self.n_fig = 0
-        self.headlines = {}  # family -> its Summary line
         self.claim_results, self.full_claims = [], []
-        self.fleet_line = "not compared (no device class with two GPUs)"
+        self.fleet_facts = fleet_facts_none()
+        self.time_line = "no measured rows"  # the Summary's line of the time model
+        self.scaling_line = ""  # which points scale with bandwidth, between classes
         self.units = {}
         for r in runs:
             self.units.update(r.units)
@@ -82,6 +90,19 @@ class Page:
             fh.write(png)
         self.add(Figure(rel, caption, png))
         self.progress(f"figure {rel}")
+
+    def figure_block(self, fig, name, caption):
+        """The Summary's figure: written as figures/00-NAME.png, first in the
+        report's order, and returned, not added (the Summary is built last)."""
+        caption = f"{caption} {figures.caption_notes(fig)}".strip()
+        rel = f"figures/00-{_file_part(name)}.png"
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+        with open(os.path.join(self.outdir, rel), "wb") as fh:
+            fh.write(buf.getvalue())
+        self.progress(f"figure {rel}")
+        return Figure(rel, caption, buf.getvalue(), css="summary")
 
     def unit(self, col):
         return self.units.get(col, "")

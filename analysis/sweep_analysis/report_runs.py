@@ -1,4 +1,4 @@
-"""The report's sections on the runs: each file's run (the header), its
+"""The report's sections on the runs: the title, each file's run and its
 devices, the course claims (claims.py) and the closing note."""
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ class RunSections:
     def header(self):
         names = ", ".join(r.label for r in self.runs)
         self.add(Heading(1, f"sweep report: {names}"))
+
+    def devices(self):
+        """Each file's run (the Summary comes first, so the runs open this
+        section), then every /devices row."""
+        self.add(Heading(2, "Runs and devices"))
         for r in self.runs:
             a = r.attrs
             counts = r.rows["status"].value_counts()
@@ -43,9 +48,6 @@ class RunSections:
             if r.notes:
                 self.add(Bullets(r.notes))
         self.add(Para(ABOUT_COLUMNS))
-
-    def devices(self):
-        self.add(Heading(2, "Devices"))
         rows = []
         for r in self.runs:
             for _, d in r.devices.iterrows():

@@ -1,64 +1,123 @@
-"""The Summary, the report's first screen (summary.py holds its rules):
-the claims' verdicts, a headline line per family, the model gap, the
-fleet, whether the ok rows were checked, and the time budget."""
+"""The Summary, the report's first screen (summary.py holds its rules): a
+figure of every family's headline ratios (headline.py: at named points,
+measured beside modelled and predicted), then what the files hold (their
+classes and kinds of row), the fleet, the time model, the claims'
+verdicts, a headline line per family, the model gap, whether the ok rows
+were checked, and the time budget."""
 
 from __future__ import annotations
 
-from . import summary
-from .doc import Bullets, Heading, Para
-from .tables import fmt, variant_order
+import pandas as pd
+
+from . import figures, headline, summary
+from .doc import Bullets, Heading
+from .reader import device_targets
+from .tables import metric
+
+# What the headlines read of a row, besides the axes.
+HEADLINE_COLUMNS = ["family", "variant", "is_reference", "plan_index", "backend", "status", "file"]
+HEADLINE_COLUMNS += ["device", "cc", "model_device", "model_time_ns", "model_efficiency", "gbps"]
+HEADLINE_COLUMNS += ["gflops", "useful_bytes", "flops"]
+
+# Lines of report.md the Summary takes besides its bullets: its heading, a
+# blank, the figure (image, blank, caption) and a blank; a blank after the
+# bullets belongs to the next section.
+FIXED_LINES = 6
 
 
 class SummarySection:
-    """The Summary and the family lines it shows (a mixin of report.Report)."""
+    """The Summary, its figure and the family lines it shows (a mixin of
+    report.Report)."""
 
     def summary(self) -> list:
         """The opening section: one screen (summary.SUMMARY_LINES lines of report.md)."""
+        heads = self.headlines()
         line, bad = summary.claims_line(self.claim_results)
-        items = [line] + [f"not holding: {b}" for b in bad]
-        fams = list(self.headlines.values())
+        facts = self.fleet_facts
+        items = [
+            f"**Classes**: {summary.classes_line(facts, self.scaling_line)}.",
+            f"**Rows**: {summary.rows_line(self.runs)}.",
+            f"**Fleet**: {summary.fleet_text(facts)}.",
+            f"**Time model**: {self.time_line}.",
+            line,
+            *(["not holding: " + "; ".join(bad)] if bad else []),  # one line: one screen
+        ]
         gaps = int((self.gaps["flag"] != "").sum()) if len(self.gaps) else 0
-        items.append(
+        tail = [
             f"**Model gap**: {gaps} measured point(s) part from the model "
             f"(section *Where model and hardware part*)."
-        )
-        items.append(f"**Fleet**: {self.fleet_line}.")
-        items.append(summary.checks_line(self.rows))
-        items += [f"**Time budget**: {b}" for b in summary.budget_lines(self.rows)] or [
-            "**Time budget**: no measured rows."
         ]
-        # heading, blank, the bullets, blank, the closing line: what is left is for families
-        room = summary.SUMMARY_LINES - 5 - len(items) - 1
+        tail.append(summary.checks_line(self.rows))
+        budget = summary.budget_lines(self.rows)  # one line for every file: one screen
+        tail.append(f"**Time budget**: {'; '.join(budget) or 'no measured rows.'}")
+        devices = list(dict.fromkeys(h.device for h in heads))
+        one = devices[0] if len(devices) == 1 else ""
+        fams = [h.line(show_device=not one) for h in heads]
+        room = summary.SUMMARY_LINES - FIXED_LINES - len(items) - len(tail) - 1
         if len(fams) > room:
             left = len(fams) - room + 1
             fams = fams[: room - 1] + [f"+{left} more families (section *Families*)"]
         if fams:
-            items[1 + len(bad) : 1 + len(bad)] = [
-                "**Headline ratios** (median over each variant's points; the family's first "
-                "device):"
+            where = f"on {one}" if one else "on each family's first device"
+            items += [
+                f"**Headline ratios** at each family's named points, {where} (x its reference; "
+                "the figure above):"
             ] + fams
-        return [
-            Heading(2, "Summary"),
-            Bullets(items),
-            Para(
-                "Details follow: the runs and devices, the fleet, the claims, each family, "
-                "the model, the time budget and every claim's figures."
-            ),
-        ]
+        blocks = [Heading(2, "Summary")]
+        emulated = self.rows.empty and len(heads) > 0
+        fig = figures.summary(heads, emulated)
+        if fig is not None:
+            blocks.append(
+                self.figure_block(
+                    fig,
+                    "summary",
+                    "Each family's variants over its reference at its headline points: "
+                    + ("emulated (replayed times" if emulated else "measured (")
+                    + "dots), modelled (useful/moved bytes: diamonds), predicted by the time "
+                    "model (crosses).",
+                )
+            )
+        return [*blocks, Bullets(items + tail, css="summary")]
 
-    def headline(self, fam, dev, nonref, ratios, col, units):
-        """The Summary's line for a family (its first measured device): each
-        variant's median ratio to the first reference over its points, or its
-        median throughput without a reference."""
-        if fam in self.headlines or nonref.empty:
-            return
-        parts = []
-        for v in variant_order(nonref):
-            idx = nonref.index[nonref["variant"] == v]
-            if len(ratios.columns):
-                parts.append(f"{v} {fmt(ratios[ratios.columns[0]].loc[idx].median(), 3)}")
-            else:
-                parts.append(f"{v} {fmt(nonref.loc[idx, col].median())} {units}")
-        what = f"x {ratios.columns[0]}" if len(ratios.columns) else "median"
-        shown = parts[:6] + ([f"+{len(parts) - 6} more"] if len(parts) > 6 else [])
-        self.headlines[fam] = f"**{fam}** on {dev} ({what}): {', '.join(shown)}"
+    def headlines(self) -> list:
+        """Each family's headline (headline.py) on its first device: measured
+        rows where it has any, else its first device target, else its newest
+        CC target."""
+        out = []
+        pred = getattr(self, "predicted_ns", None)
+        rows = self.rows
+        if rows.empty:  # a replay file: its emulated rows, said so (figures_summary)
+            rows = self.classes_rows[self.classes_rows["backend"] == "replay"]
+        rows = rows[[*HEADLINE_COLUMNS, *self.axes]]  # these alone: a million model rows are many
+        at = rows.groupby("family", sort=False).indices
+        for fam in dict.fromkeys(rows["family"]):
+            f = rows.iloc[at[fam]]
+            g, times = _first_device(f, pred)
+            ok = g[g["status"] == 0]
+            if ok.empty:
+                continue
+            col, _ = metric(ok)
+            points = self.headline_points.get(fam, headline.HEADLINES.get(fam, ()))
+            h = headline.headline(fam, ok, self.axes, points, col, times, self.family_names(fam))
+            if h.entries:  # a family of one variant (a fleet job's) has no ratio to give
+                out.append(h)
+        return out
+
+
+def _first_device(f: pd.DataFrame, pred):
+    """(the rows of a family's first device, the time model's time of each):
+    measured (or emulated) rows (their predictions: pred), else device
+    targets (their own model_time_ns), else CC targets of the newest CC."""
+    measured = f[f["backend"].isin(["cuda", "replay"])]
+    if len(measured):
+        key = measured[["file", "device"]].iloc[0]
+        g = measured[(measured["file"] == key["file"]) & (measured["device"] == key["device"])]
+        return g, pred
+    targets = f[device_targets(f)]
+    if len(targets):
+        g = targets[targets["device"] == targets["device"].iloc[0]]
+        return g, g["model_time_ns"]
+    model = f[f["backend"] == "model"]
+    if len(model):
+        return model[model["cc"] == model["cc"].max()], None
+    return f.iloc[0:0], None

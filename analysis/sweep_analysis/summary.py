@@ -138,6 +138,91 @@ def budget_lines(rows) -> list:
     return out
 
 
+def _uuids(frame, k=4) -> str:
+    """Full UUIDs with speeds, the first k, the rest counted."""
+    parts = [f"`{g['uuid']}` ({g['speed']:.3f})" for _, g in frame.head(k).iterrows()]
+    return ", ".join(parts) + (f" (+{len(frame) - k} more)" if len(frame) > k else "")
+
+
+def classes_line(facts, scaling="") -> str:
+    """The device classes of the files with their GPU counts."""
+    classes = facts["classes"]
+    if not classes:
+        return "none: no GPU rows (model rows only)"
+    emu = " (emulated)" if facts["emulated"] else ""
+    parts = [f"{c} ({n} GPU{'s' if n != 1 else ''})" for c, n in classes.items()]
+    return ", ".join(parts) + emu + (f"; {scaling}" if scaling else "")
+
+
+def rows_line(runs) -> str:
+    """The kinds of row the files hold, counted: measured, emulated, modelled
+    (CC targets and device targets apart)."""
+    m = e = cc = dev = 0
+    names = []
+    for r in runs:
+        a = r.all_rows
+        m += int((a["backend"] == "cuda").sum())
+        e += int((a["backend"] == "replay").sum())
+        model = a[a["backend"] == "model"]
+        target = model["model_device"].fillna("") != ""
+        dev += int(target.sum())
+        cc += int((~target).sum())
+        names += list(model.loc[target, "model_device"])
+    devices = f" and {dev} for device targets ({', '.join(dict.fromkeys(names))})" if dev else ""
+    return (
+        f"{m} measured, {e} emulated (replay), {cc + dev} modelled ({cc} for CC targets{devices})"
+    )
+
+
+def fleet_text(facts) -> str:
+    """What the fleet check compared and what it flagged, in one line: true
+    for one GPU, one class of many GPUs and several classes."""
+    classes, s, ref = facts["classes"], facts["speeds"], facts["against"]
+    if not classes:
+        return "nothing to compare: no GPU rows"
+    parts = []
+    if facts["gpus"] == 1:
+        parts.append(f"one GPU ({next(iter(classes))}): no other GPU to compare it with")
+    elif len(s):
+        per = s.groupby("class")["uuid"].nunique()
+        flagged = s[s["flagged"]]
+        parts.append(
+            f"{len(s)} GPUs of {len(per)} class(es) ("
+            + ", ".join(f"{c}: {n}" for c, n in per.items())
+            + ") each against its class's median GPU: "
+            + (f"{len(flagged)} flagged, {_uuids(flagged)}" if len(flagged) else "none flagged")
+        )
+    single = [c for c, n in classes.items() if n == 1 and facts["gpus"] > 1]
+    if single:
+        parts.append(f"{', '.join(single)}: one GPU each, not compared with another")
+    if facts["gpus"] > 1 and not len(s) and not single:
+        parts.append("no two GPUs of a class ran the same points: not compared")
+    if facts["reference"]:
+        parts.append(_reference_text(facts["reference"], ref))
+    for _, f in facts["floor"].iterrows():
+        parts.append(
+            f"ranks {f['ranks']} shared one GPU: their median time ratio {f['median']:.4f} "
+            "(the noise floor)"
+        )
+    return "; ".join(parts)
+
+
+def _reference_text(label, ref) -> str:
+    if not len(ref):
+        return f"reference {label}: it holds none of these GPU models' points, not compared"
+    cls = ref[ref["uuid"] == ""]
+    gpus = ref[ref["uuid"] != ""]
+    below = gpus[gpus["below"]]
+    text = f"against reference {label}: " + ", ".join(
+        f"class {c['class']} {'below reference' if c['below'] else 'not below it'} "
+        f"(speed {c['speed']:.3f})"
+        for _, c in cls.iterrows()
+    )
+    if len(below):
+        return text + f"; {len(below)} GPU(s) below reference, flagged: {_uuids(below)}"
+    return text + f"; none of its {len(gpus)} GPU(s) below reference"
+
+
 def checks_line(rows) -> str:
     """Whether the ok rows were checked: status 0 is the backend's, not the
     check's. The model's rows are predictions (no fill, launch or check ran);

@@ -275,3 +275,104 @@ def multi_gpu_copy(
         all_s = np.concatenate(samples) if samples else np.empty(0)
         f.create_dataset("samples", data=all_s, maxshape=(None,), chunks=True)
     return str(dst)
+
+
+SEEDS = os.path.join(SOURCE, "docs", "results", "h200-seeds.h5")
+
+
+@pytest.fixture(scope="session")
+def targets_file(sweep_bin, tmp_path_factory):
+    """jobs/seeds.yaml on the model backend with device targets H100-SXM and
+    H200 (--model-devices) beside the job's CC targets."""
+    out = tmp_path_factory.mktemp("targets") / "targets.h5"
+    p = subprocess.run(
+        [sweep_bin, "-q", "--backend", "model", "--model-devices", "H100-SXM,H200"]
+        + [os.path.join(SOURCE, "jobs", "seeds.yaml"), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    return str(out)
+
+
+def mpi_sweep(sweep_bin, ranks, *args, cwd=None):
+    """sweep on `ranks` MPI ranks (ctest names mpiexec in SW_MPIEXEC); skips
+    without one."""
+    mpirun = os.environ.get("SW_MPIEXEC") or shutil.which("mpiexec")
+    if not mpirun:
+        pytest.skip("no mpiexec (ctest names it in SW_MPIEXEC)")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    cmd = [mpirun, "--oversubscribe", "-np", str(ranks), sweep_bin, "-q", *map(str, args)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=cwd)
+    assert p.returncode == 0, f"{' '.join(cmd)}: {p.stdout}{p.stderr}"
+
+
+def class_copy(dst, name, factor, src=SEEDS):
+    """A copy of a one-GPU cuda file as if another GPU model had measured it:
+    /devices names `name` (and its class), a UUID of its own, and each row's
+    samples and times x factor(family) (throughputs / it)."""
+    writable_copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        d = f["devices"][:]
+        d["name"], d["uuid"] = name.encode(), f"GPU-copy-{name.replace(' ', '-')}".encode()
+        if "device_class" in d.dtype.names:
+            d["device_class"] = name.encode()
+        f["devices"][:] = d
+        m, s = f["measurements"][:], f["samples"][:]
+        for i, r in enumerate(m):
+            k = factor(r["family"].decode())
+            o, n = int(r["sample_offset"]), int(r["n_samples"])
+            s[o : o + n] *= k
+            for c in ("median_ns", "min_ns", "mean_ns", "stddev_ns"):
+                m[c][i] *= k
+            for c in ("gbps", "gflops"):
+                m[c][i] /= k
+        f["measurements"][:], f["samples"][:] = m, s
+    return str(dst)
+
+
+TIME_COLUMNS = [
+    ("model_device", "S32"),
+    ("model_time_ns", "<f8"),
+    ("model_time_term", "S12"),
+    ("model_time_basis", "S12"),
+]
+
+
+def timed_copy(dst, predict, src=SEEDS, device="H200"):
+    """A copy of a cuda file as the cuda backend of schema 8 writes it: each
+    row with the time model's columns for its GPU (`device`), predict(row)
+    -> (model_time_ns, term) giving them (NaN, "none" for a variant the
+    model does not cover)."""
+    with h5py.File(src, "r") as f:
+        attrs = dict(f.attrs)
+        tables = {k: (f[k][:], dict(f[k].attrs)) for k in f if isinstance(f[k], h5py.Dataset)}
+    m, mattrs = tables["measurements"]
+    dt = np.dtype([(k, m.dtype[k]) for k in m.dtype.names] + TIME_COLUMNS)
+    out = np.zeros(len(m), dtype=dt)
+    for k in m.dtype.names:
+        out[k] = m[k]
+    for i, r in enumerate(m):
+        t, term = predict(r)
+        out["model_device"][i], out["model_time_ns"][i] = device.encode(), t
+        out["model_time_term"][i], out["model_time_basis"][i] = term.encode(), b"datasheet"
+    tables["measurements"] = (out, mattrs)
+    if "plan" not in tables:  # schema 7 on: the file's plan, which judges every row
+        pdt = np.dtype([("point_id", "<u8"), ("family", "S32"), ("variant", "S32")])
+        _, first = np.unique(m["point_id"], return_index=True)
+        plan = np.zeros(len(first), dtype=pdt)
+        for k in pdt.names:
+            plan[k] = m[k][np.sort(first)]
+        tables["plan"] = (plan, {})
+    with h5py.File(dst, "w") as f:
+        for k, v in attrs.items():
+            f.attrs[k] = v
+        f.attrs["schema_version"] = np.int32(8)
+        f.attrs["plan_points"] = np.int64(len(tables["plan"][0]))
+        for k, (data, at) in tables.items():
+            ds = f.create_dataset(k, data=data, maxshape=(None,), chunks=True)
+            for a, v in at.items():
+                ds.attrs[a] = v
+    return str(dst)

@@ -104,7 +104,8 @@ def _retype(table, col, dtype):
 
 def _replace(name, data):
     def fn(f):
-        del f[name]
+        if name in f:
+            del f[name]
         f.create_dataset(name, data=data)
 
     return fn
@@ -190,6 +191,16 @@ def report_holding_input(d, src):
     writable_copy(src, os.path.join(d, "rep", "in.h5"))
 
 
+# /model_rates (schema 8) with its columns, `device` a number
+RATES_WITH_A_NUMBER_FOR_A_NAME = [("device", "f8"), ("role", "S12"), ("basis", "S12")]
+RATES_WITH_A_NUMBER_FOR_A_NAME += [("file", "S64"), ("file_class", "S96"), ("points", "<i4")]
+
+
+def reference_in_report(d, src):
+    good(d, src)
+    report_holding_input(d, src)
+
+
 # id, tool, arguments, files made first, exit status, text of the one stderr line
 ROWS = [
     ("A1", "report", ["fifo.h5", "-o", "rep"], fifo("fifo.h5"), 2, "is a FIFO"),
@@ -260,6 +271,63 @@ ROWS = [
     ("A24", "export", ["in.h5", "--csv"], edited(_delete("devices")), 2, "no /devices dataset"),
     ("A25", "export", ["in.h5", "--csv", "--xml"], good, 2, "unrecognized arguments: --xml"),
     ("A26", "compare", ["in.h5", "in.h5", "--alpha", "7"], good, 2, "--alpha in (0, 0.5)"),
+    # issue 29 item 6, issue 31 items 4-5, issue 32 item 2 (docs/bad-inputs.md, AN rows)
+    (
+        "AN01",
+        "report",
+        ["in.h5", "-o", "rep", "--headline", "strided_read"],
+        good,
+        2,
+        "--headline 'strided_read': give FAMILY:AXIS=VALUE[,AXIS=VALUE...]",
+    ),
+    (
+        "AN02",
+        "report",
+        ["in.h5", "-o", "rep", "--headline", "strided_read:stride=one"],
+        good,
+        2,
+        "'one' is not an integer (K/M/G), max or min",
+    ),
+    (
+        "AN03",
+        "report",
+        ["in.h5", "-o", "rep", "--fleet-reference", "ref.h5"],
+        fifo("ref.h5"),
+        2,
+        "ref.h5: is a FIFO, not a result file",
+    ),
+    (
+        "AN04",
+        "report",
+        ["in.h5", "-o", "rep", "--fleet-reference", "no.h5"],
+        good,
+        2,
+        "no such file",
+    ),
+    (
+        "AN05",
+        "report",
+        ["in.h5", "-o", "rep", "--fleet-reference", "rep/in.h5", "--force"],
+        reference_in_report,
+        2,
+        "is the folder of the input rep/in.h5",
+    ),
+    (
+        "AN06",
+        "export",
+        ["in.h5", "--json"],
+        edited(_replace("model_rates", np.zeros(2, RATES_WITH_A_NUMBER_FOR_A_NAME))),
+        2,
+        "/model_rates column device is float64 where the schema has a fixed-length string",
+    ),
+    (
+        "AN07",
+        "export",
+        ["in.h5", "--csv", "--table", "model_rates"],
+        edited(_replace("model_rates", np.zeros(2, [("device", "S32")]))),
+        2,
+        "/model_rates lacks the column(s) role, basis, file, file_class, points",
+    ),
 ]
 
 
@@ -338,7 +406,7 @@ def renamed(names):
 
 FIGURE_FILE = re.compile(r"[0-9]{2,}-[A-Za-z0-9_-]+\.png")
 MD_FIGURE = re.compile(r"^!\[(?:\\.|[^\]\\])*\]\((figures/[^)\s]+)\)$", re.M)
-HTML_FIGURE = re.compile(r'<figure><a href="(figures/[^"]+)">')
+HTML_FIGURE = re.compile(r'<figure(?: class="[a-z]+")?><a href="(figures/[^"]+)">')
 
 NAMES = [
     ("N01", {b"float3": b"a/b"}, ["a/b"]),

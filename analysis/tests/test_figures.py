@@ -132,6 +132,8 @@ def honest_axes(fig):
         if not ax.get_visible() or not ax.has_data() or ax.images:
             continue
         bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        if "y" in getattr(ax, "_sweep_categories", ""):
+            continue  # rows of categories, no value axis
         if ax.get_yscale() == "log":
             assert not bars, "bars on a log axis"
         elif bars or ax.lines:
@@ -217,3 +219,35 @@ def test_counter_figures(seeds_counters):
     labelled(fig)
     labelled(fig2)
     assert figures.dram_bytes(r.rows.iloc[0:0], "dev") is None
+
+
+def test_time_model_figures_say_their_scales():
+    """Predicted against measured (log-log, its band named), the classes'
+    time ratios (log), the Summary's (a log axis of ratios over categories)."""
+    import pandas as pd
+
+    from sweep_analysis import headline, timemodel
+
+    p = pd.DataFrame(
+        {
+            "class": "NVIDIA H200",
+            "gpu": "H200",
+            "family": ["strided_read", "reduce", "matmul"],
+            "measured_ns": [100e3, 50e3, 5e3],
+            "predicted_ns": [110e3, 40e3, 4e3],
+            "term": ["dram", "dram", "l1"],
+        }
+    )
+    fig = figures.predicted_measured(timemodel.with_error(p), 0.1, timemodel.MIN_NS)
+    notes = honest_axes(fig)
+    assert "x log, y log" in notes and "+-10% band" in notes
+    j = pd.DataFrame(
+        {"pair": "B / A", "family": ["a", "b"], "ratio": [0.7, 1.0], "expected": 0.698}
+    )
+    j["scales"] = (j["ratio"] / j["expected"] - 1).abs() <= 0.1
+    assert "y log" in honest_axes(figures.bandwidth_ratios([j], 0.1))
+    h = headline.Headline("f", "dev", "ref", [("v", "n=1", 0.5, 0.6, np.nan)])
+    notes = honest_axes(figures.summary([h]))
+    assert "x log, y categories" in notes and "1 = the reference" in notes
+    assert figures.summary([headline.Headline("f", "dev", "ref")]) is None
+    plt.close("all")

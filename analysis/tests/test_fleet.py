@@ -158,9 +158,12 @@ def test_compare_classes(tmp_path):
     gpus = [("A", 1.0), ("A", 1.0), ("B", 0.5), ("B", 0.5)]
     p = multi_gpu_copy(tmp_path / "f.h5", gpus, "per_class")
     r = run_tool("compare", p, "--class", "A", "--class", "B")
-    assert r.returncode == 1, r.stdout + r.stderr
+    # two classes, not two revisions: slower is no regression (issue 29 item 6)
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "[class A]" in r.stdout and "[class B]" in r.stdout
-    assert "113 slower" in r.stdout
+    assert "113 slower" in r.stdout and "Classes, not revisions: A is A, B is B." in r.stdout
+    r = run_tool("compare", p, "--class", "A", "--class", "B", "--regression")
+    assert r.returncode == 1, r.stdout + r.stderr
     r = run_tool("compare", p, "--class", "A", "--class", "A", "--threshold", "5")
     assert r.returncode == 2 and "the same" in r.stderr
     r = run_tool("compare", p, "--class", "A", "--class", "C")
@@ -177,7 +180,7 @@ def test_compare_classes(tmp_path):
 
 def test_compare_classes_emulated(tmp_path):
     p = multi_gpu_copy(tmp_path / "f.h5", [("A", 1.0), ("B", 0.5)], "per_class", emulated=True)
-    r = run_tool("compare", p, "--class", "A", "--class", "B")
+    r = run_tool("compare", p, "--class", "A", "--class", "B", "--regression")
     assert r.returncode == 1 and "Emulated: A and B" in r.stdout
 
 

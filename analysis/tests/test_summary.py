@@ -100,3 +100,81 @@ def test_summary_says_none_flagged(tmp_path):
     md = (tmp_path / "rep" / "report.md").read_text()
     fleet = [ln for ln in _sections(md)["Summary"] if "**Fleet**" in ln]
     assert len(fleet) == 1 and "none flagged" in fleet[0]
+
+
+def _summary_of(tmp_path, *files, **kw):
+    make_report([str(f) for f in files], str(tmp_path / "rep"), force=True, **kw)
+    md = (tmp_path / "rep" / "report.md").read_text()
+    s = _sections(md)["Summary"]
+    assert len(s) + 1 <= summary.SUMMARY_LINES, len(s)
+    # the figure opens the Summary, before any line of text
+    assert next(ln for ln in s if ln.strip()).startswith("![")
+    assert os.path.exists(tmp_path / "rep" / "figures" / "00-summary.png")
+    return {ln.split("**")[1]: ln for ln in s if ln.startswith("- **")}
+
+
+def test_summary_of_one_gpu(tmp_path):
+    from conftest import SEEDS
+
+    s = _summary_of(tmp_path, SEEDS)
+    assert s["Classes"] == "- **Classes**: NVIDIA H200 (1 GPU)."
+    assert (
+        s["Rows"] == "- **Rows**: 113 measured, 0 emulated (replay), 0 modelled (0 for CC targets)."
+    )
+    assert s["Fleet"] == "- **Fleet**: one GPU (NVIDIA H200): no other GPU to compare it with."
+    assert s["Time model"].startswith("- **Time model**: not compared: NVIDIA H200: ")
+    line = s["strided_read"]
+    assert "at stride=1 n=64M: course 0.597, tuned 0.981" in line
+    assert "at stride=32 n=64M: course 0.0526, tuned 0.0514" in line
+
+
+def test_summary_of_one_class_of_many_gpus(tmp_path):
+    gpus = [("H200", 1.0), ("H200", 1.0), ("H200", 0.8), ("H200", 1.0)]
+    strided = lambda r: r["family"] == b"strided_read"  # noqa: E731
+    p = multi_gpu_copy(tmp_path / "f.h5", gpus, "once", calibrate=strided)
+    s = _summary_of(tmp_path, p)
+    assert s["Classes"] == "- **Classes**: H200 (4 GPUs)."
+    n = len(read_rows(p))
+    assert s["Rows"].startswith(f"- **Rows**: {n} measured, 0 emulated (replay), 0 modelled")
+    assert (
+        "4 GPUs of 1 class(es) (H200: 4) each against its class's median GPU: 1 flagged"
+        in (s["Fleet"])
+    )
+
+
+def test_summary_of_several_emulated_classes(tmp_path):
+    gpus = [("A", 1.0), ("A", 1.0), ("B", 0.5), ("B", 0.5)]
+    p = multi_gpu_copy(tmp_path / "f.h5", gpus, "every_gpu", emulated=True)
+    s = _summary_of(tmp_path, p)
+    assert s["Classes"].startswith("- **Classes**: A (2 GPUs), B (2 GPUs) (emulated)")
+    n = len(read_rows(p))
+    assert (
+        s["Rows"]
+        == f"- **Rows**: 0 measured, {n} emulated (replay), 0 modelled (0 for CC targets)."
+    )
+    assert (
+        "4 GPUs of 2 class(es) (A: 2, B: 2) each against its class's median GPU: none"
+        in (s["Fleet"])
+    )
+    assert "emulated (replay) rows are not set against the time model" in s["Time model"]
+
+
+def read_rows(path):
+    from sweep_analysis.reader import read
+
+    return read(path).all_rows
+
+
+def test_headline_points_named_and_missing(tmp_path):
+    """--headline names a family's points (a plug-in's way); a point the file
+    lacks falls back to medians, with a note."""
+    from sweep_analysis import headline
+
+    points = headline.parse(["strided_read:stride=4,n=max", "reduce:n=1G"])
+    assert points == {"strided_read": ({"stride": 4, "n": "max"},), "reduce": ({"n": 1 << 30},)}
+    s = _summary_of(tmp_path, SEEDS4, headlines=points)
+    assert "**strided_read** (x stream_read): at stride=4 n=64M: course 0.245" in s["strided_read"]
+    assert "(median over each variant's points: no point at n=1G)" in s["reduce"]
+    for bad in ("strided_read", "x:stride", "x:stride=one"):
+        with pytest.raises(Exception, match="--headline"):
+            headline.parse([bad])

@@ -1,0 +1,180 @@
+"""The time model in the tools: device targets shown apart from CC targets
+(reader, report, compare, export), the report's "Predicted against
+measured" section (from the rows' own model_time_ns, or from a device
+target of the measured GPU in another file), and what the Summary says
+when a file has no predicted time. The GPU table copy (gpu_table.csv)
+against the binary's."""
+
+import csv
+import io
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sweep_analysis import gpus, timemodel
+from sweep_analysis.reader import device_targets, read
+
+from conftest import SEEDS, run_tool, timed_copy, writable_copy
+
+
+def _summary(md) -> list:
+    """The Summary's lines of a report.md."""
+    lines = md.splitlines()
+    start = lines.index("## Summary")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("**"))
+    return lines[start:end]
+
+
+def _report(tmp_path, *files, extra=()):
+    out = tmp_path / "rep"
+    p = run_tool("report", *files, "-o", out, *extra)
+    assert p.returncode == 0, p.stderr
+    return (out / "report.md").read_text(), out
+
+
+def _section(md, heading):
+    start = md.index(f"## {heading}")
+    nxt = md.find("\n## ", start + 3)
+    return md[start : nxt if nxt > 0 else len(md)]
+
+
+def test_gpu_table_is_the_binarys(sweep_bin):
+    """gpu_table.csv is sweep --list-devices parsed: regenerate it when they differ
+    (python -m sweep_analysis.gpus build/sweep > analysis/sweep_analysis/gpu_table.csv)."""
+    p = subprocess.run([sweep_bin, "--list-devices"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    fresh = gpus.to_csv(gpus.parse_list_devices(p.stdout))
+    assert fresh == Path(gpus.CSV).read_text()
+
+
+def test_gpu_table_find_and_a_changed_format():
+    h200 = gpus.find("NVIDIA H200")
+    assert h200["name"] == "H200" and h200["dram_gbps"] == 4800
+    assert gpus.find("h100-sxm")["driver_name"] == "NVIDIA H100 80GB HBM3"
+    assert gpus.find("H100") is None and gpus.find("") is None  # no partial match
+    with pytest.raises(ValueError, match="announces 2 GPUs, 1 rows"):
+        gpus.parse_list_devices(
+            "GPUs the time model knows (2): ...\n"
+            "H200              9.0  132   1980    4800.0    60.0     66908  NVIDIA H200; X\n"
+        )
+
+
+def test_device_targets_apart_in_the_reader(targets_file):
+    r = read(targets_file)
+    t = device_targets(r.rows)
+    assert t.sum() == 2 * int((r.rows["device"] == "model CC 9.0").sum())
+    assert set(r.rows["device"][t]) == {"model H100-SXM (CC 9.0)", "model H200 (CC 9.0)"}
+    assert (r.rows["model_device"][~t] == "").all()
+    assert list(r.model_rates["device"]) == ["H100-SXM", "H200"]
+    assert set(r.model_rates["role"]) == {"target"}
+    # an older file reads with the time model's columns empty
+    old = read(SEEDS)
+    assert (old.rows["model_device"] == "").all() and old.rows["model_time_ns"].isna().all()
+    assert old.model_rates.empty
+
+
+def test_report_of_device_targets(targets_file, tmp_path):
+    md, out = _report(tmp_path, targets_file)
+    targets = _section(md, "Device targets (time model)")
+    assert "H100-SXM, H200" in targets and "| variant | point | H100-SXM us (term) |" in targets
+    assert "Rates (/model_rates): H100-SXM: target, datasheet rates" in targets
+    assert any("time-model-targets" in f for f in os.listdir(out / "figures"))
+    # the CC targets' section holds none of them
+    assert "H100-SXM" not in _section(md, "Cross-architecture (model)")
+    summary = "\n".join(_summary(md))
+    assert "**Time model**: predicted for H100-SXM, H200 (230 rows" in summary
+    assert "(1150 for CC targets and 230 for device targets (H100-SXM, H200))" in summary
+
+
+def _own_prediction(r):
+    """A prediction 20% over the measured median, none for cuBLAS."""
+    if r["variant"] == b"cublas":
+        return np.nan, "none"
+    return r["median_ns"] * 1.2, "dram"
+
+
+def test_predicted_against_measured_from_own_rows(tmp_path):
+    """The rows' own model_time_ns (schema 8): every error is 20%, cuBLAS is
+    left out and counted."""
+    p = timed_copy(tmp_path / "timed.h5", _own_prediction)
+    md, out = _report(tmp_path, p)
+    sec = _section(md, "Predicted against measured")
+    run = read(p)
+    ok = run.rows[(run.rows["status"] == 0) & (run.rows["median_ns"] >= timemodel.MIN_NS)]
+    n_cublas = int((ok["variant"] == "cublas").sum())
+    n = len(ok) - n_cublas
+    assert (
+        f"median error 20%, 90th percentile 20% over {n} points, 0 of them within +-10%; "
+        f"left out: {n_cublas} points of variants the model does not cover"
+    ) in sec
+    assert "from the rows' own model_time_ns (datasheet)" in sec
+    worst = sec[sec.index("| variant | point | measured us") :].splitlines()[2:12]
+    assert len(worst) == 10 and all("| 1.2 | dram | datasheet |" in w for w in worst)
+    assert "01-time-model.png" in os.listdir(out / "figures")
+    line = next(ln for ln in _summary(md) if ln.startswith("- **Time model**"))
+    assert f"NVIDIA H200: median 20%, 90th percentile 20% over {n} points" in line
+    assert f"{n_cublas} unmodelled left out" in line
+
+
+def test_predicted_from_a_device_target_file(targets_file, tmp_path):
+    """A measured file of schema 6 beside a model file with its GPU as a device
+    target: each measured point set against the same point's prediction."""
+    md, _ = _report(tmp_path, SEEDS, targets_file)
+    sec = _section(md, "Predicted against measured")
+    assert "from device target H200 of targets.h5 (datasheet)" in sec
+    runs = [read(SEEDS), read(targets_file)]
+    rows = pd.concat([r.rows for r in runs], ignore_index=True)
+    axes = list(dict.fromkeys(runs[0].axes + runs[1].axes))
+    for a in axes:
+        rows[a] = rows[a].fillna(-1).astype(np.int64)
+    p, _ = timemodel.predicted(rows, axes)
+    e = timemodel.errors(p, ["class"]).iloc[0]
+    assert e["compared"] > 50
+    assert f"median error {100 * e['median']:.0f}%, 90th percentile {100 * e['p90']:.0f}%" in sec
+    # a matched prediction is the model row's own figure
+    t = runs[1].rows
+    pick = p[(p["family"] == "strided_read") & (p["point"].str.startswith("stride=1 "))]
+    want = t[(t["model_device"] == "H200") & (t["family"] == "strided_read") & (t["stride"] == 1)]
+    assert set(pick["predicted_ns"]) == set(want["model_time_ns"])
+
+
+def test_no_predicted_time_says_so(tmp_path):
+    md, _ = _report(tmp_path, SEEDS)
+    line = next(ln for ln in _summary(md) if ln.startswith("- **Time model**"))
+    assert "not compared: NVIDIA H200: its rows carry no predicted time (schema 6, before " in line
+    assert "and no file here has device target H200" in line
+    sec = _section(md, "Predicted against measured")
+    assert "`sweep --backend model --model-devices H200 JOB.yaml -o model.h5`" in sec
+
+
+def test_compare_device_targets(targets_file, tmp_path):
+    """Device targets are compared by their predicted time, CC targets by bytes."""
+    import h5py
+
+    b = writable_copy(targets_file, tmp_path / "slow.h5")
+    with h5py.File(b, "r+") as f:
+        m = f["measurements"][:]
+        m["model_time_ns"][m["model_device"] == b"H200"] *= 1.2
+        f["measurements"][:] = m
+    p = run_tool("compare", targets_file, b, "--changes")
+    assert p.returncode == 1, p.stdout + p.stderr
+    rows = [ln for ln in p.stdout.splitlines() if ln.startswith("slower")]
+    assert rows and all("dev=H200" in ln and "+20.0%" in ln for ln in rows)
+    assert "Model rows: 230 of the device targets (H100-SXM, H200) compared by their " in p.stdout
+    assert "1150 of the CC targets by their predicted moved bytes" in p.stdout
+
+
+def test_export_device_targets(targets_file):
+    p = run_tool("export", targets_file, "--csv")
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    devices = {r["device"] for r in rows if r["model_device"] == "H200"}
+    assert devices == {"model H200 (CC 9.0)"}
+    assert {r["device"] for r in rows if r["model_device"] == ""} >= {"model CC 9.0"}
+    p = run_tool("export", targets_file, "--csv", "--table", "model_rates")
+    assert p.returncode == 0 and re.search(r"^H200,target,datasheet,", p.stdout, re.M)
