@@ -123,47 +123,35 @@ def _variant_lines(ax, sel, sweep, col, units):
             i += 1
 
 
-def _overview_bars(m, base, varied, fixed, y, col_units, names=None):
-    """Grouped bars: a group per combination of the varied axes, a bar per
-    variant, references hatched. y: (column, units, axis label)."""
-    col, _, ylabel = y
-    names = names or {}
-    combos = base[varied].drop_duplicates().sort_values(varied) if varied else None
-    keys = [tuple(r) for _, r in combos.iterrows()] if combos is not None else [()]
-    variants = variant_order(m)
-    # room for each category's (up to two-line) label and its bars
-    fig, ax = plt.subplots(figsize=(max(8.5, max(1.8, 0.35 * len(variants)) * len(keys) + 2.5), 5))
-    width = 0.8 / max(len(variants), 1)
-    wide = _is_wide(m[col])
-    for i, v in enumerate(variants):
-        g = m[m["variant"] == v]
-        sel = [at_point(g, dict(zip(varied, k))) for k in keys]
-        pick = pd.DataFrame(
-            [s_.loc[s_[col].sub(s_[col].median()).abs().idxmin()] for s_ in sel if len(s_)]
+def _variant_marks(fig, ax, g, i, at, col, width, wide):
+    """Variant i's bars (points on a log axis) at the groups' points at: the
+    row nearest each group's median, with its error bar."""
+    v = g["variant"].iloc[0]
+    sel = [at_point(g, k) for k in at]
+    pick = pd.DataFrame(
+        [s_.loc[s_[col].sub(s_[col].median()).abs().idxmin()] for s_ in sel if len(s_)]
+    )
+    xs = np.array([j for j, s_ in enumerate(sel) if len(s_)]) + i * width - 0.4 + width / 2
+    err = _yerr(pick, col) if len(pick) else None
+    if err is not None:
+        _meta(fig, errorbars=True)
+    ref = bool(g["is_reference"].iloc[0])
+    label = f"{v}{' (reference)' if ref else ''}"
+    if wide:
+        # a log axis has no zero for a bar to stand on: points instead
+        ax.errorbar(
+            xs,
+            pick[col],
+            yerr=err,
+            fmt="Ds"[ref],
+            color=f"C{i}",
+            ms=6,
+            capsize=2,
+            ls="none",
+            label=label,
+            mfc="none" if ref else None,
         )
-        xs = np.array([j for j, s_ in enumerate(sel) if len(s_)]) + i * width - 0.4 + width / 2
-        err = _yerr(pick, col) if len(pick) else None
-        if err is not None:
-            _meta(fig, errorbars=True)
-        ref = bool(g["is_reference"].iloc[0])
-        label = f"{v}{' (reference)' if ref else ''}"
-        if wide:
-            # a log axis has no zero for a bar to stand on: points instead
-            ax.errorbar(
-                xs,
-                pick[col],
-                yerr=err,
-                fmt="Ds"[ref],
-                color=f"C{i}",
-                ms=6,
-                capsize=2,
-                ls="none",
-                label=label,
-                mfc="none" if ref else None,
-            )
-            if ref:
-                _meta(fig, refs="as hollow squares")
-            continue
+    else:
         ax.bar(
             xs,
             pick[col],
@@ -176,10 +164,13 @@ def _overview_bars(m, base, varied, fixed, y, col_units, names=None):
             edgecolor="k" if ref else None,
             lw=0.5,
         )
-        if ref:
-            _meta(fig, refs="hatched")
-    if wide:
-        _log_y(ax)
+    if ref:
+        _meta(fig, refs="as hollow squares" if wide else "hatched")
+
+
+def _group_labels(ax, base, varied, fixed, keys, col_units, names):
+    """Each group's label (its varied axes' values, else the fixed ones')
+    and the x axis' caption."""
     ax.set_xticks(np.arange(len(keys)))
     ax.set_xticklabels(
         [
@@ -190,14 +181,34 @@ def _overview_bars(m, base, varied, fixed, y, col_units, names=None):
         ],
         fontsize=8,
     )
-    _zero_y(ax)
-    ax.set_ylabel(ylabel + (", log" if ax.get_yscale() == "log" else ""))
     ax.set_xlabel(
         "point: "
         + ", ".join(f"{a}" + (f" ({col_units[a]})" if col_units.get(a) else "") for a in varied)
         if varied
         else ""
     )
+
+
+def _overview_bars(m, base, varied, fixed, y, col_units, names=None):
+    """Grouped bars: a group per combination of the varied axes, a bar per
+    variant, references hatched. y: (column, units, axis label)."""
+    col, _, ylabel = y
+    names = names or {}
+    combos = base[varied].drop_duplicates().sort_values(varied) if varied else None
+    keys = [tuple(r) for _, r in combos.iterrows()] if combos is not None else [()]
+    variants = variant_order(m)
+    # room for each category's (up to two-line) label and its bars
+    fig, ax = plt.subplots(figsize=(max(8.5, max(1.8, 0.35 * len(variants)) * len(keys) + 2.5), 5))
+    width = 0.8 / max(len(variants), 1)
+    wide = _is_wide(m[col])
+    at = [dict(zip(varied, k)) for k in keys]
+    for i, v in enumerate(variants):
+        _variant_marks(fig, ax, m[m["variant"] == v], i, at, col, width, wide)
+    if wide:
+        _log_y(ax)
+    _group_labels(ax, base, varied, fixed, keys, col_units, names)
+    _zero_y(ax)
+    ax.set_ylabel(ylabel + (", log" if ax.get_yscale() == "log" else ""))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.grid(axis="x", visible=False)
     return fig

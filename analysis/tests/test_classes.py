@@ -76,9 +76,10 @@ def test_compare_two_classes_is_no_regression(h100_like):
 
 def test_emulated_second_class(sweep_bin, tmp_path):
     """A replay file of two emulated classes (the H200 recording, class B at
-    half speed) beside nothing else: the classes side by side, each emulated,
-    the bandwidth not judged (an emulated class names no GPU of the table
-    until /devices records what it emulates)."""
+    half speed) beside nothing else: the classes side by side, each emulated
+    and each naming the GPU it replays (/devices' emulates), so their
+    datasheet bandwidths are the H200's both: a time ratio of 2 at a
+    bandwidth ratio of 1, and no point scales with bandwidth."""
     out = tmp_path / "two.h5"
     mpi_sweep(
         sweep_bin,
@@ -101,7 +102,8 @@ def test_emulated_second_class(sweep_bin, tmp_path):
     assert "| variant | point | A GB/s" in md and "B time / A" in md
     row = _rows(md, "| variant | point | A GB/s")[0]
     assert row[-1] == "2"  # B at half speed: twice A's time
-    assert "B against A: not judged, a datasheet bandwidth is unknown" in md
+    assert "B / A: 0 of 113 points scale with memory bandwidth (1)." in md
+    assert "| B / A | strided_read | 18 | 0 | 2 | 1 |" in md
 
 
 def test_real_h100_and_h200(tmp_path):

@@ -1,9 +1,9 @@
 """sweep-report --fleet-reference: each GPU and each class as a whole held
 to a known-good run of the same GPU model (fleet.REFERENCE_RULE). Real
-replay runs of jobs/fleet.yaml on 8 emulated GPUs (5 at 0.85) against a
-replay at full speed; files whose emulated GPUs record the GPU they replay
-(`emulates`) against the real recording; the noise floor of one GPU
-measured twice."""
+replay runs of jobs/fleet.yaml on 8 emulated GPUs (5 at 0.85) against the
+recording they replay (matched by the GPU each emulated device records it
+replays, /devices' emulates); made-up files of emulated GPUs likewise; the
+noise floor of one GPU measured twice."""
 
 import os
 import re
@@ -45,15 +45,15 @@ def _replay(sweep_bin, out, devices):
 
 @pytest.fixture(scope="module")
 def replayed(sweep_bin, tmp_path_factory):
-    """(8 GPUs of class A, 5 at 0.85; all 8 at 0.85; one at full speed, the reference)."""
+    """(8 GPUs of class A, 5 at 0.85; all 8 at 0.85; one at full speed)."""
     d = tmp_path_factory.mktemp("fleetref")
     some = _replay(sweep_bin, d / "some.h5", "A:5:0.85,A:3")
     every = _replay(sweep_bin, d / "every.h5", "A:8:0.85")
-    ref = _replay(sweep_bin, d / "ref.h5", "A:1")
-    return some, every, ref
+    one = _replay(sweep_bin, d / "one.h5", "A:1")
+    return some, every, one
 
 
-def _report(path, tmp_path, ref):
+def _report(path, tmp_path, ref=RECORDING):
     out = tmp_path / "rep"
     p = run_tool("report", path, "-o", out, "--fleet-reference", ref)
     assert p.returncode == 0, p.stderr
@@ -61,14 +61,15 @@ def _report(path, tmp_path, ref):
 
 
 def test_five_of_eight_below_reference(replayed, tmp_path):
-    some, _, ref = replayed
-    md = _report(some, tmp_path, ref)
+    some, *_ = replayed
+    md = _report(some, tmp_path)
     slow = {f"EMU-A-{i}" for i in range(5)}
     lines = _flag_lines(md)
     # exactly the 5 slow GPUs on lines with "flagged"; the class's line names none
     assert _uuids_on(lines) == slow
     cls = [ln for ln in _flag_bullets(md) if "as a whole" in ln]
-    assert len(cls) == 1 and not _uuids_on(cls) and "below reference ref.h5: speed 0.850" in cls[0]
+    assert len(cls) == 1 and not _uuids_on(cls)
+    assert "below reference h200-fleet-shared.h5: speed 0.850" in cls[0]
     # against the class median, the slow ones are the median: none flagged that way
     assert "| A (emulated) | vm | 5 | EMU-A-5 | 9 | 1.176 |" in md
     summary = next(ln for ln in md.splitlines() if ln.startswith("- **Fleet**"))
@@ -80,18 +81,19 @@ def test_five_of_eight_below_reference(replayed, tmp_path):
 
 
 def test_all_eight_below_reference(replayed, tmp_path):
-    _, every, ref = replayed
-    md = _report(every, tmp_path, ref)
+    _, every, _ = replayed
+    md = _report(every, tmp_path)
     cls = [ln for ln in _flag_bullets(md) if "as a whole" in ln]
     assert len(cls) == 1 and "class A" in cls[0] and "8 GPU(s), below reference" in cls[0]
     assert _uuids_on(_flag_lines(md)) == {f"EMU-A-{i}" for i in range(8)}
 
 
-def test_the_reference_itself_is_not_below(replayed, tmp_path):
-    *_, ref = replayed
-    md = _report(ref, tmp_path, ref)
+def test_a_replay_at_full_speed_is_not_below(replayed, tmp_path):
+    *_, one = replayed
+    md = _report(one, tmp_path)
     assert not _uuids_on(_flag_lines(md))
-    assert "| A (emulated) | the class | A |" in md and "as the reference" in md
+    # matched by the GPU the class emulates, and named by it
+    assert "| A (emulated) | the class | NVIDIA H200 |" in md and "as the reference" in md
     summary = next(ln for ln in md.splitlines() if ln.startswith("- **Fleet**"))
     assert "one GPU (A): no other GPU to compare it with" in summary
     assert "class A not below it (speed 1.000); none of its 1 GPU(s) below reference" in summary
