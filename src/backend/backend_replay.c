@@ -189,7 +189,8 @@ static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_dev
 		free(s);
 		return sw_wrap(err, "%s", from);
 	}
-	qsort(s->d.rows, s->d.n, sizeof *s->d.rows, cmp_id);
+	if (s->d.n > 1) /* a recording of no rows has no array to sort */
+		qsort(s->d.rows, s->d.n, sizeof *s->d.rows, cmp_id);
 	s->stop = a->stop;
 	s->time = a->time;
 	s->speed = a->opt->replay_speed > 0 ? a->opt->replay_speed : 1.0;
@@ -301,7 +302,8 @@ static enum sw_status replay_run(void *state, const struct sw_plan_point *pt, st
 {
 	struct replay_state *s = state;
 	struct sw_duration key = { .point_id = pt->id };
-	const struct sw_duration *d = bsearch(&key, s->d.rows, s->d.n, sizeof key, cmp_id);
+	const struct sw_duration *d =
+		s->d.n ? bsearch(&key, s->d.rows, s->d.n, sizeof key, cmp_id) : NULL;
 	(void)err;
 	double t0 = mono_s();
 	done[0] = rec;
