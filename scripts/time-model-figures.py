@@ -173,6 +173,55 @@ def md_class(dev, full_name, fleet_name, res):
     return lines
 
 
+# The GPUs never measured here whose predictions the plausibility table shows.
+PLAUSIBLE_DEVICES = "K80,V100-SXM2,T4,A100-SXM4-80GB,L4,H100-PCIe,B200,RTX-5090"
+PLAUSIBLE_RUNS = (
+    ("streaming read, 1 GiB", "strided_read", ["stream_read"], ["n=1G"], "useful_bytes"),
+    ("matmul naive 4096", "matmul", ["naive"], ["size=4096", "tile=16"], "flops"),
+)
+
+
+def device_peaks(sweep):
+    """{name: (DRAM GB/s, FP32 GFLOP/s)} from sweep --list-devices."""
+    out = subprocess.run([sweep, "--list-devices"], capture_output=True, text=True, check=True)
+    peaks = {}
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if len(f) > 7 and re.fullmatch(r"\d+\.\d", f[1]):
+            peaks[f[0]] = (float(f[4]), float(f[6]))
+    return peaks
+
+
+def plausibility(sweep, tmp):
+    """Datasheet predictions for GPUs never measured here: the streaming
+    read against the peak bandwidth, the naive matmul against FP32 peak."""
+    peaks = device_peaks(sweep)
+    got, cmds = {}, []
+    for what, fam, variants, axes, unit in PLAUSIBLE_RUNS:
+        out = os.path.join(tmp, f"plausible-{fam}.h5")
+        sets = [f"{fam}.variants={','.join(variants)}"] + [f"{fam}.{a}" for a in axes]
+        cmd = [sweep, "-q", "--backend", "model", "--model-devices", PLAUSIBLE_DEVICES]
+        cmd += ["--family", fam] + [x for s_ in sets for x in ("--set", s_)]
+        subprocess.run(cmd + ["-o", out], check=True, cwd=TOP)
+        cmds.append(" ".join(["sweep", *cmd[1:]]))
+        t = table(out, "measurements")
+        t = t[t.model_device != ""]
+        for _, r in t.iterrows():
+            got[(r.model_device, what)] = (r[unit] / r.model_time_ns, r.model_time_term)
+    lines = ["### Plausibility for GPUs never measured here", ""]
+    lines.append("Datasheet mode: useful bytes and flops over `model_time_ns`, against the "
+                 "table's peaks (`sweep --list-devices`).")
+    lines += ["", "| GPU | streaming read, 1 GiB: GB/s | of the peak | matmul naive 4096: "
+              "GFLOP/s | of the FP32 peak | terms |", "|---|---|---|---|---|---|"]
+    for dev in PLAUSIBLE_DEVICES.split(","):
+        (bw, t1), (fl, t2) = got[(dev, PLAUSIBLE_RUNS[0][0])], got[(dev, PLAUSIBLE_RUNS[1][0])]
+        dram, fp32 = peaks[dev]
+        lines.append(f"| {dev} | {bw:.0f} | {bw / dram:.2f} | {fl:.0f} | {fl / fp32:.3f} | "
+                     f"{t1}, {t2} |")
+    lines += [""] + [f"`{c}`" + ("; " if i == 0 else "") for i, c in enumerate(cmds)]
+    return lines + [""]
+
+
 # The ten device targets of the rows-per-second benchmark: CC 3.7 to 10.0.
 BENCH_DEVICES = "K80,M40,P100-SXM,V100-SXM,T4,A100-SXM4-80GB,L4,H100-SXM,H200,B200"
 
@@ -265,6 +314,7 @@ def main():
             other_fleet = theirs[0] if theirs and "fleet" in theirs[0] else None
             res = run_class(a.sweep, job, tmp, dev, full_name, fleet_name, other, other_fleet)
             lines += md_class(dev, full_name, fleet_name, res) + [""]
+        lines += plausibility(a.sweep, tmp)
         if a.bench:
             lines += bench(a.sweep, a.bench, tmp)
     text = "\n".join(lines) + "\n"

@@ -120,6 +120,34 @@ START_TEST(test_shared_term)
 }
 END_TEST
 
+/* The naive matmul's step: two requests on every tile, but the warp's rows
+ * of A are 4, 2 or 1 lines and B's row one: 5, 3 and 2 lines a step for
+ * tiles 8, 16 and 32 at one line a cycle, where requests (2) and sectors
+ * (5, 4 and 5 over four a cycle) would make the three tiles alike. */
+START_TEST(test_l1_lines_term)
+{
+	const struct sw_family *f = sw_family_find("matmul");
+	const struct sw_gpu *g = gpu("H200");
+	struct sw_time_rates r;
+	struct sw_time t[3];
+	struct sw_err err = { 0 };
+	const double lines_a_step[3] = { 5, 3, 2 };
+	sw_time_rates_datasheet(g, &r);
+	r.l1_requests_per_clk = r.l1_sectors_per_clk = 1000; /* the lines alone */
+	for (int i = 0; i < 3; i++) {
+		struct sw_point p = { .variant = sw_variant_find(f, "naive"),
+				      .axis = { 2048, 8 << i, 0 } };
+		struct sw_time_inputs in;
+		ck_assert_int_eq(sw_time_inputs_of(f, &p, g, 4, &in, &err), SW_OK);
+		ck_assert_double_eq_tol(in.ld_lines / in.ld_requests, lines_a_step[i] / 2, 1e-6);
+		sw_time_eval(g, &r, &in, &t[i]);
+		ck_assert_int_eq(t[i].term, SW_TERM_L1);
+	}
+	ck_assert_double_eq_tol(t[0].term_ns[SW_TERM_L1] / t[1].term_ns[SW_TERM_L1], 5 / 3.0, 1e-6);
+	ck_assert_double_eq_tol(t[0].term_ns[SW_TERM_L1] / t[2].term_ns[SW_TERM_L1], 5 / 2.0, 1e-6);
+}
+END_TEST
+
 /* Variants outside the time model say why: no requests (cuBLAS), atomics. */
 START_TEST(test_not_covered)
 {
@@ -146,9 +174,14 @@ START_TEST(test_fit_recovers)
 	sw_time_rates_datasheet(g, &truth);
 	truth.dram_efficiency = 0.8;
 	truth.shared_wavefronts_per_clk = 0.5;
-	struct sw_time_obs obs[6];
+	struct sw_time_obs obs[7];
 	int n = 0;
 	struct sw_err err = { 0 };
+	/* a read of a word a granule: DRAM moves twice what L2 passes on, so
+	 * an L2 term cannot stand in for the DRAM bandwidth */
+	struct sw_point wide = { .variant = sw_variant_find(f, "course"),
+				 .axis = { 16, INT64_C(64) << 20, -1, -1, -1, -1 } };
+	ck_assert_int_eq(sw_time_inputs_of(f, &wide, g, 4, &obs[n++].in, &err), SW_OK);
 	for (int k = 0; k < 3; k++) {
 		struct sw_point p = { .variant = sw_variant_find(f, "stream_read"),
 				      .axis = { -1, (INT64_C(64) << 20) << k, -1, -1, -1, -1 } };
@@ -200,6 +233,7 @@ int main(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_dram_term);
 	tcase_add_test(tc, test_shared_term);
+	tcase_add_test(tc, test_l1_lines_term);
 	tcase_add_test(tc, test_not_covered);
 	tcase_add_test(tc, test_fit_recovers);
 	tcase_add_test(tc, test_file_spec);

@@ -20,6 +20,11 @@
  * clock cycles for devices of compute capability 3.x" (its later editions
  * give no figure): the middle, for the datasheet rates. */
 #define DATASHEET_LATENCY_CYCLES 300.0
+/* The L1 looks up one 128-byte line a cycle: a request that touches four
+ * lines takes four cycles however few sectors it asks for (Nsight
+ * Compute's L1 "wavefronts"). A fixed rate, not a fitted one: no fleet
+ * point tells it apart from the request rate. */
+#define L1_LINES_PER_CLK 1.0
 
 const char *sw_time_term_word(enum sw_time_term t)
 {
@@ -65,6 +70,8 @@ enum sw_status sw_time_inputs_from(const struct sw_family *f, const struct sw_po
 	in->st_requests = m->st_requests;
 	in->ld_sectors = m->ld_transactions;
 	in->st_sectors = m->st_transactions;
+	in->ld_lines = m->ld_lines;
+	in->st_lines = m->st_lines;
 	in->ld_granules = m->ld_granules;
 	in->st_granules = m->st_granules;
 	in->ld_chunks = m->ld_chunks;
@@ -148,9 +155,9 @@ void sw_time_eval(const struct sw_gpu *gpu, const struct sw_time_rates *r,
 		dram_bytes(in, r->dram_chunk_bytes) / (gpu->dram_gbps * r->dram_efficiency);
 	if (r->l2_gbps > 0)
 		t[SW_TERM_L2] = 32 * (in->ld_sectors * fresh + in->st_sectors) / r->l2_gbps;
-	t[SW_TERM_L1] = fmax(requests / r->l1_requests_per_clk,
-			     (in->ld_sectors + in->st_sectors) / r->l1_sectors_per_clk) /
-			clk;
+	double l1_cycles = fmax(requests / r->l1_requests_per_clk,
+				(in->ld_sectors + in->st_sectors) / r->l1_sectors_per_clk);
+	t[SW_TERM_L1] = fmax(l1_cycles, (in->ld_lines + in->st_lines) / L1_LINES_PER_CLK) / clk;
 	t[SW_TERM_SHARED] = in->shared_wavefronts / (clk * r->shared_wavefronts_per_clk);
 	t[SW_TERM_CONSTANT] = in->constant_passes / (clk * r->constant_passes_per_clk);
 	t[SW_TERM_LATENCY] = requests > 0 ? ceil(rounds) * r->latency_ns : 0;

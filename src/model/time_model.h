@@ -68,6 +68,7 @@ void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r);
  * with the family's buffers, flops and launch. */
 struct sw_time_inputs {
 	double ld_requests, st_requests, ld_sectors, st_sectors;
+	double ld_lines, st_lines; /* each request's distinct 128-byte lines, summed */
 	double ld_granules, st_granules, ld_chunks, st_chunks;
 	double shared_wavefronts, constant_passes;
 	double in_bytes, out_bytes, flops;
