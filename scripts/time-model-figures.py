@@ -209,15 +209,22 @@ def plausibility(sweep, tmp):
         for _, r in t.iterrows():
             got[(r.model_device, what)] = (r[unit] / r.model_time_ns, r.model_time_term)
     lines = ["### Plausibility for GPUs never measured here", ""]
-    lines.append("Datasheet mode: useful bytes and flops over `model_time_ns`, against the "
-                 "table's peaks (`sweep --list-devices`).")
-    lines += ["", "| GPU | streaming read, 1 GiB: GB/s | of the peak | matmul naive 4096: "
-              "GFLOP/s | of the FP32 peak | terms |", "|---|---|---|---|---|---|"]
+    lines.append(
+        "Datasheet mode: useful bytes and flops over `model_time_ns`, against the "
+        "table's peaks (`sweep --list-devices`)."
+    )
+    lines += [
+        "",
+        "| GPU | streaming read, 1 GiB: GB/s | of the peak | matmul naive 4096: "
+        "GFLOP/s | of the FP32 peak | terms |",
+        "|---|---|---|---|---|---|",
+    ]
     for dev in PLAUSIBLE_DEVICES.split(","):
         (bw, t1), (fl, t2) = got[(dev, PLAUSIBLE_RUNS[0][0])], got[(dev, PLAUSIBLE_RUNS[1][0])]
         dram, fp32 = peaks[dev]
-        lines.append(f"| {dev} | {bw:.0f} | {bw / dram:.2f} | {fl:.0f} | {fl / fp32:.3f} | "
-                     f"{t1}, {t2} |")
+        lines.append(
+            f"| {dev} | {bw:.0f} | {bw / dram:.2f} | {fl:.0f} | {fl / fp32:.3f} | {t1}, {t2} |"
+        )
     lines += [""] + [f"`{c}`" + ("; " if i == 0 else "") for i, c in enumerate(cmds)]
     return lines + [""]
 

@@ -19,7 +19,7 @@
 #define SW_TIME_TERMS(X)                                                                           \
 	X(DRAM, "dram")         /* DRAM granules read and bytes written, at the peak's share */    \
 	X(L2, "l2")             /* sectors the L1 passes on to L2 */                               \
-	X(L1, "l1")             /* global requests and their sectors through each SM's L1 */       \
+	X(L1, "l1")             /* global requests, their sectors and lines through an SM's L1 */  \
 	X(SHARED, "shared")     /* shared-memory wavefronts */                                     \
 	X(CONSTANT, "constant") /* constant-cache passes */                                        \
 	X(LATENCY, "latency")   /* round trips no warp in flight hides */                          \
