@@ -77,6 +77,14 @@ size_t sw_place_todo(const struct sw_plan *plan, const struct sw_place *pl, cons
 		     const uint64_t *cls, struct sw_place_done *done, size_t n_done, uint32_t *todo,
 		     int32_t *owner);
 
+/* How many pairs sw_place_todo would list, without listing them. */
+static inline size_t sw_place_count(const struct sw_plan *plan, const struct sw_place *pl,
+				    const uint64_t *gpu, const uint64_t *cls,
+				    struct sw_place_done *done, size_t n_done)
+{
+	return sw_place_todo(plan, pl, gpu, cls, done, n_done, NULL, NULL);
+}
+
 /*
  * A static schedule's share of rank: its own pairs first (its calibration
  * points, in to-do order), then its part of its group's pairs, balanced by

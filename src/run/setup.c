@@ -555,9 +555,8 @@ static enum sw_status dry_pairs(const struct sw_rank_ctx *r, const struct sw_h5_
 		sw_place_done_rows(p->point_id, p->rank, p->session, p->n_rows, p->devices,
 				   p->n_devices, done);
 		sw_place_hashes(r->devices, r->size, gpu, cls);
-		d->runs = sw_place_todo(&r->plan, &r->place, gpu, cls, NULL, 0, NULL, NULL);
-		d->runs_left =
-			sw_place_todo(&r->plan, &r->place, gpu, cls, done, p->n_rows, NULL, NULL);
+		d->runs = sw_place_count(&r->plan, &r->place, gpu, cls, NULL, 0);
+		d->runs_left = sw_place_count(&r->plan, &r->place, gpu, cls, done, p->n_rows);
 	}
 	free(done);
 	free(gpu);
@@ -644,7 +643,7 @@ static enum sw_status missing_pairs(struct sw_rank_ctx *r, struct sw_place_done 
 	enum sw_status st = SW_OK;
 	if (gpu && cls) {
 		sw_place_hashes(r->devices, r->size, gpu, cls);
-		n = sw_place_todo(&r->plan, &r->place, gpu, cls, done, n_done, NULL, NULL);
+		n = sw_place_count(&r->plan, &r->place, gpu, cls, done, n_done);
 		sw_place_gpu_changes(done, n_done, gpu, r->size, &r->gpus_absent, &r->gpus_new);
 	}
 	r->todo = malloc((n ? n : 1) * sizeof *r->todo);

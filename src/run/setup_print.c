@@ -191,7 +191,7 @@ static size_t runs_of_plan(const struct sw_rank_ctx *r)
 	size_t n = 0;
 	if (gpu && cls) {
 		sw_place_hashes(r->devices, r->size, gpu, cls);
-		n = sw_place_todo(&r->plan, &r->place, gpu, cls, NULL, 0, NULL, NULL);
+		n = sw_place_count(&r->plan, &r->place, gpu, cls, NULL, 0);
 	}
 	free(gpu);
 	free(cls);
