@@ -3,6 +3,7 @@
 #include "launch.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -171,6 +172,38 @@ const char *launch_slurp(const char *path)
 	if (f)
 		fclose(f);
 	return buf;
+}
+
+char *launch_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = calloc(1, (size_t)n + 1);
+	ck_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+void launch_write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_msg(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+}
+
+int launch_make_tmpdir(char *dir, size_t len, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n = snprintf(dir, len, "%s/sweep-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(dir) ? 0 : -1;
 }
 
 static hssize_t rows_opened(const char *path, const char *dataset, uint64_t **ids, unsigned flags)

@@ -43,6 +43,17 @@ int launch_run_suite(Suite *s, const char *dir);
 /* The text of a (log) file, in a static buffer. */
 const char *launch_slurp(const char *path);
 
+/* The whole of a file (caller frees), NUL-ended; *len its bytes where len
+ * is not NULL. Fails the test when it cannot be read. */
+char *launch_read_file(const char *path, size_t *len);
+
+/* Writes text to path; fails the test when it cannot. */
+void launch_write_text(const char *path, const char *text);
+
+/* A new directory sweep-NAME-XXXXXX under TMPDIR (else /tmp) into dir;
+ * 0, or -1 with errno when it cannot be made. */
+int launch_make_tmpdir(char *dir, size_t len, const char *name);
+
 /* Rows of a table; with ids, the point_id column (caller frees). Retries
  * the open while a killed writer's lock lingers; -1 when it never opens.
  * launch_rows opens the file as any reader does, which HDF5 refuses while

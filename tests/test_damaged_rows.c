@@ -609,8 +609,7 @@ END_TEST
 int main(void)
 {
 	const char *text;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/sweep_damaged_XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "damaged-rows") != 0) {
 		perror("mkdtemp");
 		return 1;
 	}

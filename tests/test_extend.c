@@ -29,31 +29,10 @@
 static char dir[256];
 static char ci_job[600];
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	ck_assert_msg(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
-}
-
-static char *slurp_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = calloc(1, (size_t)n + 1);
-	ck_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
-}
-
 static void copy(const char *from, const char *to)
 {
 	size_t n;
-	char *buf = slurp_file(from, &n);
+	char *buf = launch_read_file(from, &n);
 	FILE *f = fopen(to, "wb");
 	ck_assert(f && fwrite(buf, 1, n, f) == n && fclose(f) == 0);
 	free(buf);
@@ -148,13 +127,13 @@ START_TEST(test_stored_plugins_from_another_folder)
 	snprintf(p, sizeof p, "%s/p.so", b);
 	copy_plugin("plugin_hostile_mark.so", p);
 	snprintf(p, sizeof p, "%s/job.yaml", a);
-	write_text(p, PLUG_JOB);
+	launch_write_text(p, PLUG_JOB);
 	snprintf(p, sizeof p, "%s/again.yaml", a);
-	write_text(p, AGAIN PLUG_JOB);
+	launch_write_text(p, AGAIN PLUG_JOB);
 	snprintf(p, sizeof p, "%s/more.yaml", a);
-	write_text(p, PLUG_MORE);
+	launch_write_text(p, PLUG_MORE);
 	snprintf(p, sizeof p, "%s/more_again.yaml", a);
-	write_text(p, AGAIN PLUG_MORE);
+	launch_write_text(p, AGAIN PLUG_MORE);
 
 	snprintf(log, sizeof log, "%s/new.log", dir);
 	const char *made[] = { "-q", "job.yaml", "-o", "out.h5", NULL };
@@ -265,7 +244,7 @@ START_TEST(test_dry_run_extend_says_what_it_adds)
 	char out[400], log[400];
 	size_t n0, n1;
 	ci_file("dry", out, sizeof out);
-	char *before = slurp_file(out, &n0);
+	char *before = launch_read_file(out, &n0);
 	snprintf(log, sizeof log, "%s/dry-extend.log", dir);
 	const char *dry[] = { "--dry-run", "--extend", "--set", "strided_read.n=1M,4M,16M",
 			      ci_job,      "-o",       out,     NULL };
@@ -273,7 +252,7 @@ START_TEST(test_dry_run_extend_says_what_it_adds)
 	ck_assert_msg(strstr(launch_slurp(log), "passes every check; 144 of the job's 216 points "
 						"are in it, 72 would be added"),
 		      "%s", launch_slurp(log));
-	char *now = slurp_file(out, &n1);
+	char *now = launch_read_file(out, &n1);
 	ck_assert_msg(n0 == n1 && !memcmp(before, now, n0), "--dry-run --extend changed %s", out);
 	free(before), free(now);
 }
@@ -285,7 +264,8 @@ START_TEST(test_extend_adds_model_targets)
 {
 	char out[400], log[400], job[400];
 	ci_file("ccs", out, sizeof out);
-	char *text = slurp_file(ci_job, NULL), *at = strstr(text, "ccs: [6.0, 7.0, 8.0, 9.0]");
+	char *text = launch_read_file(ci_job, NULL),
+	     *at = strstr(text, "ccs: [6.0, 7.0, 8.0, 9.0]");
 	ck_assert_ptr_nonnull(at);
 	snprintf(job, sizeof job, "%s/ccs.yaml", dir);
 	FILE *f = fopen(job, "w");
@@ -317,7 +297,7 @@ START_TEST(test_extend_grows_an_axis_column)
 	unsigned char *old = table_bytes(out, "measurements", &t0, &n0);
 	snprintf(w, sizeof w, "%s/w.so", dir);
 	copy_plugin("plugin_hostile_width.so", w);
-	char *ci = slurp_file(ci_job, NULL);
+	char *ci = launch_read_file(ci_job, NULL);
 	snprintf(job, sizeof job, "%s/width.yaml", dir);
 	FILE *f = fopen(job, "w");
 	ck_assert(f && fprintf(f, "plugins: [w.so]\n%s  widths:\n", ci) > 0 && fclose(f) == 0);
@@ -376,8 +356,7 @@ END_TEST
 int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	snprintf(dir, sizeof dir, "/tmp/sw_test_extend.XXXXXX");
-	if (!mkdtemp(dir))
+	if (launch_make_tmpdir(dir, sizeof dir, "extend") != 0)
 		return 1;
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
 	Suite *s = suite_create("extend");

@@ -504,8 +504,7 @@ int main(int argc, char **argv)
 	}
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
-	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-faults-XXXXXX", P_tmpdir);
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "faults") != 0)
 		return EXIT_FAILURE;
 	Suite *s = suite_create("faults");
 	TCase *tc = tcase_create("faults");

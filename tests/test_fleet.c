@@ -426,8 +426,7 @@ int main(int argc, char **argv)
 	snprintf(seeds, sizeof seeds, "%s/jobs/seeds.yaml", src);
 	snprintf(backend, sizeof backend,
 		 "replay=%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5", src);
-	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-fleet-XXXXXX", P_tmpdir);
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "fleet") != 0)
 		return EXIT_FAILURE;
 	int report = argc > 1 && !strcmp(argv[1], "report");
 	if (report && (!getenv("SW_VENV") || access(getenv("SW_VENV"), F_OK) != 0)) {

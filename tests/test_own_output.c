@@ -456,8 +456,7 @@ int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
-	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-own-XXXXXX", P_tmpdir);
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "own-output") != 0)
 		return EXIT_FAILURE;
 	/* the other file: a complete one of another plan */
 	char cmd[2048];

@@ -289,8 +289,7 @@ END_TEST
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/sw_test_plugin.XXXXXX");
-	if (!mkdtemp(dir))
+	if (launch_make_tmpdir(dir, sizeof dir, "plugin") != 0)
 		return 1;
 	snprintf(plugin, sizeof plugin, "%s/%s.so", launch_env("SW_TEST_PLUGINS"), PLUGIN_NAME);
 	snprintf(other, sizeof other, "%s/other/%s.so", launch_env("SW_TEST_PLUGINS"), PLUGIN_NAME);

@@ -29,31 +29,10 @@
 
 static char dir[256];
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	ck_assert_msg(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
-}
-
-/* The bytes of path (caller frees), *len of them. */
-static char *slurp_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = calloc(1, (size_t)n + 1);
-	ck_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 static void copy(const char *from, const char *to)
 {
 	size_t n;
-	char *buf = slurp_file(from, &n);
+	char *buf = launch_read_file(from, &n);
 	FILE *f = fopen(to, "wb");
 	ck_assert(f && fwrite(buf, 1, n, f) == n && fclose(f) == 0);
 	free(buf);
@@ -193,7 +172,7 @@ START_TEST(test_resume_with_another_library_is_refused)
 	copy_built("dep_a/libswdep.so", liba, "libswdep.so");
 	copy_built("dep_b/libswdep.so", libb, "libswdep.so");
 	snprintf(log, sizeof log, "%s/job.yaml", w);
-	write_text(log, "plugins: [p.so]\n" HOSTILE_JOB);
+	launch_write_text(log, "plugins: [p.so]\n" HOSTILE_JOB);
 
 	/* session 0 stops at its 11th point, with liba's build */
 	eleventh_point(w, liba, NULL, fault, sizeof fault);
@@ -213,7 +192,7 @@ START_TEST(test_resume_with_another_library_is_refused)
 
 	/* H4G08 and H4G09 (was: exit 0, 13 rows of twice the bytes beside 10 of once) */
 	size_t before_len, after_len;
-	char *before = slurp_file(out, &before_len);
+	char *before = launch_read_file(out, &before_len);
 	const char *resume[] = { "--resume", "job.yaml", "-o", "out.h5", NULL };
 	const char *dry[] = { "--dry-run", "--resume", "job.yaml", "-o", "out.h5", NULL };
 	for (int i = 0; i < 2; i++) {
@@ -231,7 +210,7 @@ START_TEST(test_resume_with_another_library_is_refused)
 		said(log, "); rows measured with other code would disagree with its rows: load "
 			  "the same plug-ins and libraries, or write a new file");
 	}
-	char *after = slurp_file(out, &after_len);
+	char *after = launch_read_file(out, &after_len);
 	ck_assert_msg(before_len == after_len && !memcmp(before, after, before_len),
 		      "a refused resume changed %s", out);
 	free(before), free(after);
@@ -258,7 +237,7 @@ START_TEST(test_plugin_option_is_recorded)
 	copy_built("plugin_hostile.so", w, "q.so");
 	copy_built("plugin_hostile_other.so", w, "o.so");
 	snprintf(log, sizeof log, "%s/job.yaml", w);
-	write_text(log, HOSTILE_JOB);
+	launch_write_text(log, HOSTILE_JOB);
 
 	const char *plugin[] = { "--plugin", "q.so", NULL };
 	eleventh_point(w, NULL, plugin, fault, sizeof fault);
@@ -315,8 +294,7 @@ END_TEST
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/sw_test_plugin_identity.XXXXXX");
-	if (!mkdtemp(dir))
+	if (launch_make_tmpdir(dir, sizeof dir, "plugin-identity") != 0)
 		return 1;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	Suite *s = suite_create("plugin_identity");

@@ -29,12 +29,6 @@
 
 static char tmpdir[256];
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	ck_assert_msg(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
-}
-
 /* In a new directory of tmpdir: the job, the recording whose second point
  * sleeps ten hours and costs that run the short point first. */
 static void make_case(const char *name, char *dir, size_t len)
@@ -42,14 +36,16 @@ static void make_case(const char *name, char *dir, size_t len)
 	snprintf(dir, len, "%s/%s", tmpdir, name);
 	ck_assert(mkdir(dir, 0755) == 0);
 	ck_assert(chdir(dir) == 0);
-	write_text("two.yaml", "name: two\nfamilies:\n  strided_read:\n    variants: [course]\n"
-			       "    axes:\n      stride: [1, 2]\n      n: 1M\n");
-	write_text("long.csv", "point_id_hex,family,variant,seconds\n" SHORT_ID
-			       ",strided_read,course,0\n" LONG_ID ",strided_read,course,36000\n");
+	launch_write_text("two.yaml",
+			  "name: two\nfamilies:\n  strided_read:\n    variants: [course]\n"
+			  "    axes:\n      stride: [1, 2]\n      n: 1M\n");
+	launch_write_text("long.csv",
+			  "point_id_hex,family,variant,seconds\n" SHORT_ID
+			  ",strided_read,course,0\n" LONG_ID ",strided_read,course,36000\n");
 	/* longest expected first: the short point's 100 s put it first */
-	write_text("order.csv",
-		   "point_id_hex,family,variant,seconds\n" SHORT_ID
-		   ",strided_read,course,100\n" LONG_ID ",strided_read,course,0.001\n");
+	launch_write_text("order.csv",
+			  "point_id_hex,family,variant,seconds\n" SHORT_ID
+			  ",strided_read,course,100\n" LONG_ID ",strided_read,course,0.001\n");
 }
 
 /* Waits until a SWMR reader sees the short point's row in out.h5: the long
@@ -161,8 +157,7 @@ END_TEST
 
 int main(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/sweep_replay_XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "replay") != 0) {
 		perror("mkdtemp");
 		return 1;
 	}

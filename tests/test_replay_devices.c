@@ -311,8 +311,7 @@ int main(void)
 	snprintf(recorded, sizeof recorded,
 		 "%s/docs/results/gpu-runs/h200-check-2b86d9f/seeds-gpu-1.h5", src);
 	snprintf(backend, sizeof backend, "replay=%s", recorded);
-	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-test-XXXXXX", P_tmpdir);
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "replay-devices") != 0)
 		return EXIT_FAILURE;
 	Suite *s = suite_create("replay_devices");
 	TCase *tc = tcase_create("mpirun");

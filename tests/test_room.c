@@ -514,8 +514,7 @@ int main(int argc, char **argv)
 	int tmpfs = argc > 1 && strcmp(argv[1], "tmpfs") == 0;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
-	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-room-XXXXXX", P_tmpdir);
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "room") != 0)
 		return EXIT_FAILURE;
 	if (tmpfs && !can_mount()) {
 		printf("cannot mount a tmpfs here (%s): SKIPPED\n", strerror(errno));

@@ -203,8 +203,7 @@ int main(void)
 	const char *src = launch_env("SW_SOURCE_DIR");
 	snprintf(full_job, sizeof full_job, "%s/jobs/full.yaml", src);
 	snprintf(fixture, sizeof fixture, "%s/tests/data/replay/h200-full-durations.csv", src);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/sweep-scaling-XXXXXX");
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "scaling") != 0)
 		return 1;
 	Suite *s = suite_create("scaling");
 	TCase *tc = tcase_create("replay");

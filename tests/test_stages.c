@@ -146,8 +146,7 @@ END_TEST
 int main(void)
 {
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/sweep-stages-XXXXXX");
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "stages") != 0)
 		return 1;
 	Suite *s = suite_create("stages");
 	TCase *tc = tcase_create("faults");

@@ -155,8 +155,7 @@ END_TEST
 
 int main(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/sweep_stop_XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "stop") != 0) {
 		perror("mkdtemp");
 		return 1;
 	}

@@ -460,8 +460,7 @@ int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(ci_job, sizeof ci_job, "%s/jobs/ci.yaml", launch_env("SW_SOURCE_DIR"));
-	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-test-XXXXXX", P_tmpdir);
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "sweep") != 0)
 		return EXIT_FAILURE;
 
 	Suite *s = suite_create("sweep");

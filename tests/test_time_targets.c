@@ -140,8 +140,7 @@ int main(void)
 	snprintf(job, sizeof job, "%s/jobs/fleet.yaml", src);
 	snprintf(fleet, sizeof fleet, "%s/docs/results/h100-fleet.h5", src);
 	snprintf(full, sizeof full, "%s/docs/results/h200-seeds.h5", src);
-	snprintf(tmpdir, sizeof tmpdir, "%s/sweep-test-XXXXXX", P_tmpdir);
-	if (!mkdtemp(tmpdir))
+	if (launch_make_tmpdir(tmpdir, sizeof tmpdir, "time-targets") != 0)
 		return EXIT_FAILURE;
 	Suite *s = suite_create("time_targets");
 	TCase *tc = tcase_create("mpirun");
