@@ -13,6 +13,7 @@
 
 #include <hdf5.h>
 
+#include "core/hash.h"
 #include "h5/h5internal.h"
 
 struct row {
@@ -131,21 +132,6 @@ static enum sw_status read_all(hid_t file, const char *name, hid_t (*make)(hid_t
 	return st;
 }
 
-static uint64_t hash_bytes(const char *path)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	unsigned char buf[65536];
-	size_t got;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-		for (size_t i = 0; i < got; i++)
-			h = (h ^ buf[i]) * UINT64_C(0x100000001b3);
-	fclose(f);
-	return h;
-}
-
 static void fill(const struct row *in, size_t n, const struct dev *devs, size_t n_devs,
 		 struct sw_measured *out)
 {
@@ -191,7 +177,7 @@ enum sw_status sw_measured_read(const char *path, struct sw_measured *out, struc
 		st = sw_fail(err, SW_ENOMEM, "out of memory for the rows of %s", path);
 	if (st == SW_OK) {
 		fill(rows, n, devs, n_devs, out);
-		out->content_hash = hash_bytes(path);
+		out->content_hash = sw_file_hash(path);
 	}
 	free(rows);
 	free(devs);

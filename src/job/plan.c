@@ -6,19 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "model/model.h"
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= UINT64_C(0x100000001b3);
-	}
-	return h;
-}
-
-#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 
 /* Whether an axis value enters a point id: not when unused, nor at the
  * axis's baseline, which is what the family did before the axis existed. */
@@ -38,7 +27,7 @@ uint64_t sw_point_id(const struct sw_family *f, const struct sw_point *p, int cc
 					f->axes[a].name, p->axis[a]);
 	if (cc && len < (int)sizeof text)
 		len += snprintf(text + len, sizeof text - len, ";cc=%d", cc);
-	return fnv1a(FNV_OFFSET, text, strlen(text));
+	return sw_fnv1a(SW_FNV1A_OFFSET, text, strlen(text));
 }
 
 uint64_t sw_point_id_dev(const struct sw_family *f, const struct sw_point *p, const char *device)
@@ -51,7 +40,7 @@ uint64_t sw_point_id_dev(const struct sw_family *f, const struct sw_point *p, co
 					f->axes[a].name, p->axis[a]);
 	if (len < (int)sizeof text)
 		snprintf(text + len, sizeof text - len, ";dev=%s", device);
-	return fnv1a(FNV_OFFSET, text, strlen(text));
+	return sw_fnv1a(SW_FNV1A_OFFSET, text, strlen(text));
 }
 
 static int selected(const struct sw_job_family *jf, int v)
@@ -224,16 +213,16 @@ static enum sw_status check_unique(const struct sw_plan *plan, struct sw_err *er
 /* Every id in plan order, and what else changes the meaning of the rows. */
 static uint64_t fingerprint(const struct sw_plan *plan, const struct sw_job *job, int model_targets)
 {
-	uint64_t fp = FNV_OFFSET;
+	uint64_t fp = SW_FNV1A_OFFSET;
 	for (size_t i = 0; i < plan->n; i++)
-		fp = fnv1a(fp, &plan->points[i].id, sizeof plan->points[i].id);
+		fp = sw_fnv1a(fp, &plan->points[i].id, sizeof plan->points[i].id);
 	/* Kepler's 8-byte banks change what model rows of 3.x mean: another plan */
 	if (model_targets && job->kepler_bank_bytes != SW_KEPLER_BANK_BYTES_DEFAULT)
-		fp = fnv1a(fp, &job->kepler_bank_bytes, sizeof job->kepler_bank_bytes);
+		fp = sw_fnv1a(fp, &job->kepler_bank_bytes, sizeof job->kepler_bank_bytes);
 	/* which points run on every GPU: another plan (only where there are any) */
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->points[i].calibration)
-			fp = fnv1a(fp, &plan->points[i].id, sizeof plan->points[i].id) ^ 0x63;
+			fp = sw_fnv1a(fp, &plan->points[i].id, sizeof plan->points[i].id) ^ 0x63;
 	return fp;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "kernel.h"
 #include "model/model.h"
 
@@ -30,10 +31,7 @@ static uint64_t base_id(const struct sw_family *f, const struct sw_point *p)
 		len += snprintf(text + len, sizeof text - len, ";%s=%lld", d->name,
 				(long long)p->axis[a]);
 	}
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	for (const char *c = text; *c; c++)
-		h = (h ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
-	return h;
+	return sw_fnv1a_str(text);
 }
 
 /* The point a measured row stands for, or -1 when it is not one of this

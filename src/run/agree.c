@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "core/hash.h"
 #include "core/faults.h"
 #include "run/comm.h"
 #include "job/job.h"
@@ -38,23 +39,13 @@ struct vote {
 	char msg[VERDICT_CHARS];
 };
 
-#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * UINT64_C(0x100000001b3);
-	return h;
-}
-
 /* A string and its end, so "ab","c" and "a","bc" differ; NULL is not "". */
 static uint64_t hash_str(uint64_t h, const char *s)
 {
 	static const unsigned char none = 0xFF, end = 0;
 	if (!s)
-		return hash_bytes(h, &none, 1);
-	return hash_bytes(hash_bytes(h, s, strlen(s)), &end, 1);
+		return sw_fnv1a(h, &none, 1);
+	return sw_fnv1a(sw_fnv1a(h, s, strlen(s)), &end, 1);
 }
 
 static uint64_t hash_int(uint64_t h, long long v)
@@ -73,7 +64,7 @@ static uint64_t options_digest(const struct sw_options *o)
 			      o->schedule,     o->batch,    o->n_sets,  o->n_metrics,
 			      o->n_families };
 	char speed[40];
-	uint64_t h = FNV_OFFSET;
+	uint64_t h = SW_FNV1A_OFFSET;
 
 	/* not the job's path: its text and plan are compared, wherever it lies */
 	h = hash_str(h, o->output);
@@ -99,7 +90,7 @@ static uint64_t options_digest(const struct sw_options *o)
 /* The words after the program name, when they did not parse. */
 static uint64_t words_digest(int argc, char **argv)
 {
-	uint64_t h = hash_str(FNV_OFFSET, "unparsed");
+	uint64_t h = hash_str(SW_FNV1A_OFFSET, "unparsed");
 	for (int i = 1; i < argc; i++)
 		h = hash_str(h, argv[i]);
 	return h;
@@ -136,7 +127,7 @@ static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struc
 		v->unread = st == SW_EIO;
 		return st;
 	}
-	v->job_text = hash_str(FNV_OFFSET, job->text);
+	v->job_text = hash_str(SW_FNV1A_OFFSET, job->text);
 	for (int i = 0; st == SW_OK && i < o->n_sets; i++)
 		st = sw_job_set(job, o->sets[i], err);
 	if (st == SW_OK && o->model_devices)
@@ -176,7 +167,7 @@ static void make_vote(int argc, char **argv, const struct sw_options *o, enum sw
 	v->status = (int32_t)st;
 	if (st != SW_OK) {
 		snprintf(v->msg, sizeof v->msg, "%s", err->msg);
-		v->verdict = hash_str(hash_int(FNV_OFFSET, st), err->msg);
+		v->verdict = hash_str(hash_int(SW_FNV1A_OFFSET, st), err->msg);
 	}
 }
 

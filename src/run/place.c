@@ -11,17 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "run/sched.h"
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= UINT64_C(0x100000001b3);
-	}
-	return h;
-}
 
 static int same_class(const struct sw_device_info *a, const struct sw_device_info *b)
 {
@@ -139,8 +130,8 @@ void sw_place_hashes(const struct sw_device_info *devs, int n, uint64_t *gpu, ui
 	char key[256];
 	for (int k = 0; k < n; k++) {
 		sw_place_gpu_key(devs, n, k, key, sizeof key);
-		gpu[k] = fnv1a(key);
-		cls[k] = fnv1a(devs[k].device_class);
+		gpu[k] = sw_fnv1a_str(key);
+		cls[k] = sw_fnv1a_str(devs[k].device_class);
 	}
 }
 
@@ -158,8 +149,8 @@ static void file_hashes(const struct sw_device_info *devs, size_t n_devs, size_t
 		if (devs[j].session == devs[i].session)
 			same[k++] = devs[j];
 	sw_place_gpu_key(same, k, k - 1, key, sizeof key);
-	h->gpu = fnv1a(key);
-	h->cls = fnv1a(devs[i].device_class);
+	h->gpu = sw_fnv1a_str(key);
+	h->cls = sw_fnv1a_str(devs[i].device_class);
 	free(same);
 }
 

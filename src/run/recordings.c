@@ -9,26 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "core/safe_open.h"
 #include "h5/h5replay.h"
 #include "job/replay_spec.h"
-
-/* FNV-1a 64 of path's bytes, read without blocking on a FIFO; 0 when it
- * cannot be read. */
-static uint64_t content_hash(const char *path)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	unsigned char buf[65536];
-	ssize_t got;
-	int fd = sw_safe_open_read(path, NULL);
-	if (fd < 0)
-		return 0;
-	while ((got = read(fd, buf, sizeof buf)) > 0)
-		for (ssize_t i = 0; i < got; i++)
-			h = (h ^ buf[i]) * UINT64_C(0x100000001b3);
-	close(fd);
-	return got < 0 ? 0 : h;
-}
 
 static int is_csv(const char *path)
 {
@@ -73,7 +57,7 @@ int sw_recordings_of(const struct sw_options *o, int size, struct sw_h5_recordin
 	for (int i = 0; i < n; i++) {
 		struct sw_replay_device dev;
 		struct sw_err why;
-		rows[i].file_hash = content_hash(rows[i].file);
+		rows[i].file_hash = sw_file_hash(rows[i].file);
 		if (!is_csv(rows[i].file) &&
 		    sw_replay_device_read(rows[i].file, &dev, &why) == SW_OK)
 			snprintf(rows[i].emulates, sizeof rows[i].emulates, "%s",
