@@ -60,8 +60,10 @@ struct sw_time_rates {
 
 /* The rates from the datasheet and the CUDA guides alone (docs/model.md):
  * the peak DRAM bandwidth, two granules for a DRAM chunk touched alone,
- * 300 cycles of latency (the guide's 200 to 400 for CC 3.x), one L1 request and four sectors, one shared wavefront and one constant pass
- * a cycle (32 banks of 4 bytes), no L2, block or launch term. */
+ * 300 cycles of latency (the guide's 200 to 400 for CC 3.x), one L1
+ * request and four sectors, one shared wavefront and one constant pass a
+ * cycle (32 banks of 4 bytes), no L2, block or launch term. The L1's one
+ * line a cycle is no rate: time_model.c holds it fixed. */
 void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r);
 
 /* What a point asks of the GPU: counted by the model at the GPU's CC,
