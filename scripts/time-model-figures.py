@@ -33,6 +33,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
+from sweep_analysis.gpus import parse_list_devices
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(TOP, "docs", "results")
 # (table name, full file, calibration files, the first that exists) of each
@@ -182,14 +184,11 @@ PLAUSIBLE_RUNS = (
 
 
 def device_peaks(sweep):
-    """{name: (DRAM GB/s, FP32 GFLOP/s)} from sweep --list-devices."""
+    """{name: (DRAM GB/s, FP32 GFLOP/s)}: the binary's own table, read as the
+    report reads it (sweep_analysis.gpus)."""
     out = subprocess.run([sweep, "--list-devices"], capture_output=True, text=True, check=True)
-    peaks = {}
-    for line in out.stdout.splitlines():
-        f = line.split()
-        if len(f) > 7 and re.fullmatch(r"\d+\.\d", f[1]):
-            peaks[f[0]] = (float(f[4]), float(f[6]))
-    return peaks
+    t = parse_list_devices(out.stdout)
+    return {r.name: (r.dram_gbps, r.fp32_gflops) for r in t.itertuples()}
 
 
 def plausibility(sweep, tmp):
