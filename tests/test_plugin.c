@@ -287,6 +287,33 @@ START_TEST(test_summary_count_sets_the_status)
 }
 END_TEST
 
+/* A plug-in of family API 2 loads under API 3: its shorter descriptor is
+ * widened with no reference hook (the garbage past its end never read), and
+ * its points run. */
+START_TEST(test_api2_plugin_loads)
+{
+	struct sw_err e = { 0 };
+	char path[600], out[600], log[600];
+	int n = sw_family_count();
+
+	snprintf(path, sizeof path, "%s/plugin_hostile_api2.so", launch_env("SW_TEST_PLUGINS"));
+	ck_assert_msg(sw_plugin_load(path, &e) == SW_OK, "%s", e.msg);
+	ck_assert_int_eq(sw_family_count(), n + 1);
+	const struct sw_family *f = sw_family_find("hostile");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_null(f->reference);
+	ck_assert_ptr_nonnull(f->sizes);
+	sw_plugin_unload_all();
+	ck_assert_int_eq(sw_family_count(), n);
+
+	snprintf(out, sizeof out, "%s/api2.h5", dir);
+	snprintf(log, sizeof log, "%s/api2.log", dir);
+	int rc = run_hostile(1, "api2", out, log, "hostile.n=1K");
+	ck_assert_msg(rc == 0, "exit code %d: %s", rc, launch_slurp(log));
+	ck_assert_int_ge(launch_rows_swmr(out, "/measurements", NULL), 1);
+}
+END_TEST
+
 int main(void)
 {
 	if (launch_make_tmpdir(dir, sizeof dir, "plugin") != 0)
@@ -307,6 +334,7 @@ int main(void)
 	tcase_add_test(tc, test_exit_at_load_is_no_success);
 	tcase_add_test(tc, test_exit_in_a_hook_is_no_success);
 	tcase_add_test(tc, test_summary_count_sets_the_status);
+	tcase_add_test(tc, test_api2_plugin_loads);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, dir);
 }

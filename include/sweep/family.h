@@ -15,10 +15,16 @@
 #include <cuda_runtime_api.h>
 
 /* The version of this API. A change that moves a field or changes a hook's
- * meaning raises it; sweep refuses a plug-in built for another version.
+ * meaning raises it; sweep refuses a plug-in built for a version it does
+ * not list in SW_API_OLDEST..SW_API_VERSION.
  * 2: named axis values (sw_axis_def.names), named accesses (sw_variant.
- * accesses, sw_request.access) and 8 buffers (SW_MAX_BUFFERS). */
-#define SW_API_VERSION 2
+ * accesses, sw_request.access) and 8 buffers (SW_MAX_BUFFERS).
+ * 3: the buffer a request addresses (sw_request.buffer) and the host
+ * reference hook (sw_family.reference), both appended: sweep still loads
+ * a plug-in of version 2, whose requests then name no buffer and whose
+ * families have no reference. */
+#define SW_API_VERSION 3
+#define SW_API_OLDEST  2
 
 /* Host and device in CUDA, host only in C: helpers the kernel and its CPU
  * check or model requests share, so the two cannot drift. */
@@ -134,7 +140,15 @@ struct sw_request {
 	 * it: the model's per-access figures (/model_accesses) add it there.
 	 * sw_request_begin sets 0; set it after, as sw_request_access does. */
 	int access;
+	/* API 3: which of the point's buffers (an index into sw_sizes.bytes)
+	 * the global addresses are offsets in, so that the time model can tell
+	 * one buffer's footprint from another's and checks can hold the lanes
+	 * inside it. SW_BUFFER_NONE (sw_request_begin's): not said, or not a
+	 * global request. Set it after sw_request_begin, with
+	 * sw_request_buffer. */
+	int buffer;
 };
+#define SW_BUFFER_NONE (-1)
 
 /* How a point launches, for the time model (docs/model.md, "Time"): its
  * grid and block, the shared memory a block holds, and how many global
@@ -144,6 +158,14 @@ struct sw_launch_shape {
 	unsigned threads;      /* per block */
 	unsigned shared_bytes; /* per block, static and dynamic */
 	unsigned in_flight;    /* loads a thread has in flight: 1 when each waits on the last */
+};
+
+/* A point's buffers on the host, for the reference hook and host tests:
+ * the same indices, sizes and seed as struct sw_buffers on the device. */
+struct sw_host_buffers {
+	void *buf[SW_MAX_BUFFERS];
+	size_t bytes[SW_MAX_BUFFERS];
+	uint64_t seed;
 };
 
 typedef cudaError_t (*sw_launch_fn)(const struct sw_point *p, const struct sw_buffers *b,
@@ -194,7 +216,19 @@ struct sw_family {
 	 * bounds it is outside the model: atomics...). NULL hook: the model
 	 * predicts no time for the family's points. */
 	const char *(*shape)(const struct sw_point *p, int sm_count, struct sw_launch_shape *s);
+	/* Optional (API 3), for checks without a GPU (sweep --check-plugin,
+	 * host tests): computes p's outputs on the CPU as the kernel would.
+	 * b holds every buffer sizes() declares, b->seed the point's seed; its
+	 * inputs hold what sweep's default fill writes (float j of input i is
+	 * sw_input_value(b->seed + i, j)); a family with a fill of its own
+	 * first writes those inputs as its fill would. Returns NULL, or why it
+	 * cannot (a point too large for a CPU...). */
+	const char *(*reference)(const struct sw_point *p, struct sw_host_buffers *b);
 };
+
+/* The bytes of struct sw_family in API 2, before `reference`: what a
+ * plug-in of that version exports as sw_plugin.family_bytes. */
+#define SW_FAMILY_BYTES_API2 ((int)offsetof(struct sw_family, reference))
 
 /* Entries of an array (not a pointer): descriptor tables count themselves,
  * `.n_axes = SW_COUNT(axes)`, so a row added is a row counted. */
@@ -316,6 +350,7 @@ static inline void sw_request_begin(struct sw_request *req, enum sw_space space,
 	req->is_store = is_store;
 	req->active = 0;
 	req->access = 0;
+	req->buffer = SW_BUFFER_NONE;
 }
 
 /* req belongs to access k of its variant (an index into sw_variant.
@@ -323,6 +358,13 @@ static inline void sw_request_begin(struct sw_request *req, enum sw_space space,
 static inline void sw_request_access(struct sw_request *req, int k)
 {
 	req->access = k;
+}
+
+/* req's addresses are byte offsets in buffer b of the point (an index into
+ * sw_sizes.bytes, inputs first), API 3. */
+static inline void sw_request_buffer(struct sw_request *req, int b)
+{
+	req->buffer = b;
 }
 
 /* Lane l of req touches byte address addr, and takes part if active (an

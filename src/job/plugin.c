@@ -125,17 +125,20 @@ static enum sw_status check_plugin(const struct sw_plugin *p, const char *path, 
 	char who[4200];
 	enum sw_status st;
 
-	if (p->api_version != SW_API_VERSION)
+	int want_bytes = p->api_version == 2 ? SW_FAMILY_BYTES_API2 : (int)sizeof(struct sw_family);
+
+	if (p->api_version < SW_API_OLDEST || p->api_version > SW_API_VERSION)
 		return sw_fail(err, SW_EINVAL,
 			       "plug-in %s was built for family API version %d; this sweep "
-			       "takes version %d: rebuild it against this sweep's "
+			       "loads versions %d to %d: rebuild it against this sweep's "
 			       "<sweep/family.h>",
-			       path, p->api_version, SW_API_VERSION);
-	if (p->family_bytes != (int)sizeof(struct sw_family))
+			       path, p->api_version, SW_API_OLDEST, SW_API_VERSION);
+	if (p->family_bytes != want_bytes)
 		return sw_fail(err, SW_EINVAL,
 			       "plug-in %s: its struct sw_family is %d bytes, this sweep's %d "
-			       "(a <sweep/family.h> of another build): rebuild it",
-			       path, p->family_bytes, (int)sizeof(struct sw_family));
+			       "for API version %d (a <sweep/family.h> of another build): "
+			       "rebuild it",
+			       path, p->family_bytes, want_bytes, p->api_version);
 	st = sw_plugin_check(p, path, err);
 	if (st != SW_OK)
 		return st;
@@ -160,6 +163,33 @@ static enum sw_status check_plugin(const struct sw_plugin *p, const char *path, 
 	return SW_OK;
 }
 
+/* A family of an older API, widened to this sweep's struct sw_family:
+ * the fields it lacks are zero (no hook). Kept for the process, as the
+ * registry keeps every family. */
+static const struct sw_family *widened(const struct sw_plugin *p, const struct sw_family *f)
+{
+	struct sw_family *w;
+
+	if (p->family_bytes == (int)sizeof *f)
+		return f;
+	w = calloc(1, sizeof *w);
+	if (w)
+		memcpy(w, f, (size_t)p->family_bytes);
+	return w;
+}
+
+/* Takes p's families added after the first `before` out of the registry,
+ * freeing the widened copies among them. */
+static void forget_widened(const struct sw_plugin *p, int before)
+{
+	const struct sw_family *const *list = sw_family_list();
+
+	for (int i = before; i < sw_family_count(); i++)
+		if (list[i] != p->families[i - before])
+			free((void *)list[i]);
+	sw_family_truncate(before);
+}
+
 /* Appends p's families, and keeps them only if the whole registry still
  * fits the record (sw_registry_check). */
 static enum sw_status register_families(const struct sw_plugin *p, const char *path,
@@ -168,11 +198,18 @@ static enum sw_status register_families(const struct sw_plugin *p, const char *p
 	int before = sw_family_count();
 	enum sw_status st;
 
-	for (int i = 0; i < p->n_families; i++)
-		sw_family_add(p->families[i]);
+	for (int i = 0; i < p->n_families; i++) {
+		const struct sw_family *f = widened(p, p->families[i]);
+
+		if (!f) {
+			forget_widened(p, before);
+			return sw_fail(err, SW_ENOMEM, "plug-in %s: no memory to load it", path);
+		}
+		sw_family_add(f);
+	}
 	st = sw_registry_check(sw_family_list(), sw_family_count(), err);
 	if (st != SW_OK) {
-		sw_family_truncate(before);
+		forget_widened(p, before);
 		return sw_wrap(err, "plug-in %s", path);
 	}
 	return SW_OK;

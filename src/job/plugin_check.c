@@ -30,7 +30,9 @@ struct ctx {
 	struct seg *segs;
 	int n, cap, oom;
 	const char *path;
-	char who[96]; /* "family 'x'" or "family 3", for messages */
+	int api;          /* the plug-in's API version: 3 adds the reference hook */
+	int family_bytes; /* its struct sw_family's size, which memory must hold */
+	char who[96];     /* "family 'x'" or "family 3", for messages */
 	struct sw_err *err;
 };
 
@@ -180,7 +182,10 @@ static enum sw_status check_hooks(struct ctx *c, const struct sw_family *f)
 	if ((st = HOOK(f, sizes, 1)) || (st = HOOK(f, refuse, 1)) ||
 	    (st = HOOK(f, useful_bytes, 1)) || (st = HOOK(f, flops, 1)) ||
 	    (st = HOOK(f, check, 0)) || (st = HOOK(f, fill, 0)) || (st = HOOK(f, prepare, 0)) ||
-	    (st = HOOK(f, release, 0)))
+	    (st = HOOK(f, release, 0)) || (st = HOOK(f, shape, 0)))
+		return st;
+	/* API 2's descriptor ends before the reference hook: nothing to read */
+	if (c->api >= 3 && (st = HOOK(f, reference, 0)))
 		return st;
 	return SW_OK;
 }
@@ -378,7 +383,7 @@ static enum sw_status check_family(struct ctx *c, const struct sw_plugin *p, int
 	name_who(c, NULL, i);
 	if (!f)
 		return bad(c, " has no name");
-	if (!holds(c, f, 1, sizeof *f))
+	if (!holds(c, f, 1, (size_t)c->family_bytes))
 		return bad(c, ": its descriptor is not in the plug-in's memory");
 	if ((st = check_name(c, f->name, SW_NAME_LEN < SW_TEXT_LEN ? SW_NAME_LEN : SW_TEXT_LEN, "",
 			     "")))
@@ -395,7 +400,9 @@ static enum sw_status check_family(struct ctx *c, const struct sw_plugin *p, int
 
 enum sw_status sw_plugin_check(const struct sw_plugin *p, const char *path, struct sw_err *err)
 {
-	struct ctx c = { .path = path, .err = err };
+	struct ctx c = {
+		.path = path, .api = p->api_version, .family_bytes = p->family_bytes, .err = err
+	};
 	enum sw_status st = SW_OK;
 
 	dl_iterate_phdr(add_segments, &c);

@@ -279,7 +279,8 @@ struct walk {
 static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct sw_err *err)
 {
 	struct sw_request req;
-	req.access = 0; /* a family that names no accesses may leave it */
+	req.access = 0;              /* a family that names no accesses may leave it */
+	req.buffer = SW_BUFFER_NONE; /* nor does an API 2 plug-in know the field */
 	w->v->requests(w->p, r, &req);
 	memset(s, 0, sizeof *s);
 	s->r = r;

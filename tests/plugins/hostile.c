@@ -229,9 +229,24 @@ static const struct sw_family hostile __attribute__((unused)) = {
 	.refuse = refuse,
 	.useful_bytes = useful_bytes,
 	.flops = flops,
+#ifdef HOSTILE_API2
+	/* past an API 2 descriptor's end: sweep must neither read nor call it */
+	.reference = (const char *(*)(const struct sw_point *, struct sw_host_buffers *))(
+		uintptr_t)0x1000,
+#endif
 };
 
-#ifdef HOSTILE_FAMILIES_GARBAGE
+#ifdef HOSTILE_API2
+/* Built as a plug-in of family API 2 says it is: the descriptor's bytes
+ * end before `reference` (SW_FAMILY_BYTES_API2). */
+static const struct sw_family *const api2_families[] = { &hostile };
+SW_PLUGIN_EXPORT const struct sw_plugin sweep_plugin = {
+	2,
+	SW_FAMILY_BYTES_API2,
+	1,
+	api2_families,
+};
+#elif defined(HOSTILE_FAMILIES_GARBAGE)
 /* A list pointer that points nowhere: written out, as SW_PLUGIN never would. */
 SW_PLUGIN_EXPORT const struct sw_plugin sweep_plugin = {
 	SW_API_VERSION,
