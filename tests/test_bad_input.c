@@ -2150,7 +2150,8 @@ static const struct bad table[] = {
 	  { "--plugin", "p.so", "--list" },
 	  .plugin = "plugin_bad_api.so",
 	  .rc = 2,
-	  .msg = "plug-in p.so was built for family API version 1; this sweep loads versions 2 to 3: "
+	  .msg = "plug-in p.so was built for family API version 1; this sweep loads versions 2 to "
+		 "3: "
 		 "rebuild it against this sweep's <sweep/family.h>" },
 	{ "U302 a categorical axis one name short of its range",
 	  { "--plugin", "p.so", "--list" },

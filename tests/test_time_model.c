@@ -209,6 +209,104 @@ START_TEST(test_fit_recovers)
 }
 END_TEST
 
+/* Inputs of a gather of 4-byte words through an index: 256M elements,
+ * each request 32 scattered sectors of the data buffer (buffer 0, 1 GiB),
+ * whose lanes span span_bytes of it; an index and an output stream beside. */
+static void gather_inputs(double span_bytes, struct sw_time_inputs *in)
+{
+	double n = 256.0 * (1 << 20), warps = n / 32;
+	memset(in, 0, sizeof *in);
+	in->ld_requests = 2 * warps;
+	in->st_requests = warps;
+	in->ld_sectors = warps * (32 + 4);
+	in->st_sectors = warps * 4;
+	in->ld_lines = warps * (32 + 1);
+	in->st_lines = warps;
+	in->ld_granules = warps * (32 + 2);
+	in->st_granules = warps * 2;
+	in->ld_chunks = warps * (32 + 1);
+	in->st_chunks = warps;
+	in->in_bytes = 8 * n;
+	in->out_bytes = 4 * n;
+	in->buf_bytes[0] = in->buf_bytes[1] = in->buf_bytes[2] = 4 * n;
+	in->buf_ld_sectors[0] = 32 * warps;
+	in->buf_ld_span_bytes[0] = span_bytes;
+	in->buf_ld_sectors[1] = 4 * warps;
+	in->buf_ld_span_bytes[1] = 128;
+	in->shape = (struct sw_launch_shape){ (uint64_t)(n / 256), 256, 0, 1 };
+}
+
+/* The L2's capacity: re-reads within a window the L2 holds cost no DRAM;
+ * re-reads spread over four times more than the L2 mostly do, at the
+ * granule a missed sector costs; a GPU whose L2 is unknown takes them as
+ * hits. */
+START_TEST(test_l2_capacity)
+{
+	const struct sw_gpu *g = gpu("H100-SXM");
+	struct sw_time_rates r;
+	struct sw_time_inputs near, far;
+	struct sw_time a, b;
+	sw_time_rates_datasheet(g, &r);
+	gather_inputs(4 << 20, &near); /* a window of 1M words: 12 MB go by */
+	gather_inputs(1 << 30, &far);  /* anywhere in 1 GiB: 3 GiB go by */
+	sw_time_eval(g, &r, &near, &a);
+	sw_time_eval(g, &r, &far, &b);
+	double n = 256.0 * (1 << 20), first = 8 * n + 4 * n;
+	ck_assert_double_eq_tol(a.term_ns[SW_TERM_DRAM] * 3350, first, first * 1e-9);
+	/* 28 of every 32 bytes re-read, 1 - 50 MiB / 3 GiB of them missed */
+	double missed = (32 - 4) * n / 32 * (1 - g->l2_bytes / (3.0 * (1 << 30)));
+	ck_assert_double_eq_tol(b.term_ns[SW_TERM_DRAM] * 3350, first + 64 * missed, first * 1e-6);
+	ck_assert(b.ns > 4 * a.ns);
+	/* the rate a missed sector costs is the fit's to move */
+	r.miss_sector_bytes = 32;
+	sw_time_eval(g, &r, &far, &b);
+	ck_assert_double_eq_tol(b.term_ns[SW_TERM_DRAM] * 3350, first + 32 * missed, first * 1e-6);
+	/* an L2 the table does not know: no re-read misses */
+	const struct sw_gpu *b200 = gpu("B200");
+	if (b200->l2_bytes == 0) {
+		sw_time_rates_datasheet(b200, &r);
+		sw_time_eval(b200, &r, &far, &b);
+		ck_assert_double_eq_tol(b.term_ns[SW_TERM_DRAM] * b200->dram_gbps, first,
+					first * 1e-9);
+	}
+}
+END_TEST
+
+/* Latency: a warp waits on its loads, not its stores; each warp's start
+ * and end is a round; a block with shared memory waits barrier_factor
+ * times longer a round. */
+START_TEST(test_latency_rounds)
+{
+	const struct sw_gpu *g = gpu("H100-SXM");
+	struct sw_time_rates r;
+	struct sw_time_inputs in;
+	struct sw_time a, b;
+	sw_time_rates_datasheet(g, &r);
+	gather_inputs(4 << 20, &in);
+	sw_time_eval(g, &r, &in, &a);
+	double warps = 256.0 * (1 << 20) / 32, resident = 132 * 64; /* 2048 threads an SM */
+	/* loads that wait: first touches (8 of the 36 bytes a load asks) */
+	double waits = in.ld_requests * 8 / 36;
+	double rounds = ceil((waits + warps) / resident);
+	ck_assert_double_eq_tol(a.term_ns[SW_TERM_LATENCY], rounds * r.latency_ns, 1e-6);
+	in.st_requests *= 4; /* more stores: no more waiting */
+	sw_time_eval(g, &r, &in, &b);
+	ck_assert_double_eq_tol(b.term_ns[SW_TERM_LATENCY], a.term_ns[SW_TERM_LATENCY], 1e-9);
+	r.barrier_factor = 1.5;
+	sw_time_eval(g, &r, &in, &b); /* no shared memory: no barrier */
+	ck_assert_double_eq_tol(b.term_ns[SW_TERM_LATENCY], a.term_ns[SW_TERM_LATENCY], 1e-9);
+	in.shape.shared_bytes = 4096;
+	sw_time_eval(g, &r, &in, &b);
+	ck_assert_double_eq_tol(b.term_ns[SW_TERM_LATENCY], 1.5 * a.term_ns[SW_TERM_LATENCY], 1e-6);
+	/* twice the loads in flight: half the load rounds */
+	in.shape.shared_bytes = 0;
+	in.shape.in_flight = 2;
+	sw_time_eval(g, &r, &in, &b);
+	ck_assert_double_eq_tol(b.term_ns[SW_TERM_LATENCY],
+				ceil((waits / 2 + warps) / resident) * r.latency_ns, 1e-6);
+}
+END_TEST
+
 /* FILE[:CLASS]: split at the last ':' only where FILE alone is no file. */
 START_TEST(test_file_spec)
 {
@@ -236,6 +334,8 @@ int main(void)
 	tcase_add_test(tc, test_l1_lines_term);
 	tcase_add_test(tc, test_not_covered);
 	tcase_add_test(tc, test_fit_recovers);
+	tcase_add_test(tc, test_l2_capacity);
+	tcase_add_test(tc, test_latency_rounds);
 	tcase_add_test(tc, test_file_spec);
 	suite_add_tcase(s, tc);
 	return sw_check_run(s);

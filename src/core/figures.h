@@ -8,6 +8,10 @@
 
 #include <sweep/family.h>
 
+/* The slot of sw_model_figures' per-buffer arrays for requests that name
+ * no buffer (SW_BUFFER_NONE, an API 2 plug-in, shared or constant). */
+#define SW_MODEL_NO_BUFFER SW_MAX_BUFFERS
+
 /* How far an access's figures are exact (model.h, sw_model_eval). */
 enum sw_counts {
 	SW_COUNTS_EXACT,    /* every request of the access was costed */
@@ -51,6 +55,13 @@ struct sw_model_figures {
 	double shared_st_requests, shared_st_wavefronts;
 	double constant_requests, constant_passes;
 	double ld_lines, st_lines, ld_granules, st_granules, ld_chunks, st_chunks;
+	/* Global loads by the buffer they address (sw_request.buffer; the
+	 * last slot, SW_MODEL_NO_BUFFER, holds those that name none): their
+	 * sectors, and the mean span of a request's lanes (the highest address
+	 * less the lowest, plus a word), from which the time model estimates
+	 * how far apart a buffer's re-reads fall (time_model.c). */
+	double buf_ld_sectors[SW_MAX_BUFFERS + 1];
+	double buf_ld_span_bytes[SW_MAX_BUFFERS + 1];
 	/* Per named access of the variant, in its order (schema 8's
 	 * /model_accesses); n_accesses 0 when it names none. */
 	int n_accesses;

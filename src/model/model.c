@@ -261,7 +261,9 @@ struct sample {
 	int lanes; /* active lanes; 0: a warp with no lane left issues nothing */
 	enum sw_space space;
 	int is_store;
-	int access; /* of the variant's named accesses; 0 when it names none */
+	int access;        /* of the variant's named accesses; 0 when it names none */
+	int buffer;        /* its slot in the per-buffer figures (SW_MODEL_NO_BUFFER: none) */
+	double span_bytes; /* global: highest lane address less the lowest, plus a word */
 	struct sw_model_cost c;
 };
 
@@ -275,6 +277,19 @@ struct walk {
 	int left;       /* looks the bisection may still take */
 	int n_accesses; /* the variant's named accesses */
 };
+
+/* The bytes between a request's lowest and highest active lane, a word
+ * included: how widely it scatters over its buffer. */
+static double lane_span(const struct sw_request *req)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (unsigned l = 0; l < 32; l++)
+		if (req->active & (1u << l)) {
+			lo = req->addr[l] < lo ? req->addr[l] : lo;
+			hi = req->addr[l] > hi ? req->addr[l] : hi;
+		}
+	return (double)(hi - lo) + req->word_bytes;
+}
 
 static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct sw_err *err)
 {
@@ -293,8 +308,11 @@ static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct 
 			       "%s request %llu belongs to access %d, but the variant names %d "
 			       "(sw_request.access indexes sw_variant.accesses)",
 			       w->v->name, (unsigned long long)r, req.access, w->n_accesses);
+	s->buffer =
+		req.buffer >= 0 && req.buffer < SW_MAX_BUFFERS ? req.buffer : SW_MODEL_NO_BUFFER;
 	if (!s->lanes)
 		return SW_OK;
+	s->span_bytes = lane_span(&req);
 	if (sw_model_request_banked(&req, w->cc, w->kepler_bank_bytes, &s->c, err) != SW_OK)
 		return sw_wrap(err, "%s request %llu", w->v->name, (unsigned long long)r);
 	return SW_OK;
@@ -332,6 +350,8 @@ struct tally {
 	double other, degree, sh_ld, sh_waves, sh_ideal;
 	double ld_lines, st_lines, ld_gran, st_gran, ld_chunks, st_chunks, sh_st, sh_st_waves, con,
 		con_passes;
+	double buf_ld[SW_MAX_BUFFERS + 1], buf_sectors[SW_MAX_BUFFERS + 1],
+		buf_span[SW_MAX_BUFFERS + 1];
 };
 
 static void tally_add(struct tally *t, const struct sample *s, double wt)
@@ -351,7 +371,9 @@ static void tally_add(struct tally *t, const struct sample *s, double wt)
 		else
 			t->ld += wt, t->ld_trans += wt * s->c.transactions,
 				t->ld_lines += wt * s->c.lines, t->ld_gran += wt * s->c.granules,
-				t->ld_chunks += wt * s->c.chunks;
+				t->ld_chunks += wt * s->c.chunks, t->buf_ld[s->buffer] += wt,
+				t->buf_sectors[s->buffer] += wt * s->c.transactions,
+				t->buf_span[s->buffer] += wt * s->span_bytes;
 		return;
 	}
 	t->other += wt;
@@ -444,6 +466,10 @@ static void figures_of(const struct tally *t, int cc, struct sw_model_figures *o
 	out->st_granules = t->st_gran;
 	out->ld_chunks = t->ld_chunks;
 	out->st_chunks = t->st_chunks;
+	for (int b = 0; b <= SW_MAX_BUFFERS; b++) {
+		out->buf_ld_sectors[b] = t->buf_sectors[b];
+		out->buf_ld_span_bytes[b] = t->buf_ld[b] > 0 ? t->buf_span[b] / t->buf_ld[b] : 0;
+	}
 	if (t->global > 0) {
 		out->transactions_per_request = t->trans / t->global;
 		out->sectors_per_request = cc >= 60 ? out->transactions_per_request : NAN;
@@ -476,6 +502,46 @@ static enum sw_status walk_point(struct walk *w, uint64_t total, struct sw_err *
 	return SW_OK;
 }
 
+static int by_request(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sample *)a)->r, y = ((const struct sample *)b)->r;
+	return x < y ? -1 : x > y;
+}
+
+/* More looks at each named access held fewer than SW_MODEL_PER_ACCESS
+ * times: evenly between its first and last held request; then the held
+ * requests back in order of r, each once. */
+static enum sw_status widen_accesses(struct walk *w, struct sw_err *err)
+{
+	for (int a = 0; a < w->n_accesses; a++) {
+		int held = 0, n = w->n;
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (int i = 0; i < n; i++)
+			if (w->s[i].access == a && w->s[i].lanes) {
+				held++;
+				lo = w->s[i].r < lo ? w->s[i].r : lo;
+				hi = w->s[i].r > hi ? w->s[i].r : hi;
+			}
+		if (!held || held >= SW_MODEL_PER_ACCESS || hi - lo + 1 <= (uint64_t)held)
+			continue;
+		for (int k = 0; k < SW_MODEL_PER_ACCESS; k++) {
+			uint64_t r = lo + (uint64_t)((double)k * (double)(hi - lo) /
+						     (SW_MODEL_PER_ACCESS - 1));
+			enum sw_status st = look(w, r, &w->s[w->n], err);
+			if (st != SW_OK)
+				return st;
+			w->n++;
+		}
+	}
+	qsort(w->s, (size_t)w->n, sizeof *w->s, by_request);
+	int kept = 0;
+	for (int i = 0; i < w->n; i++)
+		if (!kept || w->s[i].r != w->s[kept - 1].r)
+			w->s[kept++] = w->s[i];
+	w->n = kept;
+	return SW_OK;
+}
+
 enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
 				    int kepler_bank_bytes, struct sw_model_figures *out,
 				    struct sw_err *err)
@@ -493,11 +559,14 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 	if (total == 0)
 		return SW_OK;
 	struct walk w = { v, p, cc, kepler_bank_bytes, NULL, 0, SW_MODEL_MAX_REFINED, n_accesses };
-	w.s = malloc((SW_MODEL_MAX_SAMPLED + SW_MODEL_MAX_REFINED) * sizeof *w.s);
+	int most =
+		SW_MODEL_MAX_SAMPLED + SW_MODEL_MAX_REFINED + SW_MAX_ACCESSES * SW_MODEL_PER_ACCESS;
+	w.s = malloc((size_t)most * sizeof *w.s);
 	if (!w.s)
-		return sw_fail(err, SW_ENOMEM, "model: no memory for %d requests",
-			       SW_MODEL_MAX_SAMPLED + SW_MODEL_MAX_REFINED);
+		return sw_fail(err, SW_ENOMEM, "model: no memory for %d requests", most);
 	enum sw_status st = walk_point(&w, total, err);
+	if (st == SW_OK)
+		st = widen_accesses(&w, err);
 	struct tally t = { 0 };
 	for (int i = 0; st == SW_OK && i < w.n; i++) {
 		double before = i ? (double)(w.s[i].r - w.s[i - 1].r - 1) : 0;

@@ -17,6 +17,7 @@
 
 #define SW_MODEL_MAX_SAMPLED 512 /* requests spread evenly over a point */
 #define SW_MODEL_MAX_REFINED 512 /* more, where the kind of request changes */
+#define SW_MODEL_PER_ACCESS  64  /* at least, of each named access that has as many */
 
 /* The cost of one warp-level request on one CC. */
 struct sw_model_cost {
@@ -59,7 +60,10 @@ enum sw_status sw_model_request_banked(const struct sw_request *req, int cc, int
  * two of them. Each request looked at stands for itself and half the
  * requests between it and each neighbour looked at: exact where the kinds
  * run in stretches whose ends it finds, such as the partial warp and the
- * idle ones at the end of a grid-stride loop. SW_SKIP with a reason when the
+ * idle ones at the end of a grid-stride loop. A named access of which
+ * fewer than SW_MODEL_PER_ACCESS requests were looked at then gets that
+ * many more, spread evenly over its stretch, so that a rare store is not
+ * priced from a dozen requests. SW_SKIP with a reason when the
  * variant is not modelled or cc has no rules; SW_EINVAL for a bad request;
  * SW_ENOMEM. */
 enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *p, int cc,

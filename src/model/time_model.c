@@ -41,7 +41,9 @@ void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r)
 	memset(r, 0, sizeof *r);
 	r->dram_efficiency = 1.0;
 	r->dram_chunk_bytes = 2 * SW_MODEL_GRANULE_BYTES;
+	r->miss_sector_bytes = SW_MODEL_GRANULE_BYTES; /* a sector fetched alone: its granule */
 	r->latency_ns = DATASHEET_LATENCY_CYCLES / (gpu->boost_mhz * 1e-3);
+	r->barrier_factor = 1.0;
 	r->l1_requests_per_clk = 1.0;
 	r->l1_sectors_per_clk = 4.0; /* 128 bytes: 32 banks of 4 bytes */
 	r->shared_wavefronts_per_clk = 1.0;
@@ -55,7 +57,7 @@ enum sw_status sw_time_inputs_from(const struct sw_family *f, const struct sw_po
 	struct sw_sizes sz;
 	memset(in, 0, sizeof *in);
 	if (!f->shape)
-		return sw_fail(err, SW_SKIP, "no time: family %s describes no launch", f->name);
+		return sw_fail(err, SW_SKIP, "%s", SW_NO_TIME_NO_SHAPE);
 	const char *why = f->shape(p, gpu->sms, &in->shape);
 	if (why)
 		return sw_fail(err, SW_SKIP, "no time: %s", why);
@@ -64,8 +66,15 @@ enum sw_status sw_time_inputs_from(const struct sw_family *f, const struct sw_po
 			       f->variants[p->variant].name);
 	memset(&sz, 0, sizeof sz);
 	f->sizes(p, &sz);
-	for (int b = 0; b < sz.n_buffers && b < SW_MAX_BUFFERS; b++)
+	for (int b = 0; b < sz.n_buffers && b < SW_MAX_BUFFERS; b++) {
 		*(b < sz.n_inputs ? &in->in_bytes : &in->out_bytes) += (double)sz.bytes[b];
+		in->buf_bytes[b] = (double)sz.bytes[b];
+	}
+	in->buf_bytes[SW_MODEL_NO_BUFFER] = in->in_bytes;
+	for (int b = 0; b <= SW_MAX_BUFFERS; b++) {
+		in->buf_ld_sectors[b] = m->buf_ld_sectors[b];
+		in->buf_ld_span_bytes[b] = m->buf_ld_span_bytes[b];
+	}
 	in->ld_requests = m->ld_requests;
 	in->st_requests = m->st_requests;
 	in->ld_sectors = m->ld_transactions;
@@ -118,16 +127,55 @@ static double resident_warps(const struct sw_gpu *gpu, const struct sw_cc_limits
 	return (sh->blocks < blocks ? (double)sh->blocks : blocks) * warps;
 }
 
+/* Where a point's loads find their data. Each buffer's first touches
+ * (its footprint: its load sectors' bytes, at most the buffer) come from
+ * DRAM; a re-read of one comes back from the L2 while the data that went
+ * by since it was last read fit in it. That reuse distance is taken as the
+ * span one request covers in the buffer, scaled by the bytes of every
+ * buffer that pass for each byte of this one: a gather within a window of
+ * W bytes, beside two streams of the same length, re-reads within 3 W.
+ * Past the L2, a fraction of the re-reads miss (an LRU cache of C bytes
+ * over a reuse distance D > C keeps C / D of them). */
+struct reuse {
+	double first_bytes;  /* the buffers' footprints, summed */
+	double read_bytes;   /* the bytes of the buffers loads read */
+	double miss_sectors; /* re-read sectors that come from DRAM */
+};
+
+static struct reuse reuse_of(const struct sw_time_inputs *in, double l2_bytes)
+{
+	struct reuse u = { 0, 0, 0 };
+	double foot[SW_MAX_BUFFERS + 1], all = in->out_bytes;
+	for (int b = 0; b <= SW_MAX_BUFFERS; b++) {
+		double read = 32 * in->buf_ld_sectors[b];
+		foot[b] = fmin(read, in->buf_bytes[b] > 0 ? in->buf_bytes[b] : read);
+		u.first_bytes += foot[b];
+		u.read_bytes += read > 0 ? in->buf_bytes[b] : 0;
+		all += foot[b];
+	}
+	for (int b = 0; b <= SW_MAX_BUFFERS && l2_bytes > 0; b++) {
+		double again = 32 * in->buf_ld_sectors[b] - foot[b];
+		if (again <= 0 || foot[b] <= 0)
+			continue;
+		double dist = fmin(all, in->buf_ld_span_bytes[b] * all / foot[b]);
+		if (dist > l2_bytes)
+			u.miss_sectors += again / 32 * (1 - l2_bytes / dist);
+	}
+	return u;
+}
+
 /* DRAM: loads move granules, and each chunk they touch at least
- * chunk_bytes, never more than the inputs hold (what is read twice is read
- * from L2); stores write the outputs, or their granules where scattered
- * stores touch more. */
-static double dram_bytes(const struct sw_time_inputs *in, double chunk_bytes)
+ * chunk_bytes, never more than the buffers they read hold (re-reads are
+ * the L2's),
+ * and re-reads the L2 lost at miss_sector_bytes each; stores write the
+ * outputs, or their granules where scattered stores touch more. */
+static double dram_bytes(const struct sw_time_inputs *in, const struct sw_time_rates *r,
+			 const struct reuse *u)
 {
 	double g = SW_MODEL_GRANULE_BYTES;
-	double rd = fmax(g * in->ld_granules, chunk_bytes * in->ld_chunks);
+	double rd = fmax(g * in->ld_granules, r->dram_chunk_bytes * in->ld_chunks);
 	double wr = fmax(in->out_bytes, g * in->st_granules);
-	return fmin(rd, in->in_bytes) + wr;
+	return fmin(rd, u->read_bytes) + u->miss_sectors * r->miss_sector_bytes + wr;
 }
 
 void sw_time_eval(const struct sw_gpu *gpu, const struct sw_time_rates *r,
@@ -146,13 +194,20 @@ void sw_time_eval(const struct sw_gpu *gpu, const struct sw_time_rates *r,
 	double busy = (double)in->shape.blocks < gpu->sms ? (double)in->shape.blocks : gpu->sms;
 	double clk = gpu->boost_mhz * 1e-3 * busy;
 	double requests = in->ld_requests + in->st_requests;
-	/* loads of sectors touched before (first touches over all) hit a cache */
-	double fresh = in->ld_sectors > 0 ? fmin(1.0, in->in_bytes / (32 * in->ld_sectors)) : 1.0;
-	double rounds = (in->ld_requests * fresh + in->st_requests) /
-			(resident_warps(gpu, lim, &in->shape) * fmax(1, in->shape.in_flight));
+	struct reuse u = reuse_of(in, gpu->l2_bytes);
+	/* loads of sectors the L2 still holds hit a cache; the others go to DRAM */
+	double fresh =
+		in->ld_sectors > 0
+			? fmin(1.0, (u.first_bytes + 32 * u.miss_sectors) / (32 * in->ld_sectors))
+			: 1.0;
+	/* a warp waits on its loads (in_flight at a time), not its stores, and
+	 * its start and end take a round trip more: a grid of short warps pays
+	 * it on each, a long loop once */
+	double warps = (double)in->shape.blocks * ceil(in->shape.threads / 32.0);
+	double rounds = (in->ld_requests * fresh / fmax(1, in->shape.in_flight) + warps) /
+			resident_warps(gpu, lim, &in->shape);
 
-	t[SW_TERM_DRAM] =
-		dram_bytes(in, r->dram_chunk_bytes) / (gpu->dram_gbps * r->dram_efficiency);
+	t[SW_TERM_DRAM] = dram_bytes(in, r, &u) / (gpu->dram_gbps * r->dram_efficiency);
 	if (r->l2_gbps > 0)
 		t[SW_TERM_L2] = 32 * (in->ld_sectors * fresh + in->st_sectors) / r->l2_gbps;
 	double l1_cycles = fmax(requests / r->l1_requests_per_clk,
@@ -160,7 +215,10 @@ void sw_time_eval(const struct sw_gpu *gpu, const struct sw_time_rates *r,
 	t[SW_TERM_L1] = fmax(l1_cycles, (in->ld_lines + in->st_lines) / L1_LINES_PER_CLK) / clk;
 	t[SW_TERM_SHARED] = in->shared_wavefronts / (clk * r->shared_wavefronts_per_clk);
 	t[SW_TERM_CONSTANT] = in->constant_passes / (clk * r->constant_passes_per_clk);
-	t[SW_TERM_LATENCY] = requests > 0 ? ceil(rounds) * r->latency_ns : 0;
+	/* a block staged through shared memory meets at a barrier, where each
+	 * round waits for its slowest warp, not its mean one */
+	double wait = r->latency_ns * (in->shape.shared_bytes ? r->barrier_factor : 1.0);
+	t[SW_TERM_LATENCY] = requests > 0 ? ceil(rounds) * wait : 0;
 	if (r->blocks_per_us_sm > 0)
 		t[SW_TERM_BLOCKS] = in->shape.blocks / (gpu->sms * r->blocks_per_us_sm * 1e-3);
 	if (gpu->fp32_gflops > 0)

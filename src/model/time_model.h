@@ -43,7 +43,10 @@ const char *sw_time_term_word(enum sw_time_term t);
 	X(dram_efficiency, NULL, "share of the datasheet's DRAM bandwidth reached")                \
 	X(dram_chunk_bytes, "bytes", "what a DRAM chunk touched alone moves")                      \
 	X(latency_ns, "ns", "a global load's round trip, under load")                              \
+	X(barrier_factor, NULL, "a block's round trip over its warps' when it waits at a barrier") \
 	X(l2_gbps, "GB/s", "L2 bandwidth to the SMs (0: not a term)")                              \
+	X(miss_sector_bytes, "bytes",                                                              \
+	  "what DRAM moves for a sector re-read after the L2 turned over")                         \
 	X(l1_requests_per_clk, "1/clk", "global requests an SM's L1 takes a cycle")                \
 	X(l1_sectors_per_clk, "1/clk", "32-byte sectors an SM's L1 moves a cycle")                 \
 	X(shared_wavefronts_per_clk, "1/clk", "shared-memory wavefronts an SM serves a cycle")     \
@@ -56,7 +59,7 @@ struct sw_time_rates {
 	SW_TIME_RATES(X)
 #undef X
 };
-#define SW_N_RATES 10
+#define SW_N_RATES 12
 
 /* The rates from the datasheet and the CUDA guides alone (docs/model.md):
  * the peak DRAM bandwidth, two granules for a DRAM chunk touched alone,
@@ -74,8 +77,17 @@ struct sw_time_inputs {
 	double ld_granules, st_granules, ld_chunks, st_chunks;
 	double shared_wavefronts, constant_passes;
 	double in_bytes, out_bytes, flops;
+	/* Global loads by buffer (the last slot: those naming none, whose
+	 * buffer is taken as all the inputs): the buffer's bytes, its load
+	 * sectors, and the mean span of one request over it. */
+	double buf_bytes[SW_MAX_BUFFERS + 1], buf_ld_sectors[SW_MAX_BUFFERS + 1],
+		buf_ld_span_bytes[SW_MAX_BUFFERS + 1];
 	struct sw_launch_shape shape;
 };
+
+/* Why a family without a shape hook gets no time: every row of a device
+ * target says it, and the run's last lines. */
+#define SW_NO_TIME_NO_SHAPE "no time: the plug-in describes no launch (family.h, shape)"
 
 /* The inputs of point p of family f on gpu from the model's figures m
  * for gpu's CC (sw_model_eval_banked's). SW_SKIP as below. */
