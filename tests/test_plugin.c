@@ -21,9 +21,12 @@
 #include "job/job.h"
 #include "kernel.h"
 #include "launch.h"
+#include "core/record.h"
 #include "job/plugin.h"
 
 #define PLUGIN_NAME "plugin_strided_read"
+/* model/time_model.h's SW_NO_TIME_NO_SHAPE, as a user reads it */
+#define SW_NO_TIME "no time: the plug-in describes no launch (family.h, shape)"
 
 static char dir[256];
 static char plugin[512], other[512];
@@ -314,6 +317,39 @@ START_TEST(test_api2_plugin_loads)
 }
 END_TEST
 
+/* A family without a shape hook: every device-target row says why it has
+ * no time, and so do the run's last lines (issue 35 item 4). */
+START_TEST(test_no_shape_no_time)
+{
+	char path[600], out[600], log[600];
+	size_t n = 0, k = 0;
+
+	snprintf(path, sizeof path, "%s/plugin_hostile.so", launch_env("SW_TEST_PLUGINS"));
+	snprintf(out, sizeof out, "%s/noshape.h5", dir);
+	snprintf(log, sizeof log, "%s/noshape.log", dir);
+	const char *args[] = { "--backend",       "model",    "--plugin", path,
+			       "--model-devices", "H100-SXM", "--set",    "hostile.n=1K",
+			       hostile_job,       "-o",       out,        NULL };
+	int rc = launch_run(1, log, args);
+	const char *said = launch_slurp(log);
+	ck_assert_msg(rc == 0, "exit code %d: %s", rc, said);
+	ck_assert_msg(
+		strstr(said, "device-target row has no time (model_time_term none): " SW_NO_TIME),
+		"%s", said);
+	char *dev = launch_column(out, "measurements", "model_device", H5I_INVALID_HID, 32, &n);
+	char *msg = launch_column(out, "measurements", "message", H5I_INVALID_HID, SW_MSG_LEN, &n);
+	for (size_t i = 0; i < n; i++)
+		if (dev[32 * i]) {
+			k++;
+			ck_assert_msg(strstr(msg + SW_MSG_LEN * i, SW_NO_TIME), "row %zu: %.160s",
+				      i, msg + SW_MSG_LEN * i);
+		}
+	ck_assert_uint_eq(k, 1);
+	free(dev);
+	free(msg);
+}
+END_TEST
+
 int main(void)
 {
 	if (launch_make_tmpdir(dir, sizeof dir, "plugin") != 0)
@@ -335,6 +371,7 @@ int main(void)
 	tcase_add_test(tc, test_exit_in_a_hook_is_no_success);
 	tcase_add_test(tc, test_summary_count_sets_the_status);
 	tcase_add_test(tc, test_api2_plugin_loads);
+	tcase_add_test(tc, test_no_shape_no_time);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, dir);
 }

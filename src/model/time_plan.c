@@ -343,15 +343,29 @@ static const struct sw_time_gpu *entry_of(const struct sw_time_plan *tp, const s
 	return NULL;
 }
 
+/* The row has no time: its reason joins the row's message (a device-target
+ * row says why, as a skipped row does). */
+static void no_time(struct sw_record *rec, const struct sw_err *why)
+{
+	size_t n = strlen(rec->message);
+	if (!why->msg[0] || strstr(rec->message, why->msg))
+		return;
+	snprintf(rec->message + n, sizeof rec->message - n, "%s%s", n ? "; " : "", why->msg);
+}
+
 void sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
 			  const struct sw_point *p, const struct sw_gpu *gpu, int kepler_bank_bytes,
 			  struct sw_record *rec)
 {
 	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
 	struct sw_time_inputs in;
-	struct sw_err why;
-	if (e && !sw_time_inputs_of(f, p, gpu, kepler_bank_bytes, &in, &why))
+	struct sw_err why = { 0 };
+	if (!e)
+		return;
+	if (sw_time_inputs_of(f, p, gpu, kepler_bank_bytes, &in, &why) == SW_OK)
 		predict(tp, e, f, p, &in, rec);
+	else
+		no_time(rec, &why);
 }
 
 void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
@@ -360,9 +374,13 @@ void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_fa
 {
 	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
 	struct sw_time_inputs in;
-	struct sw_err why;
-	if (e && !sw_time_inputs_from(f, p, gpu, m, &in, &why))
+	struct sw_err why = { 0 };
+	if (!e)
+		return;
+	if (sw_time_inputs_from(f, p, gpu, m, &in, &why) == SW_OK)
 		predict(tp, e, f, p, &in, rec);
+	else
+		no_time(rec, &why);
 }
 
 static void rate_row(const struct sw_time_plan *tp, const struct sw_time_gpu *e, const char *role,

@@ -75,12 +75,25 @@ static void flush_if_due(struct sw_coord *co, double t)
 		sw_run_interrupted = 1;
 }
 
+/* An ok device-target row without a time, and its reason ("no time: ..." in
+ * its message), for the run's last lines. */
+static void note_untimed(struct sw_coord_totals *t, const struct sw_record *rec)
+{
+	const char *why = strstr(rec->message, "no time: ");
+	if (rec->status != SW_ROW_OK || !rec->model_device[0] ||
+	    strcmp(rec->model_time_term, "none"))
+		return;
+	if (!t->untimed++ && why)
+		snprintf(t->untimed_why, sizeof t->untimed_why, "%s", why);
+}
+
 static void write_record(struct sw_coord *co, struct sw_record *rec)
 {
 	if (rec->status >= 0 && rec->status < 4)
 		co->t.counts[rec->status]++;
 	if (rec->status == SW_ROW_OK && !strcmp(rec->check_mode, "none"))
 		co->t.unchecked++;
+	note_untimed(&co->t, rec);
 	if (rec->timed_s > 0)
 		co->t.timed_s += rec->timed_s;
 	co->t.written++;

@@ -18,11 +18,13 @@
 struct sw_coord;
 
 struct sw_coord_totals {
-	size_t written;   /* rows appended */
-	size_t counts[4]; /* by enum sw_row_status */
-	size_t unchecked; /* ok rows no CPU check compared (check_mode "none") */
-	double timed_s;   /* GPU time in timed samples, all ranks */
-	size_t unrun;     /* pairs left for --resume: returned with no rank to take them */
+	size_t written;               /* rows appended */
+	size_t counts[4];             /* by enum sw_row_status */
+	size_t unchecked;             /* ok rows no CPU check compared (check_mode "none") */
+	size_t untimed;               /* device-target rows the time model gave no time */
+	char untimed_why[SW_MSG_LEN]; /* the first one's reason */
+	double timed_s;               /* GPU time in timed samples, all ranks */
+	size_t unrun; /* pairs left for --resume: returned with no rank to take them */
 };
 
 /* Rank 0, after the output is open. dynamic: points go out on request;

@@ -174,6 +174,16 @@ static void say_unchecked(const struct sw_rank_ctx *r, const struct sw_coord_tot
 		why);
 }
 
+/* Rank 0: how many device-target rows have no time, and the first reason. */
+static void say_untimed(const struct sw_rank_ctx *r, const struct sw_coord_totals *t)
+{
+	if (!t->untimed || r->opt->quiet)
+		return;
+	fprintf(stderr, "sweep: %zu device-target row%s no time (model_time_term none): %s\n",
+		t->untimed, t->untimed == 1 ? " has" : "s have",
+		t->untimed_why[0] ? t->untimed_why : "the time model does not cover the variant");
+}
+
 /* Rank 0, after the close: what the file holds of this run, read back from
  * the file the run wrote (end: sw_h5_finish counted it, and says where it
  * is), so a disk that filled up cannot make the summary claim rows it lost.
@@ -207,6 +217,7 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 			(unsigned long long)in.by_status[SW_ROW_INVALID],
 			(unsigned long long)in.by_status[SW_ROW_FAILED]);
 	say_unchecked(r, t);
+	say_untimed(r, t);
 	if (r->backend->measures && in.rows && wall > 0 && !r->opt->quiet)
 		fprintf(stderr,
 			"sweep: timed GPU time %.2f s of %.2f s wall x %d rank%s: sweep efficiency "
