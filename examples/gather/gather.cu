@@ -111,6 +111,9 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		int slot = (int)(r / warps) + !gather; /* the copy: data, store */
 		sw_request_begin(req, SW_SPACE_GLOBAL, 4, slot == SLOT_STORE);
 		sw_request_access(req, (int)(r / warps)); /* its index in the variant's accesses */
+		sw_request_buffer(req, slot == SLOT_INDEX  ? BUF_INDEX
+				       : slot == SLOT_DATA ? BUF_DATA
+							   : BUF_OUT);
 		for (unsigned l = 0; l < 32; l++) {
 			uint64_t i = w * 32 + l, at = i;
 			if (slot == SLOT_DATA && i < n)
@@ -167,6 +170,19 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	}
 }
 
+/* Time model: the launch above, one element a thread. The gather's data
+ * load waits on its index load, so a thread has one load in flight at a
+ * time, as the copy's single load is. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	(void)sm_count;
+	s->blocks = blocks((uint64_t)p->axis[AXIS_N]);
+	s->threads = THREADS;
+	s->shared_bytes = 0;
+	s->in_flight = 1;
+	return NULL;
+}
+
 static const struct sw_axis_def axes[] = {
 	{ "n", "elements", 1024, INT64_C(1) << 31, "16M", "elements gathered" },
 	{ "locality", "elements", 1, INT64_C(1) << 31, "1:1M:x32",
@@ -195,6 +211,7 @@ static const struct sw_family gather = {
 	.flops = flops,
 	.check = check,
 	.fill = fill,
+	.shape = shape,
 };
 
 SW_PLUGIN(gather);

@@ -188,6 +188,8 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 		int arg, kind = slot_kind(p, k, &arg);
 		sw_request_begin(req, kind == K_SHARED ? SW_SPACE_SHARED : SW_SPACE_GLOBAL, 4,
 				 kind == K_STORE);
+		if (kind != K_SHARED) /* the grid in, buffer 0; the output, buffer 1 */
+			sw_request_buffer(req, kind == K_STORE ? 1 : 0);
 		for (uint32_t l = 0; l < 32; l++) {
 			uint64_t addr;
 			int on = thread_addr(p, k, (uint32_t)(blk % gxs), (uint32_t)(blk / gxs),
@@ -267,6 +269,23 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 }
 
 #define ALL_AXES 0xfu
+/* Time model: the launch above. The naive kernel's five loads are
+ * independent (unrolled, all issued before the sum), so a thread keeps
+ * five in flight; the copy has one; the shared kernel's tile loop stores
+ * each load into the tile before the next, so one. */
+static const char *shape(const struct sw_point *p, int sm_count, struct sw_launch_shape *s)
+{
+	uint64_t bx = (uint64_t)p->axis[AXIS_BX], by = (uint64_t)p->axis[AXIS_BY];
+	(void)sm_count;
+	s->blocks = (uint64_t)(p->axis[AXIS_NX] / (int64_t)bx) *
+		    (uint64_t)(p->axis[AXIS_NY] / (int64_t)by);
+	s->threads = (unsigned)(bx * by);
+	s->shared_bytes =
+		p->variant == V_SHARED ? (unsigned)((bx + 2) * (by + 2) * sizeof(float)) : 0;
+	s->in_flight = p->variant == V_NAIVE ? N_DIRS : 1;
+	return NULL;
+}
+
 static const struct sw_axis_def axes[] = {
 	{ "nx", "elements", 32, 65536, "4096", "grid columns (a multiple of bx)" },
 	{ "ny", "elements", 1, 65536, "4096", "grid rows (a multiple of by)" },
@@ -294,6 +313,7 @@ static const struct sw_family stencil2d = {
 	.useful_bytes = useful_bytes,
 	.flops = flops,
 	.check = check,
+	.shape = shape,
 };
 
 SW_PLUGIN(stencil2d);
