@@ -1,6 +1,6 @@
 /*
  * index_read: a read through an index array, out[i] = data[idx[i]], each
- * idx[i] a random position within the window of `window` elements that holds
+ * idx[i] a random position within the window of `locality` elements that holds
  * i, against the same launch without the index. Not a course claim: it gives
  * the time model (docs/model.md, "Time") points whose data loads scatter over
  * a working set of a chosen size, inside the L2 (a small window: every
@@ -139,7 +139,7 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 static int refuse(const struct sw_point *p, char *why, size_t len)
 {
 	if (p->variant == V_INDEXED && p->axis[AXIS_WINDOW] > p->axis[AXIS_N]) {
-		snprintf(why, len, "window of %lld elements is more than n = %lld elements",
+		snprintf(why, len, "locality %lld is more than n %lld elements",
 			 (long long)p->axis[AXIS_WINDOW], (long long)p->axis[AXIS_N]);
 		return 1;
 	}
@@ -173,8 +173,8 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 
 static const struct sw_axis_def axes[] = {
 	{ "n", "elements", 1024, INT64_C(1) << 31, "64M", "elements read and written" },
-	{ "window", "elements", 1, INT64_C(1) << 31, "1,32,1K,1M,64M",
-	  "window each index stays in, at most n: 1 the identity, n anywhere in the array" },
+	{ "locality", "elements", 1, INT64_C(1) << 31, "1,32,1K,1M,64M",
+	  "window each index stays in, at most n: 1 the identity, n anywhere (gather's locality)" },
 };
 /* Each variant's accesses, in the order of its slots. */
 static const char *const direct_accesses[] = { "data", "out", NULL };

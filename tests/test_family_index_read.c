@@ -140,7 +140,7 @@ START_TEST(test_refusals)
 	char why[160] = "";
 	struct sw_point p = point("indexed", 4096, 4097);
 	ck_assert(f->refuse(&p, why, sizeof why));
-	ck_assert_msg(strstr(why, "window of 4097 elements is more than n = 4096"), "%s", why);
+	ck_assert_msg(strstr(why, "locality 4097 is more than n 4096"), "%s", why);
 	p = point("indexed", 4096, 4096);
 	ck_assert_msg(!f->refuse(&p, why, sizeof why), "%s", why);
 	p = point("direct", 4096, SW_AXIS_UNUSED);
