@@ -302,6 +302,17 @@ enum sw_status sw_setup_dry_check(struct sw_rank_ctx *r, struct sw_err *err)
 	return sw_mpi_worst(st);
 }
 
+/* What the job needs of the time model that a calibration could not fit
+ * (/model_rates records it): said once, the run goes on at the datasheet's. */
+static void say_unfitted(struct sw_rank_ctx *r)
+{
+	char msg[SW_TIME_PATH_LEN + 512];
+	sw_time_plan_needs(&r->time, &r->plan);
+	for (int k = 0; k < r->time.n_files; k++)
+		if (sw_time_plan_unfitted(&r->time, k, msg, sizeof msg))
+			fprintf(stderr, "sweep: %s\n", msg);
+}
+
 static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	struct sw_backend_args a = {
@@ -315,6 +326,8 @@ static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 		st = injected(r, SW_STAGE_BIND, st, err);
 	if (st == SW_OK)
 		st = sw_time_setup(r->opt, &r->time, err);
+	if (st == SW_OK && r->rank == 0)
+		say_unfitted(r);
 	if (st == SW_OK)
 		st = r->backend->open(&a, &r->dev, &r->backend_state, err);
 	r->dev.rank = r->rank;
