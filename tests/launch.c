@@ -337,3 +337,58 @@ void *launch_column(const char *path, const char *table, const char *name, hid_t
 	*n = (size_t)rows;
 	return buf;
 }
+
+size_t launch_keep_rows(const char *path, const char *table, const uint64_t *ids, size_t n_ids)
+{
+	size_t n, k = 0;
+	uint64_t *pid =
+		launch_column(path, table, "point_id", H5T_NATIVE_UINT64, sizeof(uint64_t), &n);
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "cannot open %s to write", path);
+	hid_t d = H5Dopen2(f, table, H5P_DEFAULT), ft = H5Dget_type(d);
+	hid_t mt = H5Tget_native_type(ft, H5T_DIR_DEFAULT);
+	size_t size = H5Tget_size(mt);
+	char *rows = calloc(n ? n : 1, size);
+	ck_assert_msg(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0,
+		      "%s: cannot read %s", path, table);
+	for (size_t i = 0; i < n; i++) {
+		int want = 0;
+		for (size_t j = 0; j < n_ids && !want; j++)
+			want = pid[i] == ids[j];
+		if (want)
+			memmove(rows + k++ * size, rows + i * size, size);
+	}
+	hsize_t kept = k;
+	ck_assert_msg(H5Dset_extent(d, &kept) >= 0, "%s: cannot shrink %s", path, table);
+	if (k) {
+		hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &kept, NULL);
+		ck_assert_msg(H5Dwrite(d, mt, ms, fs, H5P_DEFAULT, rows) >= 0,
+			      "%s: cannot write %s", path, table);
+		H5Sclose(ms);
+		H5Sclose(fs);
+	}
+	free(rows);
+	free(pid);
+	H5Tclose(mt);
+	H5Tclose(ft);
+	H5Dclose(d);
+	H5Fclose(f);
+	return k;
+}
+
+size_t launch_old_fleet(const char *fleet, const char *to)
+{
+	static const uint64_t ids[] = {
+		0x1fd17c0582c5cac5, 0xf35901ac7db4a7b0, 0xb12cf8a2e66c30af,
+		0xf4fae5d0c5bc13d7, 0x026ef6bffe9b2e7d, 0xc9b9edc7c0ef0928,
+		0x7b08a2fe6060b534, 0x6d018564a7529a98, 0xfe66e3ab579db3bb,
+	};
+	size_t len;
+	char *bytes = launch_read_file(fleet, &len);
+	ck_assert_msg(bytes, "cannot read %s", fleet);
+	FILE *f = fopen(to, "wb");
+	ck_assert_msg(f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0, "cannot write %s",
+		      to);
+	free(bytes);
+	return launch_keep_rows(to, "measurements", ids, sizeof ids / sizeof ids[0]);
+}

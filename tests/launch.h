@@ -72,6 +72,19 @@ hssize_t launch_rows_seen(const char *path);
  * reader no row at all. */
 hssize_t launch_wait_for_rows(const char *path, hssize_t min, pid_t run);
 
+/* Keeps the rows of table whose point_id is one of ids[0..n_ids), in their
+ * order, and shrinks it: the file as a run of those points alone wrote it
+ * (other tables as they were). How many rows are left; fails the test
+ * when the file cannot be changed. */
+size_t launch_keep_rows(const char *path, const char *table, const uint64_t *ids, size_t n_ids);
+
+/* The points of jobs/fleet.yaml before it grew (git 49b7bd2: 9 points, a
+ * course read at strides 1 and 8, an aligned read, two bank strides, the
+ * tiled and cuBLAS matmuls, two reductions): a fleet file of fleet (a
+ * docs/results/h100-fleet.h5) as that job made it, written at to, its
+ * /measurements those points' rows alone. How many rows it holds. */
+size_t launch_old_fleet(const char *fleet, const char *to);
+
 /* One column of a table, every row, into a new buffer of elem bytes a row
  * (caller frees): type a native number type, or H5I_INVALID_HID for a fixed
  * string of elem bytes; *n rows. Fails the test when it cannot be read. */

@@ -163,6 +163,21 @@ START_TEST(test_not_covered)
 }
 END_TEST
 
+/* The index of a rate in SW_TIME_RATES order. */
+static int rate_index(const char *name)
+{
+	static const char *const names[] = {
+#define X(n, units, about) #n,
+		SW_TIME_RATES(X)
+#undef X
+	};
+	for (int k = 0; k < SW_N_RATES; k++)
+		if (!strcmp(names[k], name))
+			return k;
+	ck_abort_msg("no rate %s", name);
+	return -1;
+}
+
 /* A fit given times the model made at known rates finds rates that give
  * those times back, and keeps the datasheet's where no point needs one. */
 START_TEST(test_fit_recovers)
@@ -205,6 +220,13 @@ START_TEST(test_fit_recovers)
 	ck_assert_double_eq_tol(fit.shared_wavefronts_per_clk, 0.5, 0.02);
 	ck_assert_int_eq(rep.fitted[SW_N_RATES - 2], 0); /* blocks_per_us_sm: no point needs it */
 	ck_assert_double_eq(fit.blocks_per_us_sm, 0);
+	/* the points behind each rate: the reads fit the DRAM's, the banks the
+	 * shared memory's; none the constant cache's or a term left out */
+	ck_assert_int_ge(rep.points[rate_index("dram_efficiency")], 3);
+	ck_assert_int_le(rep.points[rate_index("dram_efficiency")], 4);
+	ck_assert_int_eq(rep.points[rate_index("shared_wavefronts_per_clk")], 3);
+	ck_assert_int_eq(rep.points[rate_index("blocks_per_us_sm")], 0);
+	ck_assert_int_eq(rep.points[rate_index("constant_passes_per_clk")], 0);
 	ck_assert_int_eq(sw_time_fit(g, obs, 2, &fit, &rep, &err), SW_EINVAL);
 }
 END_TEST
@@ -304,6 +326,33 @@ START_TEST(test_latency_rounds)
 	sw_time_eval(g, &r, &in, &b);
 	ck_assert_double_eq_tol(b.term_ns[SW_TERM_LATENCY],
 				ceil((waits / 2 + warps) / resident) * r.latency_ns, 1e-6);
+/* The rates a point's time uses: a term not zero for it. A read uses the
+ * DRAM's and the L2's (a term the datasheet leaves out counts), not the
+ * shared memory's; the banks the shared memory's, not the constant
+ * cache's; every point the launch's. */
+START_TEST(test_rates_used)
+{
+	const struct sw_gpu *g = gpu("H100-SXM");
+	const struct sw_family *f = sw_family_find("strided_read"),
+			       *s = sw_family_find("smem_bank");
+	struct sw_time_inputs in;
+	struct sw_err err = { 0 };
+	struct sw_point p = { .variant = sw_variant_find(f, "stream_read"),
+			      .axis = { -1, INT64_C(64) << 20, -1, -1, -1, -1 } };
+	int used[SW_N_RATES] = { 0 };
+	ck_assert_int_eq(sw_time_inputs_of(f, &p, g, 4, &in, &err), SW_OK);
+	sw_time_rates_used(g, &in, used);
+	ck_assert(used[rate_index("dram_efficiency")] && used[rate_index("l2_gbps")]);
+	ck_assert(used[rate_index("launch_ns")]);
+	ck_assert(!used[rate_index("shared_wavefronts_per_clk")]);
+	ck_assert(!used[rate_index("constant_passes_per_clk")]);
+	struct sw_point q = { .variant = sw_variant_find(s, "stride"), .axis = { 32, 0 } };
+	ck_assert_int_eq(sw_time_inputs_of(s, &q, g, 4, &in, &err), SW_OK);
+	sw_time_rates_used(g, &in, used); /* adds, never clears */
+	ck_assert(used[rate_index("shared_wavefronts_per_clk")] && used[rate_index("l2_gbps")]);
+	ck_assert(!used[rate_index("constant_passes_per_clk")]);
+	ck_assert_str_eq(sw_rate_fit_word(SW_RATE_NOT_IDENTIFIABLE), "not identifiable");
+	ck_assert_str_eq(sw_rate_fit_word(SW_RATE_DATASHEET), "");
 }
 END_TEST
 
@@ -336,6 +385,7 @@ int main(void)
 	tcase_add_test(tc, test_fit_recovers);
 	tcase_add_test(tc, test_l2_capacity);
 	tcase_add_test(tc, test_latency_rounds);
+	tcase_add_test(tc, test_rates_used);
 	tcase_add_test(tc, test_file_spec);
 	suite_add_tcase(s, tc);
 	return sw_check_run(s);

@@ -3,7 +3,10 @@
  * targets beside CC targets (ids ;dev=NAME), their predicted times and
  * terms, /model_rates with a calibration file's path and hash, the three
  * bases (datasheet, calibrated, transfer) on real H100 and H200 files, and
- * a resume that refuses a calibration file whose bytes changed (TM12).
+ * a resume that refuses a calibration file whose bytes changed (TM12);
+ * what each rate's fit rests on, a fleet file of an earlier jobs/fleet.yaml
+ * accepted with a warning (TM13), and a schema 8 file's /model_rates
+ * resumed as it is.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -133,6 +136,139 @@ START_TEST(test_calibrate_transfer_resume)
 }
 END_TEST
 
+/* Column col (RATE_fit, a string[20]) of /model_rates' row 0. */
+static void fit_of(const char *out, const char *rate, char word[20], int32_t *points)
+{
+	char col[64];
+	size_t n;
+	snprintf(col, sizeof col, "%s_fit", rate);
+	char *w = launch_column(out, "model_rates", col, H5I_INVALID_HID, 20, &n);
+	ck_assert_uint_gt(n, 0);
+	snprintf(word, 20, "%s", w);
+	snprintf(col, sizeof col, "%s_points", rate);
+	int32_t *p = launch_column(out, "model_rates", col, H5T_NATIVE_INT32, sizeof *p, &n);
+	*points = p[0];
+	free(w), free(p);
+}
+
+/* The file's /model_rates as schema 8 wrote it: its RATE_fit and
+ * RATE_points columns gone, the rest as they were; schema_version 8. */
+static void as_schema_8(const char *path)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	hid_t d = H5Dopen2(f, "model_rates", H5P_DEFAULT), ft = H5Dget_type(d);
+	hid_t old = H5Tcreate(H5T_COMPOUND, H5Tget_size(ft));
+	size_t at = 0;
+	for (int i = 0; i < H5Tget_nmembers(ft); i++) {
+		char *name = H5Tget_member_name(ft, (unsigned)i);
+		size_t len = strlen(name);
+		hid_t mt = H5Tget_member_type(ft, (unsigned)i);
+		int newer = (len > 4 && !strcmp(name + len - 4, "_fit")) ||
+			    (len > 7 && !strcmp(name + len - 7, "_points"));
+		if (!newer) {
+			ck_assert(H5Tinsert(old, name, at, mt) >= 0);
+			at += H5Tget_size(mt);
+		}
+		H5Tclose(mt);
+		H5free_memory(name);
+	}
+	ck_assert(H5Tset_size(old, at) >= 0);
+	hid_t space = H5Dget_space(d), dcpl = H5Dget_create_plist(d);
+	hssize_t n = H5Sget_simple_extent_npoints(space);
+	char *rows = calloc((size_t)n + 1, at);
+	ck_assert(H5Dread(d, old, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	H5Dclose(d);
+	ck_assert(H5Ldelete(f, "model_rates", H5P_DEFAULT) >= 0);
+	d = H5Dcreate2(f, "model_rates", old, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	ck_assert(d >= 0 && H5Dwrite(d, old, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	int32_t eight = 8;
+	hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, &eight) >= 0);
+	H5Aclose(a), H5Pclose(dcpl), H5Sclose(space), H5Tclose(old), H5Tclose(ft);
+	H5Dclose(d), H5Fclose(f);
+	free(rows);
+}
+
+/* TM13: a fleet file of an earlier jobs/fleet.yaml (9 points) calibrates
+ * what its points fit; the rates the job needs that none of them fits are
+ * named on stderr and recorded "not identifiable", at the datasheet's
+ * values. Then the same file as schema 8 wrote it resumes, and stays so. */
+START_TEST(test_old_fleet)
+{
+	const char *old = in_tmp("old-fleet.h5"), *out = in_tmp("old.h5"), *log = in_tmp("old.log");
+	ck_assert_uint_eq(launch_old_fleet(fleet, old), 9);
+	const char *args[] = { "--backend",
+			       "model",
+			       "--model-devices",
+			       "H100-SXM",
+			       "--model-calibrate",
+			       old,
+			       "-q",
+			       job,
+			       "-o",
+			       out,
+			       NULL };
+	ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+	char said[1200], word[20];
+	snprintf(said, sizeof said, "sweep: --model-calibrate %s: rate", old);
+	const char *text = launch_slurp(log), *at = strstr(text, said);
+	ck_assert_msg(at, "%s", text);
+	ck_assert_msg(strstr(at, "not identifiable: the file holds no point that fits"), "%s",
+		      text);
+	ck_assert_msg(strstr(at, "datasheet value"), "%s", text);
+	int32_t points;
+	int unfitted = 0, rates = 0;
+	/* each rate (a RATE_fit column) the file cannot fit is said */
+	hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "model_rates", 0);
+	hid_t t = H5Dget_type(d);
+	for (int i = 0; i < H5Tget_nmembers(t); i++) {
+		char *col = H5Tget_member_name(t, (unsigned)i), rate[64];
+		size_t len = strlen(col);
+		if (len > 4 && !strcmp(col + len - 4, "_fit")) {
+			snprintf(rate, sizeof rate, "%.*s", (int)(len - 4), col);
+			fit_of(out, rate, word, &points);
+			rates++;
+			if (!strcmp(word, "not identifiable")) {
+				unfitted++;
+				ck_assert_msg(strstr(at, rate), "%s not said: %s", rate, text);
+				ck_assert_int_eq(points, 0);
+			} else {
+				ck_assert_msg(!strcmp(word, "fitted") ||
+						      !strcmp(word, "not needed"),
+					      "%s: '%s'", rate, word);
+			}
+		}
+		H5free_memory(col);
+	}
+	H5Tclose(t), H5Dclose(d), H5Fclose(f);
+	ck_assert_int_ge(rates, 10);
+	ck_assert_int_gt(unfitted, 0);
+	fit_of(out, "dram_efficiency", word, &points); /* the streaming reads fit it */
+	ck_assert_str_eq(word, "fitted");
+	ck_assert_int_gt(points, 0);
+	ck_assert_int_le(points, 7);
+
+	as_schema_8(out);
+	const char *again[] = { "--resume", "--backend",
+				"model",    "--model-devices",
+				"H100-SXM", "--model-calibrate",
+				old,        "-q",
+				job,        "-o",
+				out,        NULL };
+	ck_assert_msg(launch_run(1, log, again) == 0, "%s", launch_slurp(log));
+	f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "model_rates", 0);
+	t = H5Dget_type(d);
+	ck_assert_int_lt(H5Tget_member_index(t, "l2_gbps_fit"), 0);
+	ck_assert_int_ge(H5Tget_member_index(t, "l2_gbps"), 0);
+	int32_t version = 0;
+	hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+	ck_assert(H5Aread(a, H5T_NATIVE_INT32, &version) >= 0);
+	ck_assert_int_eq(version, 8);
+	H5Aclose(a), H5Tclose(t), H5Dclose(d), H5Fclose(f);
+}
+END_TEST
+
 int main(void)
 {
 	const char *src = launch_env("SW_SOURCE_DIR");
@@ -147,6 +283,7 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_device_targets);
 	tcase_add_test(tc, test_calibrate_transfer_resume);
+	tcase_add_test(tc, test_old_fleet);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);
 }

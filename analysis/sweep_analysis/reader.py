@@ -57,6 +57,8 @@ from .reader_format import (
     PLAN_SCHEMA,
     PLUGIN_HASHES_ATTR,
     PLUGIN_PATHS_ATTR,
+    RATE_FIT_SUFFIX,
+    RATE_NOT_IDENTIFIABLE,
     SCHEMA_VERSION,
     SESSION_COLUMNS,
     STATUS_NAMES,
@@ -112,6 +114,8 @@ __all__ = [
     "PLAN_SCHEMA",
     "PLUGIN_HASHES_ATTR",
     "PLUGIN_PATHS_ATTR",
+    "RATE_FIT_SUFFIX",
+    "RATE_NOT_IDENTIFIABLE",
     "READ_LIMIT_S",
     "READ_SLICE_ROWS",
     "Run",
@@ -265,7 +269,8 @@ def _check_types(dtype, name, path):
     integer point_id (a float one cannot hold every id exactly)."""
     for c in dtype.names:
         t = dtype.fields[c][0]
-        want = "S" if c in STRING_COLUMNS else "iu" if c == "point_id" else "iufb"
+        text = c in STRING_COLUMNS or (name == "model_rates" and c.endswith(RATE_FIT_SUFFIX))
+        want = "S" if text else "iu" if c == "point_id" else "iufb"
         want = "O" if c in VLEN_COLUMNS else want
         if t.shape or t.kind not in want:
             what = "a fixed-length string" if want == "S" else "a single number"

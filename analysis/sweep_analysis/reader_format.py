@@ -12,7 +12,7 @@ import pandas as pd
 
 from .cli import ToolError
 
-SCHEMA_VERSION = 8  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
+SCHEMA_VERSION = 9  # SW_SCHEMA_VERSION of the C writer this package reads (and older)
 # From schema 4 on /measurements names its axis columns in this attribute (an
 # array of strings); older files' axes are found by elimination (_old_axes).
 AXES_ATTR = "axis_columns"
@@ -116,6 +116,10 @@ OPTIONAL_TEXT_COLUMNS = (MODEL_DEVICE, "model_time_term", "model_time_basis")
 EMULATES = "emulates"
 # /model_rates (schema 8): one row per GPU whose rates the time model used.
 MODEL_RATES_COLUMNS = ("device", "role", "basis", "file", "file_class", "points")
+# /model_rates (schema 9): per rate RATE, RATE_fit (a word: "fitted", "not needed",
+# "not identifiable"; "" without a fit) and RATE_points, the file's points that fit it.
+RATE_FIT_SUFFIX = "_fit"
+RATE_NOT_IDENTIFIABLE = "not identifiable"
 DEVICE_COLUMNS = (
     "rank",
     "session",

@@ -10,7 +10,7 @@ import pandas as pd
 
 from . import figures, timemodel
 from .doc import Heading, Para, Table
-from .reader import MODEL_DEVICE, device_targets
+from .reader import MODEL_DEVICE, RATE_FIT_SUFFIX, RATE_NOT_IDENTIFIABLE, device_targets
 from .tables import axes_text, fmt, variant_order
 
 PREDICTED = "Predicted against measured"
@@ -35,6 +35,9 @@ class TimeSections:
         p = timemodel.with_error(p)
         by_class = timemodel.errors(p, ["file", "class"])
         self.add(Heading(2, PREDICTED), Para(_intro()))
+        unfitted = _unfitted_text(self.runs)
+        if unfitted:
+            self.add(Para(unfitted))
         shown = by_class[by_class["compared"] > 0]
         parts, missing = [], []
         for _, c in by_class.iterrows():
@@ -284,4 +287,26 @@ def _rates_text(runs) -> str:
             parts.append(what)
     if not parts:
         return ""
-    return "Rates (/model_rates): " + "; ".join(dict.fromkeys(parts)) + "."
+    text = "Rates (/model_rates): " + "; ".join(dict.fromkeys(parts)) + "."
+    unfitted = _unfitted_text(runs)
+    return text + (" " + unfitted if unfitted else "")
+
+
+def _unfitted_text(runs) -> str:
+    """Which rates the job needed that a calibration file held no point to fit
+    (/model_rates' RATE_fit "not identifiable", schema 9), as sweep said on stderr."""
+    parts = []
+    for r in runs:
+        fits = [c for c in r.model_rates.columns if c.endswith(RATE_FIT_SUFFIX)]
+        for _, m in r.model_rates.iterrows():
+            names = [c[: -len(RATE_FIT_SUFFIX)] for c in fits if m[c] == RATE_NOT_IDENTIFIABLE]
+            if names:
+                option = "--model-from" if m["role"] == "from" else "--model-calibrate"
+                parts.append(
+                    f"{option} {m['file']} ({m['device']}): {', '.join(names)} not "
+                    "identifiable, its points fit none of them and the job needs them; "
+                    "their datasheet values were used"
+                )
+    if not parts:
+        return ""
+    return "Not fitted: " + "; ".join(dict.fromkeys(parts)) + "."

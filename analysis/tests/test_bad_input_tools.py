@@ -194,6 +194,9 @@ def report_holding_input(d, src):
 # /model_rates (schema 8) with its columns, `device` a number
 RATES_WITH_A_NUMBER_FOR_A_NAME = [("device", "f8"), ("role", "S12"), ("basis", "S12")]
 RATES_WITH_A_NUMBER_FOR_A_NAME += [("file", "S64"), ("file_class", "S96"), ("points", "<i4")]
+# /model_rates (schema 9) with its columns, a rate's RATE_fit word a number
+RATES_WITH_A_NUMBER_FOR_A_FIT = [("device", "S32"), *RATES_WITH_A_NUMBER_FOR_A_NAME[1:]]
+RATES_WITH_A_NUMBER_FOR_A_FIT += [("l2_gbps", "f8"), ("l2_gbps_fit", "f8")]
 
 
 def reference_in_report(d, src):
@@ -327,6 +330,14 @@ ROWS = [
         edited(_replace("model_rates", np.zeros(2, [("device", "S32")]))),
         2,
         "/model_rates lacks the column(s) role, basis, file, file_class, points",
+    ),
+    (
+        "AN08",
+        "export",
+        ["in.h5", "--csv", "--table", "model_rates"],
+        edited(_replace("model_rates", np.zeros(2, RATES_WITH_A_NUMBER_FOR_A_FIT))),
+        2,
+        "/model_rates column l2_gbps_fit is float64 where the schema has a fixed-length string",
     ),
 ]
 

@@ -12,6 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import h5py
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,7 +20,7 @@ import pytest
 from sweep_analysis import gpus, timemodel
 from sweep_analysis.reader import device_targets, read
 
-from conftest import SEEDS, run_tool, timed_copy, writable_copy
+from conftest import SEEDS, SOURCE, run_tool, timed_copy, writable_copy
 
 
 def _summary(md) -> list:
@@ -89,6 +90,55 @@ def test_report_of_device_targets(targets_file, tmp_path):
     summary = "\n".join(_summary(md))
     assert "**Time model**: predicted for H100-SXM, H200 (230 rows" in summary
     assert "(1150 for CC targets and 230 for device targets (H100-SXM, H200))" in summary
+
+
+# The points of jobs/fleet.yaml before it grew (git 49b7bd2), as tests/launch.c's
+# launch_old_fleet has them: a fleet file of that job is these rows alone.
+OLD_FLEET_IDS = np.array(
+    [0x1FD17C0582C5CAC5, 0xF35901AC7DB4A7B0, 0xB12CF8A2E66C30AF, 0xF4FAE5D0C5BC13D7]
+    + [0x026EF6BFFE9B2E7D, 0xC9B9EDC7C0EF0928, 0x7B08A2FE6060B534, 0x6D018564A7529A98]
+    + [0xFE66E3AB579DB3BB],
+    dtype=np.uint64,
+)
+
+
+def test_report_says_what_a_calibration_could_not_fit(sweep_bin, tmp_path):
+    """A fleet file of an earlier jobs/fleet.yaml calibrates what its points
+    fit: sweep names on stderr the rates the job needs that none of them fits,
+    /model_rates records them "not identifiable" (schema 9), and the report's
+    time-model section says so too."""
+    old = writable_copy(os.path.join(SOURCE, "docs", "results", "h100-fleet.h5"), tmp_path / "o.h5")
+    with h5py.File(old, "r+") as f:
+        m = f["measurements"][:]
+        keep = m[np.isin(m["point_id"], OLD_FLEET_IDS)]
+        f["measurements"].resize((len(keep),))
+        f["measurements"][:] = keep
+    assert len(keep) == 9
+    out = tmp_path / "old.h5"
+    job = os.path.join(SOURCE, "jobs", "fleet.yaml")
+    p = subprocess.run(
+        [sweep_bin, "-q", "--backend", "model", "--model-devices", "H100-SXM"]
+        + ["--model-calibrate", old, job, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    said = re.search(f"--model-calibrate {re.escape(old)}: rates (.*) not identifiable", p.stderr)
+    assert said, p.stderr
+    r = read(str(out))
+    row = r.model_rates.iloc[0]
+    fits = [c for c in r.model_rates.columns if c.endswith("_fit")]
+    unfitted = [c[: -len("_fit")] for c in fits if row[c] == "not identifiable"]
+    assert said.group(1).split(", ") == unfitted
+    assert {"l2_gbps", "blocks_per_us_sm"} <= set(unfitted)
+    assert row["dram_efficiency_fit"] == "fitted" and row["dram_efficiency_points"] > 0
+    md, _ = _report(tmp_path, out)
+    targets = _section(md, "Device targets (time model)")
+    assert (
+        f"Not fitted: --model-calibrate {old} (H100-SXM): {', '.join(unfitted)} not identifiable"
+        in targets
+    )
 
 
 def _own_prediction(r):

@@ -31,8 +31,9 @@
  *    libraries they brought in (h5plugins.h); /model_accesses (the model's
  *    figures per named access) and /axis_names (the names of categorical
  *    axes' values); /devices' emulates and /replays, the replay backend's
- *    recordings */
-#define SW_SCHEMA_VERSION 8
+ *    recordings;
+ * 9: /model_rates' RATE_fit and RATE_points, what each rate's fit rests on */
+#define SW_SCHEMA_VERSION 9
 
 struct sw_h5;
 struct sw_job;

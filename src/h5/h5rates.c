@@ -1,8 +1,9 @@
 /*
  * /model_rates (schema 8): the rates the time model predicted with, one
  * row per GPU, and the measured files they were fitted to, with the hash
- * of each; a resume refuses a calibration or transfer file whose bytes are
- * not the ones recorded (docs/hdf5-schema.md, "/model_rates").
+ * of each, and (schema 9) what each rate's fit rests on; a resume refuses
+ * a calibration or transfer file whose bytes are not the ones recorded
+ * (docs/hdf5-schema.md, "/model_rates").
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,7 +18,9 @@ static const char rates_about[] =
 	"The time model's rates, one row per GPU it predicted for: a device target "
 	"(role target, the datasheet's), a GPU fitted to a measured file (calibrate) or "
 	"the GPU of --model-from's file (from), with the file's path, hash and class and "
-	"the fit's median error before and after (docs/model.md).";
+	"the fit's median error before and after, and per rate RATE_fit (fitted, not "
+	"needed or not identifiable) and RATE_points, the file's points that fit it "
+	"(docs/model.md).";
 
 #define RCOL(field, kind, units)                                                                   \
 	{                                                                                          \
@@ -26,21 +29,35 @@ static const char rates_about[] =
 	}
 #define RATE(name, units, about)                                                                   \
 	{ #name, offsetof(struct sw_time_rate_row, rates.name), sizeof(double), SW_COL_F64, units },
+#define FIT(name, units, about)                                                                    \
+	{ #name "_fit", offsetof(struct sw_time_rate_row, fit.name), SW_RATE_FIT_LEN, SW_COL_TEXT, \
+	  NULL },
+#define FIT_POINTS(name, units, about)                                                             \
+	{ #name "_points", offsetof(struct sw_time_rate_row, fit_points.name), sizeof(int32_t),    \
+	  SW_COL_I32, NULL },
+/* each rate's value, then (schema 9) what each rests on */
+#define RATE_COLUMNS SW_TIME_RATES(RATE) SW_TIME_RATES(FIT) SW_TIME_RATES(FIT_POINTS)
 static const struct sw_column rate_columns[] = {
 	RCOL(device, SW_COL_TEXT, NULL),     RCOL(role, SW_COL_TEXT, NULL),
 	RCOL(basis, SW_COL_TEXT, NULL),      RCOL(file, SW_COL_TEXT, NULL),
 	RCOL(file_hash, SW_COL_U64, NULL),   RCOL(file_class, SW_COL_TEXT, NULL),
 	RCOL(points, SW_COL_I32, NULL),      RCOL(error_before, SW_COL_F64, NULL),
-	RCOL(error_after, SW_COL_F64, NULL), SW_TIME_RATES(RATE)
+	RCOL(error_after, SW_COL_F64, NULL), RATE_COLUMNS
 };
 #undef RCOL
 #undef RATE
+#undef FIT
+#undef FIT_POINTS
+#undef RATE_COLUMNS
 #define N_RATE_COLS (sizeof rate_columns / sizeof rate_columns[0])
 
 enum sw_status sw_h5_write_rates(hid_t file, const struct sw_time_rate_row *rows, int n,
 				 struct sw_err *err)
 {
-	static const struct sw_time_rate_row none = { .points = -1 };
+#define NONE(name, units, about) -1,
+	static const struct sw_time_rate_row none = { .points = -1,
+						      .fit_points = { SW_TIME_RATES(NONE) } };
+#undef NONE
 	const struct sw_h5_table t = { "model_rates",   rates_about, rate_columns, N_RATE_COLS, 16,
 				       H5I_INVALID_HID, &none };
 	return sw_h5_write_table(file, t, sizeof none, rows, n, err);

@@ -4,7 +4,8 @@
  * points cannot drag. Rates the datasheet leaves out (L2, blocks, launch)
  * start from a nominal value; after the fit each rate is put back to its
  * datasheet value where the loss barely notices, so a term the points
- * never exercise stays as the datasheet has it.
+ * never exercise stays as the datasheet has it. Then each rate's points:
+ * those whose time the fitted rate decides (time_fit.h).
  */
 #include "model/time_fit.h"
 
@@ -195,6 +196,50 @@ static void start_from(const struct sw_gpu *gpu, const double *sheet, double *v)
 	sw_time_rates_to_array(&r, v);
 }
 
+const char *sw_rate_fit_word(enum sw_rate_fit s)
+{
+	static const char *const words[] = { "", "fitted", "not needed", "not identifiable" };
+	return s >= SW_RATE_DATASHEET && s <= SW_RATE_NOT_IDENTIFIABLE ? words[s] : "";
+}
+
+/* Whether rate k of v moves the time of in: halved or doubled, the
+ * prediction's time or a term's differs (by more than share of the time,
+ * with share > 0). */
+static int moves(const struct sw_gpu *gpu, const double *v, int k, const struct sw_time_inputs *in,
+		 double share)
+{
+	struct sw_time base, t;
+	struct sw_time_rates r;
+	double w[SW_N_RATES];
+	sw_time_rates_from_array(v, &r);
+	sw_time_eval(gpu, &r, in, &base);
+	if (!isfinite(base.ns) || !(base.ns > 0) || !(v[k] > 0))
+		return 0;
+	memcpy(w, v, sizeof w);
+	for (double f = 0.5; f < 4; f *= 4) {
+		w[k] = v[k] * f;
+		sw_time_rates_from_array(w, &r);
+		sw_time_eval(gpu, &r, in, &t);
+		if (share > 0
+			    ? fabs(t.ns / base.ns - 1) > share
+			    : memcmp(t.term_ns, base.term_ns, sizeof t.term_ns) || t.ns != base.ns)
+			return 1;
+	}
+	return 0;
+}
+
+void sw_time_rates_used(const struct sw_gpu *gpu, const struct sw_time_inputs *in, int *used)
+{
+	struct sw_time_rates r;
+	double sheet[SW_N_RATES], v[SW_N_RATES];
+	sw_time_rates_datasheet(gpu, &r);
+	sw_time_rates_to_array(&r, sheet);
+	start_from(gpu, sheet, v);
+	for (int k = 0; k < SW_N_RATES; k++)
+		if (!used[k])
+			used[k] = moves(gpu, v, k, in, 0);
+}
+
 enum sw_status sw_time_fit(const struct sw_gpu *gpu, const struct sw_time_obs *obs, int n,
 			   struct sw_time_rates *r, struct sw_time_fit_report *rep,
 			   struct sw_err *err)
@@ -229,6 +274,9 @@ enum sw_status sw_time_fit(const struct sw_gpu *gpu, const struct sw_time_obs *o
 		else
 			v[k] = fitted, rep->fitted[k] = 1;
 	}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < SW_N_RATES; k++)
+			rep->points[k] += moves(gpu, v, k, &obs[i].in, SW_RATE_FIT_MOVE);
 	rep->n_points = n;
 	rep->error_before = median_error(&pb, sheet);
 	rep->error_after = median_error(&pb, v);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/hash.h"
+#include "job/plan.h"
 #include "kernel.h"
 #include "model/model.h"
 
@@ -139,6 +140,15 @@ static struct sw_time_gpu *gpu_entry(struct sw_time_plan *tp, const struct sw_gp
 	return e;
 }
 
+/* What e's fit rests on, each rate: fitted where it moved or points fit
+ * it, else not needed until sw_time_plan_needs sees the job. */
+static void settle_fit(struct sw_time_gpu *e)
+{
+	for (int k = 0; k < SW_N_RATES; k++)
+		e->status[k] = e->fit.fitted[k] || e->fit.points[k] > 0 ? SW_RATE_FITTED
+									: SW_RATE_NOT_NEEDED;
+}
+
 /* Fits e's rates to file k's observations. */
 static enum sw_status fit_to(struct sw_time_gpu *e, struct sw_time_file *f, int k,
 			     const struct sw_time_obs *obs, int n, struct sw_err *err)
@@ -146,6 +156,7 @@ static enum sw_status fit_to(struct sw_time_gpu *e, struct sw_time_file *f, int 
 	sw_time_rates_datasheet(e->gpu, &e->rates);
 	if (sw_time_fit(e->gpu, obs, n, &e->rates, &e->fit, err))
 		return sw_wrap(err, "--model-calibrate %s", f->path);
+	settle_fit(e);
 	e->calibrated_by = k;
 	f->n_points = n;
 	return SW_OK;
@@ -240,6 +251,7 @@ static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 	st = observe(m, f, used, (size_t)n_used, &obs, &ids, &n, err);
 	if (st == SW_OK && n >= 3) {
 		st = sw_time_fit(f->gpu, obs, n, &tp->source.rates, &tp->source.fit, err);
+		settle_fit(&tp->source);
 		tp->source.calibrated_by = tp->from;
 	}
 	free(obs);
@@ -281,6 +293,121 @@ static const struct sw_time_point *source_point(const struct sw_time_plan *tp, u
 {
 	struct sw_time_point key = { .id = id };
 	return tp->n_points ? bsearch(&key, tp->points, tp->n_points, sizeof key, by_id) : NULL;
+}
+
+/* Rates of e no point fit that are still not needed, and not in used. */
+static int undecided(const struct sw_time_gpu *e, const int *used)
+{
+	int n = 0;
+	for (int k = 0; k < SW_N_RATES; k++)
+		n += e->status[k] == SW_RATE_NOT_NEEDED && !used[k];
+	return n;
+}
+
+static void settle_needs(struct sw_time_gpu *e, const int *used)
+{
+	for (int k = 0; k < SW_N_RATES; k++)
+		if (e->status[k] == SW_RATE_NOT_NEEDED && used[k])
+			e->status[k] = SW_RATE_NOT_IDENTIFIABLE;
+}
+
+/* The rates e's GPU uses for the job's points it predicts: its device
+ * target's, and the measured points, which a GPU of its class may run. */
+static void needs_of(struct sw_time_gpu *e, const struct sw_plan *plan)
+{
+	int used[SW_N_RATES] = { 0 };
+	for (size_t j = 0; j < plan->n && undecided(e, used); j++) {
+		const struct sw_plan_point *pt = &plan->points[j];
+		struct sw_time_inputs in;
+		struct sw_err why;
+		if ((pt->gpu == e->gpu || (!pt->gpu && !pt->cc)) &&
+		    sw_time_inputs_of(sw_family_at(pt->family), &pt->p, e->gpu,
+				      SW_KEPLER_BANK_BYTES_DEFAULT, &in, &why) == SW_OK)
+			sw_time_rates_used(e->gpu, &in, used);
+	}
+	settle_needs(e, used);
+}
+
+void sw_time_plan_needs(struct sw_time_plan *tp, const struct sw_plan *plan)
+{
+	for (int i = 0; i < tp->n_gpus; i++)
+		if (tp->gpus[i].calibrated_by >= 0)
+			needs_of(&tp->gpus[i], plan);
+	if (tp->from < 0)
+		return;
+	struct sw_time_gpu *src = &tp->source;
+	if (src->calibrated_by >= 0 && src->calibrated_by != tp->from) {
+		/* the source's rates are a calibration's: so is what they rest on */
+		for (int i = 0; i < tp->n_gpus; i++)
+			if (tp->gpus[i].gpu == src->gpu)
+				memcpy(src->status, tp->gpus[i].status, sizeof src->status);
+		return;
+	}
+	int used[SW_N_RATES] = { 0 };
+	for (size_t j = 0; src->calibrated_by >= 0 && j < plan->n && undecided(src, used); j++) {
+		const struct sw_plan_point *pt = &plan->points[j];
+		const struct sw_time_point *sp =
+			pt->gpu ? source_point(tp, base_id(sw_family_at(pt->family), &pt->p))
+				: NULL;
+		if (sp)
+			sw_time_rates_used(src->gpu, &sp->in, used);
+	}
+	settle_needs(src, used);
+}
+
+static const char *const rate_names[SW_N_RATES] = {
+#define X(name, units, about) #name,
+	SW_TIME_RATES(X)
+#undef X
+};
+
+/* word onto the list in buf, after ", " unless it is the first (i 0). */
+static void append(char *buf, size_t size, int i, const char *word)
+{
+	size_t at = strlen(buf);
+	snprintf(buf + at, size - at, "%s%s", i ? ", " : "", word);
+}
+
+/* Rate k of r, in SW_TIME_RATES order. */
+static double rate_of(const struct sw_time_rates *r, int k)
+{
+	double v[SW_N_RATES];
+	sw_time_rates_to_array(r, v);
+	return v[k];
+}
+
+int sw_time_plan_unfitted(const struct sw_time_plan *tp, int k, char *msg, size_t len)
+{
+	const struct sw_time_gpu *e =
+		k == tp->from && tp->source.calibrated_by == k ? &tp->source : NULL;
+	for (int i = 0; !e && i < tp->n_gpus; i++)
+		if (tp->gpus[i].calibrated_by == k && k != tp->from)
+			e = &tp->gpus[i];
+	if (!e || k < 0 || k >= tp->n_files)
+		return 0;
+	char names[512] = "", out[512] = "";
+	int n = 0, n_out = 0;
+	for (int r = 0; r < SW_N_RATES; r++) {
+		if (e->status[r] != SW_RATE_NOT_IDENTIFIABLE)
+			continue;
+		append(names, sizeof names, n++, rate_names[r]);
+		if (rate_of(&e->rates, r) == 0) /* the datasheet leaves its term out */
+			append(out, sizeof out, n_out++, rate_names[r]);
+	}
+	if (!n)
+		return 0;
+	int w = snprintf(msg, len,
+			 "%s %s: rate%s %s not identifiable: the file holds no point that fits "
+			 "%s (none whose time halving or doubling %s moves by %.0f%%); %s "
+			 "datasheet value%s %s used",
+			 k == tp->from ? "--model-from" : "--model-calibrate", tp->files[k].path,
+			 n > 1 ? "s" : "", names, n > 1 ? "them" : "it", n > 1 ? "one" : "it",
+			 100 * SW_RATE_FIT_MOVE, n > 1 ? "their" : "its", n > 1 ? "s" : "",
+			 n > 1 ? "are" : "is");
+	if (n_out && w >= 0 && (size_t)w < len)
+		snprintf(msg + w, len - w, " (0 for %s: %s term%s left out)", out,
+			 n_out > 1 ? "their" : "its", n_out > 1 ? "s" : "");
+	return 1;
 }
 
 /* rec's time from its inputs in on e's GPU, transferred where the
@@ -392,6 +519,13 @@ static void rate_row(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 	snprintf(r->basis, sizeof r->basis, "%s",
 		 e->calibrated_by >= 0 ? "calibrated" : "datasheet");
 	r->rates = e->rates;
+	int k = 0;
+#define X(name, units, about)                                                                      \
+	snprintf(r->fit.name, sizeof r->fit.name, "%s", sw_rate_fit_word(e->status[k]));           \
+	r->fit_points.name = e->calibrated_by >= 0 ? e->fit.points[k] : -1;                        \
+	k++;
+	SW_TIME_RATES(X)
+#undef X
 	r->error_before = r->error_after = NAN;
 	if (file < 0)
 		return;

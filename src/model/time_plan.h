@@ -32,6 +32,9 @@ struct sw_time_gpu {
 	struct sw_time_rates rates;
 	int calibrated_by; /* index into files, or -1: datasheet */
 	struct sw_time_fit_report fit;
+	/* what each rate rests on; not needed, rather than not identifiable,
+	 * until sw_time_plan_needs has seen the job */
+	enum sw_rate_fit status[SW_N_RATES];
 };
 
 struct sw_time_plan {
@@ -69,8 +72,34 @@ enum sw_status sw_time_plan_build(const char *const *calib_specs, const struct s
 
 void sw_time_plan_fini(struct sw_time_plan *tp);
 
+/* Which rates no point of a calibration fits are needed by the job's
+ * points of plan (its device targets; the transfer's source, by the points
+ * it measured of them): those become SW_RATE_NOT_IDENTIFIABLE. Counts the
+ * points of a GPU only while one of its rates is left to decide. */
+struct sw_plan;
+void sw_time_plan_needs(struct sw_time_plan *tp, const struct sw_plan *plan);
+
+/* What a file's fit could not fit that the job needs, for file index k:
+ * into msg (a line without "sweep: "), and 1; 0 when it fitted them all. */
+int sw_time_plan_unfitted(const struct sw_time_plan *tp, int k, char *msg, size_t len);
+
+/* Per rate: the word of its enum sw_rate_fit, and the points that fit it
+ * (-1 without a fit), as /model_rates's RATE_fit and RATE_points. */
+#define SW_RATE_FIT_LEN 20
+struct sw_time_rate_fits {
+#define X(name, units, about) char name[SW_RATE_FIT_LEN];
+	SW_TIME_RATES(X)
+#undef X
+};
+struct sw_time_rate_points {
+#define X(name, units, about) int32_t name;
+	SW_TIME_RATES(X)
+#undef X
+};
+
 /* A row of the file's /model_rates (docs/hdf5-schema.md): the rates one
- * GPU predicts with, and the measured file they were fitted to. */
+ * GPU predicts with, the measured file they were fitted to, and what each
+ * rate's fit rests on. */
 struct sw_time_rate_row {
 	char device[32];
 	char role[12];  /* "target", "calibrate" or "from" (the transfer's source) */
@@ -81,6 +110,8 @@ struct sw_time_rate_row {
 	int32_t points;                   /* the file's rows the fit took */
 	double error_before, error_after; /* the fit's median |predicted / measured - 1| */
 	struct sw_time_rates rates;
+	struct sw_time_rate_fits fit;          /* schema 9 */
+	struct sw_time_rate_points fit_points; /* schema 9 */
 };
 
 /* The rows of tp for the device targets targets[0..n) and every file:

@@ -315,6 +315,8 @@ static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 		st = injected(r, SW_STAGE_BIND, st, err);
 	if (st == SW_OK)
 		st = sw_time_setup(r->opt, &r->time, err);
+	if (st == SW_OK && r->rank == 0) /* what /model_rates will say of the job's rates */
+		sw_time_plan_needs(&r->time, &r->plan);
 	if (st == SW_OK)
 		st = r->backend->open(&a, &r->dev, &r->backend_state, err);
 	r->dev.rank = r->rank;
@@ -701,6 +703,17 @@ static enum sw_status open_file(struct sw_rank_ctx *r, struct sw_err *err)
 	return st;
 }
 
+/* What the job needs of the time model that a calibration could not fit
+ * (/model_rates records it): said once the output is open, so a refused run
+ * says its refusal alone; the run goes on at the datasheet's values. */
+static void say_unfitted(const struct sw_rank_ctx *r)
+{
+	char msg[SW_TIME_PATH_LEN + 512];
+	for (int k = 0; k < r->time.n_files; k++)
+		if (sw_time_plan_unfitted(&r->time, k, msg, sizeof msg))
+			fprintf(stderr, "sweep: %s\n", msg);
+}
+
 enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
@@ -710,6 +723,8 @@ enum sw_status sw_setup_open(struct sw_rank_ctx *r, int argc, char **argv, struc
 		st = open_file(r, err);
 	if ((st = sw_mpi_worst(st)) != SW_OK) /* rank 0's failure is the job's */
 		return st;
+	if (r->rank == 0)
+		say_unfitted(r);
 	/* computed on rank 0 and broadcast: ranks agree by construction */
 	unsigned long n = r->n_todo;
 	MUST_MPI(MPI_Bcast(&r->session, 1, MPI_INT, 0, MPI_COMM_WORLD));
