@@ -326,6 +326,9 @@ START_TEST(test_latency_rounds)
 	sw_time_eval(g, &r, &in, &b);
 	ck_assert_double_eq_tol(b.term_ns[SW_TERM_LATENCY],
 				ceil((waits / 2 + warps) / resident) * r.latency_ns, 1e-6);
+}
+END_TEST
+
 /* The rates a point's time uses: a term not zero for it. A read uses the
  * DRAM's and the L2's (a term the datasheet leaves out counts), not the
  * shared memory's; the banks the shared memory's, not the constant
