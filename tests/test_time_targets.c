@@ -136,6 +136,41 @@ START_TEST(test_calibrate_transfer_resume)
 }
 END_TEST
 
+/* The transfer alone (--model-from without a calibration): the source is
+ * fitted on its own rows (its /model_rates row says calibrated, with its
+ * points), and the rows it measured are transferred. */
+START_TEST(test_transfer_alone)
+{
+	const char *out = in_tmp("alone.h5"), *log = in_tmp("alone.log");
+	const char *args[] = { "--backend",
+			       "model",
+			       "--model-devices",
+			       "H100-SXM",
+			       "--model-from",
+			       full,
+			       "-q",
+			       job,
+			       "-o",
+			       out,
+			       NULL };
+	ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+	char *basis, *role, *rbasis;
+	size_t n = rows_of(out, "model_time_basis", 12, &basis), transfer = 0, nr;
+	for (size_t i = 0; i < n; i++)
+		transfer += !strcmp(basis + 12 * i, "transfer");
+	ck_assert_uint_gt(transfer, 0);
+	role = launch_column(out, "model_rates", "role", H5I_INVALID_HID, 12, &nr);
+	rbasis = launch_column(out, "model_rates", "basis", H5I_INVALID_HID, 12, &nr);
+	int32_t *points =
+		launch_column(out, "model_rates", "points", H5T_NATIVE_INT32, sizeof *points, &nr);
+	ck_assert_uint_ge(nr, 1);
+	ck_assert_str_eq(role, "from");
+	ck_assert_str_eq(rbasis, "calibrated");
+	ck_assert_int_ge(points[0], 3);
+	free(basis), free(role), free(rbasis), free(points);
+}
+END_TEST
+
 /* Column col (RATE_fit, a string[20]) of /model_rates' row 0. */
 static void fit_of(const char *out, const char *rate, char word[20], int32_t *points)
 {
@@ -283,6 +318,7 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_device_targets);
 	tcase_add_test(tc, test_calibrate_transfer_resume);
+	tcase_add_test(tc, test_transfer_alone);
 	tcase_add_test(tc, test_old_fleet);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);

@@ -207,6 +207,33 @@ static int by_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Points of its own the transfer alone fits the source on: at most this
+ * many of its rows, spread evenly (a full file's 3,000 fit no better). */
+#define ALONE_FIT_POINTS 400
+
+/* --model-from without a calibration: nothing fits the target, so the
+ * source is fitted on its own rows, and the target takes the source's
+ * rates as the architecture's (predict, target_rates). */
+static enum sw_status fit_alone(struct sw_time_plan *tp, const struct sw_time_file *f,
+				const struct sw_time_obs *obs, int n, struct sw_err *err)
+{
+	int k = n > ALONE_FIT_POINTS ? ALONE_FIT_POINTS : n;
+	struct sw_time_obs *some = calloc(k ? k : 1, sizeof *some);
+	enum sw_status st = SW_OK;
+	if (!some)
+		return sw_fail(err, SW_ENOMEM, "out of memory for the rows of %s", f->path);
+	for (int i = 0; i < k; i++)
+		some[i] = obs[(int)((double)i * n / k)];
+	if (k >= 3) {
+		st = sw_time_fit(f->gpu, some, k, &tp->source.rates, &tp->source.fit, err);
+		settle_fit(&tp->source);
+		tp->source.calibrated_by = tp->from;
+		tp->alone = st == SW_OK;
+	}
+	free(some);
+	return st;
+}
+
 /* --model-from: the source's GPU, its rates (fitted on its own rows of the
  * points the calibration used, else the datasheet's), its points. */
 static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
@@ -243,10 +270,12 @@ static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 	if (st == SW_OK)
 		qsort(tp->points, tp->n_points, sizeof *tp->points, by_id);
 	f->n_points = n;
+	if (st == SW_OK && !used && tp->source.calibrated_by < 0)
+		st = fit_alone(tp, f, obs, n, err);
 	free(obs);
 	free(ids);
 	if (st || !used)
-		return st;
+		return st ? sw_wrap(err, "--model-from %s", f->path) : SW_OK;
 	/* the source's rates, fitted on its rows of the calibration's points */
 	st = observe(m, f, used, (size_t)n_used, &obs, &ids, &n, err);
 	if (st == SW_OK && n >= 3) {
@@ -436,6 +465,27 @@ static void source_rates(const struct sw_time_gpu *e, const struct sw_time_gpu *
 	out->dram_chunk_bytes = src->rates.dram_chunk_bytes;
 }
 
+/* The transfer alone's target rates: the source's fit carried as
+ * source_rates carries a calibration the other way (each fitted rate over
+ * the source's datasheet value, times the target's); the bytes a DRAM
+ * chunk touched alone moves, which nothing of the target's tells, as the
+ * source's. */
+static void target_rates(const struct sw_time_gpu *e, const struct sw_time_gpu *src,
+			 struct sw_time_rates *out)
+{
+	double fit[SW_N_RATES], sheet[SW_N_RATES], ours[SW_N_RATES];
+	struct sw_time_rates r;
+	sw_time_rates_to_array(&src->rates, fit);
+	sw_time_rates_datasheet(src->gpu, &r);
+	sw_time_rates_to_array(&r, sheet);
+	sw_time_rates_datasheet(e->gpu, &r);
+	sw_time_rates_to_array(&r, ours);
+	for (int k = 0; k < SW_N_RATES; k++)
+		ours[k] = sheet[k] > 0 ? ours[k] * fit[k] / sheet[k] : fit[k];
+	sw_time_rates_from_array(ours, out);
+	out->dram_chunk_bytes = src->rates.dram_chunk_bytes;
+}
+
 static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 		    const struct sw_family *f, const struct sw_point *p,
 		    const struct sw_time_inputs *in, struct sw_record *rec)
@@ -450,8 +500,13 @@ static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 	const struct sw_time_point *sp = tp->from >= 0 ? source_point(tp, base_id(f, p)) : NULL;
 	if (!sp)
 		return;
-	struct sw_time_rates sr;
-	source_rates(e, &tp->source, &sr);
+	struct sw_time_rates sr = tp->source.rates, tr;
+	if (tp->alone && e->calibrated_by < 0) { /* the target's rates from the source's */
+		target_rates(e, &tp->source, &tr);
+		sw_time_eval(e->gpu, &tr, in, &t);
+	} else {
+		source_rates(e, &tp->source, &sr);
+	}
 	sw_time_eval(tp->source.gpu, &sr, &sp->in, &ts);
 	if (!(ts.ns > 0) || !isfinite(ts.ns) || !isfinite(t.ns))
 		return;

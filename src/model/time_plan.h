@@ -44,6 +44,7 @@ struct sw_time_plan {
 	int n_files;
 	int from;                  /* --model-from: index into files, or -1 */
 	struct sw_time_gpu source; /* the transfer's GPU, its rates fitted as the target's are */
+	int alone; /* --model-from without a calibration: the source fitted on its own rows */
 	/* the source's measured points: base (cuda-plan) id and median, by id */
 	struct sw_time_point {
 		uint64_t id;
