@@ -66,11 +66,39 @@ void sw_time_file_spec(const char *spec, char *path, size_t path_len, char *cls,
 	snprintf(cls, cls_len, "%s", colon + 1);
 }
 
-/* The class of m's rows a file spec names: CLASS, or the only one. */
+/* Up to three of m's classes, ", "-separated, into buf: what a file holds,
+ * for a message. */
+static const char *classes_of(const struct sw_measured *m, char *buf, size_t len)
+{
+	const char *seen[3];
+	int n = 0, more = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		int k = 0;
+		while (k < n && strcmp(seen[k], m->rows[i].device_class))
+			k++;
+		if (k < n)
+			continue;
+		if (n == 3)
+			more = 1;
+		else
+			seen[n++] = m->rows[i].device_class;
+	}
+	buf[0] = '\0';
+	for (int k = 0, used = 0; k < n && used < (int)len; k++)
+		used += snprintf(buf + used, len - used, "%s%s", k ? ", " : "", seen[k]);
+	if (more && strlen(buf) + 6 < len)
+		strcat(buf, ", ...");
+	return buf;
+}
+
+/* The class of m's rows a file spec names: CLASS, or the only one; its
+ * GPU, which the table must know. The message names neither option nor
+ * file: the caller wraps it with both. */
 static enum sw_status pick_class(const struct sw_measured *m, const char *cls,
 				 struct sw_time_file *f, struct sw_err *err)
 {
 	const struct sw_measured_row *first = NULL;
+	char held[3 * SW_DURATION_CLASS_LEN + 8];
 	for (size_t i = 0; i < m->n; i++) {
 		const struct sw_measured_row *r = &m->rows[i];
 		if (*cls && strcmp(cls, r->device_class))
@@ -79,20 +107,24 @@ static enum sw_status pick_class(const struct sw_measured *m, const char *cls,
 			first = r;
 		else if (strcmp(first->device_class, r->device_class))
 			return sw_fail(err, SW_EINVAL,
-				       "%s holds rows of several GPU classes (%s, %s): name one "
-				       "as %s:CLASS",
-				       f->path, first->device_class, r->device_class, f->path);
+				       "it holds rows of several GPU classes (%s): name one as "
+				       "%s:CLASS",
+				       classes_of(m, held, sizeof held), f->path);
 	}
+	if (!first && !m->n)
+		return sw_fail(err, SW_EINVAL,
+			       "no measured ok rows: the time model takes the ok rows a GPU "
+			       "measured (the cuda backend's), with a median above 0");
 	if (!first)
-		return sw_fail(err, SW_EINVAL, "%s: no measured ok rows%s%s", f->path,
-			       *cls ? " of class " : "", cls);
+		return sw_fail(err, SW_EINVAL, "no measured ok rows of class %s; it holds %s", cls,
+			       classes_of(m, held, sizeof held));
 	snprintf(f->device_class, sizeof f->device_class, "%s", first->device_class);
 	f->gpu = sw_gpu_of_driver_name(first->device_name);
 	if (!f->gpu)
 		return sw_fail(err, SW_EINVAL,
-			       "%s: its GPU '%s' is not in the time model's table "
+			       "its GPU '%s' is not in the time model's table "
 			       "(sweep --list-devices)",
-			       f->path, first->device_name);
+			       first->device_name);
 	return SW_OK;
 }
 
@@ -145,10 +177,43 @@ static enum sw_status fit_to(struct sw_time_gpu *e, struct sw_time_file *f, int 
 {
 	sw_time_rates_datasheet(e->gpu, &e->rates);
 	if (sw_time_fit(e->gpu, obs, n, &e->rates, &e->fit, err))
-		return sw_wrap(err, "--model-calibrate %s", f->path);
+		return err->status;
 	e->calibrated_by = k;
 	f->n_points = n;
 	return SW_OK;
+}
+
+/* --model-calibrate spec, read into m: the file's class, its GPU fitted;
+ * its observations' ids into *ids (malloc'ed, *n of them) for the
+ * transfer. */
+static enum sw_status calibrate_one(struct sw_time_plan *tp, const char *spec,
+				    const struct sw_measured *m, uint64_t **ids, int *n,
+				    struct sw_err *err)
+{
+	struct sw_time_file *f = &tp->files[tp->n_files];
+	char cls[SW_DURATION_CLASS_LEN];
+	struct sw_time_obs *obs = NULL;
+	sw_time_file_spec(spec, f->path, sizeof f->path, cls, sizeof cls);
+	f->content_hash = m->content_hash;
+	enum sw_status st = pick_class(m, cls, f, err);
+	if (st == SW_OK)
+		st = observe(m, f, NULL, 0, &obs, ids, n, err);
+	if (st != SW_OK) {
+		free(obs);
+		return sw_wrap(err, "--model-calibrate %s", spec);
+	}
+	struct sw_time_gpu *e = gpu_entry(tp, f->gpu);
+	if (!e)
+		st = sw_fail(err, SW_EINVAL, "too many GPUs to predict for");
+	else if (e->calibrated_by >= 0)
+		st = sw_fail(err, SW_EINVAL, "two --model-calibrate files of %s: give one",
+			     f->gpu->name);
+	else if (fit_to(e, f, tp->n_files, obs, *n, err) != SW_OK)
+		st = sw_wrap(err, "--model-calibrate %s", spec);
+	free(obs);
+	if (st == SW_OK)
+		tp->n_files++;
+	return st;
 }
 
 static enum sw_status calibrate(struct sw_time_plan *tp, const char *const *specs,
@@ -157,34 +222,15 @@ static enum sw_status calibrate(struct sw_time_plan *tp, const char *const *spec
 {
 	enum sw_status st = SW_OK;
 	for (int c = 0; st == SW_OK && c < n_calib; c++) {
-		struct sw_time_file *f = &tp->files[tp->n_files];
-		char cls[SW_DURATION_CLASS_LEN];
-		struct sw_time_obs *obs = NULL;
 		uint64_t *ids = NULL;
 		int n = 0;
-		sw_time_file_spec(specs[c], f->path, sizeof f->path, cls, sizeof cls);
-		f->content_hash = calib[c].content_hash;
-		st = pick_class(&calib[c], cls, f, err);
-		if (st == SW_OK)
-			st = observe(&calib[c], f, NULL, 0, &obs, &ids, &n, err);
-		if (st == SW_OK) {
-			struct sw_time_gpu *e = gpu_entry(tp, f->gpu);
-			st = !e ? sw_fail(err, SW_EINVAL, "too many GPUs to predict for")
-			     : e->calibrated_by >= 0
-				     ? sw_fail(err, SW_EINVAL,
-					       "two --model-calibrate files of %s: give one",
-					       f->gpu->name)
-				     : fit_to(e, f, tp->n_files, obs, n, err);
-		}
-		free(obs);
+		st = calibrate_one(tp, specs[c], &calib[c], &ids, &n, err);
 		if (st == SW_OK && !*used) { /* the transfer's source fits the same points */
 			*used = ids;
 			*n_used = n;
 		} else {
 			free(ids);
 		}
-		if (st == SW_OK)
-			tp->n_files++;
 	}
 	return st;
 }
@@ -196,8 +242,35 @@ static int by_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The transfer's source: file f's GPU at its datasheet rates, or as a
+ * --model-calibrate file of its class fitted it (that calibration wins
+ * over the source's own rows: *used is then NULL); its points obs[0..n)
+ * with their ids. */
+static enum sw_status keep_source(struct sw_time_plan *tp, const struct sw_time_file *f,
+				  const struct sw_time_obs *obs, const uint64_t *ids, int n,
+				  const uint64_t **used, struct sw_err *err)
+{
+	tp->source.gpu = f->gpu;
+	tp->source.calibrated_by = -1;
+	sw_time_rates_datasheet(f->gpu, &tp->source.rates);
+	for (int i = 0; i < tp->n_gpus; i++)
+		if (tp->gpus[i].gpu == f->gpu && tp->gpus[i].calibrated_by >= 0) {
+			tp->source = tp->gpus[i];
+			*used = NULL;
+		}
+	tp->points = calloc(n ? n : 1, sizeof *tp->points);
+	if (!tp->points)
+		return sw_fail(err, SW_ENOMEM, "out of memory for its points");
+	for (int i = 0; i < n; i++)
+		tp->points[tp->n_points++] =
+			(struct sw_time_point){ ids[i], obs[i].measured_ns, obs[i].in };
+	qsort(tp->points, tp->n_points, sizeof *tp->points, by_id);
+	return SW_OK;
+}
+
 /* --model-from: the source's GPU, its rates (fitted on its own rows of the
- * points the calibration used, else the datasheet's), its points. */
+ * points the calibration used, else the datasheet's), its points. Nothing
+ * of the file is used before its class and GPU are known. */
 static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 				    const struct sw_measured *m, const uint64_t *used, int n_used,
 				    struct sw_err *err)
@@ -212,39 +285,26 @@ static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 	enum sw_status st = pick_class(m, cls, f, err);
 	if (st == SW_OK)
 		st = observe(m, f, NULL, 0, &obs, &ids, &n, err);
-	tp->from = tp->n_files++;
-	tp->source.gpu = f->gpu;
-	tp->source.calibrated_by = -1;
-	sw_time_rates_datasheet(f->gpu, &tp->source.rates);
-	/* a --model-calibrate file of the source's class fits it as the target's
-	 * fits the target: that calibration wins over the source's own rows */
-	for (int i = 0; st == SW_OK && i < tp->n_gpus; i++)
-		if (tp->gpus[i].gpu == f->gpu && tp->gpus[i].calibrated_by >= 0) {
-			tp->source = tp->gpus[i];
-			used = NULL;
-		}
-	tp->points = st == SW_OK ? calloc(n ? n : 1, sizeof *tp->points) : NULL;
-	if (st == SW_OK && !tp->points)
-		st = sw_fail(err, SW_ENOMEM, "out of memory for the points of %s", f->path);
-	for (int i = 0; st == SW_OK && i < n; i++)
-		tp->points[tp->n_points++] =
-			(struct sw_time_point){ ids[i], obs[i].measured_ns, obs[i].in };
 	if (st == SW_OK)
-		qsort(tp->points, tp->n_points, sizeof *tp->points, by_id);
+		st = keep_source(tp, f, obs, ids, n, &used, err);
 	f->n_points = n;
 	free(obs);
 	free(ids);
-	if (st || !used)
-		return st;
+	obs = NULL;
+	ids = NULL;
 	/* the source's rates, fitted on its rows of the calibration's points */
-	st = observe(m, f, used, (size_t)n_used, &obs, &ids, &n, err);
-	if (st == SW_OK && n >= 3) {
+	if (st == SW_OK && used)
+		st = observe(m, f, used, (size_t)n_used, &obs, &ids, &n, err);
+	if (st == SW_OK && used && n >= 3)
 		st = sw_time_fit(f->gpu, obs, n, &tp->source.rates, &tp->source.fit, err);
-		tp->source.calibrated_by = tp->from;
-	}
+	if (st == SW_OK && used && n >= 3)
+		tp->source.calibrated_by = tp->n_files;
 	free(obs);
 	free(ids);
-	return st ? sw_wrap(err, "--model-from %s", f->path) : SW_OK;
+	if (st != SW_OK)
+		return sw_wrap(err, "--model-from %s", spec);
+	tp->from = tp->n_files++;
+	return SW_OK;
 }
 
 enum sw_status sw_time_plan_build(const char *const *calib_specs, const struct sw_measured *calib,
@@ -283,8 +343,6 @@ static const struct sw_time_point *source_point(const struct sw_time_plan *tp, u
 	return tp->n_points ? bsearch(&key, tp->points, tp->n_points, sizeof key, by_id) : NULL;
 }
 
-/* rec's time from its inputs in on e's GPU, transferred where the
- * source measured the point. */
 /* The source GPU's rates for a target e: as e's calibration has them (each
  * fitted rate over its datasheet value, times the source's datasheet
  * value; a rate the datasheet leaves out, as fitted), since what an SM does
@@ -309,6 +367,8 @@ static void source_rates(const struct sw_time_gpu *e, const struct sw_time_gpu *
 	out->dram_chunk_bytes = src->rates.dram_chunk_bytes;
 }
 
+/* rec's time from its inputs in on e's GPU, transferred where the
+ * source measured the point. */
 static void predict(const struct sw_time_plan *tp, const struct sw_time_gpu *e,
 		    const struct sw_family *f, const struct sw_point *p,
 		    const struct sw_time_inputs *in, struct sw_record *rec)
@@ -343,26 +403,37 @@ static const struct sw_time_gpu *entry_of(const struct sw_time_plan *tp, const s
 	return NULL;
 }
 
-void sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
-			  const struct sw_point *p, const struct sw_gpu *gpu, int kepler_bank_bytes,
-			  struct sw_record *rec)
+/* in's status: SW_SKIP (no time, the row keeps NaN and "none") is no
+ * failure; a family's hook past its limits is. */
+static enum sw_status covered(enum sw_status st)
 {
-	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
-	struct sw_time_inputs in;
-	struct sw_err why;
-	if (e && !sw_time_inputs_of(f, p, gpu, kepler_bank_bytes, &in, &why))
-		predict(tp, e, f, p, &in, rec);
+	return st == SW_SKIP ? SW_OK : st;
 }
 
-void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
-			       const struct sw_point *p, const struct sw_gpu *gpu,
-			       const struct sw_model_figures *m, struct sw_record *rec)
+enum sw_status sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
+				    const struct sw_point *p, const struct sw_gpu *gpu,
+				    int kepler_bank_bytes, struct sw_record *rec,
+				    struct sw_err *err)
 {
 	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
 	struct sw_time_inputs in;
-	struct sw_err why;
-	if (e && !sw_time_inputs_from(f, p, gpu, m, &in, &why))
+	enum sw_status st = e ? sw_time_inputs_of(f, p, gpu, kepler_bank_bytes, &in, err) : SW_SKIP;
+	if (st == SW_OK)
 		predict(tp, e, f, p, &in, rec);
+	return covered(st);
+}
+
+enum sw_status sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
+					 const struct sw_point *p, const struct sw_gpu *gpu,
+					 const struct sw_model_figures *m, struct sw_record *rec,
+					 struct sw_err *err)
+{
+	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
+	struct sw_time_inputs in;
+	enum sw_status st = e ? sw_time_inputs_from(f, p, gpu, m, &in, err) : SW_SKIP;
+	if (st == SW_OK)
+		predict(tp, e, f, p, &in, rec);
+	return covered(st);
 }
 
 static void rate_row(const struct sw_time_plan *tp, const struct sw_time_gpu *e, const char *role,

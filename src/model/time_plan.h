@@ -91,13 +91,17 @@ int sw_time_plan_rows(const struct sw_time_plan *tp, const struct sw_gpu *const 
 /* Predicts point p of family f on gpu into rec's model_time_ns,
  * model_time_term, model_time_basis and model_device: transferred where
  * the source measured the point, else from gpu's rates. A point the time
- * model does not cover keeps NaN, and its term says "none". */
-void sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
-			  const struct sw_point *p, const struct sw_gpu *gpu, int kepler_bank_bytes,
-			  struct sw_record *rec);
+ * model does not cover keeps NaN, and its term says "none" (SW_OK). A
+ * family's sizes() past its limits at p (sw_family_sizes) is SW_EINVAL
+ * with the reason: the caller fails the row, as the cuda backend does. */
+enum sw_status sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
+				    const struct sw_point *p, const struct sw_gpu *gpu,
+				    int kepler_bank_bytes, struct sw_record *rec,
+				    struct sw_err *err);
 /* The same from the model's figures of p on gpu's CC, computed already. */
-void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
-			       const struct sw_point *p, const struct sw_gpu *gpu,
-			       const struct sw_model_figures *m, struct sw_record *rec);
+enum sw_status sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
+					 const struct sw_point *p, const struct sw_gpu *gpu,
+					 const struct sw_model_figures *m, struct sw_record *rec,
+					 struct sw_err *err);
 
 #endif
