@@ -176,8 +176,9 @@ static enum sw_status fit_to(struct sw_time_gpu *e, struct sw_time_file *f, int 
 			     const struct sw_time_obs *obs, int n, struct sw_err *err)
 {
 	sw_time_rates_datasheet(e->gpu, &e->rates);
-	if (sw_time_fit(e->gpu, obs, n, &e->rates, &e->fit, err))
-		return err->status;
+	enum sw_status st = sw_time_fit(e->gpu, obs, n, &e->rates, &e->fit, err);
+	if (st != SW_OK)
+		return st;
 	e->calibrated_by = k;
 	f->n_points = n;
 	return SW_OK;
