@@ -323,6 +323,51 @@ static void make_model_only(void)
 	copy_file(good_h5, "model.h5", -1);
 }
 
+/* Column col of every row of table in file path set to text (a string
+ * column, in the file's own string type) or, text NULL, to num. */
+static void set_every(const char *path, const char *table, const char *col, const char *text,
+		      double num)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, table, H5P_DEFAULT), ft = H5Dget_type(d);
+	int k = H5Tget_member_index(ft, col);
+	ck_assert_msg(f >= 0 && d >= 0 && k >= 0, "%s: no /%s column %s", path, table, col);
+	hid_t mt = text ? H5Tget_member_type(ft, (unsigned)k) : H5Tcopy(H5T_NATIVE_DOUBLE);
+	ck_assert(!text || H5Tis_variable_str(mt) == 0);
+	size_t size = H5Tget_size(mt);
+	hid_t ct = H5Tcreate(H5T_COMPOUND, size), space = H5Dget_space(d);
+	hssize_t n = H5Sget_simple_extent_npoints(space);
+	char *buf = calloc((size_t)n, size);
+	ck_assert(ct >= 0 && H5Tinsert(ct, col, 0, mt) >= 0 && buf);
+	for (hssize_t i = 0; i < n; i++)
+		if (text)
+			strncpy(buf + i * size, text, size);
+		else
+			memcpy(buf + i * size, &num, sizeof num);
+	ck_assert(H5Dwrite(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+	free(buf);
+	H5Sclose(space), H5Tclose(ct), H5Tclose(mt), H5Tclose(ft), H5Dclose(d), H5Fclose(f);
+}
+
+/* m.h5's rows made unusable by the time model (issue 36, cause 1): every
+ * median NaN; the rows a replay's; the GPU one the table lacks. */
+static void make_nan_medians(void)
+{
+	copy_file(measured_h5, "nan.h5", -1);
+	set_every("nan.h5", "measurements", "median_ns", NULL, NAN);
+}
+static void make_replayed(void)
+{
+	copy_file(measured_h5, "rep.h5", -1);
+	set_every("rep.h5", "measurements", "backend", "replay", 0);
+}
+static void make_unknown_gpu(void)
+{
+	copy_file(measured_h5, "z9.h5", -1);
+	set_every("z9.h5", "devices", "name", "Tesla Z9", 0);
+	set_every("z9.h5", "devices", "device_class", "Tesla Z9", 0);
+}
+
 /* costs.csv: one row of point 0123456789abcdef taking secs. */
 static void replay_source_csv(const char *secs)
 {
@@ -2777,12 +2822,13 @@ static const struct bad table[] = {
 	  { "--model-devices", "H100-SXM", "--model-calibrate", "model.h5", "@ci", O },
 	  .make = make_model_only,
 	  .rc = 2,
-	  .msg = "model.h5: no measured ok rows" },
+	  .msg = "--model-calibrate model.h5: no measured ok rows" },
 	{ "TM07 a calibration file's class it does not hold",
 	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5:NVIDIA H200", "@ci", O },
 	  .make = make_measured,
 	  .rc = 2,
-	  .msg = "m.h5: no measured ok rows of class NVIDIA H200" },
+	  .msg = "--model-calibrate m.h5:NVIDIA H200: no measured ok rows of class NVIDIA H200; "
+		 "it holds NVIDIA H100 80GB HBM3" },
 	{ "TM08 the output is the calibration file",
 	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5", "--force", "@ci", "-o",
 	    "m.h5" },
@@ -2802,6 +2848,70 @@ static const struct bad table[] = {
 	  { "--model-devices", "H200", "--model-devices", "T4", "@ci", O },
 	  .rc = 2,
 	  .msg = "--model-devices given twice: name every device in one list" },
+	/* The time model's inputs (issue 36): --model-from's file checked as
+	 * --model-calibrate's (cause 1), a dry run refusing what the run
+	 * refuses (cause 5), --model-devices where no device target runs (10) */
+	{ "H36-01 --model-from a model-backend file (was: SIGSEGV)",
+	  { "--model-devices", "H200", "--model-from", "model.h5", "@ci", O },
+	  .make = make_model_only,
+	  .rc = 2,
+	  .msg = "--model-from model.h5: no measured ok rows: the time model takes the ok rows a "
+		 "GPU measured (the cuda backend's), with a median above 0" },
+	{ "H36-02 --model-from a file whose medians are all NaN (was: SIGSEGV)",
+	  { "--model-devices", "H200", "--model-from", "nan.h5", "@ci", O },
+	  .make = make_nan_medians,
+	  .rc = 2,
+	  .msg = "--model-from nan.h5: no measured ok rows" },
+	{ "H36-03 --model-from a replay's recording (was: SIGSEGV)",
+	  { "--model-devices", "H200", "--model-from", "rep.h5", "@ci", O },
+	  .make = make_replayed,
+	  .rc = 2,
+	  .msg = "--model-from rep.h5: no measured ok rows" },
+	{ "H36-04 --model-from a GPU the table lacks (was: SIGSEGV)",
+	  { "--model-devices", "H200", "--model-from", "z9.h5", "@ci", O },
+	  .make = make_unknown_gpu,
+	  .rc = 2,
+	  .msg = "--model-from z9.h5: its GPU 'Tesla Z9' is not in the time model's table "
+		 "(sweep --list-devices)" },
+	{ "H36-05 --model-from FILE:CLASS of a class it lacks (was: SIGSEGV)",
+	  { "--model-devices", "H200", "--model-from", "m.h5:NVIDIA H200", "@ci", O },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "--model-from m.h5:NVIDIA H200: no measured ok rows of class NVIDIA H200; it "
+		 "holds NVIDIA H100 80GB HBM3" },
+	{ "H36-06 --dry-run, a calibration file that does not exist (was: accepted)",
+	  { "--dry-run", "--model-devices", "H100-SXM", "--model-calibrate", "none.h5", "@ci", O },
+	  .rc = 4,
+	  .msg = "--model-calibrate none.h5: " },
+	{ "H36-07 --dry-run, a model-backend file as calibration (was: accepted)",
+	  { "--dry-run", "--model-devices", "H100-SXM", "--model-calibrate", "model.h5", "@ci", O },
+	  .make = make_model_only,
+	  .rc = 2,
+	  .msg = "--model-calibrate model.h5: no measured ok rows" },
+	{ "H36-08 --dry-run, the output is the calibration file (was: accepted)",
+	  { "--dry-run", "--model-devices", "H100-SXM", "--model-calibrate", "m.h5", "--force",
+	    "@ci", "-o", "m.h5" },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "m.h5 is the measured file of --model-calibrate m.h5; write the results to "
+		 "another file" },
+	{ "H36-09 --dry-run, --model-from a GPU the table lacks (was: accepted)",
+	  { "--dry-run", "--model-devices", "H200", "--model-from", "z9.h5", "@ci", O },
+	  .make = make_unknown_gpu,
+	  .rc = 2,
+	  .msg = "--model-from z9.h5: its GPU 'Tesla Z9' is not in the time model's table" },
+	{ "H36-10 --model-devices on the replay backend (was: dropped without a word)",
+	  { "--backend", "replay=m.h5", "--model-devices", "H200", "@ci", O },
+	  .make = make_measured,
+	  .rc = 2,
+	  .msg = "--model-devices H200: the replay backend predicts times for the GPU its rows "
+		 "emulate (its recording's), never for device targets: give --backend model for "
+		 "rows of those GPUs" },
+	{ "H36-11 --model-devices on the cuda backend, --dry-run",
+	  { "--backend", "cuda", "--dry-run", "--model-devices", "H200", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices H200: the cuda backend predicts times for the GPU its rows ran "
+		 "on, never for device targets" },
 	{ "RB08 --costs reads with the same check: a negative time in a result file",
 	  { "--costs", "costs.h5", "@ci", O },
 	  .make = make_replay_h5_negative,

@@ -374,6 +374,117 @@ START_TEST(test_file_spec)
 }
 END_TEST
 
+/* A measured file of n rows: strided_read/stream_read at n = 64M, each
+ * of the GPU and class given (the driver's name as /devices has it). */
+static void measured(struct sw_measured *m, struct sw_measured_row *rows, int n,
+		     const char *const *device, const char *const *cls)
+{
+	memset(m, 0, sizeof *m);
+	memset(rows, 0, n * sizeof *rows);
+	for (int i = 0; i < n; i++) {
+		snprintf(rows[i].family, sizeof rows[i].family, "strided_read");
+		snprintf(rows[i].variant, sizeof rows[i].variant, "stream_read");
+		rows[i].median_ns = 1e5;
+		snprintf(rows[i].device_name, sizeof rows[i].device_name, "%s", device[i]);
+		snprintf(rows[i].device_class, sizeof rows[i].device_class, "%s", cls[i]);
+	}
+	m->rows = rows;
+	m->n = (size_t)n;
+}
+
+/* spec's file m as --model-from (from) or --model-calibrate: refused,
+ * the message naming the option and the spec, then want. */
+static void refused(int from, const char *spec, const struct sw_measured *m, const char *want)
+{
+	struct sw_time_plan tp;
+	struct sw_err err = { 0 };
+	const char *specs[1] = { spec };
+	enum sw_status st = from ? sw_time_plan_build(NULL, NULL, 0, spec, m, &tp, &err)
+				 : sw_time_plan_build(specs, m, 1, NULL, NULL, &tp, &err);
+	char head[256];
+	snprintf(head, sizeof head, "%s %s: ", from ? "--model-from" : "--model-calibrate", spec);
+	ck_assert_int_eq(st, SW_EINVAL);
+	ck_assert_msg(!strncmp(err.msg, head, strlen(head)), "%s", err.msg);
+	ck_assert_msg(strstr(err.msg, want), "%s", err.msg);
+	ck_assert_ptr_null(tp.points);
+}
+
+/* Issue 36, cause 1: a --model-from file the time model cannot use is
+ * refused as --model-calibrate's is (it crashed on the GPU it had not
+ * found): no rows, a GPU the table lacks, a class it lacks, two classes. */
+START_TEST(test_unusable_files)
+{
+	struct sw_measured m;
+	struct sw_measured_row rows[2];
+	const char *h100 = "NVIDIA H100 80GB HBM3", *z9 = "Tesla Z9";
+	for (int from = 0; from < 2; from++) {
+		measured(&m, rows, 0, NULL, NULL);
+		refused(from, "model.h5", &m, "no measured ok rows: the time model takes");
+		measured(&m, rows, 1, (const char *[]){ z9 }, (const char *[]){ z9 });
+		refused(from, "z9.h5", &m, "its GPU 'Tesla Z9' is not in the time model's table");
+		measured(&m, rows, 1, (const char *[]){ h100 }, (const char *[]){ h100 });
+		refused(from, "m.h5:NVIDIA H200", &m,
+			"no measured ok rows of class NVIDIA H200; it holds NVIDIA H100 80GB HBM3");
+		measured(&m, rows, 2, (const char *[]){ h100, h100 }, (const char *[]){ "A", "B" });
+		refused(from, "two.h5", &m,
+			"it holds rows of several GPU classes (A, B): name one as two.h5:CLASS");
+	}
+}
+END_TEST
+
+/* strided_read with its shape or sizes replaced: a launch of no block
+ * (issue 36, cause 9), nine buffers, a write past struct sw_sizes (cause 2). */
+static const char *no_blocks(const struct sw_point *p, int sms, struct sw_launch_shape *s)
+{
+	(void)p, (void)sms;
+	*s = (struct sw_launch_shape){ .blocks = 0, .threads = 256, .in_flight = 1 };
+	return NULL;
+}
+static void nine_buffers(const struct sw_point *p, struct sw_sizes *s)
+{
+	(void)p;
+	s->n_buffers = SW_MAX_BUFFERS + 1;
+}
+static void past_sizes(const struct sw_point *p, struct sw_sizes *s)
+{
+	(void)p;
+	s->n_buffers = 1;
+	memset(s + 1, 0x41, 16);
+}
+
+/* The time model's hooks: a shape of no block is no time (term none, NaN,
+ * as the schema has it), a sizes() past its limits refused, never read. */
+START_TEST(test_hooks_refused)
+{
+	struct sw_family f = *sw_family_find("strided_read");
+	struct sw_point p = { .variant = sw_variant_find(&f, "stream_read"),
+			      .axis = { -1, INT64_C(1) << 26, -1, -1, -1, -1 } };
+	struct sw_time_inputs in;
+	struct sw_time_plan tp;
+	struct sw_err err = { 0 };
+	struct sw_record rec;
+	ck_assert_int_eq(sw_time_plan_build(NULL, NULL, 0, NULL, NULL, &tp, &err), SW_OK);
+	f.shape = no_blocks;
+	ck_assert_int_eq(sw_time_inputs_of(&f, &p, gpu("H200"), 4, &in, &err), SW_SKIP);
+	ck_assert_msg(strstr(err.msg, "no time: family strided_read's shape() gives a launch of 0 "
+				      "blocks"),
+		      "%s", err.msg);
+	memset(&rec, 0, sizeof rec);
+	rec.model_time_ns = NAN;
+	ck_assert_int_eq(sw_time_plan_predict(&tp, &f, &p, gpu("H200"), 4, &rec, &err), SW_OK);
+	ck_assert(isnan(rec.model_time_ns));
+	ck_assert_str_eq(rec.model_time_term, "none");
+	f = *sw_family_find("strided_read");
+	f.sizes = nine_buffers;
+	ck_assert_int_eq(sw_time_plan_predict(&tp, &f, &p, gpu("H200"), 4, &rec, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "sizes() sets n_buffers 9"), "%s", err.msg);
+	f.sizes = past_sizes;
+	ck_assert_int_eq(sw_time_inputs_of(&f, &p, gpu("H200"), 4, &in, &err), SW_EINVAL);
+	ck_assert_msg(strstr(err.msg, "sizes() wrote past struct sw_sizes"), "%s", err.msg);
+	sw_time_plan_fini(&tp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("time_model");
@@ -390,6 +501,8 @@ int main(void)
 	tcase_add_test(tc, test_latency_rounds);
 	tcase_add_test(tc, test_rates_used);
 	tcase_add_test(tc, test_file_spec);
+	tcase_add_test(tc, test_unusable_files);
+	tcase_add_test(tc, test_hooks_refused);
 	suite_add_tcase(s, tc);
 	return sw_check_run(s);
 }

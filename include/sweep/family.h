@@ -214,7 +214,8 @@ struct sw_family {
 	/* Optional, for the time model: how p launches on a GPU of sm_count
 	 * SMs; returns NULL, or why the time model cannot predict p (what
 	 * bounds it is outside the model: atomics...). NULL hook: the model
-	 * predicts no time for the family's points. */
+	 * predicts no time for the family's points; nor for a point whose
+	 * shape has 0 blocks or 0 threads (a launch that runs nothing). */
 	const char *(*shape)(const struct sw_point *p, int sm_count, struct sw_launch_shape *s);
 	/* Optional (API 3), for checks without a GPU (sweep --check-plugin,
 	 * host tests): computes p's outputs on the CPU as the kernel would.

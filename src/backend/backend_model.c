@@ -41,8 +41,12 @@ void sw_backend_add_gpu_model(const struct sw_plan_point *pt, double peak_gbps,
 		return;
 	if (peak_gbps > 0)
 		rec->model_time_bound_ns = rec->model_moved_bytes / peak_gbps; /* GB/s = B/ns */
+	/* a sizes() past its limits leaves no time: the cuda backend's own
+	 * call of it fails the row (measure.c), a replay's row is the
+	 * recording's */
 	if (gpu && tp && gpu->cc == rec->cc)
-		sw_time_plan_predict_from(tp, sw_family_at(pt->family), &pt->p, gpu, &m, rec);
+		(void)sw_time_plan_predict_from(tp, sw_family_at(pt->family), &pt->p, gpu, &m, rec,
+						&why);
 }
 
 struct model_state {
@@ -82,10 +86,15 @@ static enum sw_status model_run(void *state, const struct sw_plan_point *pt, str
 	}
 	/* a device target's time (a CC target has no device to time on), from
 	 * the figures just counted */
-	if (pt->gpu && s->time && st == SW_OK)
-		sw_time_plan_predict_from(s->time, sw_family_at(pt->family), &pt->p, pt->gpu, &m,
-					  rec);
-	else if (pt->gpu) /* not modelled: no time either */
+	if (pt->gpu && s->time && st == SW_OK) {
+		/* a sizes() past its limits here fails the row, as the cuda
+		 * backend fails one (measure.c) */
+		if (sw_time_plan_predict_from(s->time, sw_family_at(pt->family), &pt->p, pt->gpu,
+					      &m, rec, &why)) {
+			rec->status = SW_ROW_FAILED;
+			snprintf(rec->message, sizeof rec->message, "%s", why.msg);
+		}
+	} else if (pt->gpu) /* not modelled: no time either */
 		snprintf(rec->model_device, sizeof rec->model_device, "%s", pt->gpu->name),
 			snprintf(rec->model_time_term, sizeof rec->model_time_term, "none");
 	done[0] = rec;

@@ -1,9 +1,8 @@
 /*
- * The limits a family's hooks can break (limits.h): a count beyond a fixed
- * array of the harness, or a write past the struct it was given. A
- * plug-in's sizes() is its own code: sweep cannot stop it writing, but it
- * can call it where a write lands in guard bytes, and refuse before any
- * fixed array of its own is sized by what it said.
+ * The limits a family's hooks can break (limits.h), checked over a plan
+ * and at loading through sw_family_sizes (model/model.h, which the time
+ * model calls too): refused before any fixed array of the harness is
+ * sized by what a hook said.
  */
 #include "job/limits.h"
 
@@ -12,67 +11,6 @@
 
 #include "core/record.h"
 #include "job/job.h"
-
-/* Bytes after the scratch struct a write past it lands in: bytes[] or
- * sampled_elem[] indices up to about SW_MAX_BUFFERS + 32. */
-#define GUARD_BYTES 256
-#define GUARD_BYTE  0xA5
-
-struct guarded_sizes {
-	struct sw_sizes s;
-	unsigned char guard[GUARD_BYTES];
-};
-
-static int guard_intact(const struct guarded_sizes *g)
-{
-	for (size_t i = 0; i < sizeof g->guard; i++)
-		if (g->guard[i] != GUARD_BYTE)
-			return 0;
-	return 1;
-}
-
-/* The limit s breaks, as a message tail; NULL when it keeps them all. */
-static const char *broken(const struct sw_sizes *s, char *buf, size_t len)
-{
-	if (s->n_buffers < 0 || s->n_buffers > SW_MAX_BUFFERS)
-		snprintf(buf, len,
-			 "sets n_buffers %d; a point has 0 to %d buffers (SW_MAX_BUFFERS of "
-			 "<sweep/family.h>)",
-			 s->n_buffers, SW_MAX_BUFFERS);
-	else if (s->n_inputs < 0 || s->n_inputs > s->n_buffers)
-		snprintf(buf, len,
-			 "sets n_inputs %d with n_buffers %d; the inputs are the first 0 to "
-			 "n_buffers buffers",
-			 s->n_inputs, s->n_buffers);
-	else
-		return NULL;
-	return buf;
-}
-
-enum sw_status sw_family_sizes(const struct sw_family *f, const struct sw_point *p,
-			       struct sw_sizes *sz, struct sw_err *err)
-{
-	struct guarded_sizes g;
-	char why[160];
-	const char *limit;
-
-	memset(&g.s, 0, sizeof g.s);
-	memset(g.guard, GUARD_BYTE, sizeof g.guard);
-	f->sizes(p, &g.s);
-	if (!guard_intact(&g)) {
-		memset(sz, 0, sizeof *sz);
-		return sw_fail(err, SW_EINVAL,
-			       "sizes() wrote past struct sw_sizes (%zu bytes; its arrays hold "
-			       "SW_MAX_BUFFERS, %d, buffers)",
-			       sizeof g.s, SW_MAX_BUFFERS);
-	}
-	if ((limit = broken(&g.s, why, sizeof why))) {
-		memset(sz, 0, sizeof *sz);
-		return sw_fail(err, SW_EINVAL, "sizes() %s", limit);
-	}
-	*sz = g.s;
-	return SW_OK;
-}
 
 enum sw_status sw_plan_check_limits(const struct sw_plan *plan, struct sw_err *err)
 {

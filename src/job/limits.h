@@ -1,8 +1,9 @@
 /*
  * What a family's hooks may not exceed, checked where they run and before
- * anything relies on them: sizes() on a scratch struct with guard bytes
- * after it, for every point of a plan (dry runs and the model backend
- * included, which never allocate) and again for each point measured. Pure.
+ * anything relies on them: sizes() through sw_family_sizes (model/model.h,
+ * a scratch struct with guard bytes after it), for every point of a plan
+ * (dry runs and the model backend included, which never allocate) and
+ * again wherever it is called later. Pure.
  */
 #ifndef SW_LIMITS_H
 #define SW_LIMITS_H
@@ -10,14 +11,7 @@
 #include "job/plan.h"
 #include "kernel.h"
 #include "core/status.h"
-
-/* f->sizes(p) into *sz, called on a zeroed scratch struct followed by
- * guard bytes: SW_EINVAL, naming the limit (the caller names the point),
- * when it sets
- * n_buffers outside 0..SW_MAX_BUFFERS, n_inputs outside 0..n_buffers, or
- * writes past struct sw_sizes (*sz is then zeroed). */
-enum sw_status sw_family_sizes(const struct sw_family *f, const struct sw_point *p,
-			       struct sw_sizes *sz, struct sw_err *err);
+#include "model/model.h" /* sw_family_sizes */
 
 /* sw_family_sizes for each variant of f at the first of each axis's
  * default values, unless refused: what a plug-in's loading (--list

@@ -8,6 +8,7 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -579,4 +580,70 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 		accesses_of(w.s, w.n, n_accesses, out);
 	free(w.s);
 	return st;
+}
+
+/* ---- a family's sizes(), called where a write past it shows ----------
+ * A plug-in's sizes() is its own code: sweep cannot stop it writing, but
+ * it can call it where a write lands in guard bytes, and refuse what it
+ * says before any fixed array of the harness is sized by it. */
+
+/* Bytes after the scratch struct a write past it lands in: bytes[] or
+ * sampled_elem[] indices up to about SW_MAX_BUFFERS + 32. */
+#define GUARD_BYTES 256
+#define GUARD_BYTE  0xA5
+
+struct guarded_sizes {
+	struct sw_sizes s;
+	unsigned char guard[GUARD_BYTES];
+};
+
+static int guard_intact(const struct guarded_sizes *g)
+{
+	for (size_t i = 0; i < sizeof g->guard; i++)
+		if (g->guard[i] != GUARD_BYTE)
+			return 0;
+	return 1;
+}
+
+/* The limit s breaks, as a message tail; NULL when it keeps them all. */
+static const char *broken(const struct sw_sizes *s, char *buf, size_t len)
+{
+	if (s->n_buffers < 0 || s->n_buffers > SW_MAX_BUFFERS)
+		snprintf(buf, len,
+			 "sets n_buffers %d; a point has 0 to %d buffers (SW_MAX_BUFFERS of "
+			 "<sweep/family.h>)",
+			 s->n_buffers, SW_MAX_BUFFERS);
+	else if (s->n_inputs < 0 || s->n_inputs > s->n_buffers)
+		snprintf(buf, len,
+			 "sets n_inputs %d with n_buffers %d; the inputs are the first 0 to "
+			 "n_buffers buffers",
+			 s->n_inputs, s->n_buffers);
+	else
+		return NULL;
+	return buf;
+}
+
+enum sw_status sw_family_sizes(const struct sw_family *f, const struct sw_point *p,
+			       struct sw_sizes *sz, struct sw_err *err)
+{
+	struct guarded_sizes g;
+	char why[160];
+	const char *limit;
+
+	memset(&g.s, 0, sizeof g.s);
+	memset(g.guard, GUARD_BYTE, sizeof g.guard);
+	f->sizes(p, &g.s);
+	if (!guard_intact(&g)) {
+		memset(sz, 0, sizeof *sz);
+		return sw_fail(err, SW_EINVAL,
+			       "sizes() wrote past struct sw_sizes (%zu bytes; its arrays hold "
+			       "SW_MAX_BUFFERS, %d, buffers)",
+			       sizeof g.s, SW_MAX_BUFFERS);
+	}
+	if ((limit = broken(&g.s, why, sizeof why))) {
+		memset(sz, 0, sizeof *sz);
+		return sw_fail(err, SW_EINVAL, "sizes() %s", limit);
+	}
+	*sz = g.s;
+	return SW_OK;
 }

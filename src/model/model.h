@@ -72,4 +72,14 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 				    int kepler_bank_bytes, struct sw_model_figures *out,
 				    struct sw_err *err);
 
+/* f->sizes(p) into *sz, called on a zeroed scratch struct followed by
+ * guard bytes: SW_EINVAL, naming the limit (the caller names the point),
+ * when it sets n_buffers outside 0..SW_MAX_BUFFERS, n_inputs outside
+ * 0..n_buffers, or writes past struct sw_sizes (*sz is then zeroed). Every
+ * caller of a family's sizes() goes through it: a plug-in's may behave
+ * for its first calls and not later (job/limits.h checks a plan with it;
+ * the cuda backend and the time model call it again at each point). */
+enum sw_status sw_family_sizes(const struct sw_family *f, const struct sw_point *p,
+			       struct sw_sizes *sz, struct sw_err *err);
+
 #endif

@@ -61,12 +61,22 @@ enum sw_status sw_time_inputs_from(const struct sw_family *f, const struct sw_po
 	const char *why = f->shape(p, gpu->sms, &in->shape);
 	if (why)
 		return sw_fail(err, SW_SKIP, "no time: %s", why);
+	/* no block or no thread is no launch: every rate a grid's SMs give
+	 * would be 0, and the time NaN beside a term */
+	if (!in->shape.blocks || !in->shape.threads)
+		return sw_fail(err, SW_SKIP,
+			       "no time: family %s's shape() gives a launch of %llu blocks of %u "
+			       "threads, which runs nothing",
+			       f->name, (unsigned long long)in->shape.blocks, in->shape.threads);
 	if (!f->variants[p->variant].requests)
 		return sw_fail(err, SW_SKIP, "no time: variant %s has no access pattern to model",
 			       f->variants[p->variant].name);
-	memset(&sz, 0, sizeof sz);
-	f->sizes(p, &sz);
-	for (int b = 0; b < sz.n_buffers && b < SW_MAX_BUFFERS; b++) {
+	/* guarded: a plug-in's sizes() that kept its limits while the plan was
+	 * checked may break them now */
+	enum sw_status st = sw_family_sizes(f, p, &sz, err);
+	if (st != SW_OK)
+		return st;
+	for (int b = 0; b < sz.n_buffers; b++) {
 		*(b < sz.n_inputs ? &in->in_bytes : &in->out_bytes) += (double)sz.bytes[b];
 		in->buf_bytes[b] = (double)sz.bytes[b];
 	}

@@ -97,7 +97,9 @@ enum sw_status sw_time_inputs_from(const struct sw_family *f, const struct sw_po
 
 /* The inputs of point p of family f on gpu: SW_SKIP with the reason when
  * the time model does not cover the variant (no requests, no launch shape,
- * or a reason the family's shape hook gives), SW_EINVAL, SW_ENOMEM. */
+ * a shape of no block or no thread, or a reason the family's shape hook
+ * gives); SW_EINVAL when the family's sizes() breaks its limits
+ * (sw_family_sizes, model.h) or the model's walk refuses, SW_ENOMEM. */
 enum sw_status sw_time_inputs_of(const struct sw_family *f, const struct sw_point *p,
 				 const struct sw_gpu *gpu, int kepler_bank_bytes,
 				 struct sw_time_inputs *in, struct sw_err *err);

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "core/hash.h"
-#include "job/plan.h"
 #include "kernel.h"
 #include "model/model.h"
 
@@ -67,11 +66,39 @@ void sw_time_file_spec(const char *spec, char *path, size_t path_len, char *cls,
 	snprintf(cls, cls_len, "%s", colon + 1);
 }
 
-/* The class of m's rows a file spec names: CLASS, or the only one. */
+/* Up to three of m's classes, ", "-separated, into buf: what a file holds,
+ * for a message. */
+static const char *classes_of(const struct sw_measured *m, char *buf, size_t len)
+{
+	const char *seen[3];
+	int n = 0, more = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		int k = 0;
+		while (k < n && strcmp(seen[k], m->rows[i].device_class))
+			k++;
+		if (k < n)
+			continue;
+		if (n == 3)
+			more = 1;
+		else
+			seen[n++] = m->rows[i].device_class;
+	}
+	buf[0] = '\0';
+	for (int k = 0, used = 0; k < n && used < (int)len; k++)
+		used += snprintf(buf + used, len - used, "%s%s", k ? ", " : "", seen[k]);
+	if (more && strlen(buf) + 6 < len)
+		strcat(buf, ", ...");
+	return buf;
+}
+
+/* The class of m's rows a file spec names: CLASS, or the only one; its
+ * GPU, which the table must know. The message names neither option nor
+ * file: the caller wraps it with both. */
 static enum sw_status pick_class(const struct sw_measured *m, const char *cls,
 				 struct sw_time_file *f, struct sw_err *err)
 {
 	const struct sw_measured_row *first = NULL;
+	char held[3 * SW_DURATION_CLASS_LEN + 8];
 	for (size_t i = 0; i < m->n; i++) {
 		const struct sw_measured_row *r = &m->rows[i];
 		if (*cls && strcmp(cls, r->device_class))
@@ -80,20 +107,24 @@ static enum sw_status pick_class(const struct sw_measured *m, const char *cls,
 			first = r;
 		else if (strcmp(first->device_class, r->device_class))
 			return sw_fail(err, SW_EINVAL,
-				       "%s holds rows of several GPU classes (%s, %s): name one "
-				       "as %s:CLASS",
-				       f->path, first->device_class, r->device_class, f->path);
+				       "it holds rows of several GPU classes (%s): name one as "
+				       "%s:CLASS",
+				       classes_of(m, held, sizeof held), f->path);
 	}
+	if (!first && !m->n)
+		return sw_fail(err, SW_EINVAL,
+			       "no measured ok rows: the time model takes the ok rows a GPU "
+			       "measured (the cuda backend's), with a median above 0");
 	if (!first)
-		return sw_fail(err, SW_EINVAL, "%s: no measured ok rows%s%s", f->path,
-			       *cls ? " of class " : "", cls);
+		return sw_fail(err, SW_EINVAL, "no measured ok rows of class %s; it holds %s", cls,
+			       classes_of(m, held, sizeof held));
 	snprintf(f->device_class, sizeof f->device_class, "%s", first->device_class);
 	f->gpu = sw_gpu_of_driver_name(first->device_name);
 	if (!f->gpu)
 		return sw_fail(err, SW_EINVAL,
-			       "%s: its GPU '%s' is not in the time model's table "
+			       "its GPU '%s' is not in the time model's table "
 			       "(sweep --list-devices)",
-			       f->path, first->device_name);
+			       first->device_name);
 	return SW_OK;
 }
 
@@ -140,8 +171,6 @@ static struct sw_time_gpu *gpu_entry(struct sw_time_plan *tp, const struct sw_gp
 	return e;
 }
 
-/* What e's fit rests on, each rate: fitted where it moved or points fit
- * it, else not needed until sw_time_plan_needs sees the job. */
 static void settle_fit(struct sw_time_gpu *e)
 {
 	for (int k = 0; k < SW_N_RATES; k++)
@@ -154,12 +183,46 @@ static enum sw_status fit_to(struct sw_time_gpu *e, struct sw_time_file *f, int 
 			     const struct sw_time_obs *obs, int n, struct sw_err *err)
 {
 	sw_time_rates_datasheet(e->gpu, &e->rates);
-	if (sw_time_fit(e->gpu, obs, n, &e->rates, &e->fit, err))
-		return sw_wrap(err, "--model-calibrate %s", f->path);
+	enum sw_status st = sw_time_fit(e->gpu, obs, n, &e->rates, &e->fit, err);
+	if (st != SW_OK)
+		return st;
 	settle_fit(e);
 	e->calibrated_by = k;
 	f->n_points = n;
 	return SW_OK;
+}
+
+/* --model-calibrate spec, read into m: the file's class, its GPU fitted;
+ * its observations' ids into *ids (malloc'ed, *n of them) for the
+ * transfer. */
+static enum sw_status calibrate_one(struct sw_time_plan *tp, const char *spec,
+				    const struct sw_measured *m, uint64_t **ids, int *n,
+				    struct sw_err *err)
+{
+	struct sw_time_file *f = &tp->files[tp->n_files];
+	char cls[SW_DURATION_CLASS_LEN];
+	struct sw_time_obs *obs = NULL;
+	sw_time_file_spec(spec, f->path, sizeof f->path, cls, sizeof cls);
+	f->content_hash = m->content_hash;
+	enum sw_status st = pick_class(m, cls, f, err);
+	if (st == SW_OK)
+		st = observe(m, f, NULL, 0, &obs, ids, n, err);
+	if (st != SW_OK) {
+		free(obs);
+		return sw_wrap(err, "--model-calibrate %s", spec);
+	}
+	struct sw_time_gpu *e = gpu_entry(tp, f->gpu);
+	if (!e)
+		st = sw_fail(err, SW_EINVAL, "too many GPUs to predict for");
+	else if (e->calibrated_by >= 0)
+		st = sw_fail(err, SW_EINVAL, "two --model-calibrate files of %s: give one",
+			     f->gpu->name);
+	else if (fit_to(e, f, tp->n_files, obs, *n, err) != SW_OK)
+		st = sw_wrap(err, "--model-calibrate %s", spec);
+	free(obs);
+	if (st == SW_OK)
+		tp->n_files++;
+	return st;
 }
 
 static enum sw_status calibrate(struct sw_time_plan *tp, const char *const *specs,
@@ -168,34 +231,15 @@ static enum sw_status calibrate(struct sw_time_plan *tp, const char *const *spec
 {
 	enum sw_status st = SW_OK;
 	for (int c = 0; st == SW_OK && c < n_calib; c++) {
-		struct sw_time_file *f = &tp->files[tp->n_files];
-		char cls[SW_DURATION_CLASS_LEN];
-		struct sw_time_obs *obs = NULL;
 		uint64_t *ids = NULL;
 		int n = 0;
-		sw_time_file_spec(specs[c], f->path, sizeof f->path, cls, sizeof cls);
-		f->content_hash = calib[c].content_hash;
-		st = pick_class(&calib[c], cls, f, err);
-		if (st == SW_OK)
-			st = observe(&calib[c], f, NULL, 0, &obs, &ids, &n, err);
-		if (st == SW_OK) {
-			struct sw_time_gpu *e = gpu_entry(tp, f->gpu);
-			st = !e ? sw_fail(err, SW_EINVAL, "too many GPUs to predict for")
-			     : e->calibrated_by >= 0
-				     ? sw_fail(err, SW_EINVAL,
-					       "two --model-calibrate files of %s: give one",
-					       f->gpu->name)
-				     : fit_to(e, f, tp->n_files, obs, n, err);
-		}
-		free(obs);
+		st = calibrate_one(tp, specs[c], &calib[c], &ids, &n, err);
 		if (st == SW_OK && !*used) { /* the transfer's source fits the same points */
 			*used = ids;
 			*n_used = n;
 		} else {
 			free(ids);
 		}
-		if (st == SW_OK)
-			tp->n_files++;
 	}
 	return st;
 }
@@ -205,6 +249,32 @@ static int by_id(const void *a, const void *b)
 	uint64_t x = ((const struct sw_time_point *)a)->id,
 		 y = ((const struct sw_time_point *)b)->id;
 	return x < y ? -1 : x > y;
+}
+
+/* The transfer's source: file f's GPU at its datasheet rates, or as a
+ * --model-calibrate file of its class fitted it (that calibration wins
+ * over the source's own rows: *used is then NULL); its points obs[0..n)
+ * with their ids. */
+static enum sw_status keep_source(struct sw_time_plan *tp, const struct sw_time_file *f,
+				  const struct sw_time_obs *obs, const uint64_t *ids, int n,
+				  const uint64_t **used, struct sw_err *err)
+{
+	tp->source.gpu = f->gpu;
+	tp->source.calibrated_by = -1;
+	sw_time_rates_datasheet(f->gpu, &tp->source.rates);
+	for (int i = 0; i < tp->n_gpus; i++)
+		if (tp->gpus[i].gpu == f->gpu && tp->gpus[i].calibrated_by >= 0) {
+			tp->source = tp->gpus[i];
+			*used = NULL;
+		}
+	tp->points = calloc(n ? n : 1, sizeof *tp->points);
+	if (!tp->points)
+		return sw_fail(err, SW_ENOMEM, "out of memory for its points");
+	for (int i = 0; i < n; i++)
+		tp->points[tp->n_points++] =
+			(struct sw_time_point){ ids[i], obs[i].measured_ns, obs[i].in };
+	qsort(tp->points, tp->n_points, sizeof *tp->points, by_id);
+	return SW_OK;
 }
 
 /* Points of its own the transfer alone fits the source on: at most this
@@ -227,7 +297,7 @@ static enum sw_status fit_alone(struct sw_time_plan *tp, const struct sw_time_fi
 	if (k >= 3) {
 		st = sw_time_fit(f->gpu, some, k, &tp->source.rates, &tp->source.fit, err);
 		settle_fit(&tp->source);
-		tp->source.calibrated_by = tp->from;
+		tp->source.calibrated_by = tp->n_files;
 		tp->alone = st == SW_OK;
 	}
 	free(some);
@@ -235,7 +305,8 @@ static enum sw_status fit_alone(struct sw_time_plan *tp, const struct sw_time_fi
 }
 
 /* --model-from: the source's GPU, its rates (fitted on its own rows of the
- * points the calibration used, else the datasheet's), its points. */
+ * points the calibration used, else the datasheet's), its points. Nothing
+ * of the file is used before its class and GPU are known. */
 static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 				    const struct sw_measured *m, const uint64_t *used, int n_used,
 				    struct sw_err *err)
@@ -250,42 +321,30 @@ static enum sw_status transfer_from(struct sw_time_plan *tp, const char *spec,
 	enum sw_status st = pick_class(m, cls, f, err);
 	if (st == SW_OK)
 		st = observe(m, f, NULL, 0, &obs, &ids, &n, err);
-	tp->from = tp->n_files++;
-	tp->source.gpu = f->gpu;
-	tp->source.calibrated_by = -1;
-	sw_time_rates_datasheet(f->gpu, &tp->source.rates);
-	/* a --model-calibrate file of the source's class fits it as the target's
-	 * fits the target: that calibration wins over the source's own rows */
-	for (int i = 0; st == SW_OK && i < tp->n_gpus; i++)
-		if (tp->gpus[i].gpu == f->gpu && tp->gpus[i].calibrated_by >= 0) {
-			tp->source = tp->gpus[i];
-			used = NULL;
-		}
-	tp->points = st == SW_OK ? calloc(n ? n : 1, sizeof *tp->points) : NULL;
-	if (st == SW_OK && !tp->points)
-		st = sw_fail(err, SW_ENOMEM, "out of memory for the points of %s", f->path);
-	for (int i = 0; st == SW_OK && i < n; i++)
-		tp->points[tp->n_points++] =
-			(struct sw_time_point){ ids[i], obs[i].measured_ns, obs[i].in };
 	if (st == SW_OK)
-		qsort(tp->points, tp->n_points, sizeof *tp->points, by_id);
+		st = keep_source(tp, f, obs, ids, n, &used, err);
 	f->n_points = n;
 	if (st == SW_OK && !used && tp->source.calibrated_by < 0)
 		st = fit_alone(tp, f, obs, n, err);
 	free(obs);
 	free(ids);
-	if (st || !used)
-		return st ? sw_wrap(err, "--model-from %s", f->path) : SW_OK;
+	obs = NULL;
+	ids = NULL;
 	/* the source's rates, fitted on its rows of the calibration's points */
-	st = observe(m, f, used, (size_t)n_used, &obs, &ids, &n, err);
-	if (st == SW_OK && n >= 3) {
+	if (st == SW_OK && used)
+		st = observe(m, f, used, (size_t)n_used, &obs, &ids, &n, err);
+	if (st == SW_OK && used && n >= 3)
 		st = sw_time_fit(f->gpu, obs, n, &tp->source.rates, &tp->source.fit, err);
+	if (st == SW_OK && used && n >= 3) {
 		settle_fit(&tp->source);
-		tp->source.calibrated_by = tp->from;
+		tp->source.calibrated_by = tp->n_files;
 	}
 	free(obs);
 	free(ids);
-	return st ? sw_wrap(err, "--model-from %s", f->path) : SW_OK;
+	if (st != SW_OK)
+		return sw_wrap(err, "--model-from %s", spec);
+	tp->from = tp->n_files++;
+	return SW_OK;
 }
 
 enum sw_status sw_time_plan_build(const char *const *calib_specs, const struct sw_measured *calib,
@@ -342,26 +401,27 @@ static void settle_needs(struct sw_time_gpu *e, const int *used)
 
 /* The rates e's GPU uses for the job's points it predicts: its device
  * target's, and the measured points, which a GPU of its class may run. */
-static void needs_of(struct sw_time_gpu *e, const struct sw_plan *plan)
+static void needs_of(struct sw_time_gpu *e, sw_time_job_at at, const void *job)
 {
 	int used[SW_N_RATES] = { 0 };
-	for (size_t j = 0; j < plan->n && undecided(e, used); j++) {
-		const struct sw_plan_point *pt = &plan->points[j];
+	struct sw_time_job_point pt;
+	for (size_t j = 0; undecided(e, used) && at(job, j, &pt); j++) {
 		struct sw_time_inputs in;
 		struct sw_err why;
-		if ((pt->gpu == e->gpu || (!pt->gpu && !pt->cc)) &&
-		    sw_time_inputs_of(sw_family_at(pt->family), &pt->p, e->gpu,
-				      SW_KEPLER_BANK_BYTES_DEFAULT, &in, &why) == SW_OK)
+		if ((pt.gpu == e->gpu || pt.measured) &&
+		    sw_time_inputs_of(pt.f, pt.p, e->gpu, SW_KEPLER_BANK_BYTES_DEFAULT, &in,
+				      &why) == SW_OK)
 			sw_time_rates_used(e->gpu, &in, used);
 	}
 	settle_needs(e, used);
 }
 
-void sw_time_plan_needs(struct sw_time_plan *tp, const struct sw_plan *plan)
+void sw_time_plan_needs(struct sw_time_plan *tp, sw_time_job_at at, const void *job)
 {
+	struct sw_time_job_point pt;
 	for (int i = 0; i < tp->n_gpus; i++)
 		if (tp->gpus[i].calibrated_by >= 0)
-			needs_of(&tp->gpus[i], plan);
+			needs_of(&tp->gpus[i], at, job);
 	if (tp->from < 0)
 		return;
 	struct sw_time_gpu *src = &tp->source;
@@ -373,11 +433,10 @@ void sw_time_plan_needs(struct sw_time_plan *tp, const struct sw_plan *plan)
 		return;
 	}
 	int used[SW_N_RATES] = { 0 };
-	for (size_t j = 0; src->calibrated_by >= 0 && j < plan->n && undecided(src, used); j++) {
-		const struct sw_plan_point *pt = &plan->points[j];
+	for (size_t j = 0; src->calibrated_by >= 0 && undecided(src, used) && at(job, j, &pt);
+	     j++) {
 		const struct sw_time_point *sp =
-			pt->gpu ? source_point(tp, base_id(sw_family_at(pt->family), &pt->p))
-				: NULL;
+			pt.gpu ? source_point(tp, base_id(pt.f, pt.p)) : NULL;
 		if (sp)
 			sw_time_rates_used(src->gpu, &sp->in, used);
 	}
@@ -535,34 +594,43 @@ static void no_time(struct sw_record *rec, const struct sw_err *why)
 	snprintf(rec->message + n, sizeof rec->message - n, "%s%s", n ? "; " : "", why->msg);
 }
 
-void sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
-			  const struct sw_point *p, const struct sw_gpu *gpu, int kepler_bank_bytes,
-			  struct sw_record *rec)
+/* in's status: SW_SKIP (no time, the row keeps NaN and "none", and says
+ * why) is no failure; a family's hook past its limits is. */
+static enum sw_status covered(enum sw_status st, struct sw_record *rec, const struct sw_err *why)
 {
-	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
-	struct sw_time_inputs in;
-	struct sw_err why = { 0 };
-	if (!e)
-		return;
-	if (sw_time_inputs_of(f, p, gpu, kepler_bank_bytes, &in, &why) == SW_OK)
-		predict(tp, e, f, p, &in, rec);
-	else
-		no_time(rec, &why);
+	if (st == SW_SKIP)
+		no_time(rec, why);
+	return st == SW_SKIP ? SW_OK : st;
 }
 
-void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
-			       const struct sw_point *p, const struct sw_gpu *gpu,
-			       const struct sw_model_figures *m, struct sw_record *rec)
+enum sw_status sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
+				    const struct sw_point *p, const struct sw_gpu *gpu,
+				    int kepler_bank_bytes, struct sw_record *rec,
+				    struct sw_err *err)
 {
 	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
 	struct sw_time_inputs in;
-	struct sw_err why = { 0 };
 	if (!e)
-		return;
-	if (sw_time_inputs_from(f, p, gpu, m, &in, &why) == SW_OK)
+		return SW_OK;
+	enum sw_status st = sw_time_inputs_of(f, p, gpu, kepler_bank_bytes, &in, err);
+	if (st == SW_OK)
 		predict(tp, e, f, p, &in, rec);
-	else
-		no_time(rec, &why);
+	return covered(st, rec, err);
+}
+
+enum sw_status sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
+					 const struct sw_point *p, const struct sw_gpu *gpu,
+					 const struct sw_model_figures *m, struct sw_record *rec,
+					 struct sw_err *err)
+{
+	const struct sw_time_gpu *e = entry_of(tp, gpu, rec);
+	struct sw_time_inputs in;
+	if (!e)
+		return SW_OK;
+	enum sw_status st = sw_time_inputs_from(f, p, gpu, m, &in, err);
+	if (st == SW_OK)
+		predict(tp, e, f, p, &in, rec);
+	return covered(st, rec, err);
 }
 
 static void rate_row(const struct sw_time_plan *tp, const struct sw_time_gpu *e, const char *role,

@@ -77,8 +77,16 @@ void sw_time_plan_fini(struct sw_time_plan *tp);
  * points of plan (its device targets; the transfer's source, by the points
  * it measured of them): those become SW_RATE_NOT_IDENTIFIABLE. Counts the
  * points of a GPU only while one of its rates is left to decide. */
-struct sw_plan;
-void sw_time_plan_needs(struct sw_time_plan *tp, const struct sw_plan *plan);
+struct sw_time_job_point {
+	const struct sw_family *f;
+	const struct sw_point *p;
+	const struct sw_gpu *gpu; /* its device target; NULL for a CC target or a measured point */
+	int measured;             /* a point a GPU measures, which a GPU of any class may run */
+};
+/* The job's point j into *pt, 1; 0 past its last. The model knows no plan:
+ * the caller walks its own. */
+typedef int (*sw_time_job_at)(const void *job, size_t j, struct sw_time_job_point *pt);
+void sw_time_plan_needs(struct sw_time_plan *tp, sw_time_job_at at, const void *job);
 
 /* What a file's fit could not fit that the job needs, for file index k:
  * into msg (a line without "sweep: "), and 1; 0 when it fitted them all. */
@@ -123,13 +131,17 @@ int sw_time_plan_rows(const struct sw_time_plan *tp, const struct sw_gpu *const 
 /* Predicts point p of family f on gpu into rec's model_time_ns,
  * model_time_term, model_time_basis and model_device: transferred where
  * the source measured the point, else from gpu's rates. A point the time
- * model does not cover keeps NaN, and its term says "none". */
-void sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
-			  const struct sw_point *p, const struct sw_gpu *gpu, int kepler_bank_bytes,
-			  struct sw_record *rec);
+ * model does not cover keeps NaN, and its term says "none" (SW_OK). A
+ * family's sizes() past its limits at p (sw_family_sizes) is SW_EINVAL
+ * with the reason: the caller fails the row, as the cuda backend does. */
+enum sw_status sw_time_plan_predict(const struct sw_time_plan *tp, const struct sw_family *f,
+				    const struct sw_point *p, const struct sw_gpu *gpu,
+				    int kepler_bank_bytes, struct sw_record *rec,
+				    struct sw_err *err);
 /* The same from the model's figures of p on gpu's CC, computed already. */
-void sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
-			       const struct sw_point *p, const struct sw_gpu *gpu,
-			       const struct sw_model_figures *m, struct sw_record *rec);
+enum sw_status sw_time_plan_predict_from(const struct sw_time_plan *tp, const struct sw_family *f,
+					 const struct sw_point *p, const struct sw_gpu *gpu,
+					 const struct sw_model_figures *m, struct sw_record *rec,
+					 struct sw_err *err);
 
 #endif

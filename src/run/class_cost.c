@@ -44,12 +44,12 @@ static void predict_both(const struct sw_time_plan *tp, const struct sw_plan_poi
 	double *ns[2] = { ns_a, ns_b };
 	for (int i = 0; i < 2; i++) {
 		scratch->model_time_ns = NAN;
-		if (shared)
-			sw_time_plan_predict_from(tp, f, &pt->p, gpu[i], &m, scratch);
-		else
-			sw_time_plan_predict(tp, f, &pt->p, gpu[i], SW_KEPLER_BANK_BYTES_DEFAULT,
-					     scratch);
-		*ns[i] = scratch->model_time_ns;
+		/* a hook past its limits leaves NaN: the point's own row says why */
+		enum sw_status st =
+			shared ? sw_time_plan_predict_from(tp, f, &pt->p, gpu[i], &m, scratch, &why)
+			       : sw_time_plan_predict(tp, f, &pt->p, gpu[i],
+						      SW_KEPLER_BANK_BYTES_DEFAULT, scratch, &why);
+		*ns[i] = st == SW_OK ? scratch->model_time_ns : NAN;
 	}
 }
 

@@ -53,6 +53,7 @@ struct sw_rank_ctx {
 	char cmdline[4096];             /* for the file's command_line attribute */
 	struct sw_h5 *h5;               /* rank 0 */
 	struct sw_time_plan time;       /* the time model's rates and transfer (time_setup.h) */
+	int time_built;                 /* time is built: once, by a dry run's checks or binding */
 };
 
 /* The expected seconds of plan points for the ranks of owner (place.h):

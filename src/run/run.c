@@ -249,8 +249,11 @@ static enum sw_status summarise(const struct sw_rank_ctx *r, const struct sw_coo
 	return st;
 }
 
-/* Rows that did not measure make the exit status say so; so does a stop. */
-static enum sw_status verdict(const struct sw_coord_totals *t, int rank, struct sw_err *err)
+/* Rows that did not measure make the exit status say so; so does a stop.
+ * measures: the backend times on a GPU (a model row fails by a family's
+ * hook past its limits, never on a GPU). */
+static enum sw_status verdict(const struct sw_coord_totals *t, int rank, int measures,
+			      struct sw_err *err)
 {
 	int bad = 0, stopped = sw_run_interrupted, any_stopped = 0;
 	if (rank == 0 && t->counts[SW_ROW_INVALID])
@@ -261,9 +264,10 @@ static enum sw_status verdict(const struct sw_coord_totals *t, int rank, struct 
 	MUST_MPI(MPI_Allreduce(&stopped, &any_stopped, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
 	if (bad)
 		return sw_fail(err, (enum sw_status)bad, "%s",
-			       bad == SW_EVALIDATE
-				       ? "some points failed validation (status 2 rows)"
-				       : "some points failed on the GPU (status 3 rows)");
+			       bad == SW_EVALIDATE ? "some points failed validation (status 2 rows)"
+			       : measures          ? "some points failed on the GPU (status 3 rows)"
+					  : "some points failed (status 3 rows: their message says "
+					    "why)");
 	if (any_stopped)
 		return sw_fail(err, SW_EIO, "interrupted; the file holds what was measured");
 	return SW_OK;
@@ -293,7 +297,7 @@ static enum sw_status measure_and_close(struct sw_rank_ctx *r, struct sw_err *er
 	}
 	st = sw_mpi_worst(st);
 	if (st == SW_OK)
-		st = verdict(&t, r->rank, err);
+		st = verdict(&t, r->rank, r->backend->measures, err);
 	return st;
 }
 

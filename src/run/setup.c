@@ -150,6 +150,16 @@ static enum sw_status pick_backend(struct sw_rank_ctx *r, struct sw_err *err)
 	if (named && named != cuda && named->available && !o->dry_run &&
 	    !available_everywhere(named, NULL))
 		return sw_fail(err, SW_EIO, "--backend %s: not every rank can run it", named->name);
+	/* --model-devices asks for rows of GPUs the run does not run on: only
+	 * the model backend makes those (the job's model: is its alone too) */
+	if (o->model_devices && !r->backend->model_targets)
+		return sw_fail(err, SW_EINVAL,
+			       "--model-devices %s: the %s backend predicts times for the GPU its "
+			       "rows %s, never for device targets: give --backend %s for rows "
+			       "of those GPUs",
+			       o->model_devices, r->backend->name,
+			       r->backend->measures ? "ran on" : "emulate (its recording's)",
+			       model->name);
 	if (!named && !gpus && r->rank == 0 && !o->quiet)
 		fprintf(stderr, "sweep: %s: using the %s backend (predictions, no timings)\n",
 			any ? "not every rank has a CUDA device" : "no CUDA device found",
@@ -290,6 +300,32 @@ static int local_rank_of(struct sw_err *err, int *local_rank)
 	return st;
 }
 
+/* The time model (time_setup.h), built once on every rank: a dry run
+ * builds it with its checks, as the run does before its backend opens,
+ * and may bind after (sw_setup_check_resume). */
+/* Point j of the plan as the time model walks a job (time_plan.h). */
+static int plan_point(const void *job, size_t j, struct sw_time_job_point *pt)
+{
+	const struct sw_plan *plan = job;
+	if (j >= plan->n)
+		return 0;
+	const struct sw_plan_point *q = &plan->points[j];
+	pt->f = sw_family_at(q->family);
+	pt->p = &q->p;
+	pt->gpu = q->gpu;
+	pt->measured = !q->gpu && !q->cc;
+	return 1;
+}
+
+static enum sw_status time_model(struct sw_rank_ctx *r, struct sw_err *err)
+{
+	if (r->time_built)
+		return SW_OK;
+	enum sw_status st = sw_time_setup(r->opt, &r->time, err);
+	r->time_built = st == SW_OK;
+	return st;
+}
+
 enum sw_status sw_setup_dry_check(struct sw_rank_ctx *r, struct sw_err *err)
 {
 	struct sw_backend_args a = {
@@ -297,6 +333,8 @@ enum sw_status sw_setup_dry_check(struct sw_rank_ctx *r, struct sw_err *err)
 	};
 	a.size = r->size;
 	enum sw_status st = local_rank_of(err, &a.local_rank);
+	if (st == SW_OK) /* its files are inputs the output's check knows */
+		st = time_model(r, err);
 	if (st == SW_OK && r->backend->dry_check)
 		st = r->backend->dry_check(&a, err);
 	return sw_mpi_worst(st);
@@ -314,9 +352,9 @@ static enum sw_status open_backend(struct sw_rank_ctx *r, struct sw_err *err)
 	if (st == SW_OK)
 		st = injected(r, SW_STAGE_BIND, st, err);
 	if (st == SW_OK)
-		st = sw_time_setup(r->opt, &r->time, err);
+		st = time_model(r, err);
 	if (st == SW_OK && r->rank == 0) /* what /model_rates will say of the job's rates */
-		sw_time_plan_needs(&r->time, &r->plan);
+		sw_time_plan_needs(&r->time, plan_point, &r->plan);
 	if (st == SW_OK)
 		st = r->backend->open(&a, &r->dev, &r->backend_state, err);
 	r->dev.rank = r->rank;
@@ -491,8 +529,10 @@ static struct sw_h5_meta file_meta(const struct sw_rank_ctx *r, char *version, s
 		.inputs = in,
 		.n_inputs = list_inputs(r, in),
 		.rates = rates,
-		.n_rates = sw_time_plan_rows(&r->time, r->job.devices, r->job.n_devices, rates,
-					     MAX_RATE_ROWS),
+		/* device targets are the model backend's alone (pick_backend) */
+		.n_rates = sw_time_plan_rows(&r->time, r->job.devices,
+					     r->backend->model_targets ? r->job.n_devices : 0,
+					     rates, MAX_RATE_ROWS),
 		.recordings = recs,
 		.n_recordings = r->backend == &sw_backend_replay
 					? sw_recordings_of(r->opt, r->size, recs)
