@@ -8,14 +8,21 @@ then compares each prediction with the class's own full file:
   datasheet    sweep --backend model --model-devices DEV JOB
   calibrated   ... --model-calibrate FLEET            (the class's fleet file)
   transfer     ... --model-calibrate FLEET --model-from OTHER_FULL
+  transfer alone  ... --model-from OTHER_FULL            (no calibration)
 
 over the ok points of at least 20 us that the time model covers (variants
 with term "none" are left out and counted). Prints Markdown; --out writes
 it. The job's CC targets are dropped (model.ccs: [9.0]) to keep the runs
 short: they do not change the device targets' rows.
 
+Out of sample: each family of the class's fleet file left out in turn (a
+copy without its rows, sweep_analysis.leaveout), its points of the full
+job predicted calibrated on that copy; and published streaming
+bandwidths of other GPUs (docs/results/published-bandwidth.csv) beside
+the datasheet mode's prediction of the same kernel.
+
     build/venv/bin/python scripts/time-model-figures.py --sweep build/sweep \\
-        --out docs/results/time-model.md
+        --out docs/results/time-model-figures.md
 """
 
 import argparse
@@ -34,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from sweep_analysis.gpus import parse_list_devices
+from sweep_analysis.leaveout import families, without_family
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(TOP, "docs", "results")
@@ -66,10 +74,10 @@ def table(path, name):
     return t
 
 
-def predict(sweep, job, dev, out, extra):
+def predict(sweep, job, dev, out, extra, label="jobs/full.yaml"):
     cmd = [sweep, "-q", "--backend", "model", "--model-devices", dev, *extra, job, "-o", out]
     subprocess.run(cmd, check=True, cwd=TOP)
-    return " ".join(["sweep", *cmd[1:-3], "jobs/full.yaml"])
+    return " ".join(["sweep", *cmd[1:-3], label])
 
 
 def errors(pred_path, dev, full):
@@ -109,15 +117,18 @@ def revision(sweep):
 
 
 def run_class(sweep, job, tmp, dev, full_name, fleet_name, other_full, other_fleet):
-    """The three modes against the class's full file; the transfer twice:
-    with the target's calibration alone (the issue's command), and with the
-    other class's fleet check too, which gives the source its own chunk
-    cost (docs/model.md, "Three levels of trust")."""
+    """The three modes against the class's full file; the transfer three
+    times: with the target's calibration alone (the issue's command),
+    without it (transfer alone: the datasheet rates scaled by the other
+    class's measured times), and with the other class's fleet check too,
+    which gives the source its own chunk cost (docs/model.md, "Three levels
+    of trust")."""
     full = table(os.path.join(RESULTS, full_name), "measurements")
     res = os.path.join("docs", "results")
     cal = ["--model-calibrate", os.path.join(res, fleet_name)]
     src = ["--model-from", os.path.join(res, other_full)]
     modes = [("datasheet", []), ("calibrated", cal), ("transfer", cal + src)]
+    modes.append(("transfer alone", src))
     if other_fleet:
         both = cal + ["--model-calibrate", os.path.join(res, other_fleet)]
         modes.append(("transfer, both fleets", both + src))
@@ -173,6 +184,170 @@ def md_class(dev, full_name, fleet_name, res):
                 f"{r.error_before:.3f} | {r.error_after:.3f} |"
             )
     return lines
+
+
+# Families whose mechanism only their own fleet points fit (the constant
+# cache's passes, shared-memory wavefronts): left out, that rate falls back
+# to the datasheet's, so they are held to the datasheet figure (issue 35).
+OWN_MECHANISM = ("constant_read", "smem_bank")
+
+
+def job_of(job, tmp, fams):
+    """The job file job (the one-CC copy of jobs/full.yaml) with only the
+    blocks of families fams: a left-out family's points alone."""
+    out, keep, inside = [], True, False
+    with open(job) as f:
+        for line in f:
+            if line.startswith("families:"):
+                inside = True
+            elif inside and re.match(r"^  [a-z_0-9]+:", line):
+                keep = line.strip().rstrip(":") in fams
+            elif inside and re.match(r"^\S", line):
+                inside, keep = False, True
+            if keep:
+                out.append(line)
+    path = os.path.join(tmp, f"full-{'-'.join(fams)}.yaml")
+    with open(path, "w") as f:
+        f.writelines(out)
+    return path
+
+
+def left_out(sweep, job, tmp, dev, full_name, fleet_name):
+    """Each family of the fleet file left out in turn: its points of the
+    full job predicted calibrated on a copy of the fleet file without its
+    rows. {family: (rows dropped, errors)}, and the command, written for one
+    family F."""
+    full = table(os.path.join(RESULTS, full_name), "measurements")
+    fleet = os.path.join(RESULTS, fleet_name)
+    out = {}
+    for fam in families(fleet):
+        less = os.path.join(tmp, f"{dev}-without-{fam}.h5")
+        dropped = without_family(fleet, less, fam)
+        path = os.path.join(tmp, f"{dev}-left-out-{fam}.h5")
+        predict(sweep, job_of(job, tmp, [fam]), dev, path, ["--model-calibrate", less])
+        out[fam] = (dropped, errors(path, dev, full)[0])
+    cmd = (
+        f"sweep -q --backend model --model-devices {dev} --model-calibrate "
+        f"<docs/results/{fleet_name} less F's /measurements rows> <jobs/full.yaml, F's block>"
+    )
+    return out, cmd
+
+
+def quantiles(x):
+    """Median and 90th percentile of x's errors, and its points."""
+    return (x.err.median(), x.err.quantile(0.9), len(x)) if len(x) else (np.nan, np.nan, 0)
+
+
+def md_out_of_sample(dev, fleet_name, res, lofo):
+    """Per family: calibrated in sample beside left out; the overall
+    figures over the families other families' points also fit; the
+    transfer alone per family."""
+    lofo, cmd = lofo
+    cal, sheet, alone = res["calibrated"][1], res["datasheet"][1], res["transfer alone"][1]
+    lines = [f"### {dev}: out of sample", ""]
+    lines.append(
+        f"Each family of `docs/results/{fleet_name}` left out in turn: its points of the "
+        f"full job predicted calibrated on a copy of the fleet file without its rows (`{cmd}`)."
+    )
+    lines += ["", "| family | points | in sample: median | 90th pct | left out: median | "]
+    lines[-1] += "90th pct | fleet rows left out | note |"
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---|")
+    pooled, pooled_all, insample, names, nofleet = [], [], [], [], []
+    for fam in sorted(set(cal.family)):
+        c = cal[cal.family == fam]
+        cm, c9, n = quantiles(c)
+        if fam in lofo:
+            dropped, x = lofo[fam]
+            lm, l9, _ = quantiles(x)
+            note = ""
+            if fam in OWN_MECHANISM:
+                dm = quantiles(sheet[sheet.family == fam])[0]
+                note = f"held to the datasheet figure ({dm:.3f}): only its own points fit its rate"
+            else:
+                pooled.append(x)
+                insample.append(c)
+                names.append(fam)
+            if abs(lm - cm) < 5e-4 and abs(l9 - c9) < 5e-4:
+                note = (note + "; " if note else "") + "unchanged: no row left out fits a rate"
+            cells = f"{lm:.3f} | {l9:.3f} | {dropped}"
+        else:
+            nofleet.append(c)
+            cells = "| | 0"
+            note = "no fleet point: out of sample already (its calibrated figure)"
+        lines.append(f"| {fam} | {n} | {cm:.3f} | {c9:.3f} | {cells} | {note} |")
+    pooled_all = pooled + nofleet
+    lines += ["", "| over | points | median | 90th pct |", "|---|---:|---:|---:|"]
+    for what, xs in (
+        (f"left out, the families other families' points also fit ({', '.join(names)})", pooled),
+        ("the same points in sample (calibrated on the whole fleet file)", insample),
+        ("left out, with the families no fleet point fits (calibrated)", pooled_all),
+    ):
+        m, p9, n = quantiles(pd.concat(xs)) if xs else (np.nan, np.nan, 0)
+        lines.append(f"| {what} | {n} | {m:.3f} | {p9:.3f} |")
+    lines += ["", f"Transfer alone (`{res['transfer alone'][0]}`), per family:", ""]
+    lines += ["| family | points | median | 90th pct |", "|---|---:|---:|---:|"]
+    for fam in sorted(set(alone.family)):
+        m, p9, n = quantiles(alone[alone.family == fam])
+        lines.append(f"| {fam} | {n} | {m:.3f} | {p9:.3f} |")
+    return lines + [""]
+
+
+# Published streaming bandwidths of GPUs never measured here, with sources;
+# none is fitted to: docs/results/time-model.md, "Out of sample".
+PUBLISHED = os.path.join(RESULTS, "published-bandwidth.csv")
+PUBLISHED_SETS = {"strided_read": ["stride=1"]}
+
+
+def published(sweep, tmp):
+    """Each published figure beside the datasheet mode's time for the same
+    bytes on sweep's own kernel (a float4 read, a float4 copy)."""
+    t = pd.read_csv(PUBLISHED)
+    got, cmds = {}, []
+    for (fam, var, n), g in t.groupby(["family", "variant", "n"], sort=False):
+        out = os.path.join(tmp, f"published-{fam}-{n}.h5")
+        sets = [f"{fam}.variants={var}", f"{fam}.n={n}"]
+        sets += [f"{fam}.{a}" for a in PUBLISHED_SETS.get(fam, [])]
+        cmd = [sweep, "-q", "--backend", "model", "--model-devices", ",".join(dict.fromkeys(g.gpu))]
+        cmd += ["--family", fam] + [x for s_ in sets for x in ("--set", s_)]
+        subprocess.run(cmd + ["-o", out], check=True, cwd=TOP)
+        cmds.append(" ".join(["sweep", *cmd[1:]]))
+        p = table(out, "measurements")
+        for _, r in p[p.model_device != ""].iterrows():
+            got[(fam, var, n, r.model_device)] = (r.model_time_ns, r.model_time_term)
+    lines = ["### Published measurements of other architectures", ""]
+    lines.append(
+        "Datasheet mode (nothing fitted to anything) against streaming bandwidths "
+        "published for GPUs of other architectures, each with its source "
+        "(`docs/results/published-bandwidth.csv`). The prediction is sweep's own kernel "
+        "moving the bytes the source counts; the error is |predicted / measured time - 1|, "
+        "the measured time being the counted bytes over the published bandwidth."
+    )
+    lines += ["", "| GPU (sweep's table) | as the source names it | architecture | kernel | "]
+    lines[-1] += "measured GB/s | predicted GB/s | error | term | source |"
+    lines.append("|---|---|---|---|---:|---:|---:|---|---|")
+    errs = []
+    for r in t.itertuples():
+        key = (r.family, r.variant, r.n, r.gpu)
+        if key not in got:
+            sys.exit(f"{PUBLISHED}: no prediction for {key} (a point sweep skips?)")
+        ns, term = got[key]
+        pred = r.counted_bytes / ns
+        err = abs(r.measured_gbps / pred - 1)
+        errs.append(err)
+        lines.append(
+            f"| {r.gpu} | {r.board} | {r.architecture} | {r.kernel} | {r.measured_gbps:g} | "
+            f"{pred:.0f} | {err:.3f} | {term} | {r.source} |"
+        )
+    lines += [
+        "",
+        f"Median error over the {len(errs)} figures ({t.gpu.nunique()} table rows, "
+        f"{t.architecture.nunique()} architectures): {np.median(errs):.3f}; "
+        f"largest {max(errs):.3f}.",
+        "",
+    ]
+    return (
+        lines + [f"`{c}`" + (";" if i < len(cmds) - 1 else "") for i, c in enumerate(cmds)] + [""]
+    )
 
 
 # The GPUs never measured here whose predictions the plausibility table shows.
@@ -320,6 +495,9 @@ def main():
             other_fleet = theirs[0] if theirs and "fleet" in theirs[0] else None
             res = run_class(a.sweep, job, tmp, dev, full_name, fleet_name, other, other_fleet)
             lines += md_class(dev, full_name, fleet_name, res) + [""]
+            lofo = left_out(a.sweep, job, tmp, dev, full_name, fleet_name)
+            lines += md_out_of_sample(dev, fleet_name, res, lofo)
+        lines += published(a.sweep, tmp)
         lines += plausibility(a.sweep, tmp)
         if a.bench:
             lines += bench(a.sweep, a.bench, tmp)

@@ -47,7 +47,10 @@ void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r)
 	r->l1_requests_per_clk = 1.0;
 	r->l1_sectors_per_clk = 4.0; /* 128 bytes: 32 banks of 4 bytes */
 	r->shared_wavefronts_per_clk = 1.0;
-	r->constant_passes_per_clk = 1.0;
+	/* gpumembench's constbench (Konstantinidis and Cotronis, PDP 2016; its
+	 * README's GTX 480 run): 14.98 uniform 32-bit constant loads a clock an
+	 * SM, every lane on one address: 14.98 / 32 = 0.47 passes a cycle */
+	r->constant_passes_per_clk = 0.47;
 }
 
 enum sw_status sw_time_inputs_from(const struct sw_family *f, const struct sw_point *p,
