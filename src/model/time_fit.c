@@ -15,6 +15,8 @@
 
 #define MAX_ITER       4000
 #define KEEP_TOLERANCE 0.001 /* mean |log| error a rate may add and still go back */
+#define FIT_RESTARTS   3     /* searches, each from the last one's best point */
+#define START_PULL     0.02  /* loss a rate adds for each e-fold from its start */
 
 void sw_time_rates_to_array(const struct sw_time_rates *r, double *v)
 {
@@ -37,6 +39,7 @@ struct problem {
 	const struct sw_time_obs *obs;
 	int n;
 	const double *sheet;  /* the datasheet's rates */
+	const double *start;  /* the logarithms of the search's start */
 	int kept[SW_N_RATES]; /* 1: rate k stays at sheet[k] */
 };
 
@@ -61,11 +64,17 @@ static void rates_of(const struct problem *pb, const double *x, double *v)
 		v[k] = pb->kept[k] ? pb->sheet[k] : exp(x[k]);
 }
 
+/* The loss, plus a little for each rate's distance from its start: where
+ * the points leave a direction flat (two rates trading one for the
+ * other), the search stays near the start instead of drifting wherever a
+ * restart sends it. */
 static double loss_log(const struct problem *pb, const double *x)
 {
-	double v[SW_N_RATES];
+	double v[SW_N_RATES], pull = 0;
 	rates_of(pb, x, v);
-	return loss(pb, v);
+	for (int k = 0; k < SW_N_RATES; k++)
+		pull += pb->kept[k] ? 0 : fabs(x[k] - pb->start[k]);
+	return loss(pb, v) + START_PULL * pull;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -245,7 +254,8 @@ enum sw_status sw_time_fit(const struct sw_gpu *gpu, const struct sw_time_obs *o
 			   struct sw_err *err)
 {
 	double sheet[SW_N_RATES], v[SW_N_RATES], x[SW_N_RATES];
-	struct problem pb = { gpu, obs, n, sheet, { 0 } };
+	double x0[SW_N_RATES];
+	struct problem pb = { gpu, obs, n, sheet, x0, { 0 } };
 	memset(rep, 0, sizeof *rep);
 	if (n < 3)
 		return sw_fail(err, SW_EINVAL, "%d measured points of %s: a fit needs 3 or more", n,
@@ -257,8 +267,12 @@ enum sw_status sw_time_fit(const struct sw_gpu *gpu, const struct sw_time_obs *o
 	sw_time_rates_to_array(r, sheet);
 	start_from(gpu, sheet, v);
 	for (int k = 0; k < SW_N_RATES; k++)
-		x[k] = log(v[k]);
-	nelder_mead(&pb, x);
+		x0[k] = x[k] = log(v[k]);
+	/* restarted from its best point with a fresh simplex: one search can
+	 * stop in a fold of the loss, and where it stops should not depend on
+	 * where the datasheet put its start */
+	for (int run = 0; run < FIT_RESTARTS; run++)
+		nelder_mead(&pb, x);
 	rates_of(&pb, x, v);
 	/* Each rate back to the datasheet's where the points barely notice: a
 	 * rate no point needs stays as the datasheet has it, a term it leaves
