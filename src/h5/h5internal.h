@@ -436,14 +436,31 @@ enum sw_status sw_h5_named_check(struct sw_h5 *h, struct sw_err *err);
  * families it lacks (an extend's plug-in's). Before SWMR writing starts. */
 enum sw_status sw_h5_named_resume(struct sw_h5 *h, struct sw_err *err);
 
+/* ---- h5durations.c: the class of a row ------------------------------------- */
+
+/* A /devices row: whose (rank, session) and its class label. */
+struct sw_h5_dev_label {
+	int32_t rank, session;
+	char label[96]; /* SW_DURATION_CLASS_LEN */
+};
+
+/* /devices' rows of file, in its order, into *labels (*n, malloc'ed): the
+ * label is device_class (schema 5 on), else name; none (NULL, 0) where
+ * the file has no /devices this can read. */
+void sw_h5_device_labels(hid_t file, struct sw_h5_dev_label **labels, size_t *n);
+
+/* The label of rank and session among labels[0..n), or "". */
+const char *sw_h5_label_of(const struct sw_h5_dev_label *labels, size_t n, int32_t rank,
+			   int32_t session);
+
 /* ---- h5rates.c: /model_rates ---------------------------------------------- */
 
 /* Creates /model_rates in file with rows[0..n). */
 enum sw_status sw_h5_write_rates(hid_t file, const struct sw_time_rate_row *rows, int n,
 				 struct sw_err *err);
 /* SW_EINVAL, naming the file and its option, when a measured file of
- * now[0..n_now) is not one /model_rates records with the same hash, or one
- * it records is not among now; SW_OK for a file without /model_rates and
+ * now[0..n_now) is not one /model_rates records with the same hash, class
+ * and GPU fitted, or one it records is not among now; SW_OK for a file without /model_rates and
  * a run without such files. */
 enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_time_rate_row *now,
 				 int n_now, struct sw_err *err);
