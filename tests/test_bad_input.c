@@ -318,6 +318,25 @@ static void make_measured(void)
 {
 	copy_file(measured_h5, "m.h5", -1);
 }
+/* A file of schema 999, in the name given: what a newer sweep would write. */
+static void schema_999_as(const char *from, const char *name)
+{
+	copy_file(from, name, -1);
+	hid_t f = H5Fopen(name, H5F_ACC_RDWR, H5P_DEFAULT);
+	int v = 999;
+	hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+	ck_assert(f >= 0 && a >= 0 && H5Awrite(a, H5T_NATIVE_INT, &v) >= 0);
+	H5Aclose(a);
+	H5Fclose(f);
+}
+static void make_newer_measured(void)
+{
+	schema_999_as(measured_h5, "m.h5");
+}
+static void make_newer_costs(void)
+{
+	schema_999_as(good_h5, "costs.h5");
+}
 static void make_model_only(void)
 {
 	copy_file(good_h5, "model.h5", -1);
@@ -1403,7 +1422,7 @@ static const struct bad table[] = {
 	  { "--resume", "@ci", O },
 	  .make = make_schema_999,
 	  .rc = 2,
-	  .msg = "out.h5 has schema version 999, newer than" },
+	  .msg = "cannot resume out.h5: it has schema version 999, newer than the 8" },
 	{ "B93 --resume with another job",
 	  { "--resume", "--set", "strided_read.stride=1", "@ci", O },
 	  .make = make_good,
@@ -2801,6 +2820,53 @@ static const struct bad table[] = {
 	  { "--model-devices", "H200", "--model-devices", "T4", "@ci", O },
 	  .rc = 2,
 	  .msg = "--model-devices given twice: name every device in one list" },
+	/* Issue 36, cause 4: a GPU is named whole, spaces around it apart */
+	{ "H36-04a a real GPU's driver name the table lacks, part of another's",
+	  { "--model-devices", "NVIDIA H20", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices: no GPU 'NVIDIA H20' in the table; it is only part of the names "
+		 "of H200 (NVIDIA H200), another GPU: name a GPU exactly" },
+	{ "H36-04b the same in a job's model.devices, after a space",
+	  { "job.yaml", O },
+	  .job = "name: j\nmodel:\n  devices: \"H200, NVIDIA H20\"\nfamilies:\n  smem_bank: {}\n",
+	  .rc = 2,
+	  .msg = "job.yaml:3:12: model.devices: no GPU 'NVIDIA H20' in the table; it is only "
+		 "part" },
+	{ "H36-04c a part of two names, after a space (was: ' A10' refused as fitting A10 and "
+	  "A100, while ' T4' ran)",
+	  { "--model-devices", "H200, A1", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices: GPU 'A1' fits 2 entries of the table: A100-SXM4-80GB, A10; "
+		 "name one" },
+	/* Issue 36, cause 8: every reader refuses a file of a newer schema */
+	{ "H36-08a --model-calibrate of a file of a newer schema (was: read)",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5", "@ci", O },
+	  .make = make_newer_measured,
+	  .rc = 2,
+	  .msg = "cannot read measured times from m.h5: it has schema version 999, newer than "
+		 "the 8 this sweep writes and reads" },
+	{ "H36-08b --model-from of a file of a newer schema (was: read)",
+	  { "--model-devices", "H200", "--model-from", "m.h5", "@ci", O },
+	  .make = make_newer_measured,
+	  .rc = 2,
+	  .msg = "cannot read measured times from m.h5: it has schema version 999, newer than" },
+	{ "H36-08c --costs of a file of a newer schema (was: read)",
+	  { "--costs", "costs.h5", "@ci", O },
+	  .make = make_newer_costs,
+	  .rc = 2,
+	  .msg = "--costs costs.h5: cannot read durations from costs.h5: it has schema version "
+		 "999, newer than the 8" },
+	{ "H36-08d --backend replay of a file of a newer schema (was: replayed)",
+	  { "--backend", "replay=costs.h5", "@ci", O },
+	  .make = make_newer_costs,
+	  .rc = 2,
+	  .msg = "cannot read durations from costs.h5: it has schema version 999, newer than" },
+	{ "H36-08e --dry-run of it: the dry run reads the recording too (was: the plan, exit 0)",
+	  { "--dry-run", "--backend", "replay=costs.h5", "@ci", O },
+	  .make = make_newer_costs,
+	  .rc = 2,
+	  .msg = "--backend replay=costs.h5: cannot read durations from costs.h5: it has schema "
+		 "version 999" },
 	{ "RB08 --costs reads with the same check: a negative time in a result file",
 	  { "--costs", "costs.h5", "@ci", O },
 	  .make = make_replay_h5_negative,

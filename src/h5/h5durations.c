@@ -3,8 +3,9 @@
  * one read-only open (h5open.c: a SWMR reader without HDF5's lock, as
  * sweep_analysis opens it), so a running sweep is not disturbed.
  * It reads the few columns it needs by name and checks their types, and
- * /devices' labels where it can (a row's class); it does not check the
- * schema version or anything else the writer owns.
+ * /devices' labels where it can (a row's class); beyond the one open's
+ * check of the schema version (a newer one is refused), it checks nothing
+ * else the writer owns.
  */
 #include "core/durations.h"
 

@@ -280,11 +280,17 @@ enum sw_h5_lock sw_h5_lock_fd(int fd, int write, int *out);
  * message: "cannot resume", "cannot read durations from". */
 enum sw_status sw_h5_check_file(const char *path, const char *doing, struct sw_err *err);
 
+/* SW_EINVAL, naming the file as shown after doing, when file's
+ * schema_version is newer than SW_SCHEMA_VERSION: a reader refuses a newer
+ * schema (docs/hdf5-schema.md). SW_OK for an older one, or none. */
+enum sw_status sw_h5_check_schema(hid_t file, const char *shown, const char *doing,
+				  struct sw_err *err);
+
 /* The read-only open every reader of a result file makes: sw_h5_check_file,
  * then as a SWMR reader without HDF5's lock (a running sweep's file, or a
  * killed one's, reads as of its last flush), tried again while a writer is
- * between modes, else plainly; SW_EINVAL when HDF5 cannot open it. The
- * caller closes *file. Takes no lock of ours: a caller that needs one takes
+ * between modes, else plainly; SW_EINVAL when HDF5 cannot open it, or when
+ * it is of a newer schema (sw_h5_check_schema). The caller closes *file. Takes no lock of ours: a caller that needs one takes
  * it first. */
 enum sw_status sw_h5_open_read(const char *path, const char *doing, hid_t *file,
 			       struct sw_err *err);

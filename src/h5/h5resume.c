@@ -160,11 +160,11 @@ static enum sw_status check_identity(hid_t file, const char *path, const struct 
 	    sw_h5_get_attr(file, "plan_points", H5T_NATIVE_UINT64, &points) != 1 ||
 	    sw_h5_get_attr(file, "measure_method", H5T_NATIVE_INT, &method) < 0)
 		return sw_h5_fail(err, SW_EINVAL, "%s: unreadable root attributes", path);
-	if (schema > SW_SCHEMA_VERSION)
-		return sw_fail(err, SW_EINVAL,
-			       "%s has schema version %d, newer than the %d this sweep writes; "
-			       "resume it with a newer sweep",
-			       path, schema, SW_SCHEMA_VERSION);
+	/* the check every reader's open makes (h5open.c), made again here:
+	 * a resume opens the file for writing */
+	enum sw_status st = sw_h5_check_schema(file, path, "cannot resume", err);
+	if (st)
+		return st;
 	if (schema < 1)
 		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: schema_version is %d", path,
 			       schema);
