@@ -220,15 +220,20 @@ enum sw_status sw_h5_read_table(hid_t file, const char *name, const struct sw_co
 				size_t n_cols, size_t row_bytes, void **rows, int *n,
 				struct sw_err *err);
 
+/* The columns a table may lack, sw_h5_check_columns' may_lack: an axis
+ * column (an --extend adds it: sw_h5_add_axis_columns), and those schema 8
+ * added (a file before it stays its layout, and a row written to it has
+ * no such column: docs/hdf5-schema.md, schema_version). */
+enum { SW_H5_MAY_LACK_AXES = 1, SW_H5_MAY_LACK_SCHEMA_8 = 2 };
+
 /* The checks that an existing table is one sweep can append to, each SW_OK
  * or SW_EINVAL with the reason: its layout (1-D, chunked, no maximum
  * size), and every column against what sweep writes (cols NULL: a table of
- * float64, /samples); with axes_may_lack, an axis column the table lacks
- * passes (an --extend adds it: sw_h5_add_axis_columns). */
+ * float64, /samples) but those may_lack (SW_H5_MAY_LACK_*) lets it lack. */
 enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
 				  struct sw_err *err);
 enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
-				   const struct sw_column *cols, size_t n_cols, int axes_may_lack,
+				   const struct sw_column *cols, size_t n_cols, int may_lack,
 				   struct sw_err *err);
 
 /* The units of an axis name from the registered families that declare it;

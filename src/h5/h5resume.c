@@ -33,7 +33,7 @@
 /* The table exists, is 1-D, chunked and growable, has every column we
  * write in the type we write it, and tells its row count. */
 static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct sw_column *cols,
-				 size_t n_cols, int axes_may_lack, hid_t *dset, uint64_t *rows,
+				 size_t n_cols, int may_lack, hid_t *dset, uint64_t *rows,
 				 struct sw_err *err)
 {
 	enum sw_status st;
@@ -50,7 +50,7 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct
 	if (*dset < 0)
 		return sw_h5_fail(err, SW_EINVAL, "%s: cannot open /%s", h->path, name);
 	if ((st = sw_h5_check_layout(*dset, h->path, name, err)) ||
-	    (st = sw_h5_check_columns(*dset, h->path, name, cols, n_cols, axes_may_lack, err)))
+	    (st = sw_h5_check_columns(*dset, h->path, name, cols, n_cols, may_lack, err)))
 		return st;
 	space = H5Dget_space(*dset);
 	if (space < 0)
@@ -586,15 +586,21 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 			       struct sw_err *err)
 {
 	enum sw_status st;
+	int schema = SW_SCHEMA_VERSION;
 
 	*previous = -1;
+	/* a file before schema 8 stays its layout: its rows go without the
+	 * columns schema 8 added (docs/hdf5-schema.md) */
+	sw_h5_get_attr(h->file, "schema_version", H5T_NATIVE_INT, &schema);
+	int older = schema < 8 ? SW_H5_MAY_LACK_SCHEMA_8 : 0;
 	if ((st = check_attributes(h->file, h->path, meta, err)) ||
 	    (st = check_settings(h->file, h->path, meta, err)) ||
 	    (st = sw_h5plugins_check(h->file, h->path, err)) ||
-	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns, 0,
-			     &h->devices, &h->n_dev, err)) ||
+	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
+			     older, &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
-			     meta->mode == SW_SESSION_EXTEND, &h->measurements, &h->n_meas, err)) ||
+			     older | (meta->mode == SW_SESSION_EXTEND ? SW_H5_MAY_LACK_AXES : 0),
+			     &h->measurements, &h->n_meas, err)) ||
 	    (st = open_table(h, "samples", NULL, 0, 0, &h->samples, &h->n_samples, err)))
 		return st;
 	if ((st = max_session(h->devices, "devices", h->n_dev, previous, err)) ||
