@@ -3468,6 +3468,71 @@ static void long_path_written(const char *what, const char *sub, size_t total, s
 	ck_assert_int_eq(after.n, 1); /* no temporary left beside it */
 }
 
+/* H36-14 (issue 36, cause 14): a legal output path of 4080 bytes through
+ * real folders (39 of 100 bytes, one of 80) to a 60-byte name, below a
+ * session folder whose own path takes the real path past PATH_MAX: HDF5,
+ * given a name that is a link, resolved it and failed (was: refused, the
+ * message cut before its reason). The file is written and opens, a
+ * --resume of it too, and no temporary is left beside it. */
+START_TEST(test_deep_output_path)
+{
+	static char path[4096];
+	char dir[512], name[64];
+	size_t n = 0;
+	snprintf(dir, sizeof dir, "%s/deep", tmpdir);
+	ck_assert(mkdir(dir, 0755) == 0);
+	int fd = open(dir, O_PATH | O_DIRECTORY), next;
+	ck_assert_int_ge(fd, 0);
+	memset(name, 'a', 57);
+	memcpy(name + 57, ".h5", 4);
+	while (n < 4080 - 60) {
+		size_t part = 4080 - 60 - n >= 101 ? 100 : 4080 - 60 - n - 1;
+		char comp[128];
+		memset(comp, n ? 'd' : 'e', part);
+		comp[part] = '\0';
+		ck_assert(mkdirat(fd, comp, 0755) == 0);
+		next = openat(fd, comp, O_PATH | O_DIRECTORY);
+		ck_assert_int_ge(next, 0);
+		close(fd);
+		fd = next;
+		n += (size_t)sprintf(path + n, "%s/", comp);
+	}
+	memcpy(path + n, name, sizeof name - 3);
+	ck_assert_uint_eq(strlen(path), 4080);
+	ck_assert_uint_gt(strlen(dir) + 1 + strlen(path), 4095);
+	for (int resume = 0; resume < 2; resume++) {
+		static struct bad run = { .what = "H36-14",
+					  .args = { "-q", "@ci", "-o", NULL, NULL } };
+		run.args[3] = path;
+		run.args[4] = resume ? "--resume" : NULL;
+		struct outcome o = { 0 };
+		snprintf(o.dir, sizeof o.dir, "%s", dir);
+		snprintf(o.out_log, sizeof o.out_log, "%s/deep.out", tmpdir);
+		snprintf(o.err_log, sizeof o.err_log, "%s/deep.err", tmpdir);
+		snprintf(o.session_dir, sizeof o.session_dir, "%s", tmpdir);
+		int status;
+		waitpid(launch(&run, &o), &status, 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s",
+			      slurp(o.err_log));
+	}
+	/* the file, read through the folder that holds it, and nothing else */
+	char through[128];
+	snprintf(through, sizeof through, "/proc/self/fd/%d/%s", fd, name);
+	hid_t f = H5Fopen(through, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "no file %s", path);
+	H5Fclose(f);
+	int list = openat(fd, ".", O_RDONLY | O_DIRECTORY);
+	DIR *d = fdopendir(list);
+	struct dirent *e;
+	int entries = 0;
+	while (d && (e = readdir(d)))
+		entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	ck_assert_int_eq(entries, 1);
+	closedir(d);
+	close(fd);
+}
+END_TEST
+
 /* O08: a legal path of 4095 bytes (PATH_MAX with its NUL) and a long name:
  * the temporary name beside it gives up the name's end, not the run. */
 START_TEST(test_long_output_path)
@@ -3550,6 +3615,7 @@ int main(void)
 	tcase_add_test(tc, test_long_output_name);
 	tcase_add_test(tc, test_long_output_path);
 	tcase_add_test(tc, test_long_path_short_name);
+	tcase_add_test(tc, test_deep_output_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

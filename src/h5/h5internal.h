@@ -28,6 +28,10 @@ struct sw_h5 {
 	int held_fd;
 	dev_t held_dev;
 	ino_t held_ino;
+	/* its folder (O_PATH, -1 until sw_h5_own_name needs it) and its name
+	 * there ("": the last part of path; the temporary's while it is one) */
+	int dir_fd;
+	char held_name[256];
 	/* the room reserved for it to grow (h5room.c): a writable descriptor
 	 * (-1 before) and how far the reserve reaches, in bytes from its start */
 	int room_fd;
@@ -90,8 +94,10 @@ struct sw_axis_name_row {
 
 /* ---- h5base.c: errors, string types, attributes ------------------------ */
 
-/* Like sw_fail, then appends the innermost HDF5 error of the current stack.
- * Call it right after the failing call: any HDF5 call clears the stack. */
+/* Like sw_fail, then appends the innermost HDF5 error of the current stack;
+ * the status is SW_ENOMEM, not s, where that error is HDF5 out of memory
+ * (H5E_RESOURCE: no space or cannot allocate, no file's space). Call it
+ * right after the failing call: any HDF5 call clears the stack. */
 enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -347,8 +353,13 @@ void sw_h5_room_release(struct sw_h5 *h);
 enum sw_status sw_h5_own_hold(struct sw_h5 *h, int fd, struct sw_err *err);
 /* The name every later open of h's file uses: /proc/self/fd/N of the held
  * descriptor (that file, whatever its name names now), in buf; h->path
- * where /proc cannot give it. */
-const char *sw_h5_own_name(const struct sw_h5 *h, char *buf, size_t len);
+ * where /proc cannot give it. HDF5 resolves a name that is a symbolic link
+ * (realpath) and fails where the real path is past PATH_MAX: there it is
+ * /proc/self/fd/D/NAME, D the folder's descriptor (h->dir_fd), which ends
+ * in no link, once checked to name the held file. buf: SW_H5_OWN_NAME_LEN
+ * bytes. */
+#define SW_H5_OWN_NAME_LEN 320
+const char *sw_h5_own_name(struct sw_h5 *h, char *buf, size_t len);
 /* The file HDF5 opened as file is the one h holds (SW_EIO, nothing written
  * yet, when not). */
 enum sw_status sw_h5_own_opened(const struct sw_h5 *h, hid_t file, struct sw_err *err);

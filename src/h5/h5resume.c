@@ -511,7 +511,7 @@ static enum sw_status open_for_resume(struct sw_h5 *h, const struct sw_h5_meta *
 	enum sw_h5_lock lock = LOCK_ERROR;
 	enum sw_status st;
 	H5F_info2_t info;
-	char own[64], name[160];
+	char own[SW_H5_OWN_NAME_LEN], name[160];
 	hid_t fapl;
 
 	if (fd >= 0 && sw_h5_own_hold(h, fd, err) != SW_OK) {
