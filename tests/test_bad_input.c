@@ -2861,12 +2861,6 @@ static const struct bad table[] = {
 	  .make = make_newer_costs,
 	  .rc = 2,
 	  .msg = "cannot read durations from costs.h5: it has schema version 999, newer than" },
-	{ "H36-08e --dry-run of it: the dry run reads the recording too (was: the plan, exit 0)",
-	  { "--dry-run", "--backend", "replay=costs.h5", "@ci", O },
-	  .make = make_newer_costs,
-	  .rc = 2,
-	  .msg = "--backend replay=costs.h5: cannot read durations from costs.h5: it has schema "
-		 "version 999" },
 	{ "RB08 --costs reads with the same check: a negative time in a result file",
 	  { "--costs", "costs.h5", "@ci", O },
 	  .make = make_replay_h5_negative,

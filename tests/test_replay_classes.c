@@ -481,7 +481,7 @@ START_TEST(test_two_class_recording)
 	snprintf(want, sizeof want,
 		 "--replay-devices C:...=%s holds rows of two device classes ('A', 'B'), "
 		 "none of them 'C': a class replays the rows of its own name from a recording "
-		 "of several, so name the class as the recording does (A:COUNT=FILE), or give "
+		 "of several: name the class as the recording does (A:COUNT=FILE), or give "
 		 "a recording of one class\n",
 		 two);
 	/* each rank of class C says it as it binds: ranks 0 and 1 */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/durations.h"
 #include "core/stats.h"
@@ -194,16 +195,29 @@ static enum sw_status own_rows(struct sw_durations *d, const char *cls, const ch
 		return SW_OK;
 	if (!has_own) {
 		qsort(names, (size_t)n, sizeof *names, by_name);
+		/* a real GPU's class ("NVIDIA H200") is no --replay-devices name */
+		char how[160];
+		size_t plain =
+			strspn(names[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789_.-");
+		if (names[0][0] && !names[0][plain] && strlen(names[0]) < SW_REPLAY_CLASS_LEN)
+			snprintf(how, sizeof how,
+				 "name the class as the recording does (%s:COUNT=FILE), or give a "
+				 "recording of one class",
+				 names[0]);
+		else
+			snprintf(how, sizeof how,
+				 "its classes are no names --replay-devices takes, so give a "
+				 "recording of one class");
 		return sw_fail(err, SW_EINVAL,
 			       "%s holds rows of %s device classes ('%s', '%s'%s), none of them "
 			       "'%s': a class replays the rows of its own name from a recording of "
-			       "several, so name the class as the recording does (%s:COUNT=FILE), "
-			       "or give a recording of one class",
+			       "several: %s",
 			       from,
 			       n > 3    ? "several"
 			       : n == 3 ? "three"
 					: "two",
-			       names[0], names[1], n > 2 ? ", ..." : "", cls, names[0]);
+			       names[0], names[1], n > 2 ? ", ..." : "", cls, how);
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < d->n; i++)
@@ -216,16 +230,17 @@ static enum sw_status own_rows(struct sw_durations *d, const char *cls, const ch
 
 static void replay_close(void **state);
 
-/* What a run refuses as it opens, the dry run too: the counts, a
- * recording its reader refuses (a newer schema, a damaged table), and an
- * emulated device's recording that holds no rows of its class. */
+/* What a run refuses as it opens, the dry run too: the counts, and an
+ * emulated device's recording that its reader refuses or that holds no
+ * rows of its class. A recording not made yet is not looked at: a dry run
+ * lists the points to record (--dry-run --points). */
 static enum sw_status replay_dry_check(const struct sw_backend_args *a, struct sw_err *err)
 {
 	enum sw_status st = check_devices(a, err);
 	const char *path = sw_replay_spec_recording(a->opt, a->rank);
 	int index;
 	const struct sw_replay_class *c = sw_replay_spec_device(a->opt, a->rank, &index);
-	if (st != SW_OK || !path || !*path)
+	if (st != SW_OK || !c || !path || !*path || access(path, F_OK) != 0)
 		return st;
 	struct sw_durations d = { 0 };
 	char from[1200], own[SW_DURATION_CLASS_LEN];
@@ -233,7 +248,7 @@ static enum sw_status replay_dry_check(const struct sw_backend_args *a, struct s
 	st = sw_durations_read(path, &d, err);
 	if (st != SW_OK)
 		sw_wrap(err, "%s", from);
-	else if (c)
+	else
 		st = own_rows(&d, c->name, from, own, sizeof own, err);
 	sw_durations_fini(&d);
 	return st;
