@@ -318,6 +318,25 @@ static void make_measured(void)
 {
 	copy_file(measured_h5, "m.h5", -1);
 }
+/* A file of schema 999, in the name given: what a newer sweep would write. */
+static void schema_999_as(const char *from, const char *name)
+{
+	copy_file(from, name, -1);
+	hid_t f = H5Fopen(name, H5F_ACC_RDWR, H5P_DEFAULT);
+	int v = 999;
+	hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+	ck_assert(f >= 0 && a >= 0 && H5Awrite(a, H5T_NATIVE_INT, &v) >= 0);
+	H5Aclose(a);
+	H5Fclose(f);
+}
+static void make_newer_measured(void)
+{
+	schema_999_as(measured_h5, "m.h5");
+}
+static void make_newer_costs(void)
+{
+	schema_999_as(good_h5, "costs.h5");
+}
 static void make_model_only(void)
 {
 	copy_file(good_h5, "model.h5", -1);
@@ -1448,7 +1467,7 @@ static const struct bad table[] = {
 	  { "--resume", "@ci", O },
 	  .make = make_schema_999,
 	  .rc = 2,
-	  .msg = "out.h5 has schema version 999, newer than" },
+	  .msg = "cannot resume out.h5: it has schema version 999, newer than the 9" },
 	{ "B93 --resume with another job",
 	  { "--resume", "--set", "strided_read.stride=1", "@ci", O },
 	  .make = make_good,
@@ -2912,6 +2931,47 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "--model-devices H200: the cuda backend predicts times for the GPU its rows ran "
 		 "on, never for device targets" },
+	/* Issue 36, cause 4: a GPU is named whole, spaces around it apart */
+	{ "H36-B04a a real GPU's driver name the table lacks, part of another's",
+	  { "--model-devices", "NVIDIA H20", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices: no GPU 'NVIDIA H20' in the table; it is only part of the names "
+		 "of H200 (NVIDIA H200), another GPU: name a GPU exactly" },
+	{ "H36-B04b the same in a job's model.devices, after a space",
+	  { "job.yaml", O },
+	  .job = "name: j\nmodel:\n  devices: \"H200, NVIDIA H20\"\nfamilies:\n  smem_bank: {}\n",
+	  .rc = 2,
+	  .msg = "job.yaml:3:12: model.devices: no GPU 'NVIDIA H20' in the table; it is only "
+		 "part" },
+	{ "H36-B04c a part of two names, after a space (was: ' A10' refused as fitting A10 and "
+	  "A100, while ' T4' ran)",
+	  { "--model-devices", "H200, A1", "@ci", O },
+	  .rc = 2,
+	  .msg = "--model-devices: GPU 'A1' fits 2 entries of the table: A100-SXM4-80GB, A10; "
+		 "name one" },
+	/* Issue 36, cause 8: every reader refuses a file of a newer schema */
+	{ "H36-B08a --model-calibrate of a file of a newer schema (was: read)",
+	  { "--model-devices", "H100-SXM", "--model-calibrate", "m.h5", "@ci", O },
+	  .make = make_newer_measured,
+	  .rc = 2,
+	  .msg = "cannot read measured times from m.h5: it has schema version 999, newer than "
+		 "the 9 this sweep writes and reads" },
+	{ "H36-B08b --model-from of a file of a newer schema (was: read)",
+	  { "--model-devices", "H200", "--model-from", "m.h5", "@ci", O },
+	  .make = make_newer_measured,
+	  .rc = 2,
+	  .msg = "cannot read measured times from m.h5: it has schema version 999, newer than" },
+	{ "H36-B08c --costs of a file of a newer schema (was: read)",
+	  { "--costs", "costs.h5", "@ci", O },
+	  .make = make_newer_costs,
+	  .rc = 2,
+	  .msg = "--costs costs.h5: cannot read durations from costs.h5: it has schema version "
+		 "999, newer than the 9" },
+	{ "H36-B08d --backend replay of a file of a newer schema (was: replayed)",
+	  { "--backend", "replay=costs.h5", "@ci", O },
+	  .make = make_newer_costs,
+	  .rc = 2,
+	  .msg = "cannot read durations from costs.h5: it has schema version 999, newer than" },
 	{ "RB08 --costs reads with the same check: a negative time in a result file",
 	  { "--costs", "costs.h5", "@ci", O },
 	  .make = make_replay_h5_negative,
@@ -3513,6 +3573,71 @@ static void long_path_written(const char *what, const char *sub, size_t total, s
 	ck_assert_int_eq(after.n, 1); /* no temporary left beside it */
 }
 
+/* H36-B14 (issue 36, cause 14): a legal output path of 4080 bytes through
+ * real folders (39 of 100 bytes, one of 80) to a 60-byte name, below a
+ * session folder whose own path takes the real path past PATH_MAX: HDF5,
+ * given a name that is a link, resolved it and failed (was: refused, the
+ * message cut before its reason). The file is written and opens, a
+ * --resume of it too, and no temporary is left beside it. */
+START_TEST(test_deep_output_path)
+{
+	static char path[4096];
+	char dir[512], name[64];
+	size_t n = 0;
+	snprintf(dir, sizeof dir, "%s/deep", tmpdir);
+	ck_assert(mkdir(dir, 0755) == 0);
+	int fd = open(dir, O_PATH | O_DIRECTORY), next;
+	ck_assert_int_ge(fd, 0);
+	memset(name, 'a', 57);
+	memcpy(name + 57, ".h5", 4);
+	while (n < 4080 - 60) {
+		size_t part = 4080 - 60 - n >= 101 ? 100 : 4080 - 60 - n - 1;
+		char comp[128];
+		memset(comp, n ? 'd' : 'e', part);
+		comp[part] = '\0';
+		ck_assert(mkdirat(fd, comp, 0755) == 0);
+		next = openat(fd, comp, O_PATH | O_DIRECTORY);
+		ck_assert_int_ge(next, 0);
+		close(fd);
+		fd = next;
+		n += (size_t)sprintf(path + n, "%s/", comp);
+	}
+	memcpy(path + n, name, sizeof name - 3);
+	ck_assert_uint_eq(strlen(path), 4080);
+	ck_assert_uint_gt(strlen(dir) + 1 + strlen(path), 4095);
+	for (int resume = 0; resume < 2; resume++) {
+		static struct bad run = { .what = "H36-B14",
+					  .args = { "-q", "@ci", "-o", NULL, NULL } };
+		run.args[3] = path;
+		run.args[4] = resume ? "--resume" : NULL;
+		struct outcome o = { 0 };
+		snprintf(o.dir, sizeof o.dir, "%s", dir);
+		snprintf(o.out_log, sizeof o.out_log, "%s/deep.out", tmpdir);
+		snprintf(o.err_log, sizeof o.err_log, "%s/deep.err", tmpdir);
+		snprintf(o.session_dir, sizeof o.session_dir, "%s", tmpdir);
+		int status;
+		waitpid(launch(&run, &o), &status, 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s",
+			      slurp(o.err_log));
+	}
+	/* the file, read through the folder that holds it, and nothing else */
+	char through[128];
+	snprintf(through, sizeof through, "/proc/self/fd/%d/%s", fd, name);
+	hid_t f = H5Fopen(through, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert_msg(f >= 0, "no file %s", path);
+	H5Fclose(f);
+	int list = openat(fd, ".", O_RDONLY | O_DIRECTORY);
+	DIR *d = fdopendir(list);
+	struct dirent *e;
+	int entries = 0;
+	while (d && (e = readdir(d)))
+		entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	ck_assert_int_eq(entries, 1);
+	closedir(d);
+	close(fd);
+}
+END_TEST
+
 /* O08: a legal path of 4095 bytes (PATH_MAX with its NUL) and a long name:
  * the temporary name beside it gives up the name's end, not the run. */
 START_TEST(test_long_output_path)
@@ -3595,6 +3720,7 @@ int main(void)
 	tcase_add_test(tc, test_long_output_name);
 	tcase_add_test(tc, test_long_output_path);
 	tcase_add_test(tc, test_long_path_short_name);
+	tcase_add_test(tc, test_deep_output_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

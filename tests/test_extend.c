@@ -353,6 +353,145 @@ START_TEST(test_extend_grows_an_axis_column)
 }
 END_TEST
 
+/* ---- issue 36, cause 6: a file of schema 7 resumes and extends ------------- */
+
+/* One attribute of a table onto its copy (to), as it is. */
+static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, void *to)
+{
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = H5Aget_type(a), sp = H5Aget_space(a);
+	size_t n = (size_t)H5Sget_simple_extent_npoints(sp);
+	void *buf = calloc(n ? n : 1, H5Tget_size(t));
+	hid_t b = H5Acreate2(*(hid_t *)to, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	(void)info;
+	ck_assert(buf && H5Aread(a, t, buf) >= 0 && b >= 0 && H5Awrite(b, t, buf) >= 0);
+	if (H5Tis_variable_str(t) > 0)
+		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
+	free(buf);
+	H5Aclose(b), H5Sclose(sp), H5Tclose(t), H5Aclose(a);
+	return 0;
+}
+
+/* Table name of f as a sweep before schema 8 wrote it: the same rows,
+ * chunks, fill value and attributes, without the columns drop[0..n). */
+static void drop_columns(hid_t f, const char *name, const char *const *drop, int n)
+{
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), ft = H5Dget_type(d);
+	size_t size = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		hid_t nt = pass ? H5Tcreate(H5T_COMPOUND, size) : H5I_INVALID_HID;
+		size_t at = 0;
+		for (int i = 0; i < H5Tget_nmembers(ft); i++) {
+			char *col = H5Tget_member_name(ft, (unsigned)i);
+			hid_t mt = H5Tget_member_type(ft, (unsigned)i);
+			int kept = 1;
+			for (int k = 0; k < n; k++)
+				kept &= strcmp(col, drop[k]) != 0;
+			if (kept && pass)
+				ck_assert(H5Tinsert(nt, col, at, mt) >= 0);
+			at += kept ? H5Tget_size(mt) : 0;
+			H5Tclose(mt);
+			H5free_memory(col);
+		}
+		size = at;
+		if (!pass)
+			continue;
+		hid_t old = H5Dget_create_plist(d), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+		hid_t space = H5Dget_space(d);
+		hsize_t chunk, rows = (hsize_t)H5Sget_simple_extent_npoints(space);
+		unsigned char *fill = calloc(1, size), *buf = calloc(rows + 1, size);
+		ck_assert(H5Pget_chunk(old, 1, &chunk) == 1 &&
+			  H5Pget_fill_value(old, nt, fill) >= 0 &&
+			  H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
+			  H5Pset_fill_value(dcpl, nt, fill) >= 0);
+		hid_t copy = H5Dcreate2(f, "copy", nt, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+		ck_assert(copy >= 0 &&
+			  (!rows || (H5Dread(d, nt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0 &&
+				     H5Dwrite(copy, nt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)));
+		ck_assert(H5Aiterate2(d, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_attr, &copy) >= 0);
+		free(fill), free(buf);
+		H5Dclose(copy), H5Sclose(space), H5Pclose(dcpl), H5Pclose(old), H5Tclose(nt);
+	}
+	H5Tclose(ft), H5Dclose(d);
+	ck_assert(H5Ldelete(f, name, H5P_DEFAULT) >= 0 &&
+		  H5Lmove(f, "copy", f, name, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+}
+
+/* path, a fresh file, as a schema 7 sweep made it (docs/hdf5-schema.md,
+ * schema_version): without the time model's columns and `emulates`, the
+ * tables and attributes schema 8 added, of version 7. */
+static void make_schema_7(const char *path)
+{
+	static const char *const meas[] = { "model_device", "model_time_ns", "model_time_term",
+					    "model_time_basis" };
+	static const char *const dev[] = { "emulates" };
+	static const char *const tables[] = { "model_rates", "replays", "model_accesses",
+					      "axis_names" };
+	static const char *const attrs[] = { "plugin_loaded_paths", "plugin_loaded_hashes",
+					     "plugin_libraries", "plugin_library_hashes",
+					     "plugin_library_owners" };
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	int seven = 7;
+	ck_assert(f >= 0);
+	drop_columns(f, "measurements", meas, 4);
+	drop_columns(f, "devices", dev, 1);
+	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
+		if (H5Lexists(f, tables[i], H5P_DEFAULT) > 0)
+			ck_assert(H5Ldelete(f, tables[i], H5P_DEFAULT) >= 0);
+	for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++)
+		if (H5Aexists(f, attrs[i]) > 0)
+			ck_assert(H5Adelete(f, attrs[i]) >= 0);
+	hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Awrite(a, H5T_NATIVE_INT, &seven) >= 0);
+	H5Aclose(a), H5Fclose(f);
+}
+
+/* H36-B06: a file of schema 7, cut short, resumes; then extends; it stays
+ * schema 7 without the schema 8 columns, and its first rows are as they
+ * were. Was: both refused, "/measurements has no column 'model_device'". */
+START_TEST(test_schema_7_resumes_and_extends)
+{
+	char out[400], log[400];
+	hid_t t0, t1;
+	hssize_t n0, n1;
+	ci_file("v7", out, sizeof out);
+	make_schema_7(out);
+	hid_t f = H5Fopen(out, H5F_ACC_RDWR, H5P_DEFAULT), d = H5Dopen2(f, "measurements", 0);
+	hsize_t kept = 100;
+	ck_assert(d >= 0 && H5Dset_extent(d, &kept) >= 0);
+	H5Dclose(d), H5Fclose(f);
+	unsigned char *old = table_bytes(out, "measurements", &t0, &n0);
+	ck_assert_int_eq(H5Tget_member_index(t0, "model_time_ns"), -1);
+
+	snprintf(log, sizeof log, "%s/v7-resume.log", dir);
+	const char *resume[] = { "-q", "--resume", ci_job, "-o", out, NULL };
+	ck_assert_msg(run_in(dir, log, resume) == 0, "%s", launch_slurp(log));
+	ck_assert_int_eq(launch_rows(out, "/measurements", NULL), 144);
+	snprintf(log, sizeof log, "%s/v7-extend.log", dir);
+	const char *extend[] = { "-q",   "--extend", "--set", "strided_read.n=1M,4M,16M",
+				 ci_job, "-o",       out,     NULL };
+	ck_assert_msg(run_in(dir, log, extend) == 0, "%s", launch_slurp(log));
+	ck_assert_int_eq(launch_rows(out, "/measurements", NULL), 216);
+
+	unsigned char *now = table_bytes(out, "measurements", &t1, &n1);
+	ck_assert_int_gt(H5Tequal(t0, t1), 0); /* its layout, schema 7's */
+	ck_assert_msg(!memcmp(old, now, (size_t)n0 * H5Tget_size(t0)), "its first rows changed");
+	ck_assert_uint_eq(root_u64(out, "schema_version"), 7);
+	hid_t t = H5Tget_member_type(t1, (unsigned)H5Tget_member_index(t1, "family"));
+	size_t fam = H5Tget_member_offset(t1, (unsigned)H5Tget_member_index(t1, "family"));
+	for (hssize_t r = 0; r < n1; r++) /* every row written, none blank */
+		ck_assert_msg(now[r * (hssize_t)H5Tget_size(t1) + (hssize_t)fam], "row %lld blank",
+			      (long long)r);
+	H5Tclose(t);
+	const char *dry[] = { "--dry-run", "--resume", "--set", "strided_read.n=1M,4M,16M",
+			      ci_job,      "-o",       out,     NULL };
+	ck_assert_msg(run_in(dir, log, dry) == 0, "%s", launch_slurp(log));
+	ck_assert_msg(strstr(launch_slurp(log), "216 of 216 points are in it"), "%s",
+		      launch_slurp(log));
+	free(old), free(now);
+	H5Tclose(t0), H5Tclose(t1);
+}
+END_TEST
+
 int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -367,6 +506,7 @@ int main(void)
 	tcase_add_test(tc, test_dry_run_extend_says_what_it_adds);
 	tcase_add_test(tc, test_extend_adds_model_targets);
 	tcase_add_test(tc, test_extend_grows_an_axis_column);
+	tcase_add_test(tc, test_schema_7_resumes_and_extends);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, dir);
 }

@@ -2019,6 +2019,58 @@ START_TEST(check_resume_changes_nothing)
 }
 END_TEST
 
+/* Issue 36: HDF5 out of memory is sweep's out of memory (exit 1, as
+ * --help says), not an HDF5 error (4); a file's space stays an HDF5 one. */
+START_TEST(hdf5_out_of_memory_is_out_of_memory)
+{
+	struct sw_err e = { 0 };
+	H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_RESOURCE,
+		 H5E_CANTALLOC, "memory allocation failed for raw data chunk");
+	ck_assert_int_eq(sw_h5_fail(&e, SW_EHDF5, "out.h5: cannot read /measurements"), SW_ENOMEM);
+	ck_assert_int_eq(sw_status_exit_code(e.status), 1);
+	ck_assert_str_eq(e.msg, "out.h5: cannot read /measurements: memory allocation failed for "
+				"raw data chunk");
+	H5Eclear2(H5E_DEFAULT);
+	H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_RESOURCE,
+		 H5E_CANTALLOC, "file allocation failed");
+	ck_assert_int_eq(sw_h5_fail(&e, SW_EHDF5, "x"), SW_EHDF5);
+	H5Eclear2(H5E_DEFAULT);
+	H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_DATASET, H5E_READERROR,
+		 "can't read data");
+	ck_assert_int_eq(sw_h5_fail(&e, SW_EHDF5, "x"), SW_EHDF5);
+	H5Eclear2(H5E_DEFAULT);
+}
+END_TEST
+
+/* Issue 36: a text column of the width sweep writes but another padding
+ * or character set is refused, the message saying which differs. */
+START_TEST(string_column_mismatch_says_what_differs)
+{
+	struct sw_err e = { 0 };
+	struct row {
+		char word[64];
+	};
+	static const struct sw_column cols[] = {
+		{ "word", offsetof(struct row, word), 64, SW_COL_TEXT, NULL },
+	};
+	hid_t f = H5Fcreate(in_dir("str.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t str = H5Tcopy(H5T_C_S1), t = H5Tcreate(H5T_COMPOUND, 64);
+	hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = 16;
+	hid_t space = H5Screate_simple(1, &zero, &unlimited), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	ck_assert(H5Tset_size(str, 64) >= 0 && H5Tset_strpad(str, H5T_STR_NULLPAD) >= 0 &&
+		  H5Tset_cset(str, H5T_CSET_UTF8) >= 0 && H5Tinsert(t, "word", 0, str) >= 0 &&
+		  H5Pset_chunk(dcpl, 1, &chunk) >= 0);
+	hid_t d = H5Dcreate2(f, "words", t, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	ck_assert(d >= 0);
+	ck_assert_int_eq(sw_h5_check_columns(d, "str.h5", "words", cols, 1, 0, &e), SW_EINVAL);
+	ck_assert_msg(strstr(e.msg, "column word of /words is stored as a string of 64 bytes, "
+				    "NUL-padded UTF-8, sweep writes a string of 64 bytes, "
+				    "NUL-terminated ASCII"),
+		      "%s", e.msg);
+	H5Dclose(d), H5Pclose(dcpl), H5Sclose(space), H5Tclose(t), H5Tclose(str), H5Fclose(f);
+}
+END_TEST
+
 static Suite *h5out_suite(void)
 {
 	Suite *s = suite_create("h5out");
@@ -2049,6 +2101,8 @@ static Suite *h5out_suite(void)
 	tcase_add_test(tc, resume_settings);
 	tcase_add_test(tc, resume_drops_unwritten_rows);
 	tcase_add_test(tc, check_resume_changes_nothing);
+	tcase_add_test(tc, hdf5_out_of_memory_is_out_of_memory);
+	tcase_add_test(tc, string_column_mismatch_says_what_differs);
 	tcase_add_test(tc, metrics_round_trip);
 	tcase_add_test(tc, named_tables);
 	tcase_add_test(tc, named_tables_added_by_resume);

@@ -453,6 +453,51 @@ START_TEST(test_kill_resume_changed)
 }
 END_TEST
 
+/* Issue 36, cause 12: a recording of two classes' rows (a per_class run
+ * of A and B), replayed by classes named as it names them, gives each
+ * class its own rows, samples and device (was: class B got A's under B's
+ * name); classes it does not name are refused, the dry run too, saying
+ * how to choose, and nothing is written. */
+START_TEST(test_two_class_recording)
+{
+	char b[512], two[512], spec[1200], out[512], log[512];
+	path_in(b, sizeof b, "tb.h5");
+	path_in(two, sizeof two, "two.h5");
+	path_in(out, sizeof out, "mix.h5");
+	path_in(log, sizeof log, "two.log");
+	make_recording(b, 0);
+	snprintf(spec, sizeof spec, "A:2,B:2=%s", b);
+	const char *args[PER_CLASS_ARGS];
+	per_class_args(args, backend, spec, "50", 0, two);
+	ck_assert_msg(launch_run(4, log, args) == 0, "%s", launch_slurp(log));
+
+	snprintf(spec, sizeof spec, "A:2=%s,B:2=%s", two, two);
+	per_class_args(args, "replay", spec, "50", 0, out);
+	ck_assert_msg(launch_run(4, log, args) == 0, "%s", launch_slurp(log));
+	check_classes(out, b);
+
+	char want[1600];
+	snprintf(spec, sizeof spec, "C:2=%s,B:2=%s", two, two);
+	snprintf(want, sizeof want,
+		 "--replay-devices C:...=%s holds rows of two device classes ('A', 'B'), "
+		 "none of them 'C': a class replays the rows of its own name from a recording "
+		 "of several: name the class as the recording does (A:COUNT=FILE), or give "
+		 "a recording of one class\n",
+		 two);
+	/* each rank of class C says it as it binds: ranks 0 and 1 */
+	path_in(out, sizeof out, "refused.h5");
+	per_class_args(args, "replay", spec, "50", 0, out);
+	ck_assert_int_eq(launch_run(4, log, args), 2);
+	ck_assert_msg(strstr(launch_slurp(log), want), "%s", launch_slurp(log));
+	ck_assert_int_ne(access(out, F_OK), 0);
+	const char *dry[] = { "--backend", "replay",      "--replay-devices",
+			      spec,        "--placement", "per_class",
+			      "-n",        job,           NULL };
+	ck_assert_int_eq(launch_run(4, log, dry), 2);
+	ck_assert_msg(strstr(launch_slurp(log), want), "%s", launch_slurp(log));
+}
+END_TEST
+
 /* Seconds of "8.41 s", "12:03" or "1:02:03", as --dry-run writes them. */
 static double seconds_of(const char *text)
 {
@@ -565,6 +610,7 @@ int main(void)
 	tcase_add_test(tc, test_kill_resume_changed);
 	tcase_add_test(tc, test_dry_run_per_class);
 	tcase_add_test(tc, test_csv_said_once);
+	tcase_add_test(tc, test_two_class_recording);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, tmpdir);
 }

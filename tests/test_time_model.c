@@ -68,6 +68,18 @@ START_TEST(test_names)
 	ck_assert_int_eq(sw_gpu_find("H300", &g, &err), SW_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "did you mean"));
 	ck_assert_int_eq(sw_gpu_find("", &g, &err), SW_EINVAL);
+	ck_assert_int_eq(sw_gpu_find("  ", &g, &err), SW_EINVAL);
+	/* issue 36, cause 4: a part of a name is no name (the H20 is a GPU of
+	 * its own), and the spaces around a name go, as "H200, A10" has them */
+	ck_assert_int_eq(sw_gpu_find("NVIDIA H20", &g, &err), SW_EINVAL);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no GPU 'NVIDIA H20' in the table"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "H200 (NVIDIA H200)"));
+	ck_assert_int_eq(sw_gpu_find("RTX 5090", &g, &err), SW_EINVAL);
+	ck_assert_str_eq(gpu(" A10")->name, "A10");
+	ck_assert_str_eq(gpu(" T4 ")->name, "T4");
+	ck_assert_str_eq(gpu("\tnvidia h200 ")->name, "H200");
+	ck_assert_str_eq(gpu("GeForce RTX 5090")->name, "RTX-5090");
 }
 END_TEST
 

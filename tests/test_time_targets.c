@@ -8,7 +8,9 @@
  * on, a fleet file of an earlier jobs/fleet.yaml accepted with a warning
  * (TM13), and a schema 8 file's /model_rates resumed as it is; a plug-in's
  * hooks as the time model calls them, and the replay backend with device
- * targets in its job.
+ * targets in its job; a resume that refuses the same file's rows of
+ * another class (H36-B03), and GPU names with spaces around them, as
+ * "H200, A10" has them (H36-B04).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -435,6 +437,114 @@ START_TEST(test_replay_no_targets)
 }
 END_TEST
 
+/* Rows [0, n) of table name of f again as rows [n, 2n), each with rank 1
+ * and, where label is set, that device_class. */
+static void twice(hid_t f, const char *name, const char *label)
+{
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), ft = H5Dget_type(d), s = H5Dget_space(d);
+	hid_t mt = H5Tget_native_type(ft, H5T_DIR_DEFAULT);
+	hsize_t n = 0;
+	H5Sget_simple_extent_dims(s, &n, NULL);
+	size_t size = H5Tget_size(mt);
+	char *buf = malloc(2 * n * size);
+	ck_assert(d >= 0 && buf && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+	size_t rank = H5Tget_member_offset(mt, (unsigned)H5Tget_member_index(mt, "rank"));
+	for (hsize_t i = 0; i < n; i++) {
+		char *row = buf + (n + i) * size;
+		memcpy(row, buf + i * size, size);
+		*(int32_t *)(row + rank) = 1;
+		if (label) {
+			int k = H5Tget_member_index(mt, "device_class");
+			hid_t lt = H5Tget_member_type(mt, (unsigned)k);
+			char *at = row + H5Tget_member_offset(mt, (unsigned)k);
+			memset(at, 0, H5Tget_size(lt));
+			memcpy(at, label, strlen(label));
+			H5Tclose(lt);
+		}
+	}
+	hsize_t all = 2 * n;
+	ck_assert(H5Dset_extent(d, &all) >= 0 &&
+		  H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+	free(buf);
+	H5Tclose(mt), H5Tclose(ft), H5Sclose(s), H5Dclose(d);
+}
+
+/* Issue 36, cause 3: one calibration file of two classes (the H100 file's
+ * rows again on a rank of class B): a resume that takes its rows of the
+ * other class is refused, naming both, and changes nothing; the class it
+ * was made with resumes (was: accepted, the GPU calibrated in one session
+ * and datasheet in the next). */
+START_TEST(test_resume_another_class)
+{
+	const char *out = in_tmp("cls.h5"), *log = in_tmp("cls.log"), *two = in_tmp("two.h5");
+	char cmd[4096], b[1100], other[1100], want[2048];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", fleet, two);
+	ck_assert_int_eq(system(cmd), 0);
+	hid_t f = H5Fopen(two, H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	twice(f, "devices", "B");
+	twice(f, "measurements", NULL);
+	H5Fclose(f);
+	snprintf(b, sizeof b, "%s:B", two);
+	snprintf(other, sizeof other, "%s:NVIDIA H100 80GB HBM3", two);
+	const char *args[] = { "--backend",
+			       "model",
+			       "--model-devices",
+			       "H100-SXM,H200",
+			       "--model-calibrate",
+			       b,
+			       "-q",
+			       job,
+			       "-o",
+			       out,
+			       NULL,
+			       NULL };
+	ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s.before'", out, out);
+	ck_assert_int_eq(system(cmd), 0);
+	args[5] = other;
+	args[10] = "--resume";
+	ck_assert_int_eq(launch_run(1, log, args), 2);
+	snprintf(want, sizeof want,
+		 "sweep: %s was made with --model-calibrate %s:B (its rows of class "
+		 "'B', for GPU H100-SXM), and this run takes its rows of class 'NVIDIA "
+		 "H100 80GB HBM3' (for GPU H100-SXM): give %s:B, the class it was made "
+		 "with, or start a new output\n",
+		 out, two, two);
+	ck_assert_msg(strstr(launch_slurp(log), want), "%s", launch_slurp(log));
+	snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s.before'", out, out);
+	ck_assert_int_eq(system(cmd), 0);
+	args[5] = b;
+	ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+}
+END_TEST
+
+/* Issue 36, cause 4: "H200, A10" and "H200, T4" alike: the space after the
+ * comma goes, and each names its GPU (was: " A10" refused as fitting A10
+ * and A100, " T4" taken by a part of "Tesla T4"). */
+START_TEST(test_names_with_spaces)
+{
+	const char *out = in_tmp("sp.h5"), *log = in_tmp("sp.log");
+	const char *lists[] = { "H200, A10", "H200, T4" }, *names[] = { "A10", "T4" };
+	for (int k = 0; k < 2; k++) {
+		const char *args[] = { "--backend", "model",   "--model-devices",
+				       lists[k],    "--force", "-q",
+				       job,         "-o",      out,
+				       NULL };
+		ck_assert_msg(launch_run(1, log, args) == 0, "%s", launch_slurp(log));
+		char *dev;
+		size_t n = rows_of(out, "model_device", 32, &dev), h200 = 0, other = 0;
+		for (size_t i = 0; i < n; i++) {
+			h200 += !strcmp(dev + 32 * i, "H200");
+			other += !strcmp(dev + 32 * i, names[k]);
+		}
+		ck_assert_uint_gt(h200, 0);
+		ck_assert_uint_eq(h200, other);
+		free(dev);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	const char *src = launch_env("SW_SOURCE_DIR");
@@ -450,6 +560,8 @@ int main(void)
 	tcase_add_test(tc, test_device_targets);
 	tcase_add_test(tc, test_calibrate_transfer_resume);
 	tcase_add_test(tc, test_transfer_alone);
+	tcase_add_test(tc, test_resume_another_class);
+	tcase_add_test(tc, test_names_with_spaces);
 	tcase_add_test(tc, test_old_fleet);
 	tcase_add_test(tc, test_plugin_hooks);
 	tcase_add_test(tc, test_replay_no_targets);

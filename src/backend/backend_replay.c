@@ -14,8 +14,10 @@
  * own name and UUID, its class's recording (CLASS:COUNT=FILE, else
  * --backend replay=FILE's), that recording's device (emulates, CC, SMs,
  * memory, bandwidth), and a speed that divides its sleeps and the recorded
- * raw samples its rows carry. Every row of a result file's recording
- * carries the model's columns for the recorded GPU, as a measured row would.
+ * raw samples its rows carry; of a recording of several classes, a class
+ * replays the rows of its own name (own_rows). Every row of a result
+ * file's recording carries the model's columns for the recorded GPU, as a
+ * measured row would.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/durations.h"
 #include "core/stats.h"
@@ -40,6 +43,7 @@ struct replay_state {
 	/* --replay-devices: this rank's emulated device; dev_speed 0 without */
 	double dev_speed;
 	char dev_name[SW_REPLAY_CLASS_LEN];
+	char own[SW_DURATION_CLASS_LEN];   /* the recording's class replayed; "": all */
 	struct sw_replay_file rf;          /* the recorded samples (empty from a .csv) */
 	const volatile sig_atomic_t *stop; /* the run is stopping: give the point up */
 	/* the recorded GPU, whose model columns the rows carry */
@@ -69,11 +73,6 @@ static enum sw_status check_devices(const struct sw_backend_args *a, struct sw_e
 		       "counts must add up to the number of ranks",
 		       o->replay_devices, o->n_replay_devices, o->n_replay_devices == 1 ? "" : "s",
 		       a->size, a->size == 1 ? "" : "s");
-}
-
-static enum sw_status replay_dry_check(const struct sw_backend_args *a, struct sw_err *err)
-{
-	return check_devices(a, err);
 }
 
 static int is_csv(const char *path)
@@ -123,7 +122,7 @@ static enum sw_status emulate(const struct sw_backend_args *a, const char *path,
 	char from[1200];
 
 	if (!is_csv(path))
-		st = sw_replay_file_read(path, &s->rf, err);
+		st = sw_replay_file_read(path, s->own, &s->rf, err);
 	if (st != SW_OK) {
 		origin(a->opt, a->rank, path, from, sizeof from);
 		return sw_wrap(err, "--replay-devices: %s", from);
@@ -167,7 +166,93 @@ static void csv_note(const struct sw_options *o, int rank, int size, char *buf, 
 		 classes ? (classes > 1 ? "classes " : "class ") : "every rank", names);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A recording of several classes' rows (a per_class run's, say): the
+ * class cls replaying it takes the rows of its own name, as
+ * --model-calibrate FILE:CLASS does, and d keeps only those; a recording
+ * of one class is any class's. Refused, saying how to choose, where none
+ * of its classes is cls. own: the class taken, "" for all. */
+static enum sw_status own_rows(struct sw_durations *d, const char *cls, const char *from, char *own,
+			       size_t own_len, struct sw_err *err)
+{
+	const char *names[4];
+	int n = 0, has_own = 0;
+	own[0] = '\0';
+	for (size_t i = 0; i < d->n; i++) {
+		const char *c = d->rows[i].device_class;
+		int known = 0;
+		has_own |= !strcmp(c, cls);
+		for (int k = 0; k < n && !known; k++)
+			known = !strcmp(names[k], c);
+		if (!known && n < 4)
+			names[n++] = c;
+	}
+	if (n < 2)
+		return SW_OK;
+	if (!has_own) {
+		qsort(names, (size_t)n, sizeof *names, by_name);
+		/* a real GPU's class ("NVIDIA H200") is no --replay-devices name */
+		char how[160];
+		size_t plain =
+			strspn(names[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789_.-");
+		if (names[0][0] && !names[0][plain] && strlen(names[0]) < SW_REPLAY_CLASS_LEN)
+			snprintf(how, sizeof how,
+				 "name the class as the recording does (%s:COUNT=FILE), or give a "
+				 "recording of one class",
+				 names[0]);
+		else
+			snprintf(how, sizeof how,
+				 "its classes are no names --replay-devices takes, so give a "
+				 "recording of one class");
+		return sw_fail(err, SW_EINVAL,
+			       "%s holds rows of %s device classes ('%s', '%s'%s), none of them "
+			       "'%s': a class replays the rows of its own name from a recording of "
+			       "several: %s",
+			       from,
+			       n > 3    ? "several"
+			       : n == 3 ? "three"
+					: "two",
+			       names[0], names[1], n > 2 ? ", ..." : "", cls, how);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->rows[i].device_class, cls))
+			d->rows[k++] = d->rows[i];
+	d->n = k;
+	snprintf(own, own_len, "%s", cls);
+	return SW_OK;
+}
+
 static void replay_close(void **state);
+
+/* What a run refuses as it opens, the dry run too: the counts, and an
+ * emulated device's recording that its reader refuses or that holds no
+ * rows of its class. A recording not made yet is not looked at: a dry run
+ * lists the points to record (--dry-run --points). */
+static enum sw_status replay_dry_check(const struct sw_backend_args *a, struct sw_err *err)
+{
+	enum sw_status st = check_devices(a, err);
+	const char *path = sw_replay_spec_recording(a->opt, a->rank);
+	int index;
+	const struct sw_replay_class *c = sw_replay_spec_device(a->opt, a->rank, &index);
+	if (st != SW_OK || !c || !path || !*path || access(path, F_OK) != 0)
+		return st;
+	struct sw_durations d = { 0 };
+	char from[1200], own[SW_DURATION_CLASS_LEN];
+	origin(a->opt, a->rank, path, from, sizeof from);
+	st = sw_durations_read(path, &d, err);
+	if (st != SW_OK)
+		sw_wrap(err, "%s", from);
+	else
+		st = own_rows(&d, c->name, from, own, sizeof own, err);
+	sw_durations_fini(&d);
+	return st;
+}
 
 static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_device_info *dev,
 				  void **state, struct sw_err *err)
@@ -199,9 +284,14 @@ static enum sw_status replay_open(const struct sw_backend_args *a, struct sw_dev
 	sw_device_host_info(a->local_rank, dev);
 	snprintf(dev->name, sizeof dev->name, "replay of %.52s", s->file);
 	csv_note(a->opt, a->rank, a->size, s->note, sizeof s->note);
-	if (a->opt->n_replay_devices)
-		st = emulate(a, path, s, dev, err);
-	else if (!is_csv(path) && (st = sw_replay_device_read(path, &s->rf.dev, err)) == SW_OK)
+	if (a->opt->n_replay_devices) {
+		int index;
+		st = own_rows(&s->d, sw_replay_spec_device(a->opt, a->rank, &index)->name, from,
+			      s->own, sizeof s->own, err);
+		if (st == SW_OK)
+			st = emulate(a, path, s, dev, err);
+	} else if (!is_csv(path) &&
+		   (st = sw_replay_device_read(path, NULL, &s->rf.dev, err)) == SW_OK)
 		take_device(&s->rf.dev, s, dev);
 	else if (st != SW_OK)
 		sw_wrap(err, "%s", from);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *sw_status_name(enum sw_status s)
@@ -36,12 +37,44 @@ int sw_status_exit_code(enum sw_status s)
 	}
 }
 
+/* full into msg (len bytes); one too long for it loses its middle, never
+ * its end, where a message says why (a long path's reason), nor its start,
+ * where it says what failed: "cannot create ddd...ddd/o.h5: reason". */
+static void fit(char *msg, size_t len, const char *full)
+{
+	size_t n = strlen(full), head = len / 4, tail;
+	if (n < len) {
+		memcpy(msg, full, n + 1);
+		return;
+	}
+	tail = len - 1 - head - 3;
+	memcpy(msg, full, head);
+	memcpy(msg + head, "...", 3);
+	memcpy(msg + head + 3, full + n - tail, tail + 1);
+}
+
+/* fmt's text into msg as fit() puts it; a copy on the heap where it is too
+ * long for msg (cut at its end where there is no memory for one). */
+static void format_into(char *msg, size_t len, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(msg, len, fmt, ap);
+	if (n >= 0 && (size_t)n >= len) {
+		char *full = malloc((size_t)n + 1);
+		if (full && vsnprintf(full, (size_t)n + 1, fmt, again) == n)
+			fit(msg, len, full);
+		free(full);
+	}
+	va_end(again);
+}
+
 enum sw_status sw_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		format_into(err->msg, sizeof err->msg, fmt, ap);
 		va_end(ap);
 		err->status = s;
 	}
@@ -52,12 +85,12 @@ enum sw_status sw_wrap(struct sw_err *err, const char *fmt, ...)
 {
 	if (!err)
 		return SW_EINVAL;
-	char prefix[256], old[sizeof err->msg];
+	char prefix[sizeof err->msg], old[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	format_into(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+	sw_fail(err, err->status, "%s: %s", prefix, old);
 	return err->status;
 }

@@ -33,7 +33,9 @@ const char *sw_status_name(enum sw_status s);
 int sw_status_exit_code(enum sw_status s);
 
 /* Formats into err (printf style) and returns s, so that a failing path
- * reads `return sw_fail(err, SW_EINVAL, "...", ...);`. err may be NULL. */
+ * reads `return sw_fail(err, SW_EINVAL, "...", ...);`. err may be NULL. A
+ * text longer than err->msg loses its middle ("..."), keeping its start
+ * and its end, where the reason is. */
 enum sw_status sw_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

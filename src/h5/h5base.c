@@ -21,6 +21,7 @@
 struct h5_innermost {
 	char text[256];
 	hid_t minor; /* its minor error number */
+	hid_t major;
 };
 
 static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
@@ -30,6 +31,7 @@ static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
 	if (n != 0)
 		return 0;
 	in->minor = e->min_num;
+	in->major = e->maj_num;
 	if (e->desc && e->desc[0])
 		snprintf(in->text, sizeof in->text, "%s", e->desc);
 	else if (H5Eget_msg(e->min_num, NULL, in->text, sizeof in->text) < 0)
@@ -39,22 +41,40 @@ static herr_t keep_innermost(unsigned n, const H5E_error2_t *e, void *data)
 
 enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
 {
-	struct h5_innermost in = { "", H5I_INVALID_HID };
-	char context[sizeof err->msg];
-	va_list ap;
+	struct h5_innermost in = { "", H5I_INVALID_HID, H5I_INVALID_HID };
+	char small[256], *context = small;
+	va_list ap, again;
 
 	va_start(ap, fmt);
-	vsnprintf(context, sizeof context, fmt, ap);
+	va_copy(again, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
+	/* a long context (a path near PATH_MAX) whole: sw_fail cuts its
+	 * middle, never HDF5's reason after it */
+	if (n >= (int)sizeof small && (context = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(context, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (!context)
+		context = small;
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &in);
+	/* HDF5 out of memory is out of memory, whatever the call was doing:
+	 * the exit code --help gives it (1), not an HDF5 error's (4); a file's
+	 * space that cannot be allocated is an I/O matter, not memory */
+	if (in.major == H5E_RESOURCE && (in.minor == H5E_NOSPACE || in.minor == H5E_CANTALLOC) &&
+	    !strstr(in.text, "file"))
+		s = SW_ENOMEM;
 	if (in.text[0])
-		return sw_fail(err, s, "%s: %s", context, in.text);
-	return sw_fail(err, s, "%s", context);
+		sw_fail(err, s, "%s: %s", context, in.text);
+	else
+		sw_fail(err, s, "%s", context);
+	if (context != small)
+		free(context);
+	return s;
 }
 
 void sw_h5_innermost_text(char *text, size_t len)
 {
-	struct h5_innermost in = { "", H5I_INVALID_HID };
+	struct h5_innermost in = { "", H5I_INVALID_HID, H5I_INVALID_HID };
 
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &in);
 	snprintf(text, len, "%s", in.text);
@@ -64,7 +84,7 @@ void sw_h5_innermost_text(char *text, size_t len)
  * H5I_INVALID_HID; leaves the stack as it is, for sw_h5_fail. */
 hid_t sw_h5_innermost_minor(void)
 {
-	struct h5_innermost in = { "", H5I_INVALID_HID };
+	struct h5_innermost in = { "", H5I_INVALID_HID, H5I_INVALID_HID };
 
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &in);
 	return in.minor;

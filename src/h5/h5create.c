@@ -138,7 +138,7 @@ static uint64_t create_room(const struct sw_h5_meta *meta)
 static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta, struct sw_err *err)
 {
 	enum sw_status st;
-	char own[64], name[160];
+	char own[SW_H5_OWN_NAME_LEN], name[160];
 	hid_t fapl;
 
 	/* the whole of it reserved before HDF5 writes a byte: a full disk
@@ -152,9 +152,11 @@ static enum sw_status build_file(struct sw_h5 *h, const struct sw_h5_meta *meta,
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
 	h->file = H5Fcreate(sw_h5_own_name(h, own, sizeof own), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	/* HDF5's reason first: closing fapl clears its error stack */
+	st = h->file < 0 ? sw_h5_fail(err, SW_EIO, "cannot create %s", h->path) : SW_OK;
 	H5Pclose(fapl);
-	if (h->file < 0)
-		return sw_h5_fail(err, SW_EIO, "cannot create %s", h->path);
+	if (st)
+		return st;
 	if ((st = sw_h5_own_opened(h, h->file, err)) || (st = write_root(h->file, meta, err)) ||
 	    (st = create_tables(h, err)) || (st = sw_h5_named_create(h, err)) ||
 	    (meta->plan && (st = sw_h5_write_plan(h, meta->plan, err))) ||
@@ -200,6 +202,7 @@ enum sw_status sw_h5_create(const char *path, int force, const struct sw_h5_meta
 	if ((st = build_file(h, meta, err)) || (st = sw_h5_publish(&tmp, path, replace, err)))
 		goto remove_tmp;
 	/* the file is held through its name from here on, and checked at the end */
+	h->held_name[0] = '\0';
 	if ((st = sw_h5_own_retake(h, err)))
 		goto fini_tmp;
 	sw_h5_temp_fini(&tmp);

@@ -3,8 +3,9 @@
  * one read-only open (h5open.c: a SWMR reader without HDF5's lock, as
  * sweep_analysis opens it), so a running sweep is not disturbed.
  * It reads the few columns it needs by name and checks their types, and
- * /devices' labels where it can (a row's class); it does not check the
- * schema version or anything else the writer owns.
+ * /devices' labels where it can (a row's class); beyond the one open's
+ * check of the schema version (a newer one is refused), it checks nothing
+ * else the writer owns.
  */
 #include "core/durations.h"
 
@@ -166,13 +167,10 @@ static enum sw_status build_mem_type(hid_t dset, hid_t *mtype, int *has_end, con
 
 /* ---- the classes ------------------------------------------------------ */
 
-/* A /devices row: whose (rank, session) and its class label. */
-struct in_dev {
-	int32_t rank, session;
-	char label[SW_DURATION_CLASS_LEN];
-};
+_Static_assert(sizeof(((struct sw_h5_dev_label *)0)->label) == SW_DURATION_CLASS_LEN,
+	       "a /devices label holds a duration's class");
 
-/* The memory type of struct in_dev from /devices' type ftype: the label
+/* The memory type of struct sw_h5_dev_label from /devices' type ftype: the label
  * from device_class (schema 5), else name; -1 when a column is missing. */
 static hid_t dev_mem_type(hid_t ftype)
 {
@@ -183,12 +181,13 @@ static hid_t dev_mem_type(hid_t ftype)
 	if (H5Tget_member_index(ftype, label) < 0 || H5Tget_member_index(ftype, "rank") < 0 ||
 	    H5Tget_member_index(ftype, "session") < 0)
 		return H5I_INVALID_HID;
-	t = H5Tcreate(H5T_COMPOUND, sizeof(struct in_dev));
+	t = H5Tcreate(H5T_COMPOUND, sizeof(struct sw_h5_dev_label));
 	s = sw_h5_str_type(SW_DURATION_CLASS_LEN, NULL);
 	if (t < 0 || s < 0 ||
-	    H5Tinsert(t, "rank", offsetof(struct in_dev, rank), H5T_NATIVE_INT32) < 0 ||
-	    H5Tinsert(t, "session", offsetof(struct in_dev, session), H5T_NATIVE_INT32) < 0 ||
-	    H5Tinsert(t, label, offsetof(struct in_dev, label), s) < 0) {
+	    H5Tinsert(t, "rank", offsetof(struct sw_h5_dev_label, rank), H5T_NATIVE_INT32) < 0 ||
+	    H5Tinsert(t, "session", offsetof(struct sw_h5_dev_label, session), H5T_NATIVE_INT32) <
+		    0 ||
+	    H5Tinsert(t, label, offsetof(struct sw_h5_dev_label, label), s) < 0) {
 		if (t >= 0)
 			H5Tclose(t);
 		t = H5I_INVALID_HID;
@@ -198,9 +197,9 @@ static hid_t dev_mem_type(hid_t ftype)
 	return t;
 }
 
-/* /devices' rows into *devs (*n), or none: only labels come from there, so
- * a file without a /devices this can read still gives every duration. */
-static void read_devices(hid_t file, struct in_dev **devs, size_t *n)
+/* Only labels come from /devices, so a file without a /devices this can
+ * read still gives every duration. */
+void sw_h5_device_labels(hid_t file, struct sw_h5_dev_label **devs, size_t *n)
 {
 	hid_t d, ftype, space, mtype = H5I_INVALID_HID;
 	hsize_t rows = 0;
@@ -233,8 +232,8 @@ static void read_devices(hid_t file, struct in_dev **devs, size_t *n)
 	H5Dclose(d);
 }
 
-/* The label of rank and session among devs, or "". */
-static const char *label_of(const struct in_dev *devs, size_t n, int32_t rank, int32_t session)
+const char *sw_h5_label_of(const struct sw_h5_dev_label *devs, size_t n, int32_t rank,
+			   int32_t session)
 {
 	for (size_t i = 0; i < n; i++)
 		if (devs[i].rank == rank && devs[i].session == session)
@@ -279,7 +278,7 @@ static enum sw_status read_rows(hid_t dset, hid_t mtype, struct in_row **rows, s
 }
 
 static enum sw_status read_table(const char *path, struct in_row **rows, size_t *n, int *has_end,
-				 struct in_dev **devs, size_t *n_devs, struct sw_err *err)
+				 struct sw_h5_dev_label **devs, size_t *n_devs, struct sw_err *err)
 {
 	enum sw_status st;
 	hid_t file, dset, mtype;
@@ -305,7 +304,7 @@ static enum sw_status read_table(const char *path, struct in_row **rows, size_t 
 	}
 	H5Dclose(dset);
 	if (st == SW_OK)
-		read_devices(file, devs, n_devs);
+		sw_h5_device_labels(file, devs, n_devs);
 close_file:
 	H5Fclose(file);
 	return st;
@@ -381,9 +380,9 @@ static enum sw_status check_wall(const struct in_row *r, size_t i, double wall, 
 		       path, i, r->point_id, why);
 }
 
-static enum sw_status fill_table(const struct in_row *in, size_t n, const struct in_dev *devs,
-				 size_t n_devs, const char *path, struct sw_durations *out,
-				 struct sw_err *err)
+static enum sw_status fill_table(const struct in_row *in, size_t n,
+				 const struct sw_h5_dev_label *devs, size_t n_devs,
+				 const char *path, struct sw_durations *out, struct sw_err *err)
 {
 	double *wall = malloc((n ? n : 1) * sizeof *wall);
 	enum sw_status st;
@@ -412,7 +411,7 @@ static enum sw_status fill_table(const struct in_row *in, size_t n, const struct
 		d->flops = in[i].flops;
 		d->wall_s = wall[i];
 		snprintf(d->device_class, sizeof d->device_class, "%s",
-			 label_of(devs, n_devs, in[i].rank, in[i].session));
+			 sw_h5_label_of(devs, n_devs, in[i].rank, in[i].session));
 		out->n++;
 	}
 	free(wall);
@@ -422,7 +421,7 @@ static enum sw_status fill_table(const struct in_row *in, size_t n, const struct
 enum sw_status sw_durations_read(const char *path, struct sw_durations *out, struct sw_err *err)
 {
 	struct in_row *in = NULL;
-	struct in_dev *devs = NULL;
+	struct sw_h5_dev_label *devs = NULL;
 	enum sw_status st;
 	size_t n = 0, n_devs = 0, len = path ? strlen(path) : 0;
 	int has_end = 0;

@@ -28,6 +28,10 @@ struct sw_h5 {
 	int held_fd;
 	dev_t held_dev;
 	ino_t held_ino;
+	/* its folder (O_PATH, -1 until sw_h5_own_name needs it) and its name
+	 * there ("": the last part of path; the temporary's while it is one) */
+	int dir_fd;
+	char held_name[256];
 	/* the room reserved for it to grow (h5room.c): a writable descriptor
 	 * (-1 before) and how far the reserve reaches, in bytes from its start */
 	int room_fd;
@@ -90,8 +94,10 @@ struct sw_axis_name_row {
 
 /* ---- h5base.c: errors, string types, attributes ------------------------ */
 
-/* Like sw_fail, then appends the innermost HDF5 error of the current stack.
- * Call it right after the failing call: any HDF5 call clears the stack. */
+/* Like sw_fail, then appends the innermost HDF5 error of the current stack;
+ * the status is SW_ENOMEM, not s, where that error is HDF5 out of memory
+ * (H5E_RESOURCE: no space or cannot allocate, no file's space). Call it
+ * right after the failing call: any HDF5 call clears the stack. */
 enum sw_status sw_h5_fail(struct sw_err *err, enum sw_status s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -220,15 +226,20 @@ enum sw_status sw_h5_read_table(hid_t file, const char *name, const struct sw_co
 				size_t n_cols, size_t row_bytes, void **rows, int *n,
 				struct sw_err *err);
 
+/* The columns a table may lack, sw_h5_check_columns' may_lack: an axis
+ * column (an --extend adds it: sw_h5_add_axis_columns), and those schema 8
+ * added (a file before it stays its layout, and a row written to it has
+ * no such column: docs/hdf5-schema.md, schema_version). */
+enum { SW_H5_MAY_LACK_AXES = 1, SW_H5_MAY_LACK_SCHEMA_8 = 2 };
+
 /* The checks that an existing table is one sweep can append to, each SW_OK
  * or SW_EINVAL with the reason: its layout (1-D, chunked, no maximum
  * size), and every column against what sweep writes (cols NULL: a table of
- * float64, /samples); with axes_may_lack, an axis column the table lacks
- * passes (an --extend adds it: sw_h5_add_axis_columns). */
+ * float64, /samples) but those may_lack (SW_H5_MAY_LACK_*) lets it lack. */
 enum sw_status sw_h5_check_layout(hid_t dset, const char *path, const char *name,
 				  struct sw_err *err);
 enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
-				   const struct sw_column *cols, size_t n_cols, int axes_may_lack,
+				   const struct sw_column *cols, size_t n_cols, int may_lack,
 				   struct sw_err *err);
 
 /* The units of an axis name from the registered families that declare it;
@@ -280,11 +291,17 @@ enum sw_h5_lock sw_h5_lock_fd(int fd, int write, int *out);
  * message: "cannot resume", "cannot read durations from". */
 enum sw_status sw_h5_check_file(const char *path, const char *doing, struct sw_err *err);
 
+/* SW_EINVAL, naming the file as shown after doing, when file's
+ * schema_version is newer than SW_SCHEMA_VERSION: a reader refuses a newer
+ * schema (docs/hdf5-schema.md). SW_OK for an older one, or none. */
+enum sw_status sw_h5_check_schema(hid_t file, const char *shown, const char *doing,
+				  struct sw_err *err);
+
 /* The read-only open every reader of a result file makes: sw_h5_check_file,
  * then as a SWMR reader without HDF5's lock (a running sweep's file, or a
  * killed one's, reads as of its last flush), tried again while a writer is
- * between modes, else plainly; SW_EINVAL when HDF5 cannot open it. The
- * caller closes *file. Takes no lock of ours: a caller that needs one takes
+ * between modes, else plainly; SW_EINVAL when HDF5 cannot open it, or when
+ * it is of a newer schema (sw_h5_check_schema). The caller closes *file. Takes no lock of ours: a caller that needs one takes
  * it first. */
 enum sw_status sw_h5_open_read(const char *path, const char *doing, hid_t *file,
 			       struct sw_err *err);
@@ -336,8 +353,13 @@ void sw_h5_room_release(struct sw_h5 *h);
 enum sw_status sw_h5_own_hold(struct sw_h5 *h, int fd, struct sw_err *err);
 /* The name every later open of h's file uses: /proc/self/fd/N of the held
  * descriptor (that file, whatever its name names now), in buf; h->path
- * where /proc cannot give it. */
-const char *sw_h5_own_name(const struct sw_h5 *h, char *buf, size_t len);
+ * where /proc cannot give it. HDF5 resolves a name that is a symbolic link
+ * (realpath) and fails where the real path is past PATH_MAX: there it is
+ * /proc/self/fd/D/NAME, D the folder's descriptor (h->dir_fd), which ends
+ * in no link, once checked to name the held file. buf: SW_H5_OWN_NAME_LEN
+ * bytes. */
+#define SW_H5_OWN_NAME_LEN 320
+const char *sw_h5_own_name(struct sw_h5 *h, char *buf, size_t len);
 /* The file HDF5 opened as file is the one h holds (SW_EIO, nothing written
  * yet, when not). */
 enum sw_status sw_h5_own_opened(const struct sw_h5 *h, hid_t file, struct sw_err *err);
@@ -436,14 +458,31 @@ enum sw_status sw_h5_named_check(struct sw_h5 *h, struct sw_err *err);
  * families it lacks (an extend's plug-in's). Before SWMR writing starts. */
 enum sw_status sw_h5_named_resume(struct sw_h5 *h, struct sw_err *err);
 
+/* ---- h5durations.c: the class of a row ------------------------------------- */
+
+/* A /devices row: whose (rank, session) and its class label. */
+struct sw_h5_dev_label {
+	int32_t rank, session;
+	char label[96]; /* SW_DURATION_CLASS_LEN */
+};
+
+/* /devices' rows of file, in its order, into *labels (*n, malloc'ed): the
+ * label is device_class (schema 5 on), else name; none (NULL, 0) where
+ * the file has no /devices this can read. */
+void sw_h5_device_labels(hid_t file, struct sw_h5_dev_label **labels, size_t *n);
+
+/* The label of rank and session among labels[0..n), or "". */
+const char *sw_h5_label_of(const struct sw_h5_dev_label *labels, size_t n, int32_t rank,
+			   int32_t session);
+
 /* ---- h5rates.c: /model_rates ---------------------------------------------- */
 
 /* Creates /model_rates in file with rows[0..n). */
 enum sw_status sw_h5_write_rates(hid_t file, const struct sw_time_rate_row *rows, int n,
 				 struct sw_err *err);
 /* SW_EINVAL, naming the file and its option, when a measured file of
- * now[0..n_now) is not one /model_rates records with the same hash, or one
- * it records is not among now; SW_OK for a file without /model_rates and
+ * now[0..n_now) is not one /model_rates records with the same hash, class
+ * and GPU fitted, or one it records is not among now; SW_OK for a file without /model_rates and
  * a run without such files. */
 enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_time_rate_row *now,
 				 int n_now, struct sw_err *err);

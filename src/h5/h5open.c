@@ -163,6 +163,21 @@ static hid_t open_swmr(const char *path, hid_t fapl)
 	return f;
 }
 
+enum sw_status sw_h5_check_schema(hid_t file, const char *shown, const char *doing,
+				  struct sw_err *err)
+{
+	int schema = 0;
+	/* a file without it is judged by what it holds, as before schema 1 */
+	if (sw_h5_get_attr(file, "schema_version", H5T_NATIVE_INT, &schema) != 1 ||
+	    schema <= SW_SCHEMA_VERSION)
+		return SW_OK;
+	return sw_fail(err, SW_EINVAL,
+		       "%s %s: it has schema version %d, newer than the %d this sweep writes and "
+		       "reads, so its layout may mean what this sweep cannot tell: use a newer "
+		       "sweep",
+		       doing, shown, schema, SW_SCHEMA_VERSION);
+}
+
 enum sw_status sw_h5_open_read_as(const char *name, const char *shown, const char *doing,
 				  hid_t *file, struct sw_err *err)
 {
@@ -180,8 +195,14 @@ enum sw_status sw_h5_open_read_as(const char *name, const char *shown, const cha
 	if (*file < 0)
 		*file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
 	H5Pclose(fapl);
-	if (*file >= 0)
-		return SW_OK;
+	if (*file >= 0) {
+		st = sw_h5_check_schema(*file, shown, doing, err);
+		if (st) {
+			H5Fclose(*file);
+			*file = H5I_INVALID_HID;
+		}
+		return st;
+	}
 	return sw_h5_fail(err, SW_EINVAL,
 			  "%s %s: HDF5 cannot open it as a sweep file (cut short, damaged, or in a "
 			  "format newer than sweep writes)",

@@ -39,14 +39,43 @@ static int is_held(const struct sw_h5 *h, const struct stat *sb)
 	return sb->st_dev == h->held_dev && sb->st_ino == h->held_ino;
 }
 
-const char *sw_h5_own_name(const struct sw_h5 *h, char *buf, size_t len)
+/* h->dir_fd: the folder of h->path, as typed (a legal path, so it opens
+ * whatever its real path's length). */
+static int folder_fd(struct sw_h5 *h)
 {
-	if (h->held_fd >= 0) {
-		snprintf(buf, len, "/proc/self/fd/%d", h->held_fd);
-		if (access(buf, F_OK) == 0)
-			return buf;
+	const char *slash = strrchr(h->path, '/');
+	if (h->dir_fd >= 0)
+		return h->dir_fd;
+	if (!slash) {
+		h->dir_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		char *dir = strndup(h->path, slash == h->path ? 1 : (size_t)(slash - h->path));
+		h->dir_fd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		free(dir);
 	}
-	return h->path;
+	return h->dir_fd;
+}
+
+const char *sw_h5_own_name(struct sw_h5 *h, char *buf, size_t len)
+{
+	char real[PATH_MAX];
+	struct stat sb;
+	if (h->held_fd < 0)
+		return h->path;
+	snprintf(buf, len, "/proc/self/fd/%d", h->held_fd);
+	if (access(buf, F_OK) != 0)
+		return h->path;
+	/* as HDF5 resolves it (H5F__build_actual_name) */
+	if (realpath(buf, real) || errno != ENAMETOOLONG)
+		return buf;
+	const char *slash = strrchr(h->path, '/');
+	const char *name = h->held_name[0] ? h->held_name : slash ? slash + 1 : h->path;
+	int dir = folder_fd(h);
+	if (dir >= 0 && fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && is_held(h, &sb) &&
+	    (size_t)snprintf(buf, len, "/proc/self/fd/%d/%s", dir, name) < len)
+		return buf;
+	snprintf(buf, len, "/proc/self/fd/%d", h->held_fd); /* HDF5 says why not */
+	return buf;
 }
 
 enum sw_status sw_h5_own_opened(const struct sw_h5 *h, hid_t file, struct sw_err *err)

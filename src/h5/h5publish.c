@@ -260,6 +260,7 @@ enum sw_status sw_h5_make_locked_temp(const struct sw_h5_temp *t, struct sw_h5 *
 	sw_safe_open_brief(t->shown, brief, sizeof brief);
 	if (fd < 0)
 		return sw_fail(err, SW_EIO, "cannot create %s: %s", brief, strerror(errno));
+	snprintf(h->held_name, sizeof h->held_name, "%s", t->name);
 	if (sw_h5_own_hold(h, fd, err) != SW_OK || sw_h5_room_hold(h, fd, err) != SW_OK) {
 		close(fd);
 		sw_h5_temp_remove(t);

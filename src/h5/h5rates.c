@@ -69,14 +69,41 @@ static const char *option_of(const char *role)
 	return !strcmp(role, "from") ? "--model-from" : "--model-calibrate";
 }
 
-/* The row of rows[0..n) for a's option and file, or NULL. */
+/* The row of rows[0..n) for a's option and file, or NULL; with
+ * same_class, of a's class too (one file may give two classes' rows, each
+ * fitting a GPU of its own: m.h5:A,m.h5:B). */
 static const struct sw_time_rate_row *same_file(const struct sw_time_rate_row *a,
-						const struct sw_time_rate_row *rows, int n)
+						const struct sw_time_rate_row *rows, int n,
+						int same_class)
 {
 	for (int k = 0; k < n; k++)
-		if (!strcmp(rows[k].role, a->role) && !strcmp(rows[k].file, a->file))
+		if (!strcmp(rows[k].role, a->role) && !strcmp(rows[k].file, a->file) &&
+		    (!same_class || !strcmp(rows[k].file_class, a->file_class)))
 			return &rows[k];
 	return NULL;
+}
+
+/* Why this run's file row now differs from the file's row then, or SW_OK:
+ * its bytes, the class of its rows the run takes, or the GPU they fit. */
+static enum sw_status file_changed(const char *path, const struct sw_time_rate_row *now,
+				   const struct sw_time_rate_row *then, struct sw_err *err)
+{
+	if (then->file_hash != now->file_hash)
+		return sw_fail(err, SW_EINVAL,
+			       "%s was made with %s %s, whose content has changed since "
+			       "(hash %016" PRIx64 " now, %016" PRIx64 " then): give the "
+			       "file it was made with, or start a new output",
+			       path, option_of(now->role), now->file, now->file_hash,
+			       then->file_hash);
+	if (strcmp(then->file_class, now->file_class) || strcmp(then->device, now->device))
+		return sw_fail(err, SW_EINVAL,
+			       "%s was made with %s %s:%s (its rows of class '%s', for GPU %s), "
+			       "and this run takes its rows of class '%s' (for GPU %s): give "
+			       "%s:%s, the class it was made with, or start a new output",
+			       path, option_of(now->role), then->file, then->file_class,
+			       then->file_class, then->device, now->file_class, now->device,
+			       then->file, then->file_class);
+	return SW_OK;
 }
 
 enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_time_rate_row *now,
@@ -88,17 +115,15 @@ enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_t
 	enum sw_status st = sw_h5_read_table(file, "model_rates", rate_columns, N_RATE_COLS,
 					     sizeof *was, &rows, &n_was, err);
 	was = rows;
-	/* every file of this run must be one the file records, byte for byte */
+	/* every file of this run must be one the file records, byte for byte,
+	 * of the same class fitting the same GPU */
 	for (int i = 0; st == SW_OK && i < n_now; i++) {
-		const struct sw_time_rate_row *then = same_file(&now[i], was, n_was);
-		if (!now[i].file[0] || (then && then->file_hash == now[i].file_hash))
+		if (!now[i].file[0])
 			continue;
-		st = then ? sw_fail(err, SW_EINVAL,
-				    "%s was made with %s %s, whose content has changed since "
-				    "(hash %016" PRIx64 " now, %016" PRIx64 " then): give the "
-				    "file it was made with, or start a new output",
-				    path, option_of(now[i].role), now[i].file, now[i].file_hash,
-				    then->file_hash)
+		const struct sw_time_rate_row *then = same_file(&now[i], was, n_was, 1);
+		if (!then)
+			then = same_file(&now[i], was, n_was, 0);
+		st = then ? file_changed(path, &now[i], then, err)
 			  : sw_fail(err, SW_EINVAL,
 				    "%s was made without %s %s: give what it was "
 				    "made with (h5dump -d /model_rates %s)",
@@ -106,9 +131,9 @@ enum sw_status sw_h5_check_rates(hid_t file, const char *path, const struct sw_t
 	}
 	/* and every file it records, one of this run's */
 	for (int i = 0; st == SW_OK && i < n_was; i++)
-		if (was[i].file[0] && !same_file(&was[i], now, n_now))
-			st = sw_fail(err, SW_EINVAL, "%s was made with %s %s: give it again", path,
-				     option_of(was[i].role), was[i].file);
+		if (was[i].file[0] && !same_file(&was[i], now, n_now, 1))
+			st = sw_fail(err, SW_EINVAL, "%s was made with %s %s:%s: give it again",
+				     path, option_of(was[i].role), was[i].file, was[i].file_class);
 	free(was);
 	return st;
 }

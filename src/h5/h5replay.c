@@ -17,7 +17,7 @@
 /* The /measurements columns read, in memory. */
 struct in_row {
 	uint64_t point_id, sample_offset;
-	int32_t status, l2_flushed;
+	int32_t status, l2_flushed, rank, session;
 	uint32_t n_samples, launches_per_sample;
 	double timed_s;
 };
@@ -36,6 +36,8 @@ static const struct {
 	{ "n_samples", offsetof(struct in_row, n_samples), IN_U32 },
 	{ "launches_per_sample", offsetof(struct in_row, launches_per_sample), IN_U32 },
 	{ "timed_s", offsetof(struct in_row, timed_s), IN_F64 },
+	{ "rank", offsetof(struct in_row, rank), IN_I32 },
+	{ "session", offsetof(struct in_row, session), IN_I32 },
 };
 #define N_IN_COLS (sizeof in_cols / sizeof in_cols[0])
 
@@ -194,16 +196,16 @@ static enum sw_status device_type(hid_t dset, const char *path, hid_t *mtype, st
 	return st;
 }
 
-/* The first /devices row of file into *dev; left 0 without a row. */
-static enum sw_status read_device(hid_t file, const char *path, struct sw_replay_device *dev,
-				  struct sw_err *err)
+/* /devices row first of file into *dev; left 0 without that row. */
+static enum sw_status read_device(hid_t file, const char *path, hsize_t first,
+				  struct sw_replay_device *dev, struct sw_err *err)
 {
 	hid_t dset, mtype = H5I_INVALID_HID, fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
-	hsize_t rows, first = 0, one = 1;
+	hsize_t rows, one = 1;
 	enum sw_status st = open_table(file, path, "devices", &dset, &rows, err);
 
 	memset(dev, 0, sizeof *dev);
-	if (st || rows == 0)
+	if (st || rows <= first)
 		goto close;
 	if ((st = device_type(dset, path, &mtype, err)) != SW_OK)
 		goto close;
@@ -234,8 +236,23 @@ const char *sw_replay_device_gpu(const struct sw_replay_device *d)
 	return strcmp(d->backend, "replay") ? "" : d->emulates;
 }
 
-enum sw_status sw_replay_device_read(const char *path, struct sw_replay_device *dev,
-				     struct sw_err *err)
+/* The /devices row of file's class cls: the first of its label, else
+ * the first row (cls NULL or "", or a label no row has). */
+static hsize_t device_row_of(hid_t file, const char *cls)
+{
+	struct sw_h5_dev_label *labels = NULL;
+	size_t n = 0, first = 0;
+	if (!cls || !*cls)
+		return 0;
+	sw_h5_device_labels(file, &labels, &n);
+	while (first < n && strcmp(labels[first].label, cls))
+		first++;
+	free(labels);
+	return first < n ? (hsize_t)first : 0;
+}
+
+enum sw_status sw_replay_device_read(const char *path, const char *cls,
+				     struct sw_replay_device *dev, struct sw_err *err)
 {
 	hid_t file;
 	enum sw_status st = sw_h5_open_read(path, "cannot read the recorded device of", &file, err);
@@ -243,7 +260,7 @@ enum sw_status sw_replay_device_read(const char *path, struct sw_replay_device *
 	memset(dev, 0, sizeof *dev);
 	if (st)
 		return st;
-	st = read_device(file, path, dev, err);
+	st = read_device(file, path, device_row_of(file, cls), dev, err);
 	H5Fclose(file);
 	return st;
 }
@@ -257,10 +274,17 @@ static int by_id_then_row(const void *pa, const void *pb)
 	return (a->sample_offset > b->sample_offset) - (a->sample_offset < b->sample_offset);
 }
 
-/* out->rows from in: ok rows with samples, the first (lowest offset: the
- * writer appends) of each point id. */
-static enum sw_status fill_rows(const struct in_row *in, size_t n, const char *path,
-				struct sw_replay_file *out, struct sw_err *err)
+/* The class a row of file's ranks and sessions: labels[0..n_labels). */
+struct row_class {
+	const char *cls; /* NULL: any */
+	const struct sw_h5_dev_label *labels;
+	size_t n_labels;
+};
+
+/* out->rows from in: ok rows with samples of class c, the first (lowest
+ * offset: the writer appends) of each point id. */
+static enum sw_status fill_rows(const struct in_row *in, size_t n, const struct row_class *c,
+				const char *path, struct sw_replay_file *out, struct sw_err *err)
 {
 	size_t k = 0;
 
@@ -269,6 +293,9 @@ static enum sw_status fill_rows(const struct in_row *in, size_t n, const char *p
 		return sw_fail(err, SW_ENOMEM, "out of memory for %zu rows of %s", n, path);
 	for (size_t i = 0; i < n; i++) {
 		if (in[i].status != SW_ROW_OK || in[i].n_samples == 0)
+			continue;
+		if (c->cls && strcmp(c->cls, sw_h5_label_of(c->labels, c->n_labels, in[i].rank,
+							    in[i].session)))
 			continue;
 		if (in[i].n_samples > SW_MAX_SAMPLES || in[i].sample_offset > out->n_samples ||
 		    in[i].n_samples > out->n_samples - in[i].sample_offset)
@@ -294,10 +321,12 @@ static enum sw_status fill_rows(const struct in_row *in, size_t n, const char *p
 	return SW_OK;
 }
 
-enum sw_status sw_replay_file_read(const char *path, struct sw_replay_file *out, struct sw_err *err)
+enum sw_status sw_replay_file_read(const char *path, const char *cls, struct sw_replay_file *out,
+				   struct sw_err *err)
 {
 	struct in_row *in = NULL;
-	size_t n = 0;
+	struct sw_h5_dev_label *labels = NULL;
+	size_t n = 0, n_labels = 0;
 	hid_t file;
 	enum sw_status st;
 
@@ -305,15 +334,19 @@ enum sw_status sw_replay_file_read(const char *path, struct sw_replay_file *out,
 	st = sw_h5_open_read(path, "cannot read samples from", &file, err);
 	if (st)
 		return st;
+	if (cls && *cls)
+		sw_h5_device_labels(file, &labels, &n_labels);
+	const struct row_class c = { cls && *cls ? cls : NULL, labels, n_labels };
 	st = read_table(file, path, "measurements", 1, (void **)&in, &n, err);
 	if (st == SW_OK)
 		st = read_table(file, path, "samples", 0, (void **)&out->samples_ns,
 				&out->n_samples, err);
 	if (st == SW_OK)
-		st = read_device(file, path, &out->dev, err);
+		st = read_device(file, path, device_row_of(file, cls), &out->dev, err);
 	if (st == SW_OK)
-		st = fill_rows(in, n, path, out, err);
+		st = fill_rows(in, n, &c, path, out, err);
 	free(in);
+	free(labels);
 	H5Fclose(file);
 	if (st)
 		sw_replay_file_fini(out);

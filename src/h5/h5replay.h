@@ -45,21 +45,24 @@ struct sw_replay_file {
  * a replayed row's emulated one (its emulates); "" for none (a model row). */
 const char *sw_replay_device_gpu(const struct sw_replay_device *d);
 
-/* The recorded device of path alone into *dev: SW_OK; SW_EIO, SW_EINVAL
- * (no sweep result file: no /devices), SW_EHDF5 as sw_replay_file_read.
- * Any single process may call it. */
-enum sw_status sw_replay_device_read(const char *path, struct sw_replay_device *dev,
-				     struct sw_err *err);
+/* The recorded device of path alone into *dev: the first /devices row of
+ * class cls where one has it, else the first row (cls NULL or ""). SW_OK;
+ * SW_EIO, SW_EINVAL (no sweep result file: no /devices), SW_EHDF5 as
+ * sw_replay_file_read. Any single process may call it. */
+enum sw_status sw_replay_device_read(const char *path, const char *cls,
+				     struct sw_replay_device *dev, struct sw_err *err);
 
 /*
  * Reads path's /measurements (point_id, status, n_samples, sample_offset,
- * launches_per_sample, l2_flushed, timed_s), /samples and its first /devices
- * row into out. Returns SW_OK; SW_EIO or SW_EINVAL as sw_durations_read does
+ * launches_per_sample, l2_flushed, timed_s, rank, session), /samples and its
+ * first /devices row into out; with cls (NULL or "": any), only the rows of
+ * the ranks and sessions /devices labels cls, and the device as
+ * sw_replay_device_read gives it (a recording of several classes' rows). Returns SW_OK; SW_EIO or SW_EINVAL as sw_durations_read does
  * for the file; SW_EINVAL when a column is missing or a row's samples lie
  * outside /samples (the message names them); SW_ENOMEM; SW_EHDF5. On failure
  * out is empty. Any single process may call it.
  */
-enum sw_status sw_replay_file_read(const char *path, struct sw_replay_file *out,
+enum sw_status sw_replay_file_read(const char *path, const char *cls, struct sw_replay_file *out,
 				   struct sw_err *err);
 
 /* The row of point id, or NULL. */

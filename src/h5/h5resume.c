@@ -33,7 +33,7 @@
 /* The table exists, is 1-D, chunked and growable, has every column we
  * write in the type we write it, and tells its row count. */
 static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct sw_column *cols,
-				 size_t n_cols, int axes_may_lack, hid_t *dset, uint64_t *rows,
+				 size_t n_cols, int may_lack, hid_t *dset, uint64_t *rows,
 				 struct sw_err *err)
 {
 	enum sw_status st;
@@ -50,7 +50,7 @@ static enum sw_status open_table(struct sw_h5 *h, const char *name, const struct
 	if (*dset < 0)
 		return sw_h5_fail(err, SW_EINVAL, "%s: cannot open /%s", h->path, name);
 	if ((st = sw_h5_check_layout(*dset, h->path, name, err)) ||
-	    (st = sw_h5_check_columns(*dset, h->path, name, cols, n_cols, axes_may_lack, err)))
+	    (st = sw_h5_check_columns(*dset, h->path, name, cols, n_cols, may_lack, err)))
 		return st;
 	space = H5Dget_space(*dset);
 	if (space < 0)
@@ -160,11 +160,11 @@ static enum sw_status check_identity(hid_t file, const char *path, const struct 
 	    sw_h5_get_attr(file, "plan_points", H5T_NATIVE_UINT64, &points) != 1 ||
 	    sw_h5_get_attr(file, "measure_method", H5T_NATIVE_INT, &method) < 0)
 		return sw_h5_fail(err, SW_EINVAL, "%s: unreadable root attributes", path);
-	if (schema > SW_SCHEMA_VERSION)
-		return sw_fail(err, SW_EINVAL,
-			       "%s has schema version %d, newer than the %d this sweep writes; "
-			       "resume it with a newer sweep",
-			       path, schema, SW_SCHEMA_VERSION);
+	/* the check every reader's open makes (h5open.c), made again here:
+	 * a resume opens the file for writing */
+	enum sw_status st = sw_h5_check_schema(file, path, "cannot resume", err);
+	if (st)
+		return st;
 	if (schema < 1)
 		return sw_fail(err, SW_EINVAL, "%s is not a sweep file: schema_version is %d", path,
 			       schema);
@@ -511,7 +511,7 @@ static enum sw_status open_for_resume(struct sw_h5 *h, const struct sw_h5_meta *
 	enum sw_h5_lock lock = LOCK_ERROR;
 	enum sw_status st;
 	H5F_info2_t info;
-	char own[64], name[160];
+	char own[SW_H5_OWN_NAME_LEN], name[160];
 	hid_t fapl;
 
 	if (fd >= 0 && sw_h5_own_hold(h, fd, err) != SW_OK) {
@@ -586,15 +586,21 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 			       struct sw_err *err)
 {
 	enum sw_status st;
+	int schema = SW_SCHEMA_VERSION;
 
 	*previous = -1;
+	/* a file before schema 8 stays its layout: its rows go without the
+	 * columns schema 8 added (docs/hdf5-schema.md) */
+	sw_h5_get_attr(h->file, "schema_version", H5T_NATIVE_INT, &schema);
+	int older = schema < 8 ? SW_H5_MAY_LACK_SCHEMA_8 : 0;
 	if ((st = check_attributes(h->file, h->path, meta, err)) ||
 	    (st = check_settings(h->file, h->path, meta, err)) ||
 	    (st = sw_h5plugins_check(h->file, h->path, err)) ||
-	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns, 0,
-			     &h->devices, &h->n_dev, err)) ||
+	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
+			     older, &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
-			     meta->mode == SW_SESSION_EXTEND, &h->measurements, &h->n_meas, err)) ||
+			     older | (meta->mode == SW_SESSION_EXTEND ? SW_H5_MAY_LACK_AXES : 0),
+			     &h->measurements, &h->n_meas, err)) ||
 	    (st = open_table(h, "samples", NULL, 0, 0, &h->samples, &h->n_samples, err)))
 		return st;
 	if ((st = max_session(h->devices, "devices", h->n_dev, previous, err)) ||

@@ -437,20 +437,41 @@ close:
 	return st;
 }
 
-/* "uint64", "float64", "a string of 64 bytes": for messages. */
-static void type_name(hid_t t, char *buf, size_t len)
+/* "uint64", "float64", "a string of 64 bytes": for messages; with detail,
+ * a string's padding and character set too ("a string of 64 bytes,
+ * NUL-terminated ASCII"), which tell apart two strings of one width. */
+static void type_name(hid_t t, int detail, char *buf, size_t len)
 {
 	H5T_class_t c = H5Tget_class(t);
 	size_t bits = H5Tget_size(t) * 8;
 
-	if (c == H5T_INTEGER)
+	if (c == H5T_INTEGER) {
 		snprintf(buf, len, "%s%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "uint" : "int", bits);
-	else if (c == H5T_FLOAT)
+	} else if (c == H5T_FLOAT) {
 		snprintf(buf, len, "float%zu", bits);
-	else if (c == H5T_STRING)
+	} else if (c == H5T_STRING && H5Tis_variable_str(t) > 0) {
+		snprintf(buf, len, "a variable-length string");
+	} else if (c == H5T_STRING && detail) {
+		H5T_str_t pad = H5Tget_strpad(t);
+		snprintf(buf, len, "a string of %zu bytes, %s %s", bits / 8,
+			 pad == H5T_STR_NULLTERM   ? "NUL-terminated"
+			 : pad == H5T_STR_NULLPAD  ? "NUL-padded"
+			 : pad == H5T_STR_SPACEPAD ? "space-padded"
+						   : "unknown-padded",
+			 H5Tget_cset(t) == H5T_CSET_UTF8 ? "UTF-8" : "ASCII");
+	} else if (c == H5T_STRING) {
 		snprintf(buf, len, "a string of %zu bytes", bits / 8);
-	else
+	} else {
 		snprintf(buf, len, "%s", sw_h5_class_name(c));
+	}
+}
+
+/* 1: have and want read alike in type_name: two strings of one width. */
+static int same_words(hid_t have, hid_t want)
+{
+	return H5Tget_class(have) == H5T_STRING && H5Tget_class(want) == H5T_STRING &&
+	       H5Tget_size(have) == H5Tget_size(want) &&
+	       H5Tis_variable_str(have) == H5Tis_variable_str(want);
 }
 
 /* Equal up to byte order, which HDF5 converts on every write: a file of
@@ -478,16 +499,30 @@ static int is_axis(const char *name)
 	return 0;
 }
 
+/* 1: name is a column schema 8 added to /measurements or /devices
+ * (docs/hdf5-schema.md, schema_version). */
+static int is_schema_8(const char *name)
+{
+	static const char *const added[] = { "model_device", "model_time_ns", "model_time_term",
+					     "model_time_basis", "emulates" };
+	for (size_t i = 0; i < sizeof added / sizeof added[0]; i++)
+		if (!strcmp(added[i], name))
+			return 1;
+	return 0;
+}
+
 static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, const char *path,
-				   const char *table, int axes_may_lack, struct sw_err *err)
+				   const char *table, int may_lack, struct sw_err *err)
 {
 	int idx = H5Tget_member_index(ftype, col);
 	hid_t have;
-	char a[48], b[48];
+	char a[80], b[80];
 	htri_t same;
 
-	if (idx < 0 && axes_may_lack && is_axis(col))
+	if (idx < 0 && (may_lack & SW_H5_MAY_LACK_AXES) && is_axis(col))
 		return SW_OK; /* an --extend adds it (h5grow.c) */
+	if (idx < 0 && (may_lack & SW_H5_MAY_LACK_SCHEMA_8) && is_schema_8(col))
+		return SW_OK; /* a row written to it goes without it */
 	if (idx < 0)
 		return sw_fail(err, SW_EINVAL,
 			       "%s: /%s has no column '%s'; it was written by an older sweep or "
@@ -499,8 +534,9 @@ static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, con
 				  table);
 	same = same_type(have, want);
 	if (same <= 0) {
-		type_name(have, a, sizeof a);
-		type_name(want, b, sizeof b);
+		int detail = same_words(have, want);
+		type_name(have, detail, a, sizeof a);
+		type_name(want, detail, b, sizeof b);
 	}
 	H5Tclose(have);
 	if (same <= 0)
@@ -512,18 +548,18 @@ static enum sw_status check_member(hid_t ftype, const char *col, hid_t want, con
 }
 
 enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *name,
-				   const struct sw_column *cols, size_t n_cols, int axes_may_lack,
+				   const struct sw_column *cols, size_t n_cols, int may_lack,
 				   struct sw_err *err)
 {
 	enum sw_status st = SW_OK;
 	hid_t ftype = H5Dget_type(dset), want;
-	char a[48];
+	char a[80];
 
 	if (ftype < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot get the type of /%s", path, name);
 	if (!cols) {
 		if (same_type(ftype, H5T_IEEE_F64LE) <= 0) {
-			type_name(ftype, a, sizeof a);
+			type_name(ftype, 0, a, sizeof a);
 			st = sw_fail(err, SW_EINVAL,
 				     "cannot resume %s: /%s is stored as %s, sweep writes float64; "
 				     "write a new file",
@@ -545,7 +581,7 @@ enum sw_status sw_h5_check_columns(hid_t dset, const char *path, const char *nam
 		char *col = H5Tget_member_name(want, (unsigned)i);
 		hid_t mt = H5Tget_member_type(want, (unsigned)i);
 
-		st = check_member(ftype, col ? col : "?", mt, path, name, axes_may_lack, err);
+		st = check_member(ftype, col ? col : "?", mt, path, name, may_lack, err);
 		H5Tclose(mt);
 		H5free_memory(col);
 	}

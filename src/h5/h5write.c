@@ -61,6 +61,8 @@ void sw_h5_destroy(struct sw_h5 *h)
 		close(h->lock_fd);
 	if (h->held_fd >= 0)
 		close(h->held_fd);
+	if (h->dir_fd >= 0)
+		close(h->dir_fd);
 	free(h->dev_buf);
 	free(h->meas_buf);
 	free(h->samples_buf);
@@ -83,7 +85,7 @@ enum sw_status sw_h5_new_handle(const char *path, struct sw_h5 **out, struct sw_
 	h->dev_mtype = h->meas_mtype = H5I_INVALID_HID;
 	h->metrics = h->metric_mtype = H5I_INVALID_HID;
 	h->accesses = h->access_mtype = H5I_INVALID_HID;
-	h->lock_fd = h->held_fd = h->room_fd = -1;
+	h->lock_fd = h->held_fd = h->room_fd = h->dir_fd = -1;
 	h->path = strdup(path);
 	if (!h->path) {
 		sw_h5_destroy(h);
@@ -426,7 +428,7 @@ static enum sw_status write_end_time(struct sw_h5 *h, double end_unix, struct sw
 {
 	enum sw_status st;
 	hid_t fapl = sw_h5_file_access(FMT_SWMR, 0, 1, err), file;
-	char own[64];
+	char own[SW_H5_OWN_NAME_LEN];
 
 	if (fapl < 0)
 		return err ? err->status : SW_EHDF5;
@@ -455,9 +457,9 @@ static enum sw_status end_time_room(struct sw_h5 *h, struct sw_err *err)
 }
 
 /* The session's rows in the file h holds, read back as a reader sees them. */
-static void count_rows(const struct sw_h5 *h, struct sw_h5_end *end)
+static void count_rows(struct sw_h5 *h, struct sw_h5_end *end)
 {
-	char own[64];
+	char own[SW_H5_OWN_NAME_LEN];
 	hid_t file;
 
 	memset(&end->rows, 0, sizeof end->rows);

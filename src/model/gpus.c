@@ -1,11 +1,14 @@
 /*
  * The GPU table (gpus.h): gpu_table.h expanded into arrays, and the name
- * lookups. A name matches exactly first, so "H200" is the H200 though
- * "NVIDIA H200" holds it too; only then by substring, where "H100" fits
- * both H100s and is refused.
+ * lookups. A name matches a table name, driver name or alias exactly (case
+ * and the spaces around it apart), never by a part of one: "NVIDIA H20", a
+ * real GPU the table lacks, is not the H200, and "H100" is refused with
+ * both H100s listed. The entries whose names hold it are the candidates a
+ * refusal lists.
  */
 #include "model/gpus.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -95,21 +98,39 @@ static int matches(const char *name, int (*match)(const char *, size_t, const ch
 
 enum sw_status sw_gpu_find(const char *name, const struct sw_gpu **gpu, struct sw_err *err)
 {
-	char list[512];
+	char list[512], trimmed[128];
 	*gpu = NULL;
-	if (!name || !*name)
+	while (name && isspace((unsigned char)*name))
+		name++;
+	size_t len = name ? strlen(name) : 0;
+	while (len && isspace((unsigned char)name[len - 1]))
+		len--;
+	if (!len)
 		return sw_fail(err, SW_EINVAL,
 			       "an empty GPU name; `sweep --list-devices` lists them");
+	if (len >= sizeof trimmed)
+		return sw_fail(err, SW_EINVAL,
+			       "GPU name '%.40s...' is %zu bytes, longer than any in the table; "
+			       "`sweep --list-devices` lists them",
+			       name, len);
+	memcpy(trimmed, name, len);
+	trimmed[len] = '\0';
+	name = trimmed;
 	if (matches(name, equals, gpu, list, sizeof list) == 1)
 		return SW_OK;
-	int n = matches(name, contains, gpu, list, sizeof list);
-	if (n == 1)
-		return SW_OK;
 	*gpu = NULL;
+	const struct sw_gpu *part;
+	int n = matches(name, contains, &part, list, sizeof list);
 	if (n > 1)
 		return sw_fail(err, SW_EINVAL,
 			       "GPU '%s' fits %d entries of the table: %s; name one", name, n,
 			       list);
+	if (n == 1)
+		return sw_fail(err, SW_EINVAL,
+			       "no GPU '%s' in the table; it is only part of the names of %s "
+			       "(%.*s), another GPU: name a GPU exactly, by its name in the table, "
+			       "its driver's name or an alias (`sweep --list-devices` lists them)",
+			       name, part->name, (int)strcspn(part->aliases, "|"), part->aliases);
 	const char *names[64];
 	for (int i = 0; i < N_GPUS && i < 64; i++)
 		names[i] = gpus[i].name;

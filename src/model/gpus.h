@@ -34,10 +34,10 @@ struct sw_cc_limits {
 int sw_gpu_count(void);
 const struct sw_gpu *sw_gpu_at(int i); /* NULL out of range */
 
-/* The GPU a name means: the entry whose name or alias equals it (case
- * apart), else the one entry whose name or aliases contain it. SW_EINVAL
- * when none does (the message suggests near names) or when it fits two
- * entries or more (the message lists them). */
+/* The GPU a name means: the entry whose name, driver name or alias equals
+ * it, case and the spaces around it apart; never a part of a name ("NVIDIA
+ * H20" is no H200). SW_EINVAL when none does: the message lists the entries
+ * whose names hold it ("H100": both H100s), else suggests near names. */
 enum sw_status sw_gpu_find(const char *name, const struct sw_gpu **gpu, struct sw_err *err);
 
 /* The entry whose driver name (its first alias) or name equals name, case

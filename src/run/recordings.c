@@ -59,7 +59,7 @@ int sw_recordings_of(const struct sw_options *o, int size, struct sw_h5_recordin
 		struct sw_err why;
 		rows[i].file_hash = sw_file_hash(rows[i].file);
 		if (!is_csv(rows[i].file) &&
-		    sw_replay_device_read(rows[i].file, &dev, &why) == SW_OK)
+		    sw_replay_device_read(rows[i].file, rows[i].device_class, &dev, &why) == SW_OK)
 			snprintf(rows[i].emulates, sizeof rows[i].emulates, "%s",
 				 sw_replay_device_gpu(&dev));
 	}
