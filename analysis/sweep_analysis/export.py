@@ -32,7 +32,7 @@ import pandas as pd
 
 from .cli import ArgumentParser, emit, entry, warn_run
 from .output import atomic_file, check_output
-from .reader import READ_SLICE_ROWS, read, read_slices
+from .reader import read, read_slices
 from .text import shown
 
 TOOL = "sweep-export"
@@ -124,8 +124,11 @@ def to_json(run, with_samples=False) -> dict:
 
 
 CSV = {"index": False, "na_rep": "", "lineterminator": "\n"}
-# File rows read, and written as CSV, at a time by --csv of the measurements.
-CSV_SLICE_ROWS = READ_SLICE_ROWS
+# File rows read, and written as CSV, at a time by --csv of the measurements:
+# a slice of 16K rows adds some 55 MiB to the peak, one of 64K some 220 MiB
+# (rows of about 1 KiB: each is read, copied into columns, shown, written
+# as text; docs/results/export-memory.md).
+CSV_SLICE_ROWS = 1 << 14
 
 
 def _stream_measurements(path, output):
