@@ -192,7 +192,7 @@ def _class_row(md):
 
 def test_reference_with_more_points_than_the_run(partial, tmp_path):
     """The issue's case: the fleet replayed from a seeds file, against that
-    file, which holds its 17 points and 95 others (was: internal error,
+    file, which holds its 17 points and 96 others (was: internal error,
     KeyError): compared on the 17, and no point said missing."""
     run, _ = partial
     md = _report(run, tmp_path, SEEDS_RUN)
