@@ -2,10 +2,11 @@
 # The analysis tools on a file of a million rows (issue 23, cause 10): makes
 # the file with the real writer on the model backend (jobs/full.yaml, the
 # strided_read axes widened: 1,093,365 points, no GPU needed; some 8 minutes
-# on one core), then times `sweep-report` of it and `sweep-compare` of it
-# against a copy, each with its peak resident memory (/usr/bin/time: the
-# largest process of the tool's tree, its forked worker included). Prints one
-# line per tool; the figures are in docs/results/analysis-1m.md.
+# on one core), then times `sweep-report` of it, `sweep-compare` of it
+# against a copy and `sweep-export --csv` of it, each with its peak resident
+# memory (/usr/bin/time: the largest process of the tool's tree, its forked
+# worker included). Prints one line per tool; the figures are in
+# docs/results/analysis-1m.md and (the export) docs/results/export-memory.md.
 # A benchmark, not a test: it asserts nothing. A tool that runs past
 # BENCH_LIMIT_S (default 900) is killed and reported as not finished.
 # Usage: scripts/bench-analysis.sh [WORK]   (from the source root; WORK
@@ -57,3 +58,5 @@ bench() { # name, then the tool's module and arguments
 }
 bench report sweep_analysis.report "$big" -o "$work/report" --force
 bench compare sweep_analysis.compare "$big" "$work/copy.h5" --md "$work/compare.md"
+# issue 36 cause 13: --csv of the measurements streams (docs/results/export-memory.md)
+bench export sweep_analysis.export "$big" --csv -o "$work/big.csv"

@@ -2257,6 +2257,28 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "--set texture_read.pattern=rows:columns: \"rows:columns\": names make no range; "
 		 "list them, as a,b,c" },
+	/* Issue 36 cause 7: an axis range that holds -1, SW_AXIS_UNUSED */
+	{ "H5U01 an axis range -4..1M, which holds -1, --list",
+	  { "--plugin", "p.so", "--list" },
+	  .plugin = "plugin_hostile_unused_range.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' has the range -4..1048576, which "
+		 "holds -1, SW_AXIS_UNUSED of <sweep/family.h>, the value of an axis a variant "
+		 "does not use; give it a range without -1" },
+	{ "H5U02 the same, a run of the job",
+	  { "--plugin", "p.so", "job.yaml", O },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_unused_range.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: family 'hostile': axis 'n' has the range -4..1048576, which "
+		 "holds -1" },
+	{ "H5U03 a categorical axis that names -1, in the job's plugins:",
+	  { "job.yaml", O },
+	  .job = "plugins: [p.so]\nfamilies:\n  hostile:\n",
+	  .plugin = "plugin_hostile_unused_named.so",
+	  .rc = 2,
+	  .msg = "family 'hostile': axis 'n' has the range -1..1 (it names -1 'auto'), which "
+		 "holds -1, SW_AXIS_UNUSED" },
 	/* Agreement, paths and numbers (docs/bad-inputs.md) */
 	{ "A01 job file is a FIFO with no writer",
 	  { "job.yaml", O },

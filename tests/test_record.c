@@ -327,6 +327,28 @@ START_TEST(refuses_bad_counts)
 }
 END_TEST
 
+/* -1 is SW_AXIS_UNUSED: a range that holds it is refused, at either end or
+ * inside; one that stops short of it on either side is not. */
+START_TEST(refuses_a_range_holding_unused)
+{
+	static const int64_t ranges[][3] = {
+		/* min, max, refused */
+		{ -1, 4, 1 }, { -8, -1, 1 }, { -3, 3, 1 }, { -1, -1, 1 },
+		{ 0, 4, 0 },  { -8, -2, 0 }, { 0, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+		make_families(2, 2, 2);
+		axes[1][1].min = ranges[i][0];
+		axes[1][1].max = ranges[i][1];
+		if (ranges[i][2])
+			expect_refused(2, "family 'f1': axis 'a3'", "holds -1, SW_AXIS_UNUSED");
+		else
+			expect_accepted(2);
+	}
+}
+END_TEST
+
 START_TEST(refuses_bad_names)
 {
 	static const char long_name[] = "a_name_of_exactly_32_characters_";
@@ -412,6 +434,7 @@ static Suite *record_suite(void)
 	tcase_add_test(t, real_registry_passes);
 	tcase_add_test(t, refuses_too_many_axis_names);
 	tcase_add_test(t, refuses_bad_counts);
+	tcase_add_test(t, refuses_a_range_holding_unused);
 	tcase_add_test(t, refuses_bad_names);
 	tcase_add_test(t, axis_names_may_repeat_across_families);
 	tcase_add_test(t, scatter_puts_sampled_elements_where_the_check_reads);

@@ -47,7 +47,8 @@ REFERENCE_RULE = (
     "model, e.g. the fleet check of a healthy node, or the recording an emulation replays), "
     "each GPU and each class as a whole are compared with FILE's rows of the same GPU model, "
     "matched by the device name the rows recorded (for emulated devices, the GPU they replay: "
-    "`emulates`), on the points both hold (the calibration points where the run has them). "
+    "`emulates`), on the points both hold (the calibration points where the run has them; "
+    "the report names the run's points the reference lacks, which are left out). "
     "Per point the reference time is the median over FILE's raw samples of that point; a "
     "GPU's speed is the median over the points of reference time / its time, a class's the "
     "same with the median of its GPUs' times at each point. The "
@@ -196,7 +197,9 @@ def reference_speeds(rows, samples_of, ref, ref_samples_of, resamples=RESAMPLES,
     """Per class of rows (fleet_rows) whose GPU model the reference rows ref
     (fleet_rows of the reference file) hold: a row for the class as a whole
     (uuid "") and one per GPU, each with its speed against the reference, the
-    interval and `below` (REFERENCE_RULE). Empty when no class matches."""
+    interval and `below` (REFERENCE_RULE), on the points both hold; `lacks`:
+    the class's points the reference has no row of (point ids, sorted), left
+    out. Empty when no class matches."""
     out = []
     rng = np.random.default_rng(seed)
     ref_key = reference_keys(ref)
@@ -206,6 +209,9 @@ def reference_speeds(rows, samples_of, ref, ref_samples_of, resamples=RESAMPLES,
         points = sorted(set(c["point_id"]) & set(r["point_id"]))
         if not points:
             continue
+        lacks = tuple(sorted(set(c["point_id"]) - set(points)))
+        # the reference's other points (a seeds file holds many) compare with nothing
+        r = r[r["point_id"].isin(points)]
         c = c[c["point_id"].isin(points)]
         uuids = sorted(c["uuid"].unique())
         speed, lo, hi = _against(c, r, uuids, points, samples_of, ref_samples_of, resamples, rng)
@@ -225,6 +231,7 @@ def reference_speeds(rows, samples_of, ref, ref_samples_of, resamples=RESAMPLES,
                     "lo": float(lo[i]),
                     "hi": float(hi[i]),
                     "below": bool(hi[i] < 1 - THRESHOLD),
+                    "lacks": lacks,
                 }
             )
     return pd.DataFrame(out)

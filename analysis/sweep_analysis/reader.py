@@ -69,6 +69,7 @@ from .reader_format import (
 from .reader_names import ACCESS_COLUMNS, AXIS_NAME_COLUMNS, accesses, axis_names
 from .reader_rows import (
     COPY_ON_WRITE,
+    DEVICE_JOINED,
     PER_GPU,
     _join_devices,
     cc_text,
@@ -133,6 +134,9 @@ __all__ = [
     "latest_per_gpu",
     "open_regular",
     "read",
+    "read_slices",
+    "RowSlices",
+    "SCAN_COLUMNS",
     "shallow",
     "take",
     "timed",
@@ -184,19 +188,28 @@ def _table(ds, name, required, path, live, keep=None) -> tuple[pd.DataFrame, dic
     if live:  # a SWMR reader sees rows flushed since the open only after this
         ds.refresh()
     _check_table(ds, name, required, path)
-    n = ds.shape[0]
     names = [c for c in ds.dtype.names if keep is None or c in keep]
-    cols = {c: _column(ds.dtype.fields[c][0], n) for c in names}
-    texts = {}  # each distinct string decoded once, one str object for all its rows
-    for start in range(0, n, READ_SLICE_ROWS):
-        part = ds[start : start + READ_SLICE_ROWS]
-        end = start + len(part)
+    cols = _rows(ds, 0, ds.shape[0], names, {})
+    return pd.DataFrame(cols, copy=False), _units(ds)
+
+
+def _units(ds) -> dict:
+    """The units of a table's columns (its `units:COLUMN` attributes)."""
+    return {k[len("units:") :]: str(_text(v)) for k, v in _attr_items(ds) if k.startswith("units:")}
+
+
+def _rows(ds, start, stop, names, texts, only=False) -> dict:
+    """Rows start..stop of table ds as columns (names, in that order), read
+    READ_SLICE_ROWS at a time. texts: each distinct string decoded once, one
+    str object for all its rows (kept by the caller across calls). only: read
+    just these columns from the file (HDF5 picks them out of each row)."""
+    cols = {c: _column(ds.dtype.fields[c][0], stop - start) for c in names}
+    src = ds.fields(list(names)) if only else ds
+    for at in range(start, stop, READ_SLICE_ROWS):
+        part = src[at : min(at + READ_SLICE_ROWS, stop)]
         for c, col in cols.items():
-            col[start:end] = _decoded(part[c], texts)
-    units = {
-        k[len("units:") :]: str(_text(v)) for k, v in _attr_items(ds) if k.startswith("units:")
-    }
-    return pd.DataFrame(cols, copy=False), units
+            col[at - start : at - start + len(part)] = _decoded(part[c], texts)
+    return cols
 
 
 def _column(t, n) -> np.ndarray:
@@ -475,6 +488,140 @@ def _read(path, columns) -> Run:
     _add_damage_notes(run, why)
     _add_notes(run)
     return run
+
+
+@contextlib.contextmanager
+def _reading(path):
+    """read()'s guard around HDF5 work: the read limit, and what a damaged
+    file raises turned into a SweepFileError."""
+    try:
+        with _read_limit():
+            yield
+    except SweepFileError:
+        raise
+    except DAMAGE as e:
+        raise SweepFileError(f"{path}: damaged sweep file, reading failed: {e}") from None
+
+
+# What tells which rows read() keeps (_written) and whether each finds its
+# device row: the first pass of read_slices reads only these.
+SCAN_COLUMNS = ("point_id", "status", "family", "variant", "rank", "session")
+
+
+def read_slices(path, slice_rows=READ_SLICE_ROWS) -> RowSlices:
+    """/measurements a slice of rows at a time (sweep-export --csv), for a
+    tool that writes each row as it goes and so never holds the whole table.
+    Opens and checks the file as read() does and reads its small tables;
+    iterating the answer reads the rows (RowSlices). Raises SweepFileError."""
+    path = os.fspath(path)
+    with _reading(path):
+        return RowSlices(path, slice_rows)
+
+
+class RowSlices:
+    """Runs whose rows, one after the other, are read(path).rows: the same
+    rows in the same order with the same columns, types and values, at most
+    slice_rows file rows at a time. Each Run has the file's attributes,
+    devices, units, axes and axis names; no samples, metrics or accesses.
+    A first pass over SCAN_COLUMNS counts the rows left out, so that
+    `warnings` are known before the first slice, and finds whether a kept row
+    lacks its device row (then read() gives the device's integer columns as
+    floats, NaN there, and so does every slice). Close it, or iterate to the
+    end."""
+
+    def __init__(self, path, slice_rows):
+        self.path, self.slice_rows = path, max(1, int(slice_rows))
+        self._f = _open(path)
+        try:
+            self._head()
+            self._scan()
+        except BaseException:
+            self.close()
+            raise
+
+    def _head(self):
+        f, path = self._f, self.path
+        self.attrs = {k: _text(v) for k, v in _attr_items(f)}
+        version = _check_schema(f, self.attrs, path)
+        live = f.swmr_mode
+        m = self._m = f["measurements"]
+        if live:  # the rows flushed by now; their devices were written before them
+            m.refresh()
+        _check_table(m, "measurements", MEASUREMENT_COLUMNS, path)
+        self.axes = _named_axes(m, path) if version >= AXES_ATTR_SCHEMA else _old_axes(m.dtype)
+        self.n = m.shape[0]
+        self.devices, dev_units = _table(f["devices"], "devices", DEVICE_COLUMNS, path, live)
+        self.units = {**dev_units, **_units(m)}
+        self.plan = _plan(f, self.attrs, path) if version >= PLAN_SCHEMA else None
+        names = _optional(f, "axis_names", AXIS_NAME_COLUMNS, path, live)
+        self.axis_names = axis_names(names)
+        optional = OPTIONAL_MEASUREMENT_COLUMNS + OPTIONAL_TEXT_COLUMNS
+        self.absent = [c for c in optional if c not in m.dtype.names]
+        self._texts = {}
+
+    def _scan(self):
+        """Counts of the rows left out and why (Run.warnings), and whether a
+        kept row finds no device row."""
+        d = self.devices.drop_duplicates(["rank", "session"], keep="last")
+        known = pd.MultiIndex.from_frame(d[["rank", "session"]])
+        counts, self.no_device, why = np.zeros(3, dtype=np.int64), False, ""
+        for start in range(0, self.n, self.slice_rows):
+            stop = min(start + self.slice_rows, self.n)
+            cols = _rows(self._m, start, stop, SCAN_COLUMNS, self._texts, only=True)
+            rows, *dropped, w, _ = _written(pd.DataFrame(cols, copy=False), self.plan, start)
+            counts += dropped
+            why = why or w
+            at = known.get_indexer(pd.MultiIndex.from_frame(rows[["rank", "session"]]))
+            self.no_device = self.no_device or bool((at < 0).any())
+        self.fill_rows, self.damaged_rows, self.marked_rows = (int(x) for x in counts)
+        run = self._run(pd.DataFrame())
+        run.damaged_rows, run.marked_rows = self.damaged_rows, self.marked_rows
+        _add_damage_notes(run, why)
+        self.warnings = run.warnings
+
+    def _run(self, rows) -> Run:
+        return Run(
+            path=self.path,
+            attrs=self.attrs,
+            devices=self.devices,
+            rows=rows,
+            samples=np.empty(0),
+            units=self.units,
+            axes=self.axes,
+            label=os.path.basename(self.path),
+            absent_columns=self.absent,
+            axis_names=self.axis_names,
+        )
+
+    def __iter__(self):
+        try:
+            # one slice at least, so that a file of no rows still gives its columns
+            for start in range(0, max(self.n, 1), self.slice_rows):
+                with _reading(self.path):
+                    run = self._slice(start, min(start + self.slice_rows, self.n))
+                yield run
+        finally:
+            self.close()
+
+    def _slice(self, start, stop) -> Run:
+        """A Run of rows start..stop, as read() makes its whole table."""
+        cols = _rows(self._m, start, stop, self._m.dtype.names, self._texts)
+        rows = _complete(pd.DataFrame(cols, copy=False), self.absent)
+        rows = _written(rows, self.plan, start)[0]
+        run = self._run(rows)
+        _join_devices(run)
+        if self.no_device:  # as read()'s join makes them: NaN where a row has no device
+            for c in run.all_rows.columns.intersection(DEVICE_JOINED):
+                if run.all_rows[c].dtype.kind in "iu":
+                    run.all_rows[c] = run.all_rows[c].astype(np.float64)
+        replay = (run.all_rows["backend"] == "replay").to_numpy()
+        run.rows = run.all_rows[~replay].reset_index(drop=True) if replay.any() else run.all_rows
+        return run
+
+    def close(self):
+        if self._f is not None:
+            self._f.close()
+            self._f = None
 
 
 def _samples(ds, path, live) -> np.ndarray:

@@ -18,25 +18,26 @@ from .reader_format import (
 )
 
 
-def _written(rows, plan):
+def _written(rows, plan, first=0):
     """The rows sweep wrote and no damage changed; how many fill, damaged and
     marked rows were dropped, why the first damaged one is, and each kept
-    row's index in /measurements (which /model_accesses keys by)."""
+    row's index in /measurements (which /model_accesses keys by). first: the
+    /measurements index of rows' first row (a slice of the table)."""
     status = rows["status"].to_numpy()
     fill = (rows["point_id"] == FILL_POINT_ID).to_numpy() & (status == -1)
     marked = status == DAMAGED_STATUS
-    damaged, why = _damaged(rows, plan, ~fill & ~marked)
+    damaged, why = _damaged(rows, plan, ~fill & ~marked, first)
     keep = ~fill & ~marked & ~damaged
     # a copy only where there is something to drop
     kept = rows if keep.all() else rows[keep].reset_index(drop=True)
-    at = np.flatnonzero(keep).astype(np.uint64)
+    at = np.flatnonzero(keep).astype(np.uint64) + np.uint64(first)
     return kept, int(fill.sum()), int(damaged.sum()), int(marked.sum()), why, at
 
 
-def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:
+def _damaged(rows: pd.DataFrame, plan, written, first=0) -> tuple[np.ndarray, str]:
     """Which of the written rows (not fill rows, not rows a resume marked) are
     damaged, and why the first of them is ("row 16: its family or variant is
-    empty")."""
+    empty"; rows counted from first)."""
     fam = rows["family"].astype(str).to_numpy()
     var = rows["variant"].astype(str).to_numpy()
     status = rows["status"].to_numpy()
@@ -60,7 +61,7 @@ def _damaged(rows: pd.DataFrame, plan, written) -> tuple[np.ndarray, str]:
         return bad, ""
     i = int(np.argmax(bad))
     text = next(t for m, t in checks if m[i])
-    return bad, f"row {i}: " + text.format(
+    return bad, f"row {first + i}: " + text.format(
         s=status[i],
         id=f"{int(rows['point_id'].iat[i]):016x}",
         f=fam[i],

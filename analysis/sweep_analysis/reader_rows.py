@@ -32,6 +32,21 @@ def class_labels(devices: pd.DataFrame) -> pd.Series:
     return pd.Series(out, index=devices.index, dtype=object)
 
 
+# The /devices columns each row gets (_join_devices), by the names it gets them under.
+DEVICE_JOIN = {
+    EMULATES: EMULATES,
+    "host": "host",
+    "uuid": "uuid",
+    "name": "device_name",
+    "peak_gbps": "peak_gbps",
+    "sm_count": "sm_count",
+    "pci_bus_id": "pci_bus_id",
+    "emulates": "emulates",
+    DEVICE_CLASS: DEVICE_CLASS,
+}
+DEVICE_JOINED = list(dict.fromkeys(DEVICE_JOIN.values()))
+
+
 def _join_devices(run: Run):
     """Add the columns of each row's /devices row (by rank and session) to
     every row (run.all_rows)."""
@@ -39,17 +54,7 @@ def _join_devices(run: Run):
     d[DEVICE_CLASS] = class_labels(d) if len(d) else pd.Series(dtype=object)
     if EMULATES not in d:  # the GPU an emulated device replays: "" where unknown
         d[EMULATES] = ""
-    keep = {
-        EMULATES: EMULATES,
-        "host": "host",
-        "uuid": "uuid",
-        "name": "device_name",
-        "peak_gbps": "peak_gbps",
-        "sm_count": "sm_count",
-        "pci_bus_id": "pci_bus_id",
-        "emulates": "emulates",
-        DEVICE_CLASS: DEVICE_CLASS,
-    }
+    keep = DEVICE_JOIN
     d = d[["rank", "session", *keep]].rename(columns=keep).reset_index(drop=True)
     # a left join on (rank, session), whose keys are unique in d: each row's
     # device row by position (-1: none, NaN as a merge gives), the rows' own

@@ -10,12 +10,15 @@ import pandas as pd
 from . import figures, fleet
 from .doc import Bullets, Heading, Para, Table
 from .tables import (
+    axes_text,
     device_spread,
     flag_ranks,
     fmt,
     rank_clocks,
     throttle_text,
 )
+
+LACKS_SHOWN = 10  # the points a note names that the reference lacks, at most
 
 
 class FleetSections:
@@ -68,6 +71,7 @@ class FleetSections:
                         f"{r.label}: the reference {self.reference.label} holds no rows of its "
                         "GPU models on its points, so nothing is compared with it."
                     )
+                notes.extend(self._lacking(got, rows, r.label))
                 against.append(got.assign(file=r.label, basis=basis))
             if rows["uuid"].nunique() < 2:
                 continue
@@ -83,6 +87,28 @@ class FleetSections:
         s = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
         ref = pd.concat(against, ignore_index=True) if against else pd.DataFrame()
         return s, ref, floor, notes
+
+    def _lacking(self, got, rows, label) -> list:
+        """A note per class with points the reference has no row of: which
+        points, by family, variant and axes (left out of the comparison)."""
+        out = []
+        for _, c in got[got["uuid"] == ""].iterrows() if len(got) else []:
+            if not c["lacks"]:
+                continue
+            mine = rows[rows["point_id"].isin(c["lacks"])].drop_duplicates("point_id")
+            named = [
+                f"{p['family']}/{p['variant']} {axes_text(p, self.axes, self.names)}"
+                for _, p in mine.sort_values(["family", "variant", "point_id"]).iterrows()
+            ]
+            shown = "; ".join(named[:LACKS_SHOWN]) + (
+                f"; and {len(named) - LACKS_SHOWN} more" if len(named) > LACKS_SHOWN else ""
+            )
+            out.append(
+                f"{label}: the reference {self.reference.label} lacks {len(named)} of the "
+                f"{len(named) + c['points']} points of class {c['class']} ({shown}); they are "
+                "left out of the comparison with it."
+            )
+        return out
 
     def flag_lines(self, s, ref):
         """One line for each flagged GPU (against its class, or below the

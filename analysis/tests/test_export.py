@@ -9,9 +9,10 @@ import h5py
 import numpy as np
 import pytest
 
+from sweep_analysis import export
 from sweep_analysis.reader import read
 
-from conftest import run_tool
+from conftest import run_tool, writable_copy
 
 
 def test_csv_measurements(h200_file, tmp_path):
@@ -87,3 +88,89 @@ def test_json_point_ids_exact(h200_file):
     texts = [m["point_id"] for m in d["measurements"]]
     assert all(isinstance(t, str) for t in texts)
     assert np.array_equal(_exact(texts), ids)
+
+
+# ---- --csv of the measurements streams (issue 36, cause 13) ----
+
+
+def _whole(path):
+    """The CSV as sweep-export wrote it before it streamed: the file read
+    whole (read), then written as one text."""
+    return export.measurements(read(path)).to_csv(**export.CSV)
+
+
+def _edited(src, dst, edit):
+    writable_copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        edit(f)
+    return str(dst)
+
+
+def _damage(f):
+    """Rows 3 to 5 zeroed (damaged), row 9 marked by a resume (status -2)."""
+    m = f["measurements"][:]
+    m[3:6] = np.zeros(3, dtype=m.dtype)
+    m["status"][9] = -2
+    f["measurements"][:] = m
+
+
+def _no_devices(f):
+    """/devices without rows: every row lacks its device row, so its integer
+    device columns read as floats (NaN), in every slice alike."""
+    d = f["devices"]
+    attrs = dict(d.attrs)
+    dtype = d.dtype
+    del f["devices"]
+    new = f.create_dataset("devices", shape=(0,), maxshape=(None,), dtype=dtype, chunks=True)
+    for k, v in attrs.items():
+        new.attrs[k] = v
+
+
+@pytest.fixture(scope="module")
+def export_files(h200_file, all_model_file, ci_file, tmp_path_factory):
+    """Real files of every kind the CSV meets: measured rows (an H200); every
+    family on the model backend (categorical axes by name); damaged and
+    marked rows left out; rows without their device row."""
+    d = tmp_path_factory.mktemp("export")
+    return {
+        "h200": h200_file,
+        "allmodel": all_model_file,
+        "damaged": _edited(ci_file, d / "damaged.h5", _damage),
+        "nodevices": _edited(ci_file, d / "nodevices.h5", _no_devices),
+    }
+
+
+@pytest.mark.parametrize("kind", ["h200", "allmodel", "damaged", "nodevices"])
+def test_csv_streams_in_slices(kind, export_files, tmp_path, monkeypatch, capsys):
+    """--csv of the measurements reads and writes 5 file rows at a time here
+    (CSV_SLICE_ROWS), never the whole table, and writes the bytes the whole
+    read wrote; its warnings are the whole read's, said before any row."""
+    path = export_files[kind]
+    want = _whole(path)
+    monkeypatch.setattr(export, "CSV_SLICE_ROWS", 5)
+    sizes = []
+    real = export.measurements
+
+    def spy(run):
+        sizes.append(len(run.rows))
+        return real(run)
+
+    monkeypatch.setattr(export, "measurements", spy)
+    out = tmp_path / "m.csv"
+    assert export.main.__wrapped__([path, "--csv", "-o", str(out)]) == 0  # in this process
+    assert out.read_text(encoding="utf-8") == want
+    with h5py.File(path, "r") as f:
+        file_rows = f["measurements"].shape[0]
+    assert len(sizes) == -(-file_rows // 5) and max(sizes) <= 5  # a slice at a time
+    warned = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
+    assert warned == [f"sweep-export: warning: {path}: {w}" for w in read(path).warnings]
+    if kind == "damaged":
+        assert len(warned) == 2 and "3 damaged row(s)" in warned[0]
+    if kind == "nodevices":
+        assert ",," in want and ".0," in want  # NaN device columns; sm_count a float
+
+
+def test_csv_stdout_is_the_whole_read(export_files):
+    """The tool itself (default slices), to stdout: the same bytes."""
+    path = export_files["allmodel"]
+    assert _export(path, "--csv") == _whole(path)

@@ -57,9 +57,9 @@ struct sw_axis_baseline {
 
 /* One parameter a family sweeps, with its valid range (inclusive). */
 struct sw_axis_def {
-	const char *name;  /* also the HDF5 column name */
-	const char *units; /* "elements", "bytes", "words" */
-	int64_t min, max;
+	const char *name;     /* also the HDF5 column name */
+	const char *units;    /* "elements", "bytes", "words" */
+	int64_t min, max;     /* a range without -1 (SW_AXIS_UNUSED) */
 	const char *defaults; /* axis syntax: "1,2,4", "1:128", "1:128:x2" */
 	const char *about;
 	/* A point at the baseline leaves this axis out of its id (plan.h), so an

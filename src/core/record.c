@@ -206,6 +206,13 @@ static enum sw_status check_axes(const struct sw_family *f, const char *who, str
 			if (strcmp(f->axes[b].name, name) == 0)
 				return sw_fail(err, SW_EINVAL, "%s declares axis '%s' twice", who,
 					       name);
+		/* -1 would read as unused: ids shared, the value's name lost */
+		if (f->axes[a].min <= SW_AXIS_UNUSED && f->axes[a].max >= SW_AXIS_UNUSED)
+			return sw_fail(err, SW_EINVAL,
+				       "%s: axis '%s' has the range %lld..%lld, which holds -1, "
+				       "SW_AXIS_UNUSED; give it a range without -1",
+				       who, name, (long long)f->axes[a].min,
+				       (long long)f->axes[a].max);
 		enum sw_status st = check_value_names(&f->axes[a], who, err);
 		if (st != SW_OK)
 			return st;

@@ -250,6 +250,26 @@ static enum sw_status check_axis_names(struct ctx *c, const struct sw_axis_def *
 	return SW_OK;
 }
 
+/* -1 is SW_AXIS_UNUSED, the value of an axis a variant does not use: a point
+ * with it would share the id of the point without the axis, and a reader
+ * would show "unused" for it, not its name. Checked after the names, which
+ * it may quote. */
+static enum sw_status check_unused(struct ctx *c, const struct sw_axis_def *ax)
+{
+	char named[64] = "";
+
+	if (ax->min > SW_AXIS_UNUSED || ax->max < SW_AXIS_UNUSED)
+		return SW_OK;
+	if (ax->names)
+		snprintf(named, sizeof named, " (it names -1 '%s')",
+			 ax->names[SW_AXIS_UNUSED - ax->min]);
+	return bad(c,
+		   ": axis '%s' has the range %lld..%lld%s, which holds -1, SW_AXIS_UNUSED of "
+		   "<sweep/family.h>, the value of an axis a variant does not use; give it a "
+		   "range without -1",
+		   ax->name, (long long)ax->min, (long long)ax->max, named);
+}
+
 static enum sw_status check_axis(struct ctx *c, const struct sw_family *f, int a)
 {
 	const struct sw_axis_def *ax = &f->axes[a];
@@ -275,7 +295,9 @@ static enum sw_status check_axis(struct ctx *c, const struct sw_family *f, int a
 	if (ax->min > ax->max)
 		return bad(c, ": axis '%s' has the empty range %lld..%lld", ax->name,
 			   (long long)ax->min, (long long)ax->max);
-	return check_axis_names(c, ax);
+	if ((st = check_axis_names(c, ax)))
+		return st;
+	return check_unused(c, ax);
 }
 
 static enum sw_status check_axes(struct ctx *c, const struct sw_family *f)

@@ -196,9 +196,24 @@ static const char *const value_names[] = { "small", "not-a-name", NULL };
 #define VALUE_NAMES   value_names
 #define AXIS_MAX      1025
 #define AXIS_DEFAULTS "1024"
+/* A range that holds -1, SW_AXIS_UNUSED, the value of an axis a variant
+ * does not use (issue 36 cause 7): named, or a plain number. */
+#elif defined(HOSTILE_UNUSED_NAMED)
+static const char *const value_names[] = { "auto", "off", "on", NULL };
+#define VALUE_NAMES   value_names
+#define AXIS_MIN      (-1)
+#define AXIS_MAX      1
+#define AXIS_DEFAULTS "off"
+#elif defined(HOSTILE_UNUSED_RANGE)
+#define VALUE_NAMES NULL
+#define AXIS_MIN    (-4)
+#define AXIS_MAX    (INT64_C(1) << 20)
 #else
 #define VALUE_NAMES NULL
 #define AXIS_MAX    (INT64_C(1) << 20)
+#endif
+#ifndef AXIS_MIN
+#define AXIS_MIN 1024
 #endif
 #ifndef AXIS_DEFAULTS
 #define AXIS_DEFAULTS "1K,2K,3K,4K"
@@ -206,7 +221,7 @@ static const char *const value_names[] = { "small", "not-a-name", NULL };
 static const struct sw_axis_def axes[] = {
 	{ HOSTILE_AXIS_NAME,
 	  HOSTILE_AXIS_UNITS,
-	  1024,
+	  AXIS_MIN,
 	  AXIS_MAX,
 	  AXIS_DEFAULTS,
 	  "elements read",
