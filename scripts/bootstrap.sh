@@ -10,10 +10,12 @@
 # analysis venv for the report; test adds check, Slurm, munge, PMIx,
 # Chromium (the report's browser test), every test and fuzz replay target,
 # and analysis[test] (pytest, hypothesis, ruff) in the venv.
-# Environment: BUILD_DIR (default build), CMAKE_CUDA_ARCHITECTURES (default:
+# Environment: BUILD_DIR (default build), CMAKE_BUILD_TYPE (default
+# RelWithDebInfo; .ci/run builds Release), CMAKE_CUDA_ARCHITECTURES (default:
 # the fat binary from CMakeLists.txt), NP (MPI ranks for quick, default 1),
-# SWEEP_WERROR (ON: every compiler warning in sweep's own code is an error;
-# .ci/run sets it, a user's build leaves it OFF).
+# OUT_FILE (quick's result, default quick.h5), SWEEP_WERROR (ON: every
+# compiler warning in sweep's own code is an error; .ci/run sets it, a
+# user's build leaves it OFF).
 set -euo pipefail
 
 what=${1:-}
@@ -78,16 +80,17 @@ fi
 # --- build ---------------------------------------------------------------------
 archs=()
 [ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ] && archs=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")
-# BUILD_TESTING and SWEEP_WERROR are cached: say them each time, so quick
-# after test (or the reverse) in one build folder builds what it needs, and a
-# folder CI configured does not stay strict.
+# BUILD_TESTING, SWEEP_WERROR and the build type are cached: say them each
+# time, so quick after test (or the reverse) in one build folder builds what
+# it needs, and a folder CI configured does not stay strict or Release.
+type=${CMAKE_BUILD_TYPE:-RelWithDebInfo}
 if [ "$what" = test ]; then
 	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=ON \
-		-DSWEEP_WERROR="${SWEEP_WERROR:-OFF}" >/dev/null
+		-DCMAKE_BUILD_TYPE="$type" -DSWEEP_WERROR="${SWEEP_WERROR:-OFF}" >/dev/null
 	cmake --build "$build" -j "$jobs"
 else
 	cmake -S "$top" -B "$build" -G Ninja "${archs[@]}" -DBUILD_TESTING=OFF \
-		-DSWEEP_WERROR="${SWEEP_WERROR:-OFF}" >/dev/null
+		-DCMAKE_BUILD_TYPE="$type" -DSWEEP_WERROR="${SWEEP_WERROR:-OFF}" >/dev/null
 	cmake --build "$build" -j "$jobs" --target sweep
 fi
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The README's "Measured" table, made from the committed result files:
-each row of docs/results/measured.toml names its figures' sources and how
-each is computed (that file's head says how); this prints the table, writes
-it into README.md between its markers (--write), or fails when README.md's
-table differs from what the files give (--check, ctest test_measured_table).
+"""The "Measured" table of docs/results/README.md, made from the committed
+result files: each row of docs/results/measured.toml names its figures'
+sources and how each is computed (that file's head says how); this prints
+the table, writes it into that page between its markers (--write), or fails
+when the page's table differs from what the files give (--check, ctest
+test_measured_table).
 Reads the files through sweep_analysis.reader (the analysis venv).
 
 usage: measured-table.py [--check | --write] [--source DIR]
@@ -29,6 +30,7 @@ from sweep_analysis import reader  # noqa: E402
 
 RESULTS = os.path.join("docs", "results")
 MANIFEST = os.path.join(RESULTS, "measured.toml")
+PAGE = os.path.join(RESULTS, "README.md")  # the page that holds the table
 BEGIN = (
     "<!-- measured-table: made by scripts/measured-table.py from docs/results/measured.toml; "
     "edit that, then run the script with --write -->"
@@ -234,8 +236,8 @@ def table(top):
     return lines + [END]
 
 
-def readme_parts(top):
-    path = os.path.join(top, "README.md")
+def page_parts(top):
+    path = os.path.join(top, PAGE)
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     if BEGIN not in lines or END not in lines:
@@ -249,8 +251,8 @@ def main(argv=None):
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="fail when README.md's table differs")
-    mode.add_argument("--write", action="store_true", help="write the table into README.md")
+    mode.add_argument("--check", action="store_true", help=f"fail when {PAGE}'s table differs")
+    mode.add_argument("--write", action="store_true", help=f"write the table into {PAGE}")
     ap.add_argument("--source", default=TOP, help="the source tree (default: this script's)")
     a = ap.parse_args(argv)
     try:
@@ -258,7 +260,7 @@ def main(argv=None):
         if not (a.check or a.write):
             print("\n".join(made))
             return 0
-        path, head, now, tail = readme_parts(a.source)
+        path, head, now, tail = page_parts(a.source)
     except ManifestError as e:
         print(f"measured-table: {e}", file=sys.stderr)
         return 2
@@ -267,15 +269,15 @@ def main(argv=None):
             f.write("\n".join(head + made + tail))
         return 0
     if now == made:
-        print(f"measured-table: README.md's table agrees with the files ({len(made) - 4} rows)")
+        print(f"measured-table: {PAGE}'s table agrees with the files ({len(made) - 4} rows)")
         return 0
     sys.stdout.writelines(
         difflib.unified_diff(
-            [x + "\n" for x in now], [x + "\n" for x in made], "README.md", "from the files"
+            [x + "\n" for x in now], [x + "\n" for x in made], PAGE, "from the files"
         )
     )
     print(
-        "measured-table: README.md's Measured table differs from what the files give: "
+        f"measured-table: {PAGE}'s Measured table differs from what the files give: "
         "run scripts/measured-table.py --write (after changing docs/results/measured.toml)"
     )
     return 1

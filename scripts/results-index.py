@@ -4,7 +4,8 @@ folder and the tree (ctest test_results_index):
 
 - every file under docs/results has exactly one row, and every row's file
   is there (rows under "Cited, not yet committed" name files still to come:
-  such a file must not exist yet);
+  such a file must not exist yet; the rows of the "Measured" table, between
+  its markers, name figures, not files);
 - the row of an .h5 file names, in its "made by" cell, the revision (7
   characters; the whole text where it is not a clean one), the device(s)
   and the date the file records (tool_version, /devices, start_time);
@@ -39,12 +40,15 @@ CLEAN_REV = re.compile(r"^[0-9a-fA-F]{7,40}$")
 def index_rows(top):
     """{path: (made_by, pending, line number)} of the index's table rows,
     and the problems of the rows themselves (a path named twice)."""
-    rows, problems, pending = {}, [], False
+    rows, problems, pending, measured = {}, [], False, False
     with open(os.path.join(top, INDEX), encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if line.startswith("## "):
                 pending = line.strip() == PENDING_HEADING
-            if not line.startswith("| `"):
+            # the "Measured" table (scripts/measured-table.py) lists figures, not files
+            if line.startswith(("<!-- measured-table", "<!-- end of measured-table")):
+                measured = line.startswith("<!-- measured-table")
+            if measured or not line.startswith("| `"):
                 continue
             cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
             path = cells[0].strip("`")

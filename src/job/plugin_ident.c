@@ -56,10 +56,17 @@ void sw_plugin_ident_fini(struct sw_plugin_ident *id)
 	memset(id, 0, sizeof *id);
 }
 
-/* id with room for n plug-ins and m libraries, their paths unset. */
+/* id with room for n plug-ins and m libraries, their paths unset. A count
+ * outside what an identity holds (a negative one, or more libraries than a
+ * packed identity carries) is refused here, before it becomes a size. */
 static enum sw_status make_room(struct sw_plugin_ident *id, int n, int m, struct sw_err *err)
 {
 	memset(id, 0, sizeof *id);
+	if (n < 0 || n > SW_MAX_PLUGINS || m < 0 || m > MAX_LIBS)
+		return sw_fail(err, SW_EINVAL,
+			       "%d plug-ins with %d libraries: an identity holds 0 to %d plug-ins "
+			       "and 0 to %d libraries",
+			       n, m, SW_MAX_PLUGINS, MAX_LIBS);
 	id->plugins = calloc(n ? (size_t)n : 1, sizeof *id->plugins);
 	id->libs = calloc(m ? (size_t)m : 1, sizeof *id->libs);
 	if (!id->plugins || !id->libs) {
