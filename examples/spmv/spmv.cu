@@ -15,6 +15,8 @@
  *           32 random)
  * An example plug-in built outside sweep's tree (docs/own-kernel.md).
  */
+#include <math.h>
+
 #include <sweep/family.h>
 
 enum { AXIS_ROWS, AXIS_PER_ROW, AXIS_PATTERN };
@@ -202,6 +204,7 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 			uint64_t q = r - total, u = q % n_units, t = q / n_units;
 			sw_request_begin(req, SW_SPACE_GLOBAL, 4, buf == BUF_Y);
 			sw_request_access(req, a);
+			sw_request_buffer(req, buf);
 			for (unsigned l = 0; l < 32; l++) {
 				uint64_t elem;
 				int on = lane_elem(p, buf, u, t, l, &elem);
@@ -280,6 +283,45 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 	}
 }
 
+/* ---- the host reference: the kernel's sums on the CPU ------------------ */
+
+/* Row r's sum as the kernel makes it: a thread adds the row in order
+ * (scalar), or a warp's 32 lanes each add every 32nd nonzero and
+ * __shfl_down_sync folds them onto lane 0 (stream, vector); the GPU fuses
+ * each multiply and add (fmaf). */
+static float row_sum(const struct sw_point *p, const uint32_t *row_ptr, const uint32_t *col,
+		     const float *val, const float *x, uint64_t r)
+{
+	float lane[32] = { 0 };
+	int gather = p->variant != V_STREAM, warp = p->variant != V_SCALAR;
+	for (uint32_t j = row_ptr[r]; j < row_ptr[r + 1]; j++) {
+		float *s = &lane[warp ? (j - row_ptr[r]) % 32 : 0];
+		*s = gather ? fmaf(val[j], x[col[j]], *s) : *s + val[j];
+	}
+	for (int d = 16; warp && d > 0; d /= 2)
+		for (int l = 0; l < d; l++)
+			lane[l] += lane[l + d];
+	return lane[0];
+}
+
+/* Writes the inputs as fill() does (the structure from the fixed key, the
+ * values and x from the seed), then y. */
+static const char *reference(const struct sw_point *p, struct sw_host_buffers *b)
+{
+	uint64_t rows = rows_of(p), k = per_row_of(p);
+	uint32_t *row_ptr = (uint32_t *)b->buf[BUF_ROW_PTR], *col = (uint32_t *)b->buf[BUF_COL];
+	float *val = (float *)b->buf[BUF_VAL], *x = (float *)b->buf[BUF_X];
+	for (uint64_t j = 0; j <= rows; j++)
+		row_ptr[j] = (uint32_t)(j * k);
+	for (uint64_t j = 0; j < rows * k; j++)
+		col[j] = spmv_col(j / k, j % k, rows, k, pattern_of(p));
+	sw_input_fill(val, rows * k, b->seed + BUF_VAL);
+	sw_input_fill(x, rows, b->seed + BUF_X);
+	for (uint64_t r = 0; r < rows; r++)
+		((float *)b->buf[BUF_Y])[r] = row_sum(p, row_ptr, col, val, x, r);
+	return NULL;
+}
+
 /* The pattern axis by name: the job and --set write banded or random, the
  * file keeps 0 or 1 with the names beside them. */
 static const char *const patterns[] = { "banded", "random", NULL };
@@ -319,6 +361,7 @@ static const struct sw_family spmv = {
 	.flops = flops,
 	.check = check,
 	.fill = fill,
+	.reference = reference,
 };
 
 SW_PLUGIN(spmv);
