@@ -390,10 +390,10 @@ START_TEST(test_model_row_past_its_buffer)
 	int rc = run_hostile(1, "buffer_past", out, log, "hostile.n=1K");
 	ck_assert_msg(rc == 0, "exit code %d: %s", rc, launch_slurp(log));
 	size_t n, n_msg;
-	int32_t *status = launch_column(out, "measurements", "status", H5T_NATIVE_INT32,
-					sizeof *status, &n);
-	char *msg = launch_column(out, "measurements", "message", H5I_INVALID_HID, SW_MSG_LEN,
-				  &n_msg);
+	int32_t *status =
+		launch_column(out, "measurements", "status", H5T_NATIVE_INT32, sizeof *status, &n);
+	char *msg =
+		launch_column(out, "measurements", "message", H5I_INVALID_HID, SW_MSG_LEN, &n_msg);
 	ck_assert_uint_ge(n, 1);
 	ck_assert_uint_eq(n, n_msg);
 	for (size_t i = 0; i < n; i++) {

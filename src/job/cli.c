@@ -404,7 +404,7 @@ static const struct cli_opt opts[] = {
 	      "check a plug-in on the host, no GPU needed, instead of a run: for every point of "
 	      "its families in the job (without a job: at their default axes), call sizes(), "
 	      "refuse(), useful_bytes(), flops() and shape(), walk the requests of its variant "
-	      "(every one up to 1048576 a point, else 1048576 of them, the first and last "
+	      "(every one up to 262144 a point, else 262144 of them, the first and last "
 	      "quarter and the rest spread) and refuse a lane past the buffer its request "
 	      "names; where a family has a reference hook, hold its output to check(): it must "
 	      "pass, and fail with every byte inverted; prints a summary per variant, exit 0 "

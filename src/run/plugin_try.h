@@ -18,7 +18,7 @@
 /* A point's requests are all walked up to this many; beyond, this many of
  * them: the first and the last quarter of it, and the half between spread
  * evenly over the rest. */
-#define SW_TRY_ALL_REQUESTS (UINT64_C(1) << 20)
+#define SW_TRY_ALL_REQUESTS (UINT64_C(1) << 18) /* as --help says */
 /* The most host memory a point's buffers may take for its reference check;
  * a larger point is counted as not checked, and says so. */
 #define SW_TRY_HOST_BYTES (UINT64_C(1) << 30)
