@@ -863,6 +863,7 @@ void sw_cli_usage(FILE *f)
 	      "  sweep --counters jobs/seeds.yaml -o counters.h5\n"
 	      "  sweep --family strided_read --set strided_read.stride=1,2,4\n"
 	      "  sweep --family offset_read --metrics dram__bytes_read.sum\n"
+	      "  sweep --check-plugin build/spmv.so examples/spmv/spmv.yaml\n"
 	      "\n"
 	      "Exit status:\n"
 	      "  0  success, including points skipped with a reason\n"
