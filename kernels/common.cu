@@ -1,4 +1,6 @@
 /* The default input filler: uniform floats from (seed, index) on the device. */
+/* sw_input_value as a function of sweep's, not family.h's inline one */
+#define SW_INPUT_VALUE_EXTERN
 #include "kernel.h"
 #include "common.cuh"
 
@@ -19,6 +21,8 @@ extern "C" cudaError_t sw_fill_uniform(float *dev, uint64_t n, uint64_t seed, cu
 	return cudaGetLastError();
 }
 
+/* For plug-ins built against API 2's <sweep/family.h>, which declared it
+ * without defining it: the same value as the header's inline one. */
 extern "C" float sw_input_value(uint64_t seed, uint64_t i)
 {
 	return sw_uniform(seed, i);

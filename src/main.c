@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "model/gpus.h"
 #include "core/record.h"
+#include "run/plugin_try.h"
 #include "run/run.h"
 #include "core/status.h"
 #include "version.h"
@@ -193,6 +194,9 @@ int main(int argc, char **argv)
 	if (st == SW_OK && (opt.help || opt.version || opt.list || opt.list_devices)) {
 		where.stage = "while answering";
 		st = rank == 0 ? answer(&opt, &err) : SW_OK;
+	} else if (st == SW_OK && opt.check_plugin) {
+		where.stage = "while checking the plug-in's hooks (--check-plugin)";
+		st = rank == 0 ? sw_plugin_try(opt.check_plugin, &job, stdout, &err) : SW_OK;
 	} else if (st == SW_OK) {
 		/* plug-ins were checked as they loaded; this is the built-ins' check */
 		st = sw_registry_check(sw_family_list(), sw_family_count(), &err);

@@ -2279,6 +2279,55 @@ static const struct bad table[] = {
 	  .rc = 2,
 	  .msg = "family 'hostile': axis 'n' has the range -1..1 (it names -1 'auto'), which "
 		 "holds -1, SW_AXIS_UNUSED" },
+	/* A plug-in checked before it meets a GPU: --check-plugin (issue 38) */
+	{ "U401 a request whose last lane reads past its buffer",
+	  { "--check-plugin", "p.so" },
+	  .plugin = "plugin_hostile_buffer_past.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: point hostile/plain n=1K: plain request 31 (access data): lane 31 "
+		 "reads bytes 4096 to 4099 of buffer 0, past its 4096 bytes (sizes())" },
+	{ "U402 a request naming a buffer the point lacks",
+	  { "--check-plugin", "p.so", "job.yaml" },
+	  .job = PLUG_HOSTILE,
+	  .plugin = "plugin_hostile_buffer_unknown.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: point hostile/plain n=1K: plain request 0 (access data): names "
+		 "buffer 1, but the point has 1 (sw_request.buffer indexes sw_sizes.bytes)" },
+	{ "U403 a reference its own check() fails",
+	  { "--check-plugin", "p.so" },
+	  .plugin = "plugin_hostile_ref_wrong.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: point hostile/plain n=1K: check() fails the reference's own "
+		 "output (full, 1024 elements): element 0: got " },
+	{ "U404 a check() that compares nothing",
+	  { "--check-plugin", "p.so" },
+	  .plugin = "plugin_hostile_ref_blind.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: point hostile/plain n=1K: check() passes the reference's output "
+		 "with every byte inverted (full, 1024 elements): it compares nothing the output "
+		 "holds" },
+	{ "U405 sampled_elem set, and a check() that reads every element",
+	  { "--check-plugin", "p.so" },
+	  .plugin = "plugin_hostile_ref_sampled.so",
+	  .rc = 2,
+	  .msg = "plug-in p.so: point hostile/plain n=1K: check() fails the reference's output "
+		 "when only the elements a sampled check picks come back (sampled_elem set; full, "
+		 "1024 elements): element " },
+	{ "U407 a job with no point of the plug-in's families",
+	  { "--check-plugin", "p.so", "@ci" },
+	  .plugin = "plugin_hostile.so",
+	  .rc = 2,
+	  .msg = "has no point of the plug-in's families; name one of them in it, or leave the "
+		 "job out to check them at their default axes" },
+	{ "U408 --check-plugin with --dry-run",
+	  { "--check-plugin", "p.so", "--dry-run" },
+	  .plugin = "plugin_hostile.so",
+	  .rc = 2,
+	  .msg = "--check-plugin checks a plug-in and runs nothing: not with --dry-run" },
+	{ "U409 --check-plugin of a missing file",
+	  { "--check-plugin", "nope.so" },
+	  .rc = 2,
+	  .msg = "plug-in nope.so: No such file or directory" },
 	/* Agreement, paths and numbers (docs/bad-inputs.md) */
 	{ "A01 job file is a FIFO with no writer",
 	  { "job.yaml", O },

@@ -8,8 +8,9 @@ result file: the model backend's figures, or (--backend cuda) that every
 point validated. spmv shows family API 2: five arrays, a categorical axis
 (`pattern: banded | random`, stored as its values with the names in
 /axis_names) and named accesses, whose figures /model_accesses holds (the
-gather of x: 4 sectors a request banded, 32 random). Exits 77 (SKIPPED) for
-cuda without a GPU.
+gather of x: 4 sectors a request banded, 32 random). Both pass sweep
+--check-plugin on their jobs first (spmv's reference held to its check at
+every point). Exits 77 (SKIPPED) for cuda without a GPU.
 
 usage: test_example.py BUILD SOURCE [--backend model|cuda] [--probe TEST_GPU]
 """
@@ -196,6 +197,9 @@ def run_spmv(prefix, source, tmp, backend):
     listing = subprocess.run([sweep, "--list"] + plugin, check=True, capture_output=True, text=True)
     assert "values by name: banded (0), random (1)" in listing.stdout, listing.stdout
     assert "accesses: row_ptr, col, val, x, y" in listing.stdout, listing.stdout
+    said = check_plugin(sweep, example, "spmv")
+    # the reference at every point: full at 8 nonzeros a row, sampled at 64
+    assert "2 full, 2 sampled, 2 sampled views, 0 not" in said, said
     out = os.path.join(tmp, "spmv.h5")
     job = os.path.join(example, "spmv.yaml")
     done = subprocess.run(
@@ -210,6 +214,19 @@ def run_spmv(prefix, source, tmp, backend):
         check_spmv_model(out)
     else:
         check_spmv_cuda(out)
+
+
+def check_plugin(sweep, example, name):
+    """sweep --check-plugin on the example's job: its hooks on the host, its
+    requests held to their buffers, its reference (where it has one) held
+    to its check; the summary, exit 0."""
+    so = os.path.join(example, "build", name + ".so")
+    job = os.path.join(example, name + ".yaml")
+    done = subprocess.run(
+        [sweep, "--check-plugin", so, job], check=True, capture_output=True, text=True
+    )
+    assert done.stdout.endswith(f"plug-in {so} passes\n"), done.stdout
+    return done.stdout
 
 
 def main():
@@ -234,6 +251,7 @@ def main():
         text=True,
     )
     assert "stencil2d" in listing.stdout, listing.stdout
+    check_plugin(sweep, example, "stencil2d")
     run([sweep, "--backend", a.backend, os.path.join(example, "stencil2d.yaml"), "-o", out])
     rows = rows_of(out)
     (check_model if a.backend == "model" else check_cuda)(rows)

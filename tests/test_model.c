@@ -559,6 +559,39 @@ START_TEST(test_launch_shape_requests)
 }
 END_TEST
 
+/* A request's lanes against the buffer it names (issue 38): the last word
+ * of a buffer is in, a byte past it out; an idle lane, a request that names
+ * no buffer and a shared one are held to nothing. */
+START_TEST(test_request_bounds)
+{
+	struct sw_sizes sz = { .n_buffers = 2, .n_inputs = 1, .bytes = { 4096, 128 } };
+	struct sw_request req;
+	struct sw_err err = { 0 };
+
+	sw_request_begin(&req, SW_SPACE_GLOBAL, 4, 1);
+	sw_request_buffer(&req, 1);
+	for (unsigned l = 0; l < 32; l++)
+		sw_request_lane(&req, l, 4 * l, 1);
+	ck_assert_int_eq(sw_model_request_bounds(&req, &sz, &err), SW_OK);
+	sw_request_lane(&req, 7, 125, 1); /* bytes 125..128 of 128 */
+	ck_assert_int_eq(sw_model_request_bounds(&req, &sz, &err), SW_EINVAL);
+	ck_assert_str_eq(err.msg, "lane 7 writes bytes 125 to 128 of buffer 1, past its 128 bytes "
+				  "(sizes())");
+	req.active &= ~(1u << 7); /* idle: its address is the kernel's, unused */
+	ck_assert_int_eq(sw_model_request_bounds(&req, &sz, &err), SW_OK);
+	sw_request_lane(&req, 7, UINT64_MAX - 1, 1); /* no wrap past 2^64 */
+	ck_assert_int_eq(sw_model_request_bounds(&req, &sz, &err), SW_EINVAL);
+	sw_request_buffer(&req, SW_BUFFER_NONE);
+	ck_assert_int_eq(sw_model_request_bounds(&req, &sz, &err), SW_OK);
+	sw_request_buffer(&req, 2);
+	ck_assert_int_eq(sw_model_request_bounds(&req, &sz, &err), SW_EINVAL);
+	ck_assert_str_eq(err.msg, "names buffer 2, but the point has 2 (sw_request.buffer "
+				  "indexes sw_sizes.bytes)");
+	req.space = SW_SPACE_SHARED;
+	ck_assert_int_eq(sw_model_request_bounds(&req, &sz, &err), SW_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -581,6 +614,7 @@ int main(void)
 	tcase_add_test(tc, test_load_widths_cc90);
 	tcase_add_test(tc, test_launch_shape_requests);
 	tcase_add_test(tc, test_per_access_figures);
+	tcase_add_test(tc, test_request_bounds);
 	suite_add_tcase(s, tc);
 	return sw_check_run(s);
 }

@@ -19,7 +19,9 @@ exact, the data load's sectors per request 4 up to locality 32 and near 32
 when the indices scatter, the same in its own /model_accesses rows; and on a
 GPU every row validated. The spmv of section 10 (five arrays, a categorical
 axis, named accesses) must have given what it says: the gather of x 32
-sectors a request at random columns, 4 to 5 banded, col and val 4.
+sectors a request at random columns, 4 to 5 banded, col and val 4. Section
+12's `sweep --check-plugin` of it must pass (exit 0), its host reference
+held to its check.
 
 usage: test_own_kernel_doc.py BUILD SOURCE [--probe TEST_GPU]
 """

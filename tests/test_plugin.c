@@ -23,6 +23,7 @@
 #include "launch.h"
 #include "core/record.h"
 #include "job/plugin.h"
+#include "core/record.h"
 
 #define PLUGIN_NAME "plugin_strided_read"
 /* model/time_model.h's SW_NO_TIME_NO_SHAPE, as a user reads it */
@@ -350,6 +351,98 @@ START_TEST(test_no_shape_no_time)
 }
 END_TEST
 
+/* ---- sweep --check-plugin (issue 38) ---------------------------------- */
+
+/* sweep --check-plugin plugin_hostile_<which>.so [job]: the exit code, the
+ * log (stdout and stderr) in *said. */
+static int check_plugin(const char *which, const char *job, const char **said)
+{
+	char plugin_path[600], log[600];
+	snprintf(plugin_path, sizeof plugin_path, "%s/plugin_hostile%s%s.so",
+		 launch_env("SW_TEST_PLUGINS"), which[0] ? "_" : "", which);
+	snprintf(log, sizeof log, "%s/check-%s.log", dir, which[0] ? which : "good");
+	const char *args[] = { "--check-plugin", plugin_path, job, NULL };
+	int rc = launch_run(1, log, args);
+	*said = launch_slurp(log);
+	return rc;
+}
+
+/* A good plug-in passes, at its defaults or on a job, with its summary:
+ * every request walked, each in its buffer, and a reference held to its
+ * check where it has one. */
+START_TEST(test_check_plugin_passes)
+{
+	const char *said;
+	ck_assert_msg(check_plugin("", NULL, &said) == 0, "%s", said);
+	/* n = 1K, 2K, 3K and 4K: 32 + 64 + 96 + 128 requests, all walked */
+	ck_assert_msg(strstr(said, "  plain               4       0       320       320         0  "
+				   "no reference hook"),
+		      "%s", said);
+	ck_assert_msg(strstr(said, "passes\n"), "%s", said);
+	ck_assert_msg(check_plugin("ref", hostile_job, &said) == 0, "%s", said);
+	ck_assert_msg(strstr(said, "4 full, 0 sampled, 0 sampled views, 0 not"), "%s", said);
+}
+END_TEST
+
+/* Each refusal: exit 2, naming the plug-in, the point and what broke. */
+START_TEST(test_check_plugin_refuses)
+{
+	static const struct {
+		const char *which, *msg;
+	} bad[] = {
+		{ "buffer_past",
+		  "point hostile/plain n=1K: plain request 31 (access data): lane 31 "
+		  "reads bytes 4096 to 4099 of buffer 0, past its 4096 bytes" },
+		{ "buffer_unknown",
+		  "point hostile/plain n=1K: plain request 0 (access data): names "
+		  "buffer 1, but the point has 1 (sw_request.buffer indexes "
+		  "sw_sizes.bytes)" },
+		{ "ref_wrong", "point hostile/plain n=1K: check() fails the reference's own output "
+			       "(full, 1024 elements): element 0: got" },
+		{ "ref_blind", "point hostile/plain n=1K: check() passes the reference's output "
+			       "with every byte inverted (full, 1024 elements): it compares "
+			       "nothing" },
+		{ "ref_sampled", "point hostile/plain n=1K: check() fails the reference's output "
+				 "when only the elements a sampled check picks come back" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *said;
+		int rc = check_plugin(bad[i].which, NULL, &said);
+		ck_assert_msg(rc == 2, "%s: exit %d: %s", bad[i].which, rc, said);
+		ck_assert_msg(strstr(said, "sweep: plug-in ") && strstr(said, bad[i].msg), "%s: %s",
+			      bad[i].which, said);
+		ck_assert_msg(!strstr(said, ".so passes"), "%s: %s", bad[i].which, said);
+	}
+}
+END_TEST
+
+/* The model backend holds the same lanes: a point whose request leaves its
+ * buffer has no ok row, but a skipped one with the reason. */
+START_TEST(test_model_row_past_its_buffer)
+{
+	char out[600], log[600];
+	snprintf(out, sizeof out, "%s/past.h5", dir);
+	snprintf(log, sizeof log, "%s/past.log", dir);
+	int rc = run_hostile(1, "buffer_past", out, log, "hostile.n=1K");
+	ck_assert_msg(rc == 0, "exit code %d: %s", rc, launch_slurp(log));
+	size_t n, n_msg;
+	int32_t *status =
+		launch_column(out, "measurements", "status", H5T_NATIVE_INT32, sizeof *status, &n);
+	char *msg =
+		launch_column(out, "measurements", "message", H5I_INVALID_HID, SW_MSG_LEN, &n_msg);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_uint_eq(n, n_msg);
+	for (size_t i = 0; i < n; i++) {
+		const char *m = msg + SW_MSG_LEN * i;
+		ck_assert_int_eq(status[i], 1); /* skipped */
+		ck_assert_msg(strstr(m, "plain request 31 (access data): lane 31 reads bytes 4096 "
+					"to 4099 of buffer 0, past its 4096 bytes"),
+			      "%s", m);
+	}
+	free(status), free(msg);
+}
+END_TEST
+
 int main(void)
 {
 	if (launch_make_tmpdir(dir, sizeof dir, "plugin") != 0)
@@ -372,6 +465,9 @@ int main(void)
 	tcase_add_test(tc, test_summary_count_sets_the_status);
 	tcase_add_test(tc, test_api2_plugin_loads);
 	tcase_add_test(tc, test_no_shape_no_time);
+	tcase_add_test(tc, test_check_plugin_passes);
+	tcase_add_test(tc, test_check_plugin_refuses);
+	tcase_add_test(tc, test_model_row_past_its_buffer);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, dir);
 }

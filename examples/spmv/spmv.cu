@@ -13,6 +13,8 @@
  *   vector  a warp per row: the row's col and val are read coalesced, and
  *           x is gathered at its columns (4 sectors a request banded, near
  *           32 random)
+ * Its host reference (family API 3) lets sweep --check-plugin hold its
+ * requests and its check to account without a GPU.
  * An example plug-in built outside sweep's tree (docs/own-kernel.md).
  */
 #include <sweep/family.h>
@@ -226,6 +228,9 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 	s->bytes[BUF_VAL] = nnz * sizeof(float);
 	s->bytes[BUF_X] = rows * sizeof(float);
 	s->bytes[BUF_Y] = rows * sizeof(float);
+	/* past SW_CHECK_FULL_TERMS the check samples y: only its picks come back */
+	if (nnz > SW_CHECK_FULL_TERMS)
+		s->sampled_elem[BUF_Y] = sizeof(float);
 }
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
@@ -279,6 +284,45 @@ static void check(const struct sw_point *p, const struct sw_host_out *o, struct 
 		}
 		sw_check_element(c, i, y[i], want, tol);
 	}
+}
+
+/* ---- the host reference: the kernel's sums on the CPU ------------------ */
+
+/* Row r's sum as the kernel makes it: a thread adds the row in order
+ * (scalar), or a warp's 32 lanes each add every 32nd nonzero and
+ * __shfl_down_sync folds them onto lane 0 (stream, vector). The GPU fuses
+ * each multiply and add, one rounding: in double the product is exact, so
+ * only the add rounds (fmaf without an FMA unit is a slow library call). */
+static float row_sum(const struct sw_point *p, const uint32_t *row_ptr, const uint32_t *col,
+		     const float *val, const float *x, uint64_t r)
+{
+	float lane[32] = { 0 };
+	int gather = p->variant != V_STREAM, warp = p->variant != V_SCALAR;
+	for (uint32_t j = row_ptr[r]; j < row_ptr[r + 1]; j++) {
+		float *s = &lane[warp ? (j - row_ptr[r]) % 32 : 0];
+		*s = gather ? (float)((double)val[j] * x[col[j]] + *s) : *s + val[j];
+	}
+	for (int d = 16; warp && d > 0; d /= 2)
+		for (int l = 0; l < d; l++)
+			lane[l] += lane[l + d];
+	return lane[0];
+}
+
+/* Writes the inputs as fill() does, then y: the structure from the fixed
+ * key; the values and x, which fill() makes as sweep's own fill would, b
+ * holds already (input i from b->seed + i). */
+static const char *reference(const struct sw_point *p, struct sw_host_buffers *b)
+{
+	uint64_t rows = rows_of(p), k = per_row_of(p);
+	uint32_t *row_ptr = (uint32_t *)b->buf[BUF_ROW_PTR], *col = (uint32_t *)b->buf[BUF_COL];
+	float *val = (float *)b->buf[BUF_VAL], *x = (float *)b->buf[BUF_X];
+	for (uint64_t j = 0; j <= rows; j++)
+		row_ptr[j] = (uint32_t)(j * k);
+	for (uint64_t j = 0; j < rows * k; j++)
+		col[j] = spmv_col(j / k, j % k, rows, k, pattern_of(p));
+	for (uint64_t r = 0; r < rows; r++)
+		((float *)b->buf[BUF_Y])[r] = row_sum(p, row_ptr, col, val, x, r);
+	return NULL;
 }
 
 /* The pattern axis by name: the job and --set write banded or random, the
@@ -337,6 +381,7 @@ static const struct sw_family spmv = {
 	.check = check,
 	.fill = fill,
 	.shape = shape,
+	.reference = reference,
 };
 
 SW_PLUGIN(spmv);

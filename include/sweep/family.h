@@ -259,8 +259,28 @@ SW_HD float sw_uniform(uint64_t seed, uint64_t i)
  * Enqueues on s only. Defined by sweep; a plug-in resolves it at load. */
 cudaError_t sw_fill_uniform(float *dev, uint64_t n, uint64_t seed, cudaStream_t s);
 
-/* The value sw_fill_uniform writes at index i, for host code and tests. */
+/* The value sw_fill_uniform writes at index i, for host code and tests:
+ * sw_uniform's, here in the header, so that a host test of a plug-in links
+ * nothing of sweep. (sweep still exports the function, which plug-ins
+ * built against API 2's header resolve at load: SW_INPUT_VALUE_EXTERN is
+ * that export's, in sweep's own source.) */
+#ifdef SW_INPUT_VALUE_EXTERN
 float sw_input_value(uint64_t seed, uint64_t i);
+#else
+SW_HD float sw_input_value(uint64_t seed, uint64_t i)
+{
+	return sw_uniform(seed, i);
+}
+#endif
+
+/* sweep's default fill of an input on the host: n floats, float j being
+ * sw_input_value(seed, j), as sw_fill_uniform writes them on the device;
+ * input i of a point takes seed + i (struct sw_host_buffers). */
+static inline void sw_input_fill(float *host, uint64_t n, uint64_t seed)
+{
+	for (uint64_t j = 0; j < n; j++)
+		host[j] = sw_input_value(seed, j);
+}
 
 /* ---- CPU checks ------------------------------------------------------- */
 
@@ -299,12 +319,13 @@ static inline int sw_check_record(struct sw_check *c, double err, int bad)
 
 /* One output element against its reference in a family's CPU check: keeps
  * the largest relative error, and the first element beyond tol fails the
- * check with its index and both values. */
+ * check with its index and both values; a NaN where a number is wanted
+ * (its error is NaN too) fails it as well. */
 static inline void sw_check_element(struct sw_check *c, uint64_t i, double got, double want,
 				    double tol)
 {
 	double err = sw_rel_err(got, want);
-	if (sw_check_record(c, err, err > tol))
+	if (sw_check_record(c, err, !(err <= tol)))
 		snprintf(c->msg, sizeof c->msg, "element %llu: got %.9g, want %.9g",
 			 (unsigned long long)i, got, want);
 }

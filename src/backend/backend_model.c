@@ -9,14 +9,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "job/limits.h"
 #include "model/model.h"
 
 enum sw_status sw_backend_add_model_kept(const struct sw_plan_point *pt, int cc,
 					 int kepler_bank_bytes, struct sw_record *rec,
 					 struct sw_model_figures *m, struct sw_err *err)
 {
-	const struct sw_variant *v = &sw_family_at(pt->family)->variants[pt->p.variant];
-	enum sw_status st = sw_model_eval_banked(v, &pt->p, cc, kepler_bank_bytes, m, err);
+	const struct sw_family *f = sw_family_at(pt->family);
+	const struct sw_variant *v = &f->variants[pt->p.variant];
+	struct sw_sizes sz;
+	/* the point's buffers, which its requests must keep to (the plan's
+	 * check passed its sizes() already) */
+	enum sw_status st = sw_family_sizes(f, &pt->p, &sz, err);
+	if (st == SW_OK)
+		st = sw_model_eval_sized(v, &pt->p, &sz, cc, kepler_bank_bytes, m, err);
 	if (st != SW_OK)
 		return st;
 	sw_record_set_model(rec, m);
@@ -68,7 +75,10 @@ static enum sw_status model_open(const struct sw_backend_args *a, struct sw_devi
 	return SW_OK;
 }
 
-/* A row the model cannot predict is skipped with the model's reason. */
+/* A row the model cannot predict is skipped with the model's reason: a
+ * variant not modelled, or a request that leaves its buffer or names an
+ * access its variant lacks (never an ok row, whose figures would cost
+ * addresses no kernel may touch). */
 static enum sw_status model_run(void *state, const struct sw_plan_point *pt, struct sw_record *rec,
 				struct sw_record **done, int *n_done, struct sw_err *err)
 {

@@ -306,6 +306,17 @@ static enum sw_status add_family(struct sw_options *o, const char *arg, struct s
 	return SW_OK;
 }
 
+static enum sw_status set_check_plugin(struct sw_options *o, const char *arg, struct sw_err *err)
+{
+	if (!*arg)
+		return sw_fail(err, SW_EINVAL, "empty --check-plugin: expected a plug-in FILE.so");
+	if (o->check_plugin)
+		return sw_fail(err, SW_EINVAL,
+			       "--check-plugin given twice: check one plug-in at a time");
+	o->check_plugin = arg;
+	return add_plugin(o, arg, err);
+}
+
 /*
  * Every option, one row each, in --help's order: a flag sets the int at
  * `flag`; an option with a value has the word --help shows after its name
@@ -389,6 +400,15 @@ static const struct cli_opt opts[] = {
 	      "load the kernel families of a plug-in built with sweep_add_plugin (CMake package "
 	      "sweep); repeatable, before the job's own plugins: key; with --list, lists its "
 	      "families too"),
+	VALUE("check-plugin", 0, "FILE.so", NULL, set_check_plugin,
+	      "check a plug-in on the host, no GPU needed, instead of a run: for every point of "
+	      "its families in the job (without a job: at their default axes), call sizes(), "
+	      "refuse(), useful_bytes(), flops() and shape(), walk the requests of its variant "
+	      "(every one up to 262144 a point, else 262144 of them, the first and last "
+	      "quarter and the rest spread) and refuse a lane past the buffer its request "
+	      "names; where a family has a reference hook, hold its output to check(): it must "
+	      "pass, and fail with every byte inverted; prints a summary per variant, exit 0 "
+	      "when all pass, 2 at the first failure (default: none)"),
 	VALUE("model-devices", 0, "NAME,NAME,...", NULL, set_model_devices,
 	      "model backend: add a device target for each GPU named (as --list-devices or "
 	      "the driver names it: H100-SXM, \"NVIDIA H200\"), beside the job's model.ccs and "
@@ -687,9 +707,20 @@ static enum sw_status check_line(int argc, char **argv, struct sw_options *o, st
 			       "--family runs families without a job file: give --family or %s, "
 			       "not both",
 			       argv[optind]);
+	if (o->check_plugin && (o->dry_run || o->resume || o->extend || o->list ||
+				o->list_devices || o->force || o->output))
+		return sw_fail(err, SW_EINVAL,
+			       "--check-plugin checks a plug-in and runs nothing: not with --%s",
+			       o->dry_run        ? "dry-run"
+			       : o->resume       ? "resume"
+			       : o->extend       ? "extend"
+			       : o->list         ? "list"
+			       : o->list_devices ? "list-devices"
+			       : o->force        ? "force"
+						 : "output");
 	if (n_pos == 1)
 		o->job_path = argv[optind];
-	else if (!o->list && !o->list_devices && !o->n_families)
+	else if (!o->list && !o->list_devices && !o->n_families && !o->check_plugin)
 		return sw_fail(
 			err, SW_EINVAL,
 			"missing job file (usage: sweep [OPTIONS] JOB.yaml, or --family NAME; "
@@ -800,6 +831,7 @@ void sw_cli_usage(FILE *f)
 	fputs("Usage: sweep [OPTIONS] JOB.yaml\n"
 	      "       sweep [OPTIONS] --family NAME [--family NAME...]\n"
 	      "       mpirun -np N sweep [OPTIONS] JOB.yaml\n"
+	      "       sweep --check-plugin FILE.so [JOB.yaml]\n"
 	      "       sweep --list | --help | --version\n"
 	      "\n"
 	      "Measures GPU memory access patterns: runs every point of the sweep JOB.yaml\n"
@@ -831,6 +863,7 @@ void sw_cli_usage(FILE *f)
 	      "  sweep --counters jobs/seeds.yaml -o counters.h5\n"
 	      "  sweep --family strided_read --set strided_read.stride=1,2,4\n"
 	      "  sweep --family offset_read --metrics dram__bytes_read.sum\n"
+	      "  sweep --check-plugin build/spmv.so examples/spmv/spmv.yaml\n"
 	      "\n"
 	      "Exit status:\n"
 	      "  0  success, including points skipped with a reason\n"

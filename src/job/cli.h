@@ -83,6 +83,10 @@ struct sw_options {
 	 * job file (owned array, borrowed strings) */
 	const char **families;
 	int n_families;
+	/* --check-plugin FILE.so: check the plug-in's hooks on the host
+	 * (run/plugin_try.h) instead of a run; FILE.so is in plugins too, and
+	 * the job file is optional (its families' defaults without one) */
+	const char *check_plugin;
 };
 
 /* SW_EINVAL with a message naming the bad option. --help, --version and

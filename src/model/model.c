@@ -268,10 +268,48 @@ struct sample {
 	struct sw_model_cost c;
 };
 
+enum sw_status sw_model_request_bounds(const struct sw_request *req, const struct sw_sizes *sz,
+				       struct sw_err *err)
+{
+	if (req->space != SW_SPACE_GLOBAL || req->buffer == SW_BUFFER_NONE)
+		return SW_OK;
+	if (req->buffer < 0 || req->buffer >= sz->n_buffers)
+		return sw_fail(err, SW_EINVAL,
+			       "names buffer %d, but the point has %d (sw_request.buffer indexes "
+			       "sw_sizes.bytes)",
+			       req->buffer, sz->n_buffers);
+	uint64_t size = sz->bytes[req->buffer];
+	for (int l = 0; l < 32; l++) {
+		uint64_t a = req->addr[l];
+		if (!(req->active & (1u << l)) ||
+		    (a <= size && (uint64_t)req->word_bytes <= size - a))
+			continue;
+		return sw_fail(err, SW_EINVAL,
+			       "lane %d %s bytes %llu to %llu of buffer %d, past its %llu bytes "
+			       "(sizes())",
+			       l, req->is_store ? "writes" : "reads", (unsigned long long)a,
+			       (unsigned long long)(a + (uint64_t)req->word_bytes - 1), req->buffer,
+			       (unsigned long long)size);
+	}
+	return SW_OK;
+}
+
+void sw_model_request_name(const struct sw_variant *v, uint64_t r, int access, char *buf,
+			   size_t len)
+{
+	int n = sw_variant_access_count(v);
+	if (n && access >= 0 && access < n)
+		snprintf(buf, len, "%s request %llu (access %s)", v->name, (unsigned long long)r,
+			 v->accesses[access]);
+	else
+		snprintf(buf, len, "%s request %llu", v->name, (unsigned long long)r);
+}
+
 /* The requests one evaluation looks at, in the order of r. */
 struct walk {
 	const struct sw_variant *v;
 	const struct sw_point *p;
+	const struct sw_sizes *sz; /* NULL: lanes unchecked */
 	int cc, kepler_bank_bytes;
 	struct sample *s;
 	int n;          /* held in s */
@@ -314,6 +352,11 @@ static enum sw_status look(struct walk *w, uint64_t r, struct sample *s, struct 
 	if (!s->lanes)
 		return SW_OK;
 	s->span_bytes = lane_span(&req);
+	if (w->sz && sw_model_request_bounds(&req, w->sz, err) != SW_OK) {
+		char who[128];
+		sw_model_request_name(w->v, r, s->access, who, sizeof who);
+		return sw_wrap(err, "%s", who);
+	}
 	if (sw_model_request_banked(&req, w->cc, w->kepler_bank_bytes, &s->c, err) != SW_OK)
 		return sw_wrap(err, "%s request %llu", w->v->name, (unsigned long long)r);
 	return SW_OK;
@@ -547,6 +590,13 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 				    int kepler_bank_bytes, struct sw_model_figures *out,
 				    struct sw_err *err)
 {
+	return sw_model_eval_sized(v, p, NULL, cc, kepler_bank_bytes, out, err);
+}
+
+enum sw_status sw_model_eval_sized(const struct sw_variant *v, const struct sw_point *p,
+				   const struct sw_sizes *sz, int cc, int kepler_bank_bytes,
+				   struct sw_model_figures *out, struct sw_err *err)
+{
 	memset(out, 0, sizeof *out);
 	out->transactions_per_request = out->sectors_per_request = NAN;
 	out->efficiency = out->conflict_degree = NAN;
@@ -559,7 +609,9 @@ enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_
 	uint64_t total = v->requests(p, 0, NULL);
 	if (total == 0)
 		return SW_OK;
-	struct walk w = { v, p, cc, kepler_bank_bytes, NULL, 0, SW_MODEL_MAX_REFINED, n_accesses };
+	struct walk w = {
+		v, p, sz, cc, kepler_bank_bytes, NULL, 0, SW_MODEL_MAX_REFINED, n_accesses
+	};
 	int most =
 		SW_MODEL_MAX_SAMPLED + SW_MODEL_MAX_REFINED + SW_MAX_ACCESSES * SW_MODEL_PER_ACCESS;
 	w.s = malloc((size_t)most * sizeof *w.s);

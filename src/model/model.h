@@ -71,6 +71,29 @@ enum sw_status sw_model_eval(const struct sw_variant *v, const struct sw_point *
 enum sw_status sw_model_eval_banked(const struct sw_variant *v, const struct sw_point *p, int cc,
 				    int kepler_bank_bytes, struct sw_model_figures *out,
 				    struct sw_err *err);
+/* The same, holding every request it looks at to the point's buffers sz
+ * (sw_model_request_bounds): a request that leaves its buffer is SW_EINVAL,
+ * naming the variant, access, request and lane, and no figures. sz NULL:
+ * unchecked, as sw_model_eval_banked. */
+enum sw_status sw_model_eval_sized(const struct sw_variant *v, const struct sw_point *p,
+				   const struct sw_sizes *sz, int cc, int kepler_bank_bytes,
+				   struct sw_model_figures *out, struct sw_err *err);
+
+/* Whether global request req keeps to the point's buffers sz: the buffer
+ * it names (sw_request.buffer) one of sz's, and every active lane's word,
+ * [addr, addr + word_bytes), inside its bytes. A request that names no
+ * buffer (SW_BUFFER_NONE: an API 2 plug-in's, or a shared or constant
+ * one) passes: nothing says where it should stay. SW_EINVAL naming the
+ * buffer, the first lane outside and its bytes; the caller names the
+ * variant, access and request. */
+/* Request r of variant v, with the access it belongs to by name where
+ * the variant names its accesses, for messages: "vector request 12
+ * (access x)". */
+void sw_model_request_name(const struct sw_variant *v, uint64_t r, int access, char *buf,
+			   size_t len);
+
+enum sw_status sw_model_request_bounds(const struct sw_request *req, const struct sw_sizes *sz,
+				       struct sw_err *err);
 
 /* f->sizes(p) into *sz, called on a zeroed scratch struct followed by
  * guard bytes: SW_EINVAL, naming the limit (the caller names the point),

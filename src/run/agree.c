@@ -17,6 +17,7 @@
 #include "core/hash.h"
 #include "core/faults.h"
 #include "run/comm.h"
+#include "run/plugin_try.h"
 #include "job/job.h"
 #include "job/limits.h"
 #include "job/plan.h"
@@ -121,7 +122,8 @@ static enum sw_status job_vote(const struct sw_options *o, struct vote *v, struc
 	struct sw_plan plan = { 0 };
 	enum sw_status st = o->n_families
 				    ? sw_job_from_families(o->families, o->n_families, job, err)
-				    : sw_job_load(o->job_path, job, err);
+			    : o->job_path ? sw_job_load(o->job_path, job, err)
+					  : sw_plugin_try_job(o->check_plugin, job, err);
 
 	if (st != SW_OK) {
 		v->unread = st == SW_EIO;

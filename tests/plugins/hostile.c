@@ -70,6 +70,15 @@ static void act(const struct sw_point *p)
 #define act(p) ((void)(p))
 #endif
 
+/* A request that leaves its buffer (issue 38): one float too far, so the
+ * last request's lane 31 reads past the array (--check-plugin and the
+ * model refuse it; HOSTILE_BUFFER_UNKNOWN names a buffer the point lacks). */
+#ifdef HOSTILE_BUFFER_PAST
+#define PAST 1
+#else
+#define PAST 0
+#endif
+
 /* One float per element, read once: n / 32 warp loads of 128 bytes. */
 static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request *req)
 {
@@ -80,8 +89,12 @@ static uint64_t requests(const struct sw_point *p, uint64_t r, struct sw_request
 #ifdef HOSTILE_ACCESS_PAST
 	sw_request_access(req, 1); /* the variant names one access, 0 */
 #endif
+	sw_request_buffer(req, 0); /* the array it reads, its one buffer */
+#ifdef HOSTILE_BUFFER_UNKNOWN
+	sw_request_buffer(req, 1); /* one the point lacks: it has buffer 0 */
+#endif
 	for (unsigned l = 0; l < 32; l++)
-		sw_request_lane(req, l, (r * 32 + l) * 4, 1);
+		sw_request_lane(req, l, (r * 32 + l + PAST) * 4, 1);
 	return (uint64_t)p->axis[0] / 32;
 }
 
@@ -111,6 +124,9 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 #elif defined(HOSTILE_BUFFERS_LATER)
 	n = later_at_3k(p) ? SW_MAX_BUFFERS + 1 : 1;
 #endif
+#ifdef HOSTILE_REF
+	n = 2; /* the array, and its copy: the output the reference makes */
+#endif
 	s->n_buffers = n;
 	s->n_inputs = 1;
 	for (int i = 0; i < n; i++) { /* bytes[SW_MAX_BUFFERS] lands in sampled_elem */
@@ -126,6 +142,9 @@ static void sizes(const struct sw_point *p, struct sw_sizes *s)
 #endif
 #ifdef HOSTILE_INPUTS
 	s->n_inputs = 2;
+#endif
+#ifdef HOSTILE_REF_SAMPLED
+	s->sampled_elem[1] = sizeof(float); /* but its check compares every element */
 #endif
 }
 
@@ -149,6 +168,45 @@ static const char *shape(const struct sw_point *p, int sm_count, struct sw_launc
 #define SHAPE shape
 #else
 #define SHAPE NULL
+#endif
+/* A host reference (family API 3) and its check, for sweep --check-plugin,
+ * in a build with HOSTILE_REF: the output is a copy of the input. Broken
+ * as a switch says: HOSTILE_REF_WRONG, a reference one off from what the
+ * check wants; HOSTILE_REF_BLIND, a check that compares nothing;
+ * HOSTILE_REF_SAMPLED, an output copied back as samples (sampled_elem)
+ * whose check reads every element. */
+#ifdef HOSTILE_REF
+static const char *reference(const struct sw_point *p, struct sw_host_buffers *b)
+{
+	const float *in = b->buf[0];
+	float *out = b->buf[1];
+	int off = 0;
+#ifdef HOSTILE_REF_WRONG
+	off = 1;
+#endif
+	for (int64_t i = 0; i < p->axis[0]; i++)
+		out[i] = in[i] + (float)off;
+	return NULL;
+}
+
+static void check(const struct sw_point *p, const struct sw_host_out *o, struct sw_check *c)
+{
+	const float *out = o->out[1];
+	uint64_t n = (uint64_t)p->axis[0];
+	uint64_t count = sw_check_begin(c, n, 1);
+#ifdef HOSTILE_REF_BLIND
+	count = 0;
+#endif
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t i = sw_check_pick(c, o, k, n);
+		sw_check_element(c, i, out[i], sw_input_value(o->seed, i), 0);
+	}
+}
+#define REFERENCE reference
+#define CHECK     check
+#else
+#define REFERENCE NULL
+#define CHECK     NULL
 #endif
 
 static int refuse(const struct sw_point *p, char *why, size_t len)
@@ -284,6 +342,10 @@ static const struct sw_family hostile __attribute__((unused)) = {
 	.useful_bytes = useful_bytes,
 	.flops = flops,
 	.shape = SHAPE,
+	.check = CHECK,
+#ifndef HOSTILE_API2
+	.reference = REFERENCE,
+#endif
 #ifdef HOSTILE_API2
 	/* past an API 2 descriptor's end: sweep must neither read nor call it */
 	.reference = (const char *(*)(const struct sw_point *, struct sw_host_buffers *))(
