@@ -113,7 +113,8 @@ def to_markdown_split(blocks, appendix: str, title: str) -> tuple:
         ref = Heading(4, f"Table A{k}")
         extra += [ref, b]
         what = f"*{b.caption}*: " if b.caption else ""
-        main.append(Para(f"{what}{len(b.rows)} rows, [table A{k}]({appendix}#{ref.anchor})."))
+        n = f"{len(b.rows)} row{'s' if len(b.rows) != 1 else ''}"
+        main.append(Para(f"{what}{n}, [table A{k}]({appendix}#{ref.anchor})."))
     n = sum(isinstance(x, Table) for x in extra)
     head = [
         Heading(1, f"{title}: the per-point tables"),

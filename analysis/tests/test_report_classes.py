@@ -151,7 +151,7 @@ def test_split_keeps_sections_and_order():
     blocks += [Heading(2, "U"), Para("p"), folded, Figure("figures/x.png", "cap")]
     main, app = to_markdown_split(blocks, "app.md", "T")
     assert "*long*: 51 rows, [table A1](app.md#table-a1)." in main
-    assert "*folded*: 1 rows, [table A2](app.md#table-a2)." in main
+    assert "*folded*: 1 row, [table A2](app.md#table-a2)." in main
     assert "| S |" in main and "| L50 |" not in main and "| F |" not in main
     assert "![cap](figures/x.png)" in main
     heads = [ln for ln in app.splitlines() if ln.startswith("#")]

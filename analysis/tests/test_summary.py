@@ -148,7 +148,7 @@ def test_summary_of_one_class_of_many_gpus(tmp_path):
 def test_summary_of_several_emulated_classes(tmp_path):
     gpus = [("A", 1.0), ("A", 1.0), ("B", 0.5), ("B", 0.5)]
     p = multi_gpu_copy(tmp_path / "f.h5", gpus, "every_gpu", emulated=True)
-    s = _summary_of(tmp_path, p)
+    s = _summary_of(tmp_path, p, figure="00-summary-classes.png")  # the classes side by side
     assert s["Classes"].startswith("- **Classes**: A (2 GPUs), B (2 GPUs) (emulated)")
     n = len(read_rows(p))
     assert (
