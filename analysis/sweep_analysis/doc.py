@@ -10,6 +10,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
+DETAIL_ROWS = 50  # a table of more rows is a detail table (Table.detail)
+
 
 @dataclass
 class Heading:
@@ -39,7 +41,14 @@ class Table:
     caption: str = ""
     right: set = field(default_factory=set)  # indices of right-aligned (numeric) columns
     classes: dict = field(default_factory=dict)  # (row, col) -> css class ("holds", ...)
-    folded: bool = False  # HTML: behind a click (<details>), for long detail tables
+    folded: bool = False  # a detail table (every point...): see `detail`
+
+    @property
+    def detail(self) -> bool:
+        """A per-point table: folded, or longer than DETAIL_ROWS. report.md
+        links it from the appendix file beside it (to_markdown_split);
+        index.html shows it behind a click (<details>)."""
+        return self.folded or len(self.rows) > DETAIL_ROWS
 
 
 @dataclass
@@ -81,6 +90,42 @@ def to_markdown(blocks) -> str:
         elif isinstance(b, Figure):
             out.append(f"![{_md_alt(b.caption)}]({b.path})\n\n*{b.caption}*")
     return "\n\n".join(out) + "\n"
+
+
+def to_markdown_split(blocks, appendix: str, title: str) -> tuple:
+    """(the document, its appendix) as Markdown: each detail table
+    (Table.detail) moves to the appendix, a file named `appendix` beside
+    the document, under the headings of the sections it came from and a
+    heading of its own, `Table A<k>`; the document keeps its caption, its
+    size and a link to it, so it stays a text one reads through."""
+    main, extra, heads, shown = [], [], {}, {}
+    for b in blocks:
+        if isinstance(b, Heading):
+            heads = {k: v for k, v in heads.items() if k < b.level} | {b.level: b.text}
+        if not (isinstance(b, Table) and b.detail):
+            main.append(b)
+            continue
+        k = len([x for x in extra if isinstance(x, Table)]) + 1
+        for level in sorted(h for h in heads if h > 1):  # the sections it sits in, once
+            if shown.get(level) != heads[level]:
+                extra.append(Heading(level, heads[level]))
+                shown = {x: v for x, v in shown.items() if x < level} | {level: heads[level]}
+        ref = Heading(4, f"Table A{k}")
+        extra += [ref, b]
+        what = f"*{b.caption}*: " if b.caption else ""
+        n = f"{len(b.rows)} row{'s' if len(b.rows) != 1 else ''}"
+        main.append(Para(f"{what}{n}, [table A{k}]({appendix}#{ref.anchor})."))
+    n = sum(isinstance(x, Table) for x in extra)
+    head = [
+        Heading(1, f"{title}: the per-point tables"),
+        Para(
+            f"The {n} tables of every point that report.md links to, in its order, under the "
+            "headings of its sections; index.html holds them too, folded."
+            if extra
+            else "report.md links no table here: none of its tables is a per-point one."
+        ),
+    ]
+    return to_markdown(main), to_markdown(head + extra)
 
 
 def _md_table(b: Table) -> str:
@@ -186,7 +231,7 @@ def _html_table(b: Table) -> str:
             )
         t.append("<tr>" + "".join(cells) + "</tr>")
     t.append("</table>")
-    if b.folded:
+    if b.detail:
         t = (
             [
                 f"<details><summary>{_inline_html(b.caption or 'table')} "

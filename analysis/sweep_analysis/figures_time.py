@@ -109,30 +109,115 @@ def target_heatmap(table: pd.DataFrame, base: str):
     return fig
 
 
-def bandwidth_ratios(pairs: list, tol: float):
-    """pairs: timemodel.bandwidth_scaling frames (column `pair`), a panel
-    each: every point's time ratio per family, the datasheet bandwidth ratio
-    dashed with its +-tol band; points that scale filled, others hollow."""
+def bandwidth_ratios(pairs: list, tol: float, summary=False):
+    """pairs: timemodel.bandwidth_scaling frames (columns `pair`, and
+    `fp32`: the datasheet FP32 peaks' ratio, first class's over the other's,
+    where known), a panel each: every point's time ratio per family, the
+    datasheet bandwidth ratio dashed with its +-tol band and the FP32 ratio
+    dotted; points that scale filled, others hollow. summary: one short
+    panel of every pair, side by side per family, sized for the Summary's
+    screen (each pair its colour, each family's median a bar)."""
     pairs = [j for j in pairs if len(j)]
     if not pairs:
         return None
-    fig, axs = _panels(len(pairs), width=9.5, height=4.2, max_cols=1)
-    for ax, j in zip(axs, pairs):
-        fams = list(dict.fromkeys(j["family"]))
-        x = np.array([fams.index(f) for f in j["family"]], dtype=float)
-        x += np.random.default_rng(0).uniform(-0.3, 0.3, len(x))
-        e = float(j["expected"].iloc[0])
-        ax.axhspan(e * (1 - tol), e * (1 + tol), color="0.88", lw=0)
-        ax.axhline(e, color="k", ls="--", lw=1, label=f"bandwidth ratio {e:.3g} (+-{tol:.0%})")
-        s = j["scales"].to_numpy()
-        ax.scatter(x[s], j["ratio"][s], s=10, color="C0", label="scales with bandwidth")
-        ax.scatter(
-            x[~s], j["ratio"][~s], s=14, facecolors="none", edgecolors="C3", label="does not"
+    if summary:
+        fig, ax = plt.subplots(figsize=(SUMMARY_WIDTH_IN, SUMMARY_HEIGHT_IN))
+        _ratio_panel(ax, pairs, tol, compact=True)
+        ax.set_ylabel(f"time / {_first(pairs[0])}'s", fontsize=8)
+        others = " and ".join(str(j["of"].iloc[0]) for j in pairs if "of" in j) or "each class"
+        ax.set_title(
+            f"{others}: each point's time over {_first(pairs[0])}'s, per family",
+            fontsize=9.5,
+            fontweight="bold",
         )
-        _log_y(ax)
-        ax.set_xticks(range(len(fams)))
-        ax.set_xticklabels(fams, rotation=30, ha="right", fontsize=8.5)
-        ax.set_ylabel(f"time ratio {j['pair'].iloc[0]}")
-        ax.legend(fontsize=8, loc="best")
-    _meta(fig, refs="the datasheet bandwidth ratio (dashed) and its band, grey")
+        fig.tight_layout()
+    else:
+        fig, axs = _panels(len(pairs), width=9.5, height=4.2, max_cols=1)
+        for ax, j in zip(axs, pairs):
+            _ratio_panel(ax, [j], tol, compact=False)
+            ax.set_ylabel(f"time ratio {j['pair'].iloc[0]}")
+    refs = "the datasheet DRAM bandwidth ratio (dashed) and its band, grey"
+    if any(np.isfinite(_fp32(j)) for j in pairs):
+        refs += "; the datasheet FP32 peak ratio (dotted)"
+    _meta(fig, refs=refs)
+    if summary:
+        return fig
     return _finish(fig, "Classes: time ratio per point against the datasheet bandwidth ratio")
+
+
+SUMMARY_WIDTH_IN, SUMMARY_HEIGHT_IN = 11.0, 2.2  # shares one screen with the Summary's lines
+
+
+def _first(j) -> str:
+    """The class the ratios are over (the first class)."""
+    return str(j["to"].iloc[0]) if "to" in j else str(j["pair"].iloc[0]).split(" / ", 1)[-1]
+
+
+def _fp32(j) -> float:
+    return float(j["fp32"].iloc[0]) if "fp32" in j and len(j) else np.nan
+
+
+def _ratio_panel(ax, pairs, tol, compact):
+    """The time ratios of pairs (one or more) per family on ax, each pair's
+    points at an offset of its own within its family's slot."""
+    fams = list(dict.fromkeys(f for j in pairs for f in j["family"]))
+    n = len(pairs)
+    rng = np.random.default_rng(0)
+    width = 0.8 / n
+    for i, j in enumerate(pairs):
+        colour = "C0" if n == 1 else _COLORS[i % len(_COLORS)]
+        name = "" if n == 1 else f"{j['pair'].iloc[0]}: "
+        x0 = np.array([fams.index(f) for f in j["family"]], dtype=float)
+        x0 += (i - (n - 1) / 2) * width
+        x = x0 + rng.uniform(-0.38, 0.38, len(x0)) * width
+        e, fp = float(j["expected"].iloc[0]), _fp32(j)
+        if n == 1:
+            ax.axhspan(e * (1 - tol), e * (1 + tol), color="0.88", lw=0)
+        line = "k" if n == 1 else colour
+        ax.axhline(e, color=line, ls="--", lw=1, label=f"{name}DRAM bandwidth ratio {e:.3g}")
+        if np.isfinite(fp):
+            ax.axhline(fp, color=line, ls=":", lw=1.2, label=f"{name}FP32 peak ratio {fp:.3g}")
+        s = j["scales"].to_numpy()
+        r = j["ratio"].to_numpy(float)
+        size = 7 if compact else 10
+        ax.scatter(
+            x[s], r[s], s=size, color=colour, label=f"{name}within +-{tol:.0%} of the DRAM ratio"
+        )
+        ax.scatter(
+            x[~s],
+            r[~s],
+            s=size + 3,
+            facecolors="none",
+            edgecolors="C3" if n == 1 else colour,
+            lw=0.6 if compact else 1.0,
+            label=f"{name}not within",
+        )
+        if compact:  # each family's median: a bar across its slot
+            med = j.groupby("family", sort=False)["ratio"].median()
+            at = np.array([fams.index(f) for f in med.index]) + (i - (n - 1) / 2) * width
+            ax.scatter(at, med, marker="_", s=320 * width, color="k", lw=1.6, zorder=4,
+                       label="median of a family" if i == 0 else None)  # fmt: skip
+    _log_y(ax)
+    _ratio_ticks(ax)
+    ax.set_xticks(range(len(fams)))
+    ax.set_xticklabels(
+        fams, rotation=20 if compact else 30, ha="right", fontsize=7.5 if compact else 8.5
+    )
+    ax.set_xlim(-0.6, len(fams) - 0.4)
+    ax.tick_params(axis="y", labelsize=7.5 if compact else 9)
+    ax._sweep_categories = "x"  # one slot per family: no scale
+    if compact:
+        ax.legend(fontsize=6.5, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    else:
+        ax.legend(fontsize=8, loc="best")
+
+
+def _ratio_ticks(ax):
+    """Ticks a reader can read on a log axis of ratios that spans little
+    more than a decade: 0.5, 0.7, 1, 1.5, 2... (LogLocator gives only 1)."""
+    lo, hi = ax.get_ylim()
+    if hi / lo > 30:
+        return
+    steps = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9) if hi / lo < 4 else (1, 1.5, 2, 3, 5, 7)
+    ticks = [b * 10.0**k for k in range(-3, 3) for b in steps]
+    ax.set_yticks([t for t in ticks if lo <= t <= hi])

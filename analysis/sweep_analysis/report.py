@@ -1,7 +1,8 @@
 """sweep-report FILE.h5 [MORE.h5 ...] -o DIR: the report a user reads.
 
-DIR gets index.html (self-contained: figures embedded), report.md and the
-figures as PNGs. Sections: the run and its devices, the course claims, per
+DIR gets index.html (self-contained: figures embedded), report.md, the
+per-point tables report.md links to (report-appendix.md) and the figures as
+PNGs. Sections: the run and its devices, the course claims, per
 family the variants side by side against the family's reference rows, the
 cross-architecture tables from the model, the points where measured and
 modelled efficiency part (modelgap), the model against hardware counters
@@ -21,7 +22,7 @@ import sys
 
 from . import budget, headline
 from .cli import ArgumentParser, emit, entry, warn_run
-from .doc import to_html, to_markdown
+from .doc import to_html, to_markdown_split
 from .output import atomic_dir, check_output
 from .reader import read
 from .report_classes import ClassSections
@@ -33,6 +34,8 @@ from .report_runs import RunSections
 from .report_summary import SummarySection
 from .report_time import TimeSections
 from .text import BYTES
+
+APPENDIX = "report-appendix.md"  # the per-point tables report.md links to
 
 
 class Report(
@@ -100,9 +103,12 @@ def make_report(
         rep = Report(runs, tmp, progress, ref, headlines)
         blocks = rep.build()
         title = f"sweep report: {', '.join(r.label for r in runs)}"
-        # a name's bytes that are not UTF-8 as \xNN (text.py)
-        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8", errors=BYTES) as fh:
-            fh.write(to_markdown(blocks))
+        # the per-point tables go to the appendix beside report.md (doc.Table.detail)
+        main, appendix = to_markdown_split(blocks, APPENDIX, title)
+        for name, text in (("report.md", main), (APPENDIX, appendix)):
+            # a name's bytes that are not UTF-8 as \xNN (text.py)
+            with open(os.path.join(tmp, name), "w", encoding="utf-8", errors=BYTES) as fh:
+                fh.write(text)
         with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8", errors=BYTES) as fh:
             fh.write(to_html(blocks, title))
     return rep
@@ -113,7 +119,8 @@ def main(argv=None):
     ap = ArgumentParser(
         prog=TOOL,
         description="Write the report of sweep result files: index.html "
-        "(self-contained), report.md and the figures as PNGs, into one folder. "
+        "(self-contained), report.md, its per-point tables (report-appendix.md) and the "
+        "figures as PNGs, into one folder. "
         "Exit status 2 on any failure (nothing is written then).",
     )
     ap.add_argument(
@@ -165,7 +172,7 @@ def main(argv=None):
     if not a.quiet:
         emit(
             f"{TOOL}: report in {os.path.join(os.path.abspath(a.output), 'index.html')} "
-            f"(and report.md, figures/)\n"
+            f"(and report.md, {APPENDIX}, figures/)\n"
         )
     return 0
 

@@ -41,6 +41,7 @@ class ClassSections:
         order = list(labels.values())
         self.add(Heading(2, "Classes: how the architectures differ"))
         bands = {c: timemodel.datasheet_gbps(rows[rows[CLASS] == c]) for c in order}
+        fp32 = {c: timemodel.datasheet_fp32(rows[rows[CLASS] == c]) for c in order}
         legend = []
         for c in order:
             g = rows[rows[CLASS] == c]
@@ -52,7 +53,7 @@ class ClassSections:
             )
         self.add(Para(_ABOUT), Bullets(legend))
         self.classes_side_by_side(rows, order)
-        self.bandwidth_scaling(rows, order, bands)
+        self.bandwidth_scaling(rows, order, bands, fp32)
 
     def classes_side_by_side(self, rows, classes):
         summary = []
@@ -112,9 +113,10 @@ class ClassSections:
                 )
             )
 
-    def bandwidth_scaling(self, rows, classes, bands):
+    def bandwidth_scaling(self, rows, classes, bands, fp32):
         """Which points scale with memory bandwidth between the first class
-        and each other one; sets the Summary's note of it."""
+        and each other one; sets the Summary's note of it and keeps the
+        pairs for its figure (self.class_pairs)."""
         base = classes[0]
         gbps_a, _ = bands[base]
         a = rows[rows[CLASS] == base]
@@ -126,17 +128,21 @@ class ClassSections:
                 continue
             j = timemodel.bandwidth_scaling(a, rows[rows[CLASS] == c], gbps_a, gbps_b, self.axes)
             if len(j):
-                found.append(j.assign(pair=f"{c} / {base}"))
+                found.append(
+                    j.assign(pair=f"{c} / {base}", fp32=fp32[base] / fp32[c], of=c, to=base)
+                )
         self.add(Heading(3, "Which points scale with memory bandwidth"))
         self.add(Para(timemodel.SCALE_RULE + (" " + "; ".join(notes) + "." if notes else "")))
         if not found:
             return
+        self.class_pairs = found
         self.figure(
             figures.bandwidth_ratios(found, timemodel.SCALE_TOLERANCE),
             "classes-bandwidth",
             "Each point's time on a class over its time on the first class, per family; the "
-            f"dashed line is the ratio of their datasheet bandwidths, the band +-"
-            f"{timemodel.SCALE_TOLERANCE:.0%} of it.",
+            f"dashed line is the ratio of their datasheet DRAM bandwidths (first class's over "
+            f"the other's), the band +-{timemodel.SCALE_TOLERANCE:.0%} of it, the dotted line "
+            "the ratio of their datasheet FP32 peaks.",
         )
         table, lines = [], []
         for j in found:
@@ -150,20 +156,18 @@ class ClassSections:
                         str(int(g["scales"].sum())),
                         fmt(g["ratio"].median(), 3),
                         fmt(g["expected"].iloc[0], 3),
+                        fmt(g["fp32"].iloc[0], 3),
                         _examples(off, self.axes, self.names) or "-",
                     ]
                 )
-            lines.append(
-                f"{j['pair'].iloc[0]}: {int(j['scales'].sum())} of {len(j)} points scale with "
-                f"memory bandwidth ({fmt(j['expected'].iloc[0], 3)})"
-            )
+            lines.append(_scaling_text(j, base, bands))
         self.scaling_line = "; ".join(lines)
         self.add(
             Table(
                 ["classes", "family", "points", "scale with bandwidth", "median time ratio"]
-                + ["bandwidth ratio", "points that do not (first ones)"],
+                + ["bandwidth ratio", "FP32 peak ratio", "points that do not (first ones)"],
                 table,
-                right={2, 3, 4, 5},
+                right={2, 3, 4, 5, 6},
                 caption="Per family, the points both classes ran: how many scale with memory "
                 "bandwidth, and those that do not",
             )
@@ -179,6 +183,20 @@ _ABOUT = (
     "on several GPUs shows its median GPU's row. Emulated classes replay recorded times "
     "scaled by their speed: they test the chain and measure no GPU."
 )
+
+
+def _scaling_text(j, a, bands) -> str:
+    """The Summary's words on class j["of"] against the first class a,
+    every figure said what it is."""
+    pair, b, fp = j["pair"].iloc[0], j["of"].iloc[0], float(j["fp32"].iloc[0])
+    fp_text = f"; datasheet FP32 peaks' ratio {fmt(fp, 3)}" if np.isfinite(fp) else ""
+    return (
+        f"{pair} time per point: median {fmt(j['ratio'].median(), 3)} over {len(j)} points, "
+        f"{int(j['scales'].sum())} of them scaling with memory bandwidth (within "
+        f"{timemodel.SCALE_TOLERANCE:.0%} of {fmt(j['expected'].iloc[0], 3)} = "
+        f"{fmt(bands[a][0], 4)} / {fmt(bands[b][0], 4)} GB/s, the datasheet DRAM bandwidths)"
+        + fp_text
+    )
 
 
 def _detail_cells(variant, point, g, classes, col) -> list:

@@ -40,6 +40,7 @@ class Page:
         self.fleet_facts = fleet_facts_none()
         self.time_line = "no measured rows"  # the Summary's line of the time model
         self.scaling_line = ""  # which points scale with bandwidth, between classes
+        self.class_pairs = []  # each class against the first: the Summary's figure of them
         self.units = {}
         for r in runs:
             self.units.update(r.units)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import figures, headline, summary
+from . import figures, headline, summary, timemodel
 from .doc import Bullets, Heading
 from .reader import device_targets
 from .tables import metric
@@ -57,27 +57,51 @@ class SummarySection:
         if len(fams) > room:
             left = len(fams) - room + 1
             fams = fams[: room - 1] + [f"+{left} more families (section *Families*)"]
+        classes = bool(self.class_pairs)  # two classes or more: their figure leads
         if fams:
             where = f"on {one}" if one else "on each family's first device"
+            see = "" if classes else "; the figure above"
             items += [
-                f"**Headline ratios** at each family's named points, {where} (x its reference; "
-                "the figure above):"
+                f"**Headline ratios** at each family's named points, {where} (x its reference: "
+                f"throughput over the reference's; predicted: the time model's{see}):"
             ] + fams
         blocks = [Heading(2, "Summary")]
+        if classes:
+            blocks.append(self._classes_figure())
+        else:
+            blocks += self._headline_figure(heads)
+        return [*blocks, Bullets(items + tail, css="summary")]
+
+    def _headline_figure(self, heads) -> list:
+        """The Summary's figure of one class: each family's headline ratios."""
         emulated = self.rows.empty and len(heads) > 0
         fig = figures.summary(heads, emulated)
-        if fig is not None:
-            blocks.append(
-                self.figure_block(
-                    fig,
-                    "summary",
-                    "Each family's variants over its reference at its headline points: "
-                    + ("emulated (replayed times" if emulated else "measured (")
-                    + "dots), modelled (useful/moved bytes: diamonds), predicted by the time "
-                    "model (crosses).",
-                )
+        if fig is None:
+            return []
+        return [
+            self.figure_block(
+                fig,
+                "summary",
+                "Each family's variants over its reference at its headline points: "
+                + ("emulated (replayed times" if emulated else "measured (")
+                + "dots), modelled (useful/moved bytes: diamonds), predicted by the time "
+                "model (crosses).",
             )
-        return [*blocks, Bullets(items + tail, css="summary")]
+        ]
+
+    def _classes_figure(self):
+        """The Summary's figure of two classes or more: each class's time
+        over the first class's per family, the datasheet ratios marked
+        (figures.bandwidth_ratios, as section Classes draws it)."""
+        pairs = self.class_pairs
+        first = pairs[0]["to"].iloc[0]
+        return self.figure_block(
+            figures.bandwidth_ratios(pairs, timemodel.SCALE_TOLERANCE, summary=True),
+            "summary-classes",
+            f"Each point's time on {' and on '.join(str(j['of'].iloc[0]) for j in pairs)} over "
+            f"its time on {first}, per family (below 1: faster; section *Classes: how the "
+            "architectures differ*).",
+        )
 
     def headlines(self) -> list:
         """Each family's headline (headline.py) on its first device: measured

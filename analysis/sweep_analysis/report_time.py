@@ -39,20 +39,24 @@ class TimeSections:
         if unfitted:
             self.add(Para(unfitted))
         shown = by_class[by_class["compared"] > 0]
-        parts, missing = [], []
+        parts, missing, weak = [], [], []
         for _, c in by_class.iterrows():
             label = c["class"] + (f" ({c['file']})" if len(self.runs) > 1 else "")
+            kind, gpu = notes[(c["file"], c["class"])]
             if c["compared"] == 0:
-                missing.append((label, self._why_none(c["file"], *notes[(c["file"], c["class"])])))
+                missing.append((label, self._why_none(c["file"], kind, gpu)))
+                weak += [(c["file"], gpu)] if kind == "no time" else []
                 continue
             self.add(Para(_class_para(label, c, p)))
+            g = p[(p["class"] == c["class"]) & (p["file"] == c["file"])]
+            g = g[g["counts"] == "compared"]
+            src = "; ".join(dict.fromkeys(g["source"]))
             parts.append(
-                f"{label}: median {_pct(c['median'])}, 90th percentile {_pct(c['p90'])} over "
-                f"{c['compared']} points ({c['basis'] or 'no basis recorded'}; "
-                f"{c['unmodelled']} unmodelled left out)"
+                f"{label}: error |predicted / measured - 1| median {_pct(c['median'])}, 90th "
+                f"percentile {_pct(c['p90'])} over {c['compared']} points ({c['unmodelled']} "
+                f"of variants it does not cover left out), {mode_text(g['basis'])}, from {src}"
             )
-        for label, (why, hint) in missing:
-            self.add(Para(f"**{label}**: not compared: {why}{hint}."))
+            weak += [(c["file"], gpu)] if c["basis"] in ("", "datasheet") else []
         if len(shown):
             keep = p["class"].isin(shown["class"]) & p["file"].isin(shown["file"])
             self.figure(
@@ -63,15 +67,46 @@ class TimeSections:
             )
             self._family_errors(p[keep])
             self._worst(p[keep])
+        for label, (why, hint) in missing:
+            self.add(Para(f"**{label}**: not compared: {why}{hint}."))
+        how = self._calibrate_hint(weak)
+        if how:
+            self.add(
+                Para(
+                    f"For the calibrated or transferred figure: {self._calibrate_hint(weak, True)}."
+                )
+            )
         link = f" (section *{PREDICTED}*)"
         if parts:
             self.time_line = "; ".join(parts)
             if missing:
                 self.time_line += "; not compared: " + _missing_text(missing)
-            self.time_line += link
         else:
             self.time_line = "not compared: " + _missing_text(missing)
-            self.time_line += link
+        self.time_line += (f"; calibrated or transferred: {how}" if how else "") + link
+
+    def _calibrate_hint(self, weak, why=False) -> str:
+        """The commands that give the calibrated (or transferred) figure for
+        the classes in datasheet mode or without a prediction: weak, their
+        (file, GPU of the table). why: with what FLEET.h5 and OTHER.h5 are."""
+        weak = [(f, g) for f, g in dict.fromkeys(weak) if g]
+        if not weak:
+            return ""
+        f, gpu = weak[0]
+        run = next(r for r in self.runs if r.label == f)
+        job = run.attrs.get("job_path", "JOB.yaml") or "JOB.yaml"
+        more = [g for _, g in weak[1:]]
+        what = (
+            " (FLEET.h5: `jobs/fleet.yaml` run on that GPU; OTHER.h5: another class's run of "
+            "the job, to transfer its times)"
+            if why
+            else ""
+        )
+        return (
+            f"`sweep --backend model --model-devices {gpu} --model-calibrate FLEET.h5 "
+            f"[--model-from OTHER.h5] {job} -o pred.h5`{what}, then `sweep-report {f} pred.h5`"
+            + (f"; likewise for {', '.join(more)}" if more else "")
+        )
 
     def _why_none(self, label, kind, name) -> tuple:
         """(why a class of file `label` has no predicted time, how to get one)."""
@@ -233,6 +268,34 @@ class TimeSections:
                     folded=True,
                 )
             )
+
+
+MODES = {
+    "datasheet": "datasheet mode (the weakest)",
+    "calibrated": "calibrated mode (rates fitted to a measured run of the class, "
+    "`--model-calibrate`)",
+    "transfer": "transferred mode (another class's measured times scaled by the model, "
+    "`--model-from`)",
+}
+
+
+def mode_text(basis) -> str:
+    """What a class's predictions rest on (each compared point's
+    model_time_basis), in words: the time model's mode (docs/model.md,
+    "Three levels of trust"), each of several with its points counted."""
+    n = pd.Series(basis, dtype=str).replace("", "not recorded").value_counts(sort=False)
+    if len(n) == 1:
+        b = n.index[0]
+        return MODES.get(b, f"{b} mode")
+    return ", ".join(
+        f"{MODES.get(b, f'{b} mode')} for {k} of them" for b, k in sorted(n.items(), key=_rank)
+    )
+
+
+def _rank(item):
+    """The stronger mode first: transfer, calibrated, datasheet, the rest."""
+    order = ["transfer", "calibrated", "datasheet"]
+    return order.index(item[0]) if item[0] in order else len(order)
 
 
 def _missing_text(missing) -> str:

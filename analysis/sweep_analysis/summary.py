@@ -134,13 +134,14 @@ def budget_lines(rows) -> list:
             over = "largest other phases: " + ", ".join(f"{h} {c} s" for h, c in top)
         else:
             over = "no phase columns in this file (timed against wall only)"
-        out.append(f"{label}: {timed} s timed of {wall} s wall ({ratio}); {over}")
+        out.append(f"{label}: {timed} s timed of {wall} s wall ({ratio} of it); {over}")
     return out
 
 
 def _uuids(frame, k=4) -> str:
-    """Full UUIDs with speeds, the first k, the rest counted."""
-    parts = [f"`{g['uuid']}` ({g['speed']:.3f})" for _, g in frame.head(k).iterrows()]
+    """Full UUIDs with speeds (against the class's median GPU or the
+    reference: 0.8 = 1.25x its time), the first k, the rest counted."""
+    parts = [f"`{g['uuid']}` (speed {g['speed']:.3f})" for _, g in frame.head(k).iterrows()]
     return ", ".join(parts) + (f" (+{len(frame) - k} more)" if len(frame) > k else "")
 
 

@@ -75,6 +75,12 @@ def datasheet_gbps(rows: pd.DataFrame) -> tuple:
     return np.nan, "not in sweep's GPU table, and no peak recorded"
 
 
+def datasheet_fp32(rows: pd.DataFrame) -> float:
+    """The class's FP32 peak (GFLOP/s) in sweep's GPU table, else NaN."""
+    gpu, _ = class_gpu(rows)
+    return float(gpu["fp32_gflops"]) if gpu else np.nan
+
+
 def _keys(rows, axes) -> pd.MultiIndex:
     return pd.MultiIndex.from_frame(rows[["family", "variant", *axes]])
 
@@ -111,15 +117,18 @@ def predicted(rows: pd.DataFrame, axes, names=None) -> tuple:
         p["point"] = [axes_text(r, axes, names) for _, r in g.iterrows()]
         own = (p["term"] != "").any()
         t = targets[targets[MODEL_DEVICE] == name] if name else targets.iloc[0:0]
-        if not own and len(t):
+        if len(t) and (not own or _stronger(t, p)):
             t = t.drop_duplicates(["family", "variant", *axes], keep="last")
             at = _keys(t, axes).get_indexer(_keys(g, axes))
-            hit = at >= 0
-            for col, src in (("predicted_ns", "model_time_ns"), ("term", "model_time_term")):
-                p[col] = np.where(hit, t[src].to_numpy()[at], np.nan if col[0] == "p" else "")
-            p["basis"] = np.where(hit, t["model_time_basis"].to_numpy()[at], "")
+            hit = at >= 0  # a point the target lacks keeps the row's own, if any
+            for col, src in (
+                ("predicted_ns", "model_time_ns"),
+                ("term", "model_time_term"),
+                ("basis", "model_time_basis"),
+            ):
+                p[col] = np.where(hit, t[src].to_numpy()[at], p[col].to_numpy())
             files = ", ".join(dict.fromkeys(t["file"]))
-            p["source"] = f"device target {name} of {files}"
+            p["source"] = np.where(hit, f"device target {name} of {files}", p["source"])
         notes[(f, cls)] = _why_none(g, name, own, len(t))
         out.append(p)
     cols = ["row", "file", "class", "gpu", "family", "variant", "plan_index", "point"]
@@ -127,6 +136,15 @@ def predicted(rows: pd.DataFrame, axes, names=None) -> tuple:
     if not out:
         return pd.DataFrame(columns=cols + PREDICTED), notes
     return pd.concat(out, ignore_index=True), notes
+
+
+def _stronger(t, p) -> bool:
+    """Whether device targets t rest on more than the datasheet while the
+    measured rows' own predictions p do not: a file made with
+    `--model-calibrate` or `--model-from` for the class's GPU then gives
+    the report its figure (docs/model.md, "Three levels of trust")."""
+    fitted = ("calibrated", "transfer")
+    return bool(t["model_time_basis"].isin(fitted).any() and not p["basis"].isin(fitted).any())
 
 
 def _why_none(g, name, own, targets) -> tuple:

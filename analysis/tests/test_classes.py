@@ -44,8 +44,10 @@ def test_two_files_two_classes(h100_like, tmp_path):
     assert "## Classes: how the architectures differ" in md
     assert f"- **{H100}**: {H100} (CC 9.0), 1 GPU(s), h100-like.h5; DRAM 3350 GB/s" in md
     assert "- **NVIDIA H200**: NVIDIA H200 (CC 9.0), 1 GPU(s), h200-seeds.h5; DRAM 4800" in md
+    # the per-point tables: in the appendix beside report.md (doc.Table.detail)
+    app = (out / "report-appendix.md").read_text()
     head = f"| variant | point | {H100} GB/s"
-    assert head in md and f"NVIDIA H200 time / {H100}" in md
+    assert head in app and f"NVIDIA H200 time / {H100}" in app
     per_family = {r[1]: r for r in _rows(md, "| classes | family | points | scale with bandwidth")}
     for fam, r in per_family.items():
         assert r[0] == f"NVIDIA H200 / {H100}" and r[5] == "0.698"
@@ -57,7 +59,10 @@ def test_two_files_two_classes(h100_like, tmp_path):
     total = sum(int(r[2]) for r in per_family.values())
     line = next(ln for ln in md.splitlines() if ln.startswith("- **Classes**"))
     assert f"{H100} (1 GPU), NVIDIA H200 (1 GPU)" in line
-    assert f"{scaled} of {total} points scale with memory bandwidth (0.698)" in line
+    assert (
+        f"over {total} points, {scaled} of them scaling with memory bandwidth (within 10% of "
+        "0.698 = 3350 / 4800 GB/s, the datasheet DRAM bandwidths)"
+    ) in line
     assert any("classes-bandwidth" in f.name for f in (out / "figures").iterdir())
 
 
@@ -99,11 +104,15 @@ def test_emulated_second_class(sweep_bin, tmp_path):
     assert p.returncode == 0, p.stderr
     md = (rep / "report.md").read_text()
     assert "- **A**: A (CC 9.0, emulated), 2 GPU(s)" in md
-    assert "| variant | point | A GB/s" in md and "B time / A" in md
-    row = _rows(md, "| variant | point | A GB/s")[0]
+    app = (rep / "report-appendix.md").read_text()  # the per-point tables
+    assert "| variant | point | A GB/s" in app and "B time / A" in app
+    row = _rows(app, "| variant | point | A GB/s")[0]
     assert row[-1] == "2"  # B at half speed: twice A's time
-    assert "B / A: 0 of 113 points scale with memory bandwidth (1)." in md
-    assert "| B / A | strided_read | 18 | 0 | 2 | 1 |" in md
+    assert (
+        "B / A time per point: median 2 over 113 points, 0 of them scaling with memory "
+        "bandwidth (within 10% of 1 = 4800 / 4800 GB/s, the datasheet DRAM bandwidths)"
+    ) in md
+    assert "| B / A | strided_read | 18 | 0 | 2 | 1 | 1 |" in md
 
 
 def test_real_h100_and_h200(tmp_path):
@@ -119,7 +128,7 @@ def test_real_h100_and_h200(tmp_path):
     assert {r[1] for r in rows} >= {"strided_read", "matmul", "reduce"}
     assert all(r[0] == f"NVIDIA H200 / {H100}" and r[5] == "0.698" for r in rows)
     time = next(ln for ln in md.splitlines() if ln.startswith("- **Time model**"))
-    assert f"{H100} (h100-seeds.h5): median " in time
+    assert f"{H100} (h100-seeds.h5): error |predicted / measured - 1| median " in time
     assert "not compared: NVIDIA H200 (h200-seeds.h5): its rows carry no predicted time" in time
     assert f"**{H100} (h100-seeds.h5)**, GPU H100-SXM of sweep's table, from the rows' own " in md
     p = run_tool("compare", SEEDS, h100)

@@ -102,14 +102,17 @@ def test_summary_says_none_flagged(tmp_path):
     assert len(fleet) == 1 and "none flagged" in fleet[0]
 
 
-def _summary_of(tmp_path, *files, **kw):
+def _summary_of(tmp_path, *files, figure="00-summary.png", **kw):
+    """The Summary's lines by their bold name; figure: the one that opens it
+    (of two classes or more whose bandwidths are known: the classes')."""
     make_report([str(f) for f in files], str(tmp_path / "rep"), force=True, **kw)
     md = (tmp_path / "rep" / "report.md").read_text()
     s = _sections(md)["Summary"]
     assert len(s) + 1 <= summary.SUMMARY_LINES, len(s)
     # the figure opens the Summary, before any line of text
-    assert next(ln for ln in s if ln.strip()).startswith("![")
-    assert os.path.exists(tmp_path / "rep" / "figures" / "00-summary.png")
+    first = next(ln for ln in s if ln.strip())
+    assert first.startswith("![") and f"(figures/{figure})" in first
+    assert os.path.exists(tmp_path / "rep" / "figures" / figure)
     return {ln.split("**")[1]: ln for ln in s if ln.startswith("- **")}
 
 
@@ -145,7 +148,7 @@ def test_summary_of_one_class_of_many_gpus(tmp_path):
 def test_summary_of_several_emulated_classes(tmp_path):
     gpus = [("A", 1.0), ("A", 1.0), ("B", 0.5), ("B", 0.5)]
     p = multi_gpu_copy(tmp_path / "f.h5", gpus, "every_gpu", emulated=True)
-    s = _summary_of(tmp_path, p)
+    s = _summary_of(tmp_path, p, figure="00-summary-classes.png")  # the classes side by side
     assert s["Classes"].startswith("- **Classes**: A (2 GPUs), B (2 GPUs) (emulated)")
     n = len(read_rows(p))
     assert (

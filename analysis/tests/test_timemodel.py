@@ -82,7 +82,10 @@ def test_device_targets_apart_in_the_reader(targets_file):
 def test_report_of_device_targets(targets_file, tmp_path):
     md, out = _report(tmp_path, targets_file)
     targets = _section(md, "Device targets (time model)")
-    assert "H100-SXM, H200" in targets and "| variant | point | H100-SXM us (term) |" in targets
+    assert "H100-SXM, H200" in targets
+    # its per-point tables: in the appendix, under the section's heading
+    app = _section((out / "report-appendix.md").read_text(), "Device targets (time model)")
+    assert "| variant | point | H100-SXM us (term) |" in app
     assert "Rates (/model_rates): H100-SXM: target, datasheet rates" in targets
     assert any("time-model-targets" in f for f in os.listdir(out / "figures"))
     # the CC targets' section holds none of them
@@ -167,8 +170,49 @@ def test_predicted_against_measured_from_own_rows(tmp_path):
     assert len(worst) == 10 and all("| 1.2 | dram | datasheet |" in w for w in worst)
     assert "01-time-model.png" in os.listdir(out / "figures")
     line = next(ln for ln in _summary(md) if ln.startswith("- **Time model**"))
-    assert f"NVIDIA H200: median 20%, 90th percentile 20% over {n} points" in line
-    assert f"{n_cublas} unmodelled left out" in line
+    assert (
+        f"NVIDIA H200: error |predicted / measured - 1| median 20%, 90th percentile 20% over "
+        f"{n} points ({n_cublas} of variants it does not cover left out), datasheet mode (the "
+        "weakest), from the rows' own model_time_ns"
+    ) in line
+    # the way to the stronger modes, for this class's GPU and this file's job
+    assert (
+        "calibrated or transferred: `sweep --backend model --model-devices H200 "
+        "--model-calibrate FLEET.h5 [--model-from OTHER.h5] jobs/seeds.yaml -o pred.h5`"
+    ) in line
+    assert "then `sweep-report timed.h5 pred.h5`" in line
+
+
+def test_a_calibrated_target_beats_the_rows_own_datasheet(sweep_bin, tmp_path):
+    """The command the Summary gives does what it says: the rows' own
+    predictions (datasheet) beside a device target of their GPU calibrated
+    to the H200's fleet run (`--model-calibrate`): the report sets the
+    measured points against the calibrated target, says calibrated mode
+    and gives no command; a datasheet target does not replace them."""
+    timed = timed_copy(tmp_path / "timed.h5", _own_prediction)
+    fleet = os.path.join(os.path.dirname(SEEDS), "h200-fleet.h5")
+    cal = tmp_path / "pred.h5"
+    job = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(SEEDS))), "jobs")
+    p = subprocess.run(
+        [sweep_bin, "-q", "--backend", "model", "--model-devices", "H200"]
+        + ["--model-calibrate", fleet, os.path.join(job, "seeds.yaml"), "-o", str(cal)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    md, _ = _report(tmp_path, timed, str(cal))
+    line = next(ln for ln in _summary(md) if ln.startswith("- **Time model**"))
+    m = re.search(r"calibrated mode \(rates fitted to a measured run of the class, "
+                  r"`--model-calibrate`\) for (\d+) of them", line)  # fmt: skip
+    assert m, line
+    # points the target lacks keep the rows' own prediction, said so
+    rest = re.search(r"datasheet mode \(the weakest\) for (\d+)", line)
+    assert int(m.group(1)) > 5 * int(rest.group(1) if rest else 0)
+    assert "from device target H200 of pred.h5" in line
+    assert "--model-calibrate FLEET.h5" not in line
+    sec = _section(md, "Predicted against measured")
+    assert "from device target H200 of pred.h5" in sec and "(calibrated" in sec
 
 
 def test_predicted_from_a_device_target_file(targets_file, tmp_path):
