@@ -39,24 +39,7 @@ class TimeSections:
         if unfitted:
             self.add(Para(unfitted))
         shown = by_class[by_class["compared"] > 0]
-        parts, missing, weak = [], [], []
-        for _, c in by_class.iterrows():
-            label = c["class"] + (f" ({c['file']})" if len(self.runs) > 1 else "")
-            kind, gpu = notes[(c["file"], c["class"])]
-            if c["compared"] == 0:
-                missing.append((label, self._why_none(c["file"], kind, gpu)))
-                weak += [(c["file"], gpu)] if kind == "no time" else []
-                continue
-            self.add(Para(_class_para(label, c, p)))
-            g = p[(p["class"] == c["class"]) & (p["file"] == c["file"])]
-            g = g[g["counts"] == "compared"]
-            src = "; ".join(dict.fromkeys(g["source"]))
-            parts.append(
-                f"{label}: error |predicted / measured - 1| median {_pct(c['median'])}, 90th "
-                f"percentile {_pct(c['p90'])} over {c['compared']} points ({c['unmodelled']} "
-                f"of variants it does not cover left out), {mode_text(g['basis'])}, from {src}"
-            )
-            weak += [(c["file"], gpu)] if c["basis"] in ("", "datasheet") else []
+        parts, missing, weak = self._class_parts(by_class, p, notes)
         if len(shown):
             keep = p["class"].isin(shown["class"]) & p["file"].isin(shown["file"])
             self.figure(
@@ -84,6 +67,30 @@ class TimeSections:
         else:
             self.time_line = "not compared: " + _missing_text(missing)
         self.time_line += (f"; calibrated or transferred: {how}" if how else "") + link
+
+    def _class_parts(self, by_class, p, notes):
+        """Each class's paragraph added; its Summary part, the classes not
+        compared with why, and the (file, GPU) pairs in datasheet mode or
+        without a prediction."""
+        parts, missing, weak = [], [], []
+        for _, c in by_class.iterrows():
+            label = c["class"] + (f" ({c['file']})" if len(self.runs) > 1 else "")
+            kind, gpu = notes[(c["file"], c["class"])]
+            if c["compared"] == 0:
+                missing.append((label, self._why_none(c["file"], kind, gpu)))
+                weak += [(c["file"], gpu)] if kind == "no time" else []
+                continue
+            self.add(Para(_class_para(label, c, p)))
+            g = p[(p["class"] == c["class"]) & (p["file"] == c["file"])]
+            g = g[g["counts"] == "compared"]
+            src = "; ".join(dict.fromkeys(g["source"]))
+            parts.append(
+                f"{label}: error |predicted / measured - 1| median {_pct(c['median'])}, 90th "
+                f"percentile {_pct(c['p90'])} over {c['compared']} points ({c['unmodelled']} "
+                f"of variants it does not cover left out), {mode_text(g['basis'])}, from {src}"
+            )
+            weak += [(c["file"], gpu)] if c["basis"] in ("", "datasheet") else []
+        return parts, missing, weak
 
     def _calibrate_hint(self, weak, why=False) -> str:
         """The commands that give the calibrated (or transferred) figure for

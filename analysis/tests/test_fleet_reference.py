@@ -164,7 +164,8 @@ SEEDS_JOB = os.path.join(SOURCE, "jobs", "seeds.yaml")
 @pytest.fixture(scope="module")
 def partial(sweep_bin, tmp_path_factory):
     """The fleet job replayed on 8 emulated GPUs from the real H200 seeds run,
-    which lacks 2 of its 19 points (17 ok on each GPU); and a seeds file made
+    which holds 18 of its 23 points (not two of issue 36's fleet, nor
+    index_read's three: 18 ok on each GPU); and a seeds file made
     by the replay backend from that run without strided_read stride=128 and
     smem_bank word_stride=32, two more of the fleet's points."""
     d = tmp_path_factory.mktemp("partial")
@@ -192,23 +193,25 @@ def _class_row(md):
 
 def test_reference_with_more_points_than_the_run(partial, tmp_path):
     """The issue's case: the fleet replayed from a seeds file, against that
-    file, which holds its 17 points and 96 others (was: internal error,
-    KeyError): compared on the 17, and no point said missing."""
+    file, which holds 18 of the fleet's points (the 17 of the fleet job of
+    issue 36 and its naive matmul; not index_read's) and 96 others (was:
+    internal error, KeyError): compared on the 18, and no point said
+    missing."""
     run, _ = partial
     md = _report(run, tmp_path, SEEDS_RUN)
-    assert "| 8 | 17 | 1.000 |" in _class_row(md)
+    assert "| 8 | 18 | 1.000 |" in _class_row(md)
     assert "the reference h200-seeds.h5 lacks" not in md and "as the reference" in md
 
 
 def test_reference_that_lacks_some_of_the_run_points(partial, tmp_path):
-    """A reference without 2 of the run's 17 points, and with points the run
-    lacks: compared on the 15 both hold; the note names the 2 it lacks."""
+    """A reference without 2 of the run's 18 points, and with points the run
+    lacks: compared on the 16 both hold; the note names the 2 it lacks."""
     run, less = partial
     md = _report(run, tmp_path, less)
-    assert "| 8 | 15 | 1.000 |" in _class_row(md)
+    assert "| 8 | 16 | 1.000 |" in _class_row(md)
     (note,) = [ln for ln in md.splitlines() if "the reference seeds-less.h5 lacks" in ln]
     assert (
-        "fleet.h5: the reference seeds-less.h5 lacks 2 of the 17 points of class A "
+        "fleet.h5: the reference seeds-less.h5 lacks 2 of the 18 points of class A "
         "(smem_bank/stride block=0 word_stride=32; strided_read/course stride=128 n=64M " in note
     )
     assert "they are left out of the comparison with it." in note

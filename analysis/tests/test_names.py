@@ -125,4 +125,6 @@ def test_report_names_checks_and_accesses(all_model_file, hostile_file, tmp_path
     )
     assert "dist (named: uniform, skewed, single)" in md
     assert "pattern=gather" in md and "pattern=1" not in md
-    assert "### Per access (model)" in md and "| data |" in md
+    # the per-access table of points is in the appendix, under its heading
+    app = (tmp_path / "rep" / "report-appendix.md").read_text()
+    assert "### Per access (model)" in md and "| data |" in app

@@ -61,12 +61,14 @@ struct sw_time_rates {
 };
 #define SW_N_RATES 12
 
-/* The rates from the datasheet and the CUDA guides alone (docs/model.md):
- * the peak DRAM bandwidth, two granules for a DRAM chunk touched alone,
- * 300 cycles of latency (the guide's 200 to 400 for CC 3.x), one L1
- * request and four sectors, one shared wavefront and one constant pass a
- * cycle (32 banks of 4 bytes), no L2, block or launch term. The L1's one
- * line a cycle is no rate: time_model.c holds it fixed. */
+/* The rates from the datasheet, the CUDA guides and published
+ * microbenchmarks alone (docs/model.md): the peak DRAM bandwidth, two
+ * granules for a DRAM chunk touched alone and one for a sector re-read
+ * after the L2 turned over, 300 cycles of latency (the guide's 200 to 400
+ * for CC 3.x) and no barrier wait beyond it, 0.46 L1 requests and four
+ * sectors, one shared wavefront and 0.47 constant passes a cycle, no L2,
+ * block or launch term. The L1's one line a cycle is no rate:
+ * time_model.c holds it fixed. */
 void sw_time_rates_datasheet(const struct sw_gpu *gpu, struct sw_time_rates *r);
 
 /* What a point asks of the GPU: counted by the model at the GPU's CC,
