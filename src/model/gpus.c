@@ -119,13 +119,13 @@ enum sw_status sw_gpu_find(const char *name, const struct sw_gpu **gpu, struct s
 	if (matches(name, equals, gpu, list, sizeof list) == 1)
 		return SW_OK;
 	*gpu = NULL;
-	const struct sw_gpu *part;
+	const struct sw_gpu *part = NULL;
 	int n = matches(name, contains, &part, list, sizeof list);
 	if (n > 1)
 		return sw_fail(err, SW_EINVAL,
 			       "GPU '%s' fits %d entries of the table: %s; name one", name, n,
 			       list);
-	if (n == 1)
+	if (n == 1 && part)
 		return sw_fail(err, SW_EINVAL,
 			       "no GPU '%s' in the table; it is only part of the names of %s "
 			       "(%.*s), another GPU: name a GPU exactly, by its name in the table, "
