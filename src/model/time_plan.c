@@ -588,8 +588,9 @@ static const struct sw_time_gpu *entry_of(const struct sw_time_plan *tp, const s
  * row says why, as a skipped row does). */
 static void no_time(struct sw_record *rec, const struct sw_err *why)
 {
-	size_t n = strlen(rec->message);
-	if (!why->msg[0] || strstr(rec->message, why->msg))
+	const char *end = memchr(rec->message, '\0', sizeof rec->message);
+	size_t n = end ? (size_t)(end - rec->message) : sizeof rec->message;
+	if (!why->msg[0] || n + 1 >= sizeof rec->message || strstr(rec->message, why->msg))
 		return;
 	snprintf(rec->message + n, sizeof rec->message - n, "%s%s", n ? "; " : "", why->msg);
 }

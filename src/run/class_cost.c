@@ -59,7 +59,7 @@ void sw_class_cost_times(const struct sw_cost_model *m, const struct sw_gpu *tab
 {
 	int carry = gpu && table_gpu && gpu != table_gpu && tp;
 	/* a row's model columns, written by the time model and read back */
-	struct sw_record *scratch = carry ? malloc(sizeof *scratch) : NULL;
+	struct sw_record *scratch = carry ? calloc(1, sizeof *scratch) : NULL;
 	memset(b, 0, sizeof *b);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct sw_plan_point *pt = &plan->points[i];
