@@ -492,6 +492,38 @@ START_TEST(test_schema_7_resumes_and_extends)
 }
 END_TEST
 
+/* A file an older sweep made, before the registry gained an axis name (as
+ * index_read's `locality`): a resume adds the column, its rows reading
+ * SW_AXIS_UNUSED there, and finishes the file (was: refused, "/measurements
+ * has no column 'locality'"). */
+START_TEST(test_resume_grows_a_new_axis_column)
+{
+	char out[400], log[400];
+	static const char *const drop[] = { "locality" };
+	ci_file("noaxis", out, sizeof out);
+	hid_t f = H5Fopen(out, H5F_ACC_RDWR, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	drop_columns(f, "measurements", drop, 1);
+	hid_t d = H5Dopen2(f, "measurements", 0);
+	hsize_t kept = 100;
+	ck_assert(d >= 0 && H5Dset_extent(d, &kept) >= 0);
+	H5Dclose(d), H5Fclose(f);
+	hid_t t0;
+	hssize_t n0;
+	free(table_bytes(out, "measurements", &t0, &n0));
+	ck_assert_int_eq(H5Tget_member_index(t0, "locality"), -1);
+	snprintf(log, sizeof log, "%s/noaxis-resume.log", dir);
+	const char *resume[] = { "-q", "--resume", ci_job, "-o", out, NULL };
+	ck_assert_msg(run_in(dir, log, resume) == 0, "%s", launch_slurp(log));
+	ck_assert_int_eq(launch_rows(out, "/measurements", NULL), 144);
+	hid_t t1;
+	hssize_t n1;
+	free(table_bytes(out, "measurements", &t1, &n1));
+	ck_assert_int_ge(H5Tget_member_index(t1, "locality"), 0);
+	H5Tclose(t0), H5Tclose(t1);
+}
+END_TEST
+
 int main(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -507,6 +539,7 @@ int main(void)
 	tcase_add_test(tc, test_extend_adds_model_targets);
 	tcase_add_test(tc, test_extend_grows_an_axis_column);
 	tcase_add_test(tc, test_schema_7_resumes_and_extends);
+	tcase_add_test(tc, test_resume_grows_a_new_axis_column);
 	suite_add_tcase(s, tc);
 	return launch_run_suite(s, dir);
 }

@@ -599,8 +599,7 @@ static enum sw_status validate(struct sw_h5 *h, const struct sw_h5_meta *meta, i
 	    (st = open_table(h, "devices", sw_h5_device_columns, (size_t)sw_h5_n_device_columns,
 			     older, &h->devices, &h->n_dev, err)) ||
 	    (st = open_table(h, "measurements", sw_record_columns, (size_t)sw_record_n_columns,
-			     older | (meta->mode == SW_SESSION_EXTEND ? SW_H5_MAY_LACK_AXES : 0),
-			     &h->measurements, &h->n_meas, err)) ||
+			     older | SW_H5_MAY_LACK_AXES, &h->measurements, &h->n_meas, err)) ||
 	    (st = open_table(h, "samples", NULL, 0, 0, &h->samples, &h->n_samples, err)))
 		return st;
 	if ((st = max_session(h->devices, "devices", h->n_dev, previous, err)) ||
@@ -691,9 +690,10 @@ static enum sw_status start_writing(struct sw_h5 *h, const struct sw_h5_meta *me
 	enum sw_status st;
 	char name[160];
 
-	/* an extend's family with an axis name the file has no column for */
-	if (meta->mode == SW_SESSION_EXTEND &&
-	    (n = sw_h5_missing_axes(h->measurements, missing)) < 0)
+	/* an axis name the file has no column for: an extend's new family's,
+	 * or one the registry gained since the file was made (a resume of a
+	 * file of an older sweep); its rows read SW_AXIS_UNUSED there */
+	if ((n = sw_h5_missing_axes(h->measurements, missing)) < 0)
 		return sw_h5_fail(err, SW_EHDF5, "%s: cannot read the type of /measurements",
 				  h->path);
 	if ((st = sw_h5_room_reserve(h, SW_H5_AT_RESUME, writing_room(h, meta, n), err)))
